@@ -1,0 +1,59 @@
+# InferenceBench — build, test, demo. Every target selects a JDK >= 21 itself.
+SHELL := /bin/bash
+JAVA_HOME := $(shell scripts/java-home.sh)
+export JAVA_HOME
+MVN := ./mvnw -B -ntp
+# Maven runs on the selected JDK; keep its own warnings off the console.
+export MAVEN_OPTS ?= --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow
+
+.PHONY: help tools k8s-binaries model-sim build test unit it e2e demo fmt fmt-check clean control-plane-up control-plane-down
+
+help:
+	@echo "make demo    - build, start the local model-server simulator, run a rate sweep, write LPG profiles to results/"
+	@echo "make test    - provision binaries, then unit (*Test), API-server (*IT) and control-plane (*E2E) tiers"
+	@echo "make unit    - unit tests only"
+	@echo "make build   - compile and package (no tests)"
+	@echo "make tools   - Kubernetes control-plane binaries + model-server simulator (cached)"
+	@echo "make fmt     - format Java sources (google-java-format, AOSP)"
+
+k8s-binaries:
+	e2e/scripts/provision-k8s.sh
+
+model-sim:
+	e2e/scripts/provision-model-sim.sh
+
+tools: k8s-binaries model-sim
+
+build:
+	$(MVN) -DskipTests install
+
+unit:
+	$(MVN) install
+
+it: tools
+	$(MVN) install -Pit -DskipE2E=true
+
+e2e: tools
+	$(MVN) install -Pit -DskipITs=true
+
+test: tools
+	$(MVN) install -Pit
+
+demo: model-sim
+	$(MVN) -q -DskipTests install -pl runner -am
+	scripts/demo.sh
+
+fmt:
+	$(MVN) -q spotless:apply
+
+fmt-check:
+	$(MVN) -q spotless:check
+
+control-plane-up: tools
+	e2e/scripts/control-plane.sh up
+
+control-plane-down:
+	e2e/scripts/control-plane.sh down
+
+clean:
+	$(MVN) -q clean

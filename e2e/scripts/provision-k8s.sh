@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Provides kube-apiserver, kubectl, kube-controller-manager, kube-scheduler and etcd in the
+# fabric8 kube-api-test cache layout: ~/.kubeapitest/k8s/<version>-linux-amd64/.
+# Order: cache hit -> official release download (when reachable) -> build from the Go module proxy.
+# Idempotent and keyed by version; prints what it did and how long it took.
+set -euo pipefail
+
+K8S_VERSION="${IB_K8S_VERSION:-1.34.4}"
+ETCD_VERSION="${IB_ETCD_VERSION:-3.6.16}"
+CACHE_ROOT="${IB_KUBEAPITEST_DIR:-$HOME/.kubeapitest}"
+DEST="$CACHE_ROOT/k8s/${K8S_VERSION}-linux-amd64"
+BUILD_ROOT="${IB_BUILD_DIR:-$CACHE_ROOT/build}"
+BINARIES=(kube-apiserver kubectl kube-controller-manager kube-scheduler)
+START=$(date +%s)
+
+log() { echo "[provision-k8s] $*" >&2; }
+elapsed() { echo "$(( $(date +%s) - START ))s"; }
+
+have_all() {
+  for b in "${BINARIES[@]}" etcd; do [ -x "$DEST/$b" ] || return 1; done
+  [ -f "$DEST/.complete" ] || return 1
+}
+
+if have_all; then
+  log "cache hit: Kubernetes v$K8S_VERSION + etcd v$ETCD_VERSION in $DEST ($(elapsed))"
+  echo "$DEST"
+  exit 0
+fi
+mkdir -p "$DEST"
+
+try_download() {
+  [ "${IB_K8S_NO_DOWNLOAD:-}" = "1" ] && return 1
+  local base="https://dl.k8s.io/release/v${K8S_VERSION}/bin/linux/amd64"
+  curl -fsI --max-time 5 "$base/kubectl" >/dev/null 2>&1 || return 1
+  log "release site reachable: downloading official binaries"
+  for b in "${BINARIES[@]}"; do
+    curl -fsSL --max-time 600 -o "$DEST/$b" "$base/$b" && chmod +x "$DEST/$b" || return 1
+  done
+  local etcd_tgz="https://github.com/etcd-io/etcd/releases/download/v${ETCD_VERSION}/etcd-v${ETCD_VERSION}-linux-amd64.tar.gz"
+  curl -fsSL --max-time 600 "$etcd_tgz" | tar -xz -C "$DEST" --strip-components=1 "etcd-v${ETCD_VERSION}-linux-amd64/etcd" || return 1
+  return 0
+}
+
+build_kubernetes() {
+  local dir="$BUILD_ROOT/kubernetes-$K8S_VERSION"
+  mkdir -p "$dir"
+  log "building Kubernetes v$K8S_VERSION from the Go module proxy in $dir (cold: 10-20 min on 2 cores)"
+  ( cd "$dir"
+    go mod download -json "k8s.io/kubernetes@v$K8S_VERSION" >/dev/null
+    local kmod
+    kmod=$(go mod download -json "k8s.io/kubernetes@v$K8S_VERSION" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
+    local goline godebug
+    goline=$(grep -m1 '^go ' "$kmod")
+    godebug=$(grep -m1 '^godebug ' "$kmod" || true)
+    {
+      echo "module inferencebench.local/k8s-build"
+      echo
+      echo "$goline"
+      echo
+      [ -n "$godebug" ] && echo "$godebug" && echo
+      echo "require k8s.io/kubernetes v$K8S_VERSION"
+      echo
+      # every staging module replaced by its published v0.X.Y release
+      grep -E '=> \./staging/src/' "$kmod" | awk -v v="v0.${K8S_VERSION#1.}" '{print "replace " $1 " => " $1 " " v}'
+    } > go.mod
+    cat > tools.go <<'GO'
+//go:build tools
+
+package tools
+
+import (
+	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+	_ "k8s.io/kubernetes/cmd/kube-scheduler"
+	_ "k8s.io/kubernetes/cmd/kubectl"
+)
+GO
+    go mod tidy >/dev/null 2>&1 || go mod tidy
+    local minor="${K8S_VERSION#1.}"; minor="${minor%%.*}"
+    local date; date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+    local ld=""
+    for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+      ld="$ld -X $pkg.gitVersion=v$K8S_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
+      ld="$ld -X $pkg.gitTreeState=clean -X $pkg.buildDate=$date -X $pkg.gitCommit=module-proxy-build"
+    done
+    CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $ld" -o "$DEST/" \
+      k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
+      k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
+  )
+}
+
+build_etcd() {
+  local dir="$BUILD_ROOT/etcd-$ETCD_VERSION"
+  mkdir -p "$dir"
+  log "building etcd v$ETCD_VERSION from the Go module proxy in $dir"
+  ( cd "$dir"
+    cat > go.mod <<MOD
+module inferencebench.local/etcd-build
+
+go 1.24
+
+require go.etcd.io/etcd/server/v3 v$ETCD_VERSION
+MOD
+    cat > tools.go <<'GO'
+//go:build tools
+
+package tools
+
+import _ "go.etcd.io/etcd/server/v3"
+GO
+    go mod tidy >/dev/null 2>&1 || go mod tidy
+    CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$DEST/etcd" go.etcd.io/etcd/server/v3
+  )
+}
+
+if try_download; then
+  how="downloaded"
+else
+  log "release site not reachable (or IB_K8S_NO_DOWNLOAD=1): building from source modules"
+  [ -x "$DEST/etcd" ] || build_etcd
+  build_kubernetes
+  how="built"
+fi
+"$DEST/kube-apiserver" --version >&2
+"$DEST/etcd" --version | head -1 >&2
+touch "$DEST/.complete"
+log "$how Kubernetes v$K8S_VERSION + etcd v$ETCD_VERSION into $DEST in $(elapsed)"
+echo "$DEST"
