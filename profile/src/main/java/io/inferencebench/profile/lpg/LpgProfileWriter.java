@@ -1,0 +1,436 @@
+package io.inferencebench.profile.lpg;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.inferencebench.profile.prom.MetricType;
+import io.inferencebench.profile.server.ScrapeCoverage;
+import io.inferencebench.profile.server.ServerMetricSummary;
+import io.inferencebench.profile.server.ServerMetricsReport;
+import io.inferencebench.profile.stats.MetricRecorder;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Iterator;
+import java.util.Map;
+
+/**
+ * Builds LPG latency-profile documents (one per stage) from a {@link StageResult}.
+ *
+ * <p>The keys, units and statistics are those of Google's Latency Profile Generator (see the field
+ * table in the project's reference docs): {@code metrics}, {@code dimensions}, {@code config},
+ * {@code summary_stats}. Additive keys (never renaming LPG's) carry failures, errors by class,
+ * achieved rate, schedule lag, TTFT/ITL/TPOT families, goodput, SLO attainment, the statistics mode
+ * and the token sources.
+ *
+ * <p>The document never contains NaN or Infinity: empty statistics are {@code 0} (as in LPG), an
+ * unbounded request rate is the string {@code "inf"}, and {@link #write} verifies the whole tree.
+ */
+public final class LpgProfileWriter {
+
+    /** LPG's {@code dimensions.date} format, UTC. */
+    public static final DateTimeFormatter DATE_FORMAT =
+            DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
+
+    /** Statistics mode when every percentile came from raw samples. */
+    public static final String MODE_EXACT = "exact";
+
+    /** Statistics mode when some percentiles came from (merged) histograms. */
+    public static final String MODE_HISTOGRAM = "histogram-merged";
+
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+    private static final ObjectMapper MAPPER =
+            JsonMapper.builder()
+                    .disable(JsonWriteFeature.WRITE_NAN_AS_STRINGS)
+                    .enable(SerializationFeature.INDENT_OUTPUT)
+                    .build();
+
+    private LpgProfileWriter() {}
+
+    /**
+     * Builds the LPG document for one stage.
+     *
+     * @param stage the (merged) stage result
+     * @param context run metadata
+     * @param serverMetrics server-metric statistics of the stage window, or {@code null}
+     * @return the document
+     * @throws IllegalStateException if a non-finite number slipped into the document (a bug)
+     */
+    public static ObjectNode write(
+            StageResult stage, ProfileContext context, ServerMetricsReport serverMetrics) {
+        ObjectNode root = NODES.objectNode();
+        ObjectNode metrics = root.putObject("metrics");
+        double benchmarkTime = benchmarkTimeSeconds(stage);
+
+        metrics.put(
+                "num_prompts",
+                stage.numPromptsRequested > 0 ? stage.numPromptsRequested : stage.sent);
+        putRate(metrics, "request_rate", stage.requestedRate);
+        ObjectNode serverMetricsNode = metrics.putObject("server_metrics");
+        metrics.put("benchmark_time", benchmarkTime);
+        metrics.put("throughput", perSecond(stage.completed, benchmarkTime));
+        metrics.put("total_output_token", stage.totalOutputTokens);
+        metrics.put(
+                "output_tokens_per_min", 60.0 * perSecond(stage.totalOutputTokens, benchmarkTime));
+        metrics.put("total_input_tokens", stage.totalInputTokens);
+        metrics.put(
+                "input_tokens_per_min", 60.0 * perSecond(stage.totalInputTokens, benchmarkTime));
+        long totalTokens = stage.totalInputTokens + stage.totalOutputTokens;
+        metrics.put("total_tokens", totalTokens);
+        metrics.put("tokens_per_min", 60.0 * perSecond(totalTokens, benchmarkTime));
+        putLpgFamily(metrics, "per_token_latency", stage.perTokenLatencySec);
+        putLpgFamily(metrics, "latency", stage.latencyMs);
+        putLpgFamily(metrics, "per_output_token_latency", stage.perOutputTokenLatencyMs);
+        putLpgFamily(metrics, "input_len", stage.inputLen);
+        putLpgFamily(metrics, "output_len", stage.outputLen);
+
+        // Additive keys (not in LPG's 2024-09 schema).
+        metrics.put("stage_index", stage.stageIndex);
+        if (stage.concurrency != null) {
+            metrics.put("max_concurrency", stage.concurrency);
+        }
+        metrics.put("requests_sent", stage.sent);
+        metrics.put("completed", stage.completed);
+        metrics.put("failures", stage.failed);
+        metrics.put("warmup_requests_excluded", stage.warmupExcluded);
+        ObjectNode errors = metrics.putObject("errors_by_class");
+        for (String errorClass : StageResult.ERROR_CLASSES) {
+            errors.put(errorClass, stage.errorsByClass.getOrDefault(errorClass, 0L));
+        }
+        stage.errorsByClass.forEach(
+                (k, v) -> {
+                    if (!errors.has(k)) {
+                        errors.put(k, v);
+                    }
+                });
+        metrics.put("achieved_rate", achievedRate(stage));
+        metrics.put("in_flight_peak", stage.inFlightPeak);
+        putExtendedFamily(metrics, "ttft_ms", stage.ttftMs);
+        putExtendedFamily(metrics, "itl_ms", stage.itlMs);
+        putExtendedFamily(metrics, "tpot_ms", stage.tpotMs);
+        putExtendedFamily(metrics, "e2el_ms", stage.latencyMs);
+        putExtendedFamily(metrics, "schedule_lag_ms", stage.scheduleLagMs);
+        putExtendedFamily(metrics, "slot_wait_ms", stage.slotWaitMs);
+        boolean sloConfigured =
+                stage.sloTtftMs != null || stage.sloTpotMs != null || stage.sloE2elMs != null;
+        if (sloConfigured) {
+            ObjectNode slo = metrics.putObject("slo");
+            putIfNotNull(slo, "ttft_ms", stage.sloTtftMs);
+            putIfNotNull(slo, "tpot_ms", stage.sloTpotMs);
+            putIfNotNull(slo, "e2el_ms", stage.sloE2elMs);
+            metrics.put("goodput_requests", stage.goodputRequests);
+            metrics.put("goodput", perSecond(stage.goodputRequests, benchmarkTime));
+            long attempted = stage.completed + stage.failed;
+            metrics.put(
+                    "slo_attainment",
+                    attempted == 0 ? 0.0 : (double) stage.goodputRequests / attempted);
+        }
+        metrics.put("statistics_mode", stage.allExact() ? MODE_EXACT : MODE_HISTOGRAM);
+        metrics.put("runner_count", stage.runnerCount);
+        if (stage.outputTokenSource != null) {
+            metrics.put("output_token_source", stage.outputTokenSource);
+        }
+        if (stage.inputTokenSource != null) {
+            metrics.put("input_token_source", stage.inputTokenSource);
+        }
+
+        ArrayNode modelServerMetrics = NODES.arrayNode();
+        if (serverMetrics != null) {
+            for (ServerMetricSummary summary : serverMetrics.aggregate()) {
+                serverMetricsNode.set(summary.name(), serverMetricStats(summary, null));
+                modelServerMetrics.add(serverMetricStats(summary, summary.name()));
+            }
+            if (!serverMetrics.perReplica().isEmpty()) {
+                ObjectNode byReplica = metrics.putObject("server_metrics_by_replica");
+                serverMetrics
+                        .perReplica()
+                        .forEach(
+                                (replica, summaries) -> {
+                                    ObjectNode node = byReplica.putObject(replica);
+                                    for (ServerMetricSummary s : summaries) {
+                                        node.set(s.name(), serverMetricStats(s, null));
+                                    }
+                                });
+            }
+            if (serverMetrics.coverage() != null) {
+                ScrapeCoverage c = serverMetrics.coverage();
+                ObjectNode coverage = metrics.putObject("server_metrics_coverage");
+                coverage.put("expected", c.expected());
+                coverage.put("succeeded", c.succeeded());
+                coverage.put("failed", c.failed());
+                coverage.put("replicas", c.replicas());
+                coverage.put("ratio", finite(c.ratio()));
+                ArrayNode errorList = coverage.putArray("errors");
+                c.errors().forEach(errorList::add);
+            }
+        }
+
+        Instant start = stageStart(stage, context);
+        ObjectNode dimensions = root.putObject("dimensions");
+        dimensions.put("date", DATE_FORMAT.format(start));
+        dimensions.put("backend", nullToEmpty(context.backend()));
+        dimensions.put("model_id", nullToEmpty(context.modelId()));
+        dimensions.put(
+                "tokenizer_id",
+                nullToEmpty(
+                        context.tokenizerId() != null ? context.tokenizerId() : context.modelId()));
+        putIfNotNull(dimensions, "run_name", context.runName());
+        putIfNotNull(dimensions, "namespace", context.namespace());
+        dimensions.put("stage", Integer.toString(stage.stageIndex));
+        dimensions.put("parallelism", Integer.toString(Math.max(1, context.parallelism())));
+        putIfNotNull(dimensions, "runner_version", context.runnerVersion());
+        context.extraDimensions()
+                .forEach(
+                        (k, v) -> {
+                            if (!dimensions.has(k) && v != null) {
+                                dimensions.put(k, v);
+                            }
+                        });
+
+        ObjectNode config = root.putObject("config");
+        config.put("model", nullToEmpty(context.modelId()));
+        config.put(
+                "model_server",
+                nullToEmpty(
+                        context.modelServer() != null ? context.modelServer() : context.backend()));
+        ObjectNode startTime = config.putObject("start_time");
+        startTime.put("seconds", start.getEpochSecond());
+        startTime.put("nanos", start.getNano());
+
+        ObjectNode stats = root.putObject("summary_stats").putArray("stats").addObject();
+        putRate(stats, "request_rate", stage.requestedRate);
+        stats.set("request_latency", lowerCaseStats(stage.latencyMs));
+        stats.putObject("throughput").put("mean", perSecond(stage.completed, benchmarkTime));
+        stats.set("input_length", lowerCaseStats(stage.inputLen));
+        stats.set("output_length", lowerCaseStats(stage.outputLen));
+        stats.set("tpot", lowerCaseStats(stage.perOutputTokenLatencyMs));
+        stats.set("model_server_metrics", modelServerMetrics);
+
+        requireFinite(root, "");
+        return root;
+    }
+
+    /**
+     * Builds the document without server metrics.
+     *
+     * @param stage the (merged) stage result
+     * @param context run metadata
+     * @return the document
+     */
+    public static ObjectNode write(StageResult stage, ProfileContext context) {
+        return write(stage, context, null);
+    }
+
+    /**
+     * LPG's file name for a stage's profile: {@code <backend>-<rate>qps-<model
+     * basename>-<date>.json}, with the rate as Python prints a float ({@code 20.0}, {@code inf})
+     * and LPG's date format.
+     *
+     * @param stage the stage result (rate and first dispatch)
+     * @param context run metadata
+     * @return the file name
+     */
+    public static String fileName(StageResult stage, ProfileContext context) {
+        return nullToEmpty(context.backend())
+                + "-"
+                + RequestRate.pythonString(stage.requestedRate)
+                + "qps-"
+                + context.modelBasename()
+                + "-"
+                + DATE_FORMAT.format(stageStart(stage, context))
+                + ".json";
+    }
+
+    /**
+     * Pretty-prints a document as JSON.
+     *
+     * @param document a document from {@link #write}
+     * @return the JSON text
+     */
+    public static String toJson(JsonNode document) {
+        requireFinite(document, "");
+        try {
+            return MAPPER.writeValueAsString(document);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot serialize profile", e);
+        }
+    }
+
+    /**
+     * The wall-clock window of a stage in seconds: first dispatch to last completion (LPG's {@code
+     * benchmark_time}).
+     *
+     * @param stage the stage
+     * @return the duration, {@code 0} when nothing completed
+     */
+    public static double benchmarkTimeSeconds(StageResult stage) {
+        if (stage.firstDispatchEpochNanos == 0
+                || stage.lastCompletionEpochNanos <= stage.firstDispatchEpochNanos) {
+            return 0.0;
+        }
+        return (stage.lastCompletionEpochNanos - stage.firstDispatchEpochNanos) / 1e9;
+    }
+
+    /**
+     * Achieved dispatch rate: requests sent per second between the first and the last dispatch
+     * ({@code (sent - 1)} intervals over that span).
+     *
+     * @param stage the stage
+     * @return the rate, {@code 0} with fewer than two dispatches
+     */
+    public static double achievedRate(StageResult stage) {
+        long span = stage.lastDispatchEpochNanos - stage.firstDispatchEpochNanos;
+        if (stage.sent < 2 || stage.firstDispatchEpochNanos == 0 || span <= 0) {
+            return 0.0;
+        }
+        return (stage.sent - 1) / (span / 1e9);
+    }
+
+    /**
+     * Formats a server-metric value as LPG does (Prometheus' shortest decimal: {@code 1}, {@code
+     * 0.80625}, {@code 121.60000000000001}).
+     *
+     * @param value a finite value
+     * @return the decimal string
+     */
+    public static String formatServerValue(double value) {
+        if (!Double.isFinite(value)) {
+            throw new IllegalArgumentException("server metric value must be finite, got " + value);
+        }
+        if (value == 0.0) {
+            return "0";
+        }
+        return new BigDecimal(Double.toString(value)).stripTrailingZeros().toPlainString();
+    }
+
+    private static Instant stageStart(StageResult stage, ProfileContext context) {
+        if (stage.firstDispatchEpochNanos > 0) {
+            return Instant.ofEpochSecond(
+                    stage.firstDispatchEpochNanos / 1_000_000_000L,
+                    stage.firstDispatchEpochNanos % 1_000_000_000L);
+        }
+        return context.startTime() != null ? context.startTime() : Instant.EPOCH;
+    }
+
+    private static ObjectNode serverMetricStats(ServerMetricSummary s, String name) {
+        ObjectNode node = NODES.objectNode();
+        if (name != null) {
+            node.put("Name", name);
+        }
+        putServerValue(node, "Mean", s.mean());
+        putServerValue(node, "Median", s.median());
+        putServerValue(node, "Sd", s.sd());
+        putServerValue(node, "Min", s.min());
+        putServerValue(node, "Max", s.max());
+        putServerValue(node, "P90", s.p90());
+        putServerValue(node, "P99", s.p99());
+        if (s.type() == MetricType.COUNTER) {
+            putServerValue(node, "Increase", s.increase());
+            putServerValue(node, "Rate", s.rate());
+        } else if (s.type() == MetricType.HISTOGRAM) {
+            putServerValue(node, "Count", s.increase());
+        }
+        if (s.type() != null) {
+            node.put("Type", s.type().textName());
+        }
+        return node;
+    }
+
+    private static void putServerValue(ObjectNode node, String key, Double value) {
+        if (value != null && Double.isFinite(value)) {
+            node.put(key, formatServerValue(value));
+        }
+    }
+
+    private static void putLpgFamily(ObjectNode metrics, String suffix, MetricRecorder r) {
+        metrics.put("avg_" + suffix, finite(r.mean()));
+        metrics.put("median_" + suffix, finite(r.median()));
+        metrics.put("sd_" + suffix, finite(r.sd()));
+        metrics.put("min_" + suffix, finite(r.min()));
+        metrics.put("max_" + suffix, finite(r.max()));
+        metrics.put("p90_" + suffix, finite(r.percentile(90)));
+        metrics.put("p99_" + suffix, finite(r.percentile(99)));
+    }
+
+    private static void putExtendedFamily(ObjectNode metrics, String suffix, MetricRecorder r) {
+        putLpgFamily(metrics, suffix, r);
+        metrics.put("p95_" + suffix, finite(r.percentile(95)));
+        metrics.put("p999_" + suffix, finite(r.percentile(99.9)));
+        metrics.put("count_" + suffix, r.count());
+    }
+
+    private static ObjectNode lowerCaseStats(MetricRecorder r) {
+        ObjectNode node = NODES.objectNode();
+        node.put("mean", finite(r.mean()));
+        node.put("median", finite(r.median()));
+        node.put("sd", finite(r.sd()));
+        node.put("min", finite(r.min()));
+        node.put("max", finite(r.max()));
+        node.put("p90", finite(r.percentile(90)));
+        node.put("p99", finite(r.percentile(99)));
+        return node;
+    }
+
+    private static void putRate(ObjectNode node, String key, double rate) {
+        if (RequestRate.isUnbounded(rate)) {
+            node.put(key, RequestRate.UNBOUNDED);
+        } else {
+            node.put(key, finite(rate));
+        }
+    }
+
+    private static void putIfNotNull(ObjectNode node, String key, Double value) {
+        if (value != null) {
+            node.put(key, finite(value));
+        }
+    }
+
+    private static void putIfNotNull(ObjectNode node, String key, String value) {
+        if (value != null) {
+            node.put(key, value);
+        }
+    }
+
+    private static double perSecond(long amount, double seconds) {
+        return seconds > 0 ? amount / seconds : 0.0;
+    }
+
+    /** LPG reports 0 for statistics of empty sets; anything else non-finite is a bug upstream. */
+    private static double finite(double value) {
+        if (!Double.isFinite(value)) {
+            throw new IllegalStateException("non-finite value in profile: " + value);
+        }
+        return value;
+    }
+
+    private static String nullToEmpty(String s) {
+        return s == null ? "" : s;
+    }
+
+    private static void requireFinite(JsonNode node, String path) {
+        if (node.isNumber()
+                && node.isFloatingPointNumber()
+                && !Double.isFinite(node.doubleValue())) {
+            throw new IllegalStateException("non-finite number at " + path);
+        }
+        if (node.isObject()) {
+            Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
+            while (fields.hasNext()) {
+                Map.Entry<String, JsonNode> e = fields.next();
+                requireFinite(e.getValue(), path + "/" + e.getKey());
+            }
+        } else if (node.isArray()) {
+            for (int i = 0; i < node.size(); i++) {
+                requireFinite(node.get(i), path + "/" + i);
+            }
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package io.inferencebench.profile.server;
+
+import io.inferencebench.profile.prom.MetricType;
+
+/**
+ * Statistics of one server metric over one stage window, for one replica or aggregated over all.
+ *
+ * <p>Absent statistics are {@code null} and omitted from the profile (histograms have no SD;
+ * counters have only a rate and an increase; a histogram quantile Prometheus would return NaN for).
+ *
+ * @param name metric (family) name as the server exposes it, e.g. {@code vllm:kv_cache_usage_perc}
+ * @param type the metric type
+ * @param mean gauge mean over the window's samples; histogram {@code Δsum/Δcount}; counter rate
+ *     (per second)
+ * @param median gauge median, histogram 0.5-quantile
+ * @param sd gauge population SD
+ * @param min gauge minimum; histogram lower bound of the lowest non-empty bucket
+ * @param max gauge maximum; histogram upper bound of the highest non-empty finite bucket
+ * @param p90 gauge p90, histogram 0.9-quantile
+ * @param p99 gauge p99, histogram 0.99-quantile
+ * @param increase counter increase (reset-corrected) or histogram observation count in the window
+ * @param rate counter increase per second over the window
+ * @param samples number of samples (scrape rounds) the statistics are based on
+ */
+public record ServerMetricSummary(
+        String name,
+        MetricType type,
+        Double mean,
+        Double median,
+        Double sd,
+        Double min,
+        Double max,
+        Double p90,
+        Double p99,
+        Double increase,
+        Double rate,
+        int samples) {}

@@ -1,0 +1,475 @@
+package io.inferencebench.profile.stats;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.zip.DataFormatException;
+import java.util.zip.Deflater;
+import org.HdrHistogram.DoubleHistogram;
+import org.HdrHistogram.DoubleHistogramIterationValue;
+
+/**
+ * Records one metric (for example TTFT in ms) with bounded memory.
+ *
+ * <p>Count, sum, mean, population SD, min and max are always exact (Welford moments, merged with
+ * Chan's parallel formula). Percentiles are exact (numpy's linear interpolation over the raw
+ * samples) while at most {@code exactSampleCap} values were recorded; beyond the cap the raw
+ * samples are dropped and percentiles come from an HdrHistogram {@link DoubleHistogram} with three
+ * significant digits (at most 0.1 % relative error), which is maintained from the first value on.
+ * Memory therefore stays flat however many values are recorded.
+ *
+ * <p>Values must be finite. The histogram cannot hold negative values: for percentiles in histogram
+ * mode negative values count as {@code 0}; exact mode and the moments are unaffected.
+ *
+ * <p>Not thread-safe: one recorder per thread, {@link #merge merged} at the end.
+ *
+ * <p>Serializes (Jackson) as its {@link RecorderSnapshot}.
+ */
+public final class MetricRecorder {
+
+    /** Names and percentiles of the quantiles kept exactly in a {@link RecorderSnapshot}. */
+    public static final Map<String, Double> STANDARD_QUANTILES;
+
+    static {
+        Map<String, Double> quantiles = new LinkedHashMap<>();
+        quantiles.put("median", 50.0);
+        quantiles.put("p90", 90.0);
+        quantiles.put("p95", 95.0);
+        quantiles.put("p99", 99.0);
+        quantiles.put("p99.9", 99.9);
+        STANDARD_QUANTILES = Collections.unmodifiableMap(quantiles);
+    }
+
+    /** Default exact-sample cap: 100,000 values (800 KB of raw samples at most). */
+    public static final int DEFAULT_SAMPLE_CAP = 100_000;
+
+    private static final int SIGNIFICANT_DIGITS = 3;
+    private static final int INITIAL_CAPACITY = 64;
+
+    private final int exactSampleCap;
+
+    private long count;
+    private double mean;
+    private double m2;
+    private double sum;
+    private double sumCompensation;
+    private double min = Double.POSITIVE_INFINITY;
+    private double max = Double.NEGATIVE_INFINITY;
+
+    /** Raw samples while exact; {@code null} once the cap has been passed or after a merge. */
+    private double[] samples;
+
+    private boolean samplesSorted = true;
+
+    /** Exact standard quantiles restored from a single snapshot; {@code null} otherwise. */
+    private Map<String, Double> restoredExactQuantiles;
+
+    private final DoubleHistogram histogram;
+
+    /**
+     * Creates a recorder.
+     *
+     * @param exactSampleCap how many raw samples to keep for exact percentiles; {@code 0} means
+     *     histogram percentiles from the start
+     * @throws IllegalArgumentException when the cap is negative
+     */
+    public MetricRecorder(int exactSampleCap) {
+        if (exactSampleCap < 0) {
+            throw new IllegalArgumentException(
+                    "exactSampleCap must be >= 0, got " + exactSampleCap);
+        }
+        this.exactSampleCap = exactSampleCap;
+        this.samples = new double[Math.min(INITIAL_CAPACITY, exactSampleCap)];
+        this.histogram = newHistogram();
+    }
+
+    /** Creates a recorder with {@link #DEFAULT_SAMPLE_CAP}. */
+    public MetricRecorder() {
+        this(DEFAULT_SAMPLE_CAP);
+    }
+
+    private static DoubleHistogram newHistogram() {
+        DoubleHistogram h = new DoubleHistogram(SIGNIFICANT_DIGITS);
+        h.setAutoResize(true);
+        return h;
+    }
+
+    /**
+     * Records one value.
+     *
+     * @param value a finite value
+     * @throws IllegalArgumentException when the value is NaN or infinite
+     */
+    public void record(double value) {
+        if (!Double.isFinite(value)) {
+            throw new IllegalArgumentException("recorded value must be finite, got " + value);
+        }
+        count++;
+        double delta = value - mean;
+        mean += delta / count;
+        m2 += delta * (value - mean);
+        addToSum(value);
+        if (value < min) {
+            min = value;
+        }
+        if (value > max) {
+            max = value;
+        }
+        histogram.recordValue(Math.max(0.0, value));
+        restoredExactQuantiles = null;
+        if (samples != null) {
+            if (count > exactSampleCap) {
+                samples = null; // past the cap: from now on memory stays flat
+            } else {
+                if (samples.length < count) {
+                    samples =
+                            Arrays.copyOf(
+                                    samples,
+                                    (int)
+                                            Math.min(
+                                                    exactSampleCap,
+                                                    Math.max(count, samples.length * 2L)));
+                }
+                samples[(int) count - 1] = value;
+                samplesSorted = false;
+            }
+        }
+    }
+
+    private void addToSum(double value) {
+        // Neumaier's compensated summation keeps sum() exact to the last bits for long runs.
+        double t = sum + value;
+        if (Math.abs(sum) >= Math.abs(value)) {
+            sumCompensation += (sum - t) + value;
+        } else {
+            sumCompensation += (value - t) + sum;
+        }
+        sum = t;
+    }
+
+    /**
+     * Adds everything {@code other} recorded. Moments merge exactly; raw samples are kept (and
+     * percentiles stay exact) only when both sides still have theirs and the total stays within
+     * this recorder's cap; otherwise percentiles come from the merged histograms.
+     *
+     * @param other another recorder (not modified)
+     * @return this recorder
+     */
+    public MetricRecorder merge(MetricRecorder other) {
+        if (other.count == 0) {
+            return this;
+        }
+        if (count == 0 && samples != null && other.samples == null) {
+            // adopting the other's state as-is keeps a single restored snapshot's exact quantiles
+            restoredExactQuantiles = other.restoredExactQuantiles;
+        } else {
+            restoredExactQuantiles = null;
+        }
+        long n = count + other.count;
+        double delta = other.mean - mean;
+        double newMean = mean + delta * ((double) other.count / n);
+        m2 = m2 + other.m2 + delta * delta * ((double) count * other.count / n);
+        mean = newMean;
+        addToSum(other.sum);
+        addToSum(other.sumCompensation);
+        min = Math.min(min, other.min);
+        max = Math.max(max, other.max);
+        histogram.add(other.histogram);
+        if (samples != null && other.samples != null && n <= exactSampleCap) {
+            if (samples.length < n) {
+                samples = Arrays.copyOf(samples, (int) n);
+            }
+            System.arraycopy(other.samples, 0, samples, (int) count, (int) other.count);
+            samplesSorted = false;
+        } else {
+            samples = null;
+        }
+        count = n;
+        return this;
+    }
+
+    /**
+     * Number of recorded values.
+     *
+     * @return the count
+     */
+    public long count() {
+        return count;
+    }
+
+    /**
+     * Exact sum of the recorded values.
+     *
+     * @return the sum, {@code 0} when empty
+     */
+    public double sum() {
+        return sum + sumCompensation;
+    }
+
+    /**
+     * Mean; while exact computed like {@code np.mean} from the samples, otherwise from the merged
+     * moments (exact up to rounding).
+     *
+     * @return the mean, {@code 0} when empty
+     */
+    public double mean() {
+        if (count == 0) {
+            return 0.0;
+        }
+        if (samples != null) {
+            return NumpyStats.mean(samples, (int) count);
+        }
+        return mean;
+    }
+
+    /**
+     * Population standard deviation ({@code ddof = 0}).
+     *
+     * @return the SD, {@code 0} when empty
+     */
+    public double sd() {
+        if (count == 0) {
+            return 0.0;
+        }
+        if (samples != null) {
+            return NumpyStats.sd(samples, (int) count);
+        }
+        return Math.sqrt(Math.max(0.0, m2 / count));
+    }
+
+    /**
+     * Smallest recorded value.
+     *
+     * @return the minimum, {@code 0} when empty
+     */
+    public double min() {
+        return count == 0 ? 0.0 : min;
+    }
+
+    /**
+     * Largest recorded value.
+     *
+     * @return the maximum, {@code 0} when empty
+     */
+    public double max() {
+        return count == 0 ? 0.0 : max;
+    }
+
+    /**
+     * Whether {@link #percentile} is exact: the raw samples are still held, or this recorder was
+     * restored from one exact snapshot (then only the {@link #STANDARD_QUANTILES} are exact).
+     *
+     * @return {@code true} for exact percentiles
+     */
+    public boolean exact() {
+        return samples != null || restoredExactQuantiles != null;
+    }
+
+    /**
+     * The exact-sample cap this recorder was created with.
+     *
+     * @return the cap
+     */
+    public int exactSampleCap() {
+        return exactSampleCap;
+    }
+
+    /**
+     * How many raw sample slots this recorder currently retains in memory; {@code 0} once the cap
+     * has been passed. Lets callers (and tests) check that memory is bounded.
+     *
+     * @return the retained sample array length
+     */
+    public int retainedSampleSlots() {
+        return samples == null ? 0 : samples.length;
+    }
+
+    /**
+     * Percentile with numpy's linear interpolation: exact over the raw samples while {@link
+     * #exact()}, otherwise interpolated between histogram order statistics (bucket midpoints,
+     * clamped to the exact min and max), within 0.1 % of the exact value.
+     *
+     * @param p percentile in {@code [0, 100]}
+     * @return the value, {@code 0} when empty
+     * @throws IllegalArgumentException when {@code p} is outside {@code [0, 100]}
+     */
+    public double percentile(double p) {
+        NumpyStats.checkPercentile(p);
+        if (count == 0) {
+            return 0.0;
+        }
+        if (samples != null) {
+            sortSamples();
+            return NumpyStats.percentile(samples, (int) count, p);
+        }
+        if (restoredExactQuantiles != null) {
+            for (Map.Entry<String, Double> e : STANDARD_QUANTILES.entrySet()) {
+                if (e.getValue() == p && restoredExactQuantiles.containsKey(e.getKey())) {
+                    return restoredExactQuantiles.get(e.getKey());
+                }
+            }
+        }
+        if (p == 0.0) {
+            return min;
+        }
+        if (p == 100.0) {
+            return max;
+        }
+        double virtualIndex = (count - 1) * (p / 100.0);
+        long lo = (long) Math.floor(virtualIndex);
+        double gamma = virtualIndex - lo;
+        long hi = Math.min(lo + 1, count - 1);
+        double[] values = histogramOrderStatistics(lo, hi);
+        return clamp(NumpyStats.lerp(values[0], values[1], gamma));
+    }
+
+    /**
+     * Median ({@code percentile(50)} in histogram mode, {@code np.median} when exact).
+     *
+     * @return the median, {@code 0} when empty
+     */
+    public double median() {
+        if (count == 0) {
+            return 0.0;
+        }
+        if (samples != null) {
+            sortSamples();
+            return NumpyStats.median(samples, (int) count);
+        }
+        return percentile(50.0);
+    }
+
+    private double clamp(double v) {
+        return Math.max(min, Math.min(max, v));
+    }
+
+    /** Values of the 0-based order statistics {@code lo <= hi} from the histogram buckets. */
+    private double[] histogramOrderStatistics(long lo, long hi) {
+        double[] out = new double[2];
+        long seen = 0;
+        boolean loFound = false;
+        for (DoubleHistogramIterationValue v : histogram.recordedValues()) {
+            seen += v.getCountAddedInThisIterationStep();
+            double value = histogram.medianEquivalentValue(v.getValueIteratedTo());
+            if (!loFound && seen > lo) {
+                out[0] = value;
+                loFound = true;
+            }
+            if (seen > hi) {
+                out[1] = value;
+                return out;
+            }
+        }
+        // cannot happen while histogram count == count; fall back to the exact extremes
+        if (!loFound) {
+            out[0] = max;
+        }
+        out[1] = max;
+        return out;
+    }
+
+    private void sortSamples() {
+        if (!samplesSorted) {
+            Arrays.sort(samples, 0, (int) count);
+            samplesSorted = true;
+        }
+    }
+
+    /**
+     * A compact serial form; see {@link RecorderSnapshot}.
+     *
+     * @return the snapshot
+     */
+    @JsonValue
+    public RecorderSnapshot snapshot() {
+        Map<String, Double> exactQuantiles = null;
+        if (count > 0 && exact()) {
+            exactQuantiles = new LinkedHashMap<>();
+            for (Map.Entry<String, Double> e : STANDARD_QUANTILES.entrySet()) {
+                exactQuantiles.put(
+                        e.getKey(),
+                        e.getKey().equals("median") ? median() : percentile(e.getValue()));
+            }
+        }
+        String encoded = null;
+        if (count > 0) {
+            ByteBuffer buffer = ByteBuffer.allocate(histogram.getNeededByteBufferCapacity());
+            int length =
+                    histogram.encodeIntoCompressedByteBuffer(buffer, Deflater.BEST_COMPRESSION);
+            encoded = Base64.getEncoder().encodeToString(Arrays.copyOf(buffer.array(), length));
+        }
+        return new RecorderSnapshot(
+                count,
+                sum(),
+                count == 0 ? 0.0 : mean,
+                m2,
+                min(),
+                max(),
+                exactSampleCap,
+                encoded,
+                exactQuantiles);
+    }
+
+    /**
+     * Restores a recorder from a snapshot. The result has no raw samples: if the snapshot was exact
+     * its standard quantiles stay exact until something else is recorded or merged in.
+     *
+     * @param snapshot a snapshot from {@link #snapshot()}
+     * @return the restored recorder
+     * @throws IllegalArgumentException when the histogram encoding is corrupt
+     */
+    @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
+    public static MetricRecorder fromSnapshot(RecorderSnapshot snapshot) {
+        MetricRecorder r = new MetricRecorder(Math.max(0, snapshot.sampleCap()));
+        r.samples = null;
+        if (snapshot.count() == 0) {
+            // keep an empty restored recorder able to become exact again
+            r.samples = new double[Math.min(INITIAL_CAPACITY, r.exactSampleCap)];
+            return r;
+        }
+        r.count = snapshot.count();
+        r.sum = snapshot.sum();
+        r.mean = snapshot.mean();
+        r.m2 = snapshot.m2();
+        r.min = snapshot.min();
+        r.max = snapshot.max();
+        if (snapshot.histogram() != null) {
+            try {
+                DoubleHistogram decoded =
+                        DoubleHistogram.decodeFromCompressedByteBuffer(
+                                ByteBuffer.wrap(Base64.getDecoder().decode(snapshot.histogram())),
+                                2);
+                r.histogram.add(decoded);
+            } catch (DataFormatException | RuntimeException e) {
+                throw new IllegalArgumentException(
+                        "recorder snapshot has a corrupt histogram: " + e.getMessage(), e);
+            }
+        }
+        if (snapshot.exactQuantiles() != null) {
+            r.restoredExactQuantiles = Map.copyOf(snapshot.exactQuantiles());
+        }
+        return r;
+    }
+
+    /**
+     * Merges snapshots (for example one per runner pod). A single snapshot keeps its exact
+     * quantiles; two or more non-empty ones give exact moments and histogram percentiles.
+     *
+     * @param snapshots the snapshots
+     * @param exactSampleCap cap of the returned recorder
+     * @return a new recorder holding the union
+     */
+    public static MetricRecorder mergeSnapshots(
+            Iterable<RecorderSnapshot> snapshots, int exactSampleCap) {
+        MetricRecorder merged = new MetricRecorder(exactSampleCap);
+        for (RecorderSnapshot s : snapshots) {
+            merged.merge(fromSnapshot(s));
+        }
+        return merged;
+    }
+}
