@@ -290,6 +290,16 @@ public final class MetricRecorder {
     }
 
     /**
+     * Estimated heap held for percentiles: the raw sample array plus the histogram's counts. Does
+     * not grow with the number of values once the cap is passed (only with their dynamic range).
+     *
+     * @return bytes
+     */
+    public long retainedBytes() {
+        return 8L * retainedSampleSlots() + histogram.getEstimatedFootprintInBytes();
+    }
+
+    /**
      * Percentile with numpy's linear interpolation: exact over the raw samples while {@link
      * #exact()}, otherwise interpolated between histogram order statistics (bucket midpoints,
      * clamped to the exact min and max), within 0.1 % of the exact value.

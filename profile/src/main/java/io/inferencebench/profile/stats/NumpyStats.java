@@ -44,12 +44,7 @@ public final class NumpyStats {
      * @return the sum, {@code 0} when {@code length == 0}
      */
     public static double sum(double[] values, int from, int length) {
-        if (length == 0) {
-            return 0.0;
-        }
-        // numpy's reduction seeds the accumulator with the first element and pairwise-sums the
-        // rest.
-        return values[from] + pairwiseSum(values, from + 1, length - 1);
+        return pairwiseSum(values, from, length);
     }
 
     private static double pairwiseSum(double[] a, int from, int n) {
