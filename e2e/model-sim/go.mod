@@ -1,0 +1,3 @@
+module inferencebench.io/model-sim
+
+go 1.24
