@@ -1,0 +1,209 @@
+package io.inferencebench.crds.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
+
+/**
+ * The desired benchmark. Immutable once created, except {@code cancel}: changing a running
+ * benchmark would make its results meaningless, so create a new BenchmarkRun instead.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(
+        value = "self.target == oldSelf.target",
+        message = "spec.target is immutable; create a new BenchmarkRun instead",
+        fieldPath = ".target",
+        reason = "FieldValueForbidden")
+@ValidationRule(
+        value = "self.load == oldSelf.load",
+        message = "spec.load is immutable; create a new BenchmarkRun instead",
+        fieldPath = ".load",
+        reason = "FieldValueForbidden")
+@ValidationRule(
+        value =
+                "has(self.workload) == has(oldSelf.workload)"
+                        + " && (!has(self.workload) || self.workload == oldSelf.workload)",
+        message = "spec.workload is immutable; create a new BenchmarkRun instead",
+        fieldPath = ".workload",
+        reason = "FieldValueForbidden")
+@ValidationRule(
+        value = "has(self.slo) == has(oldSelf.slo) && (!has(self.slo) || self.slo == oldSelf.slo)",
+        message = "spec.slo is immutable; create a new BenchmarkRun instead",
+        fieldPath = ".slo",
+        reason = "FieldValueForbidden")
+@ValidationRule(
+        value =
+                "has(self.metrics) == has(oldSelf.metrics)"
+                        + " && (!has(self.metrics) || self.metrics == oldSelf.metrics)",
+        message = "spec.metrics is immutable; create a new BenchmarkRun instead",
+        fieldPath = ".metrics",
+        reason = "FieldValueForbidden")
+@ValidationRule(
+        value =
+                "has(self.runner) == has(oldSelf.runner)"
+                        + " && (!has(self.runner) || self.runner == oldSelf.runner)",
+        message = "spec.runner is immutable; create a new BenchmarkRun instead",
+        fieldPath = ".runner",
+        reason = "FieldValueForbidden")
+@ValidationRule(
+        value =
+                "has(self.output) == has(oldSelf.output)"
+                        + " && (!has(self.output) || self.output == oldSelf.output)",
+        message = "spec.output is immutable; create a new BenchmarkRun instead",
+        fieldPath = ".output",
+        reason = "FieldValueForbidden")
+@ValidationRule(
+        value =
+                "has(self.ttlSecondsAfterFinished) == has(oldSelf.ttlSecondsAfterFinished)"
+                        + " && (!has(self.ttlSecondsAfterFinished)"
+                        + " || self.ttlSecondsAfterFinished == oldSelf.ttlSecondsAfterFinished)",
+        message = "spec.ttlSecondsAfterFinished is immutable",
+        fieldPath = ".ttlSecondsAfterFinished",
+        reason = "FieldValueForbidden")
+@ValidationRule(
+        value =
+                "has(self.timeout) == has(oldSelf.timeout)"
+                        + " && (!has(self.timeout) || self.timeout == oldSelf.timeout)",
+        message = "spec.timeout is immutable",
+        fieldPath = ".timeout",
+        reason = "FieldValueForbidden")
+@ValidationRule(
+        value = "!has(oldSelf.cancel) || !oldSelf.cancel || (has(self.cancel) && self.cancel)",
+        message = "spec.cancel cannot be undone once set to true",
+        fieldPath = ".cancel",
+        reason = "FieldValueForbidden")
+@ValidationRule(
+        value = "!has(self.timeout) || self.timeout.matches('[1-9]')",
+        message = "timeout must be greater than zero",
+        fieldPath = ".timeout")
+public class BenchmarkRunSpec {
+
+    @JsonPropertyDescription("The model server under test.")
+    @Required
+    private TargetSpec target;
+
+    @JsonPropertyDescription("What each request contains: dataset, tokenizer, streaming, sampling.")
+    private WorkloadSpec workload = new WorkloadSpec();
+
+    @JsonPropertyDescription("How load is applied: stages or a request-rate sweep.")
+    @Required
+    private LoadSpec load;
+
+    @JsonPropertyDescription(
+            "Service-level objectives; when set, the SloMet condition gives the pass/fail verdict.")
+    private SloSpec slo;
+
+    @JsonPropertyDescription("Server metrics scraping.")
+    private MetricsSpec metrics = new MetricsSpec();
+
+    @JsonPropertyDescription("Runner pods: image, parallelism, resources, scheduling.")
+    private RunnerSpec runner = new RunnerSpec();
+
+    @JsonPropertyDescription("The output ConfigMap.")
+    private OutputSpec output = new OutputSpec();
+
+    @JsonPropertyDescription(
+            "Set to true to stop the run: runners stop sending, finished stages' profiles are kept,"
+                    + " the phase becomes Cancelled. The only field that may change after"
+                    + " creation; it cannot be set back to false.")
+    @Default("false")
+    private Boolean cancel = Boolean.FALSE;
+
+    @JsonPropertyDescription(
+            "Delete the BenchmarkRun this many seconds after it finished (like Job's"
+                    + " ttlSecondsAfterFinished). Unset: keep it.")
+    @Min(0)
+    private Integer ttlSecondsAfterFinished;
+
+    @JsonPropertyDescription(
+            "Overall deadline from the run's start; when exceeded the run fails, keeping finished"
+                    + " stages' profiles. Unset: no deadline beyond the per-step timeouts.")
+    @Size(min = 1, max = Durations.MAX_LENGTH)
+    @Pattern(Durations.PATTERN)
+    private String timeout;
+
+    public TargetSpec getTarget() {
+        return target;
+    }
+
+    public void setTarget(TargetSpec target) {
+        this.target = target;
+    }
+
+    public WorkloadSpec getWorkload() {
+        return workload;
+    }
+
+    public void setWorkload(WorkloadSpec workload) {
+        this.workload = workload;
+    }
+
+    public LoadSpec getLoad() {
+        return load;
+    }
+
+    public void setLoad(LoadSpec load) {
+        this.load = load;
+    }
+
+    public SloSpec getSlo() {
+        return slo;
+    }
+
+    public void setSlo(SloSpec slo) {
+        this.slo = slo;
+    }
+
+    public MetricsSpec getMetrics() {
+        return metrics;
+    }
+
+    public void setMetrics(MetricsSpec metrics) {
+        this.metrics = metrics;
+    }
+
+    public RunnerSpec getRunner() {
+        return runner;
+    }
+
+    public void setRunner(RunnerSpec runner) {
+        this.runner = runner;
+    }
+
+    public OutputSpec getOutput() {
+        return output;
+    }
+
+    public void setOutput(OutputSpec output) {
+        this.output = output;
+    }
+
+    public Boolean getCancel() {
+        return cancel;
+    }
+
+    public void setCancel(Boolean cancel) {
+        this.cancel = cancel;
+    }
+
+    public Integer getTtlSecondsAfterFinished() {
+        return ttlSecondsAfterFinished;
+    }
+
+    public void setTtlSecondsAfterFinished(Integer ttlSecondsAfterFinished) {
+        this.ttlSecondsAfterFinished = ttlSecondsAfterFinished;
+    }
+
+    public String getTimeout() {
+        return timeout;
+    }
+
+    public void setTimeout(String timeout) {
+        this.timeout = timeout;
+    }
+}

@@ -1,0 +1,186 @@
+package io.inferencebench.crds.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.Condition;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** The observed state of a run. Written only by the operator. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class BenchmarkRunStatus {
+
+    @JsonPropertyDescription(
+            "Pending, Initializing, Running, Aggregating, Succeeded, Failed or Cancelled.")
+    private Phase phase;
+
+    @JsonPropertyDescription("Human-readable explanation of the phase.")
+    private String message;
+
+    @JsonPropertyDescription("The metadata.generation this status describes.")
+    private Long observedGeneration;
+
+    @JsonPropertyDescription(
+            "TargetReady, RunnersReady, Completed, ServerMetricsCollected, LoadDelivered and (with"
+                    + " spec.slo) SloMet.")
+    private List<Condition> conditions = new ArrayList<>();
+
+    @JsonPropertyDescription("When the first stage started (RFC 3339).")
+    private String startTime;
+
+    @JsonPropertyDescription("When the run reached a terminal phase (RFC 3339).")
+    private String completionTime;
+
+    @JsonPropertyDescription("The model requests are sent with (spec.target.model or discovered).")
+    private String model;
+
+    @JsonPropertyDescription("Current stage for display, e.g. 2/3.")
+    private String stage;
+
+    @JsonPropertyDescription("Request counts so far.")
+    private RunProgress progress;
+
+    @JsonPropertyDescription("Live figures of the running stage.")
+    private LiveStatus live;
+
+    @JsonPropertyDescription("Short figures shown by kubectl get.")
+    private RunSummary summary;
+
+    @JsonPropertyDescription("Per-stage results, in stage order.")
+    private List<StageResult> results;
+
+    @JsonPropertyDescription(
+            "One LPG latency profile document per finished stage (metrics, dimensions, config,"
+                    + " summary_stats), in stage order.")
+    private List<JsonNode> profiles;
+
+    @JsonPropertyDescription("Name of the ConfigMap holding the profiles, one key per stage.")
+    private String profileConfigMap;
+
+    /**
+     * Finds a condition by type.
+     *
+     * @param type e.g. {@link ConditionTypes#TARGET_READY}
+     * @return the condition, if reported
+     */
+    public Optional<Condition> condition(String type) {
+        if (conditions == null) {
+            return Optional.empty();
+        }
+        return conditions.stream().filter(c -> type.equals(c.getType())).findFirst();
+    }
+
+    public Phase getPhase() {
+        return phase;
+    }
+
+    public void setPhase(Phase phase) {
+        this.phase = phase;
+    }
+
+    public String getMessage() {
+        return message;
+    }
+
+    public void setMessage(String message) {
+        this.message = message;
+    }
+
+    public Long getObservedGeneration() {
+        return observedGeneration;
+    }
+
+    public void setObservedGeneration(Long observedGeneration) {
+        this.observedGeneration = observedGeneration;
+    }
+
+    public List<Condition> getConditions() {
+        return conditions;
+    }
+
+    public void setConditions(List<Condition> conditions) {
+        this.conditions = conditions;
+    }
+
+    public String getStartTime() {
+        return startTime;
+    }
+
+    public void setStartTime(String startTime) {
+        this.startTime = startTime;
+    }
+
+    public String getCompletionTime() {
+        return completionTime;
+    }
+
+    public void setCompletionTime(String completionTime) {
+        this.completionTime = completionTime;
+    }
+
+    public String getModel() {
+        return model;
+    }
+
+    public void setModel(String model) {
+        this.model = model;
+    }
+
+    public String getStage() {
+        return stage;
+    }
+
+    public void setStage(String stage) {
+        this.stage = stage;
+    }
+
+    public RunProgress getProgress() {
+        return progress;
+    }
+
+    public void setProgress(RunProgress progress) {
+        this.progress = progress;
+    }
+
+    public LiveStatus getLive() {
+        return live;
+    }
+
+    public void setLive(LiveStatus live) {
+        this.live = live;
+    }
+
+    public RunSummary getSummary() {
+        return summary;
+    }
+
+    public void setSummary(RunSummary summary) {
+        this.summary = summary;
+    }
+
+    public List<StageResult> getResults() {
+        return results;
+    }
+
+    public void setResults(List<StageResult> results) {
+        this.results = results;
+    }
+
+    public List<JsonNode> getProfiles() {
+        return profiles;
+    }
+
+    public void setProfiles(List<JsonNode> profiles) {
+        this.profiles = profiles;
+    }
+
+    public String getProfileConfigMap() {
+        return profileConfigMap;
+    }
+
+    public void setProfileConfigMap(String profileConfigMap) {
+        this.profileConfigMap = profileConfigMap;
+    }
+}

@@ -1,0 +1,40 @@
+package io.inferencebench.crds.v1alpha1;
+
+import java.util.List;
+
+/** The condition types a BenchmarkRun reports in {@code status.conditions}. */
+public final class ConditionTypes {
+
+    /** The target Service has ready endpoints (or the URL answers) and the spec resolved. */
+    public static final String TARGET_READY = "TargetReady";
+
+    /** Every runner pod is ready at the start barrier. */
+    public static final String RUNNERS_READY = "RunnersReady";
+
+    /** The run finished (any terminal phase); the reason says how. */
+    public static final String COMPLETED = "Completed";
+
+    /** Server metrics were scraped for every stage. */
+    public static final String SERVER_METRICS_COLLECTED = "ServerMetricsCollected";
+
+    /**
+     * The runners delivered the requested load: achieved rate within 5 % of target and schedule lag
+     * within bounds. When False the results are not a valid measurement of the target rate.
+     */
+    public static final String LOAD_DELIVERED = "LoadDelivered";
+
+    /** Every stage met {@code spec.slo}; only present when an SLO is set. */
+    public static final String SLO_MET = "SloMet";
+
+    /** All types, in the order they are reported. */
+    public static final List<String> ALL =
+            List.of(
+                    TARGET_READY,
+                    RUNNERS_READY,
+                    COMPLETED,
+                    SERVER_METRICS_COLLECTED,
+                    LOAD_DELIVERED,
+                    SLO_MET);
+
+    private ConditionTypes() {}
+}

@@ -1,0 +1,21 @@
+package io.inferencebench.crds.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/** Where prompts come from. */
+public enum DatasetType {
+    /** Synthetic prompts whose token lengths follow {@code inputTokens}/{@code outputTokens}. */
+    @JsonProperty("random")
+    RANDOM,
+    /** A ShareGPT JSON file (conversations; the first two turns are prompt and reference reply). */
+    @JsonProperty("sharegpt")
+    SHAREGPT,
+    /** JSON Lines, one object per prompt. */
+    @JsonProperty("jsonl")
+    JSONL;
+
+    /** The value as written in YAML. */
+    public String wireName() {
+        return name().toLowerCase(java.util.Locale.ROOT);
+    }
+}

@@ -1,0 +1,253 @@
+package io.inferencebench.crds.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+
+/** The result of one stage; the full LPG profile is in status.profiles and the output ConfigMap. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class StageResult {
+
+    @JsonPropertyDescription("1-based stage number.")
+    private Integer stage;
+
+    @JsonPropertyDescription("Requested rate, requests/s; absent for concurrency stages.")
+    private Double requestRate;
+
+    @JsonPropertyDescription("Requested concurrency; absent for rate stages.")
+    private Integer concurrency;
+
+    @JsonPropertyDescription("Start barrier instant (RFC 3339).")
+    private String startTime;
+
+    @JsonPropertyDescription("Last completion instant (RFC 3339).")
+    private String endTime;
+
+    @JsonPropertyDescription("Requests sent.")
+    private Long sent;
+
+    @JsonPropertyDescription("Requests completed successfully.")
+    private Long completed;
+
+    @JsonPropertyDescription("Requests failed.")
+    private Long failed;
+
+    @JsonPropertyDescription("Achieved send rate, requests/s.")
+    private Double achievedRate;
+
+    @JsonPropertyDescription("Completed requests per second of benchmark time.")
+    private Double throughput;
+
+    @JsonPropertyDescription("Output tokens per second of benchmark time.")
+    private Double outputTokensPerSecond;
+
+    @JsonPropertyDescription("First dispatch to last completion, seconds.")
+    private Double benchmarkTimeSeconds;
+
+    @JsonPropertyDescription("Time to first token, ms.")
+    private LatencySummary ttftMs;
+
+    @JsonPropertyDescription("Time per output token after the first, ms.")
+    private LatencySummary tpotMs;
+
+    @JsonPropertyDescription("Inter-token latency, ms.")
+    private LatencySummary itlMs;
+
+    @JsonPropertyDescription("End-to-end request latency, ms.")
+    private LatencySummary latencyMs;
+
+    @JsonPropertyDescription("99th percentile of send time minus due time, ms.")
+    private Double scheduleLagP99Ms;
+
+    @JsonPropertyDescription("Achieved rate within 5 % of target and schedule lag within bounds.")
+    private Boolean loadDelivered;
+
+    @JsonPropertyDescription(
+            "Share of requests meeting every SLO objective (when spec.slo is set).")
+    private Double sloAttainment;
+
+    @JsonPropertyDescription("sloAttainment >= spec.slo.minAttainment.")
+    private Boolean sloMet;
+
+    @JsonPropertyDescription(
+            "How statistics were computed: exact (one runner, all samples) or merged (moments and histograms merged across runners; percentiles within 0.1 %).")
+    private String statistics;
+
+    @JsonPropertyDescription("Key of this stage's profile in the output ConfigMap.")
+    private String profileKey;
+
+    public Integer getStage() {
+        return stage;
+    }
+
+    public void setStage(Integer stage) {
+        this.stage = stage;
+    }
+
+    public Double getRequestRate() {
+        return requestRate;
+    }
+
+    public void setRequestRate(Double requestRate) {
+        this.requestRate = requestRate;
+    }
+
+    public Integer getConcurrency() {
+        return concurrency;
+    }
+
+    public void setConcurrency(Integer concurrency) {
+        this.concurrency = concurrency;
+    }
+
+    public String getStartTime() {
+        return startTime;
+    }
+
+    public void setStartTime(String startTime) {
+        this.startTime = startTime;
+    }
+
+    public String getEndTime() {
+        return endTime;
+    }
+
+    public void setEndTime(String endTime) {
+        this.endTime = endTime;
+    }
+
+    public Long getSent() {
+        return sent;
+    }
+
+    public void setSent(Long sent) {
+        this.sent = sent;
+    }
+
+    public Long getCompleted() {
+        return completed;
+    }
+
+    public void setCompleted(Long completed) {
+        this.completed = completed;
+    }
+
+    public Long getFailed() {
+        return failed;
+    }
+
+    public void setFailed(Long failed) {
+        this.failed = failed;
+    }
+
+    public Double getAchievedRate() {
+        return achievedRate;
+    }
+
+    public void setAchievedRate(Double achievedRate) {
+        this.achievedRate = achievedRate;
+    }
+
+    public Double getThroughput() {
+        return throughput;
+    }
+
+    public void setThroughput(Double throughput) {
+        this.throughput = throughput;
+    }
+
+    public Double getOutputTokensPerSecond() {
+        return outputTokensPerSecond;
+    }
+
+    public void setOutputTokensPerSecond(Double outputTokensPerSecond) {
+        this.outputTokensPerSecond = outputTokensPerSecond;
+    }
+
+    public Double getBenchmarkTimeSeconds() {
+        return benchmarkTimeSeconds;
+    }
+
+    public void setBenchmarkTimeSeconds(Double benchmarkTimeSeconds) {
+        this.benchmarkTimeSeconds = benchmarkTimeSeconds;
+    }
+
+    public LatencySummary getTtftMs() {
+        return ttftMs;
+    }
+
+    public void setTtftMs(LatencySummary ttftMs) {
+        this.ttftMs = ttftMs;
+    }
+
+    public LatencySummary getTpotMs() {
+        return tpotMs;
+    }
+
+    public void setTpotMs(LatencySummary tpotMs) {
+        this.tpotMs = tpotMs;
+    }
+
+    public LatencySummary getItlMs() {
+        return itlMs;
+    }
+
+    public void setItlMs(LatencySummary itlMs) {
+        this.itlMs = itlMs;
+    }
+
+    public LatencySummary getLatencyMs() {
+        return latencyMs;
+    }
+
+    public void setLatencyMs(LatencySummary latencyMs) {
+        this.latencyMs = latencyMs;
+    }
+
+    public Double getScheduleLagP99Ms() {
+        return scheduleLagP99Ms;
+    }
+
+    public void setScheduleLagP99Ms(Double scheduleLagP99Ms) {
+        this.scheduleLagP99Ms = scheduleLagP99Ms;
+    }
+
+    public Boolean getLoadDelivered() {
+        return loadDelivered;
+    }
+
+    public void setLoadDelivered(Boolean loadDelivered) {
+        this.loadDelivered = loadDelivered;
+    }
+
+    public Double getSloAttainment() {
+        return sloAttainment;
+    }
+
+    public void setSloAttainment(Double sloAttainment) {
+        this.sloAttainment = sloAttainment;
+    }
+
+    public Boolean getSloMet() {
+        return sloMet;
+    }
+
+    public void setSloMet(Boolean sloMet) {
+        this.sloMet = sloMet;
+    }
+
+    public String getStatistics() {
+        return statistics;
+    }
+
+    public void setStatistics(String statistics) {
+        this.statistics = statistics;
+    }
+
+    public String getProfileKey() {
+        return profileKey;
+    }
+
+    public void setProfileKey(String profileKey) {
+        this.profileKey = profileKey;
+    }
+}

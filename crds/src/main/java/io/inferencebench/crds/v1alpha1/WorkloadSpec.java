@@ -1,0 +1,78 @@
+package io.inferencebench.crds.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+
+/**
+ * What each request contains: prompts, lengths, streaming and sampling. A plain Jackson object with
+ * Java defaults: the runner's {@code --config} YAML reads it without Kubernetes.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class WorkloadSpec {
+
+    @JsonPropertyDescription(
+            "The prompts; default: random prompts of 1024 input / 128 output tokens.")
+    private DatasetSpec dataset = new DatasetSpec();
+
+    @JsonPropertyDescription(
+            "Tokenizer for sizing synthetic prompts and counting tokens when the server does not"
+                    + " report usage. Without it prompts are sized by an approximation and"
+                    + " profiles say which token source was used.")
+    private TokenizerSpec tokenizer;
+
+    @JsonPropertyDescription(
+            "Stream responses (SSE); required to measure time to first token and inter-token"
+                    + " latency.")
+    @Default("true")
+    private Boolean streaming = Boolean.TRUE;
+
+    @JsonPropertyDescription(
+            "Ask the server to ignore end-of-sequence so every request produces exactly its"
+                    + " output token count (ignore_eos; vLLM and SGLang honour it).")
+    @Default("true")
+    private Boolean ignoreEos = Boolean.TRUE;
+
+    @JsonPropertyDescription("Sampling parameters sent with every request.")
+    private SamplingSpec sampling = new SamplingSpec();
+
+    public DatasetSpec getDataset() {
+        return dataset;
+    }
+
+    public void setDataset(DatasetSpec dataset) {
+        this.dataset = dataset;
+    }
+
+    public TokenizerSpec getTokenizer() {
+        return tokenizer;
+    }
+
+    public void setTokenizer(TokenizerSpec tokenizer) {
+        this.tokenizer = tokenizer;
+    }
+
+    public Boolean getStreaming() {
+        return streaming;
+    }
+
+    public void setStreaming(Boolean streaming) {
+        this.streaming = streaming;
+    }
+
+    public Boolean getIgnoreEos() {
+        return ignoreEos;
+    }
+
+    public void setIgnoreEos(Boolean ignoreEos) {
+        this.ignoreEos = ignoreEos;
+    }
+
+    public SamplingSpec getSampling() {
+        return sampling;
+    }
+
+    public void setSampling(SamplingSpec sampling) {
+        this.sampling = sampling;
+    }
+}

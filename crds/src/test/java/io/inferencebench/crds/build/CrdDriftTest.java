@@ -1,0 +1,64 @@
+package io.inferencebench.crds.build;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The committed CRD copies must equal what the Java model generates. Regenerate them with {@code
+ * ./mvnw -pl crds test -Dtest=CrdDriftTest -Dinferencebench.crd.update=true}.
+ */
+class CrdDriftTest {
+
+    static final String UPDATE_PROPERTY = "inferencebench.crd.update";
+
+    /** Paths relative to the crds module directory. */
+    static final List<Path> COMMITTED =
+            List.of(
+                    Path.of("generated", CrdGeneration.FILE_NAME),
+                    Path.of(
+                            "..",
+                            "config",
+                            "crd",
+                            "bases",
+                            "inferencebench.io_benchmarkruns.yaml"));
+
+    @Test
+    void committedCrdCopiesMatchTheJavaModel() throws IOException {
+        String generated = CrdGeneration.generate();
+        boolean update = Boolean.getBoolean(UPDATE_PROPERTY);
+        for (Path committed : COMMITTED) {
+            if (update) {
+                Files.createDirectories(committed.toAbsolutePath().getParent());
+                Files.writeString(committed, generated);
+            }
+            assertThat(committed)
+                    .as(
+                            "%s is missing or out of date with the Java model in crds/. Regenerate"
+                                    + " with: ./mvnw -pl crds test -Dtest=CrdDriftTest -D%s=true",
+                            committed.normalize(), UPDATE_PROPERTY)
+                    .exists();
+            assertThat(Files.readString(committed))
+                    .as(
+                            "%s is out of date with the Java model in crds/. Regenerate with:"
+                                    + " ./mvnw -pl crds test -Dtest=CrdDriftTest -D%s=true",
+                            committed.normalize(), UPDATE_PROPERTY)
+                    .isEqualTo(generated);
+        }
+    }
+
+    @Test
+    void generatedCrdListsPrinterColumnsInReadingOrder() {
+        String generated = CrdGeneration.generate();
+        int previous = -1;
+        for (String column : CrdGeneration.COLUMN_ORDER) {
+            int at = generated.indexOf("name: \"" + column + "\"");
+            assertThat(at).as("column %s", column).isGreaterThan(previous);
+            previous = at;
+        }
+    }
+}

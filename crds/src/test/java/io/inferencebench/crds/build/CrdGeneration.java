@@ -1,0 +1,153 @@
+package io.inferencebench.crds.build;
+
+import io.fabric8.crdv2.generator.CRDGenerator;
+import io.fabric8.crdv2.generator.CRDPostProcessor;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceColumnDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
+import io.inferencebench.crds.v1alpha1.BenchmarkRun;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Generates the BenchmarkRun CRD from the Java model. Runs in the build (exec plugin, into {@code
+ * target/classes/META-INF/fabric8}) and in {@code CrdDriftTest}, which compares it with the
+ * committed copies.
+ *
+ * <p>The fabric8 generator sorts printer columns by JSON path; kubectl shows them in list order, so
+ * they are put back in reading order here. Conditions become a map-list keyed by type, as
+ * metav1.Condition lists are in Kubernetes' own APIs.
+ */
+public final class CrdGeneration {
+
+    /** File name of the generated CRD. */
+    public static final String FILE_NAME = BenchmarkRun.CRD_NAME + "-v1.yml";
+
+    static final List<String> COLUMN_ORDER =
+            List.of(
+                    "Phase",
+                    "Model",
+                    "Stage",
+                    "Done",
+                    "RPS",
+                    "TTFT P50",
+                    "Latency P99",
+                    "SLO",
+                    "Age");
+
+    private static final Map<String, String> CONDITION_FIELD_DESCRIPTIONS =
+            Map.of(
+                    "type", "Condition type, e.g. TargetReady.",
+                    "status", "True, False or Unknown.",
+                    "observedGeneration", "The metadata.generation the condition was set for.",
+                    "lastTransitionTime", "When status last changed (RFC 3339).",
+                    "reason", "CamelCase reason for the last transition.",
+                    "message", "Human-readable details.");
+
+    private CrdGeneration() {}
+
+    /**
+     * Writes the CRD into a directory.
+     *
+     * @param args the output directory
+     */
+    public static void main(String[] args) throws IOException {
+        Path dir = Path.of(args.length > 0 ? args[0] : "target/classes/META-INF/fabric8");
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve(FILE_NAME), generate());
+    }
+
+    /**
+     * Generates the CRD YAML.
+     *
+     * @return the YAML text
+     */
+    public static String generate() {
+        try {
+            Path dir = Files.createTempDirectory("crd-generation");
+            try {
+                new CRDGenerator()
+                        .customResourceClasses(BenchmarkRun.class)
+                        .forCRDVersions("v1")
+                        .withParallelGenerationEnabled(false)
+                        .withPostProcessor(new Polish())
+                        .inOutputDir(dir.toFile())
+                        .generate();
+                return Files.readString(dir.resolve(FILE_NAME));
+            } finally {
+                try (var files = Files.walk(dir)) {
+                    files.sorted(Comparator.reverseOrder()).forEach(CrdGeneration::deleteQuietly);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void deleteQuietly(Path path) {
+        try {
+            Files.deleteIfExists(path);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static final class Polish implements CRDPostProcessor {
+        @Override
+        public HasMetadata process(HasMetadata crd, String crdSpecVersion) {
+            if (crd instanceof CustomResourceDefinition definition) {
+                for (CustomResourceDefinitionVersion version : definition.getSpec().getVersions()) {
+                    orderColumns(version);
+                    polishStatus(version);
+                }
+            }
+            return crd;
+        }
+
+        private static void orderColumns(CustomResourceDefinitionVersion version) {
+            List<CustomResourceColumnDefinition> columns =
+                    new ArrayList<>(version.getAdditionalPrinterColumns());
+            columns.sort(Comparator.comparingInt(c -> rank(c.getName())));
+            version.setAdditionalPrinterColumns(columns);
+        }
+
+        private static int rank(String column) {
+            int index = COLUMN_ORDER.indexOf(column);
+            if (index < 0) {
+                throw new IllegalStateException(
+                        "printer column " + column + " missing from CrdGeneration.COLUMN_ORDER");
+            }
+            return index;
+        }
+
+        private static void polishStatus(CustomResourceDefinitionVersion version) {
+            JSONSchemaProps status =
+                    version.getSchema().getOpenAPIV3Schema().getProperties().get("status");
+            JSONSchemaProps conditions = status.getProperties().get("conditions");
+            conditions.setXKubernetesListType("map");
+            conditions.setXKubernetesListMapKeys(List.of("type"));
+            JSONSchemaProps condition = conditions.getItems().getSchema();
+            condition.setRequired(List.of("type", "status"));
+            condition
+                    .getProperties()
+                    .forEach(
+                            (name, field) -> {
+                                String description = CONDITION_FIELD_DESCRIPTIONS.get(name);
+                                if (description != null) {
+                                    field.setDescription(description);
+                                }
+                            });
+            condition.getProperties().get("lastTransitionTime").setFormat("date-time");
+            JSONSchemaProps profile = status.getProperties().get("profiles").getItems().getSchema();
+            profile.setType("object");
+        }
+    }
+}
