@@ -1,0 +1,125 @@
+package io.inferencebench.testkit;
+
+import io.fabric8.kubeapitest.KubeAPIServer;
+import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
+
+/**
+ * API-server-only fixture: etcd + kube-apiserver started through fabric8 kube-api-test (no
+ * controllers, no scheduler, ServiceAccount admission off). Start it once per JVM with {@link
+ * #shared()}, or let JUnit inject it: {@code @ExtendWith(ApiServerFixture.Extension.class)} then
+ * take {@link KubernetesClient} or {@link ApiServerFixture} as a test/lifecycle parameter.
+ *
+ * <p>kube-api-test is configured only through its builder: its environment variables crash released
+ * versions. Each fixture gets a private kube-api-test directory (certificates) whose {@code k8s/}
+ * entry links to the shared binary cache, so concurrent JVMs do not interfere.
+ */
+public final class ApiServerFixture implements AutoCloseable {
+
+    private static ApiServerFixture shared;
+
+    private final KubeAPIServer server;
+    private final Path workDir;
+    private final String kubeconfigYaml;
+    private final KubernetesClient client;
+    private final Duration startupTime;
+
+    private ApiServerFixture() {
+        Path binaries = K8sBinaries.directory();
+        try {
+            workDir = Files.createTempDirectory("ib-kubeapitest-");
+            Path k8s = Files.createDirectories(workDir.resolve("k8s"));
+            Files.createSymbolicLink(k8s.resolve(binaries.getFileName()), binaries);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        var config =
+                KubeAPIServerConfigBuilder.anAPIServerConfig()
+                        .withTestDir(workDir.toString())
+                        .withApiServerVersion(K8sBinaries.version())
+                        .withOfflineMode(true)
+                        .withUpdateKubeConfig(false)
+                        .withWaitForEtcdHealthCheckOnStartup(true)
+                        .withStartupTimeout(120_000)
+                        .build();
+        long start = System.nanoTime();
+        server = new KubeAPIServer(config);
+        server.start();
+        startupTime = Duration.ofNanos(System.nanoTime() - start);
+        kubeconfigYaml = server.getKubeConfigYaml();
+        client = newClient();
+    }
+
+    /** Starts a new, private API server. Close it when done. */
+    public static ApiServerFixture start() {
+        return new ApiServerFixture();
+    }
+
+    /** The JVM-wide instance, started on first use and stopped at JVM exit. */
+    public static synchronized ApiServerFixture shared() {
+        if (shared == null) {
+            ApiServerFixture fixture = new ApiServerFixture();
+            Runtime.getRuntime()
+                    .addShutdownHook(new Thread(fixture::close, "ib-apiserver-shutdown"));
+            shared = fixture;
+        }
+        return shared;
+    }
+
+    /** A client shared by callers of this fixture; do not close it. */
+    public KubernetesClient client() {
+        return client;
+    }
+
+    /** A new client (caller closes it). */
+    public KubernetesClient newClient() {
+        return new KubernetesClientBuilder()
+                .withConfig(Config.fromKubeconfig(kubeconfigYaml))
+                .build();
+    }
+
+    public String kubeconfigYaml() {
+        return kubeconfigYaml;
+    }
+
+    public Duration startupTime() {
+        return startupTime;
+    }
+
+    @Override
+    public synchronized void close() {
+        try {
+            client.close();
+        } finally {
+            server.stop();
+            ChildProcess.deleteRecursively(workDir);
+        }
+    }
+
+    /** Injects the shared fixture or its client into JUnit 5 tests. */
+    public static final class Extension implements ParameterResolver {
+        @Override
+        public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+            Class<?> type = parameter.getParameter().getType();
+            return type == KubernetesClient.class || type == ApiServerFixture.class;
+        }
+
+        @Override
+        public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+            ApiServerFixture fixture = shared();
+            return parameter.getParameter().getType() == ApiServerFixture.class
+                    ? fixture
+                    : fixture.client();
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package io.inferencebench.testkit;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Locates the control-plane binaries (etcd, kube-apiserver, kube-controller-manager,
+ * kube-scheduler, kubectl) in the kube-api-test cache layout {@code
+ * ~/.kubeapitest/k8s/<version>-linux-amd64/}.
+ *
+ * <p>Order: env {@code IB_K8S_BIN_DIR}; else {@code e2e/scripts/provision-k8s.sh} (found by walking
+ * up from the working directory; a cache hit is instant, otherwise it builds); else the default
+ * cache directory when complete.
+ */
+public final class K8sBinaries {
+
+    public static final String DEFAULT_VERSION = "1.34.4";
+
+    private static volatile Path cached;
+
+    private K8sBinaries() {}
+
+    public static synchronized Path directory() {
+        if (cached != null) {
+            return cached;
+        }
+        String env = System.getenv("IB_K8S_BIN_DIR");
+        Path dir;
+        if (env != null && !env.isBlank()) {
+            dir = Path.of(env);
+        } else {
+            Path script = findProvisionScript();
+            dir = script != null ? runProvision(script) : defaultDirectory();
+        }
+        for (String binary :
+                new String[] {
+                    "etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler"
+                }) {
+            if (!Files.isExecutable(dir.resolve(binary))) {
+                throw new IllegalStateException(
+                        "missing "
+                                + binary
+                                + " in "
+                                + dir
+                                + "; run e2e/scripts/provision-k8s.sh or set IB_K8S_BIN_DIR");
+            }
+        }
+        cached = dir;
+        return dir;
+    }
+
+    public static Path binary(String name) {
+        return directory().resolve(name);
+    }
+
+    /** The Kubernetes version encoded in the directory name, e.g. {@code 1.34.4}. */
+    public static String version() {
+        String name = directory().getFileName().toString();
+        int dash = name.indexOf('-');
+        return dash > 0 ? name.substring(0, dash) : DEFAULT_VERSION;
+    }
+
+    static Path defaultDirectory() {
+        return Path.of(
+                System.getProperty("user.home"),
+                ".kubeapitest",
+                "k8s",
+                DEFAULT_VERSION + "-linux-amd64");
+    }
+
+    static Path findProvisionScript() {
+        Path dir = Path.of("").toAbsolutePath();
+        while (dir != null) {
+            Path candidate = dir.resolve("e2e/scripts/provision-k8s.sh");
+            if (Files.isRegularFile(candidate)) {
+                return candidate;
+            }
+            dir = dir.getParent();
+        }
+        return null;
+    }
+
+    private static Path runProvision(Path script) {
+        try {
+            Process process =
+                    new ProcessBuilder("bash", script.toString())
+                            .redirectError(ProcessBuilder.Redirect.INHERIT)
+                            .start();
+            byte[] out = process.getInputStream().readAllBytes();
+            if (!process.waitFor(90, TimeUnit.MINUTES) || process.exitValue() != 0) {
+                throw new IllegalStateException(script + " failed with " + process.exitValue());
+            }
+            String[] lines = new String(out, StandardCharsets.UTF_8).strip().split("\n");
+            return Path.of(lines[lines.length - 1].strip());
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run " + script, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}

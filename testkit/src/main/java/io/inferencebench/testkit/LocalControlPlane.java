@@ -1,0 +1,425 @@
+package io.inferencebench.testkit;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyPair;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A real, local Kubernetes control plane: etcd, kube-apiserver, kube-controller-manager and
+ * kube-scheduler as child processes, with a generated PKI and kubeconfig.
+ *
+ * <ul>
+ *   <li>Authorization {@code Node,RBAC}; admission defaults plus {@code NodeRestriction}; the
+ *       ServiceAccount admission plugin and token signing are on (TokenRequest works), the
+ *       controller manager runs each controller with its own ServiceAccount credentials and
+ *       publishes the root CA ({@code kube-root-ca.crt}) into every namespace.
+ *   <li>Identities: {@link #adminClient()} is {@code admin} in {@code system:masters}; {@link
+ *       #clientConfig(String, String...)} issues a client certificate for any user and groups (e.g.
+ *       a node: {@code system:node:<name>} in {@code system:nodes}).
+ *   <li>The API server listens on the pod network's gateway address (see {@link PodNetwork}) so
+ *       that pods in their network namespaces reach it as the {@code kubernetes} Service would be
+ *       reached; ports are chosen free at start; data lives in a temporary directory.
+ *   <li>{@link #close()} (also run by a JVM shutdown hook) kills every process tree and removes the
+ *       network and data.
+ * </ul>
+ *
+ * <p>Use {@link #shared()} for one instance per JVM, or {@link #start()} for a private one.
+ */
+public final class LocalControlPlane implements AutoCloseable {
+
+    public static final String SERVICE_CLUSTER_IP_RANGE = "10.96.0.0/16";
+    private static final String ISSUER = "https://kubernetes.default.svc.cluster.local";
+
+    private static LocalControlPlane shared;
+
+    private final Path dir;
+    private final boolean deleteDirOnClose;
+    private final PodNetwork network;
+    private final Pki pki;
+    private final Pki.Credential admin;
+    private final List<ChildProcess> processes = new ArrayList<>();
+    private final int apiServerPort;
+    private final Path adminKubeconfig;
+    private final Thread shutdownHook;
+    private final Duration startupTime;
+    private KubernetesClient adminClient;
+    private boolean closed;
+
+    private LocalControlPlane(Path dir, boolean deleteDirOnClose) {
+        long start = System.nanoTime();
+        this.dir = dir;
+        this.deleteDirOnClose = deleteDirOnClose;
+        this.shutdownHook = new Thread(this::close, "ib-control-plane-shutdown");
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+        Path bin = K8sBinaries.directory();
+        try {
+            CompletableFuture<KeyPair> saKeys = CompletableFuture.supplyAsync(Pki::rsaKeyPair);
+            network = PodNetwork.create();
+            String host = network.gateway();
+            int etcdPort = freePort("127.0.0.1");
+            int etcdPeerPort = freePort("127.0.0.1");
+            apiServerPort = freePort(host);
+
+            ChildProcess etcd =
+                    spawn(
+                            "etcd",
+                            List.of(
+                                    bin.resolve("etcd").toString(),
+                                    "--name=local",
+                                    "--data-dir=" + dir.resolve("etcd"),
+                                    "--listen-client-urls=http://127.0.0.1:" + etcdPort,
+                                    "--advertise-client-urls=http://127.0.0.1:" + etcdPort,
+                                    "--listen-peer-urls=http://127.0.0.1:" + etcdPeerPort,
+                                    "--initial-advertise-peer-urls=http://127.0.0.1:"
+                                            + etcdPeerPort,
+                                    "--initial-cluster=local=http://127.0.0.1:" + etcdPeerPort,
+                                    "--unsafe-no-fsync=true",
+                                    "--log-level=warn"));
+
+            pki = Pki.newCa("inferencebench-local-ca");
+            Path pkiDir = dir.resolve("pki");
+            Files.createDirectories(pkiDir);
+            Pki.writeString(pkiDir.resolve("ca.crt"), pki.ca().certificatePem());
+            Pki.writeString(pkiDir.resolve("ca.key"), pki.ca().keyPem());
+            pki.server(
+                            "kube-apiserver",
+                            List.of(
+                                    "localhost",
+                                    "kubernetes",
+                                    "kubernetes.default",
+                                    "kubernetes.default.svc",
+                                    "kubernetes.default.svc.cluster.local"),
+                            List.of("127.0.0.1", host, "10.96.0.1"))
+                    .write(pkiDir.resolve("apiserver.crt"), pkiDir.resolve("apiserver.key"));
+            admin = pki.client("admin", "system:masters");
+            KeyPair sa = saKeys.join();
+            Pki.writeString(pkiDir.resolve("sa.key"), Pki.pem(sa.getPrivate()));
+            Pki.writeString(pkiDir.resolve("sa.pub"), Pki.pem(sa.getPublic()));
+
+            String serverUrl = "https://" + host + ":" + apiServerPort;
+            adminKubeconfig = dir.resolve("admin.kubeconfig");
+            Pki.writeString(adminKubeconfig, pki.kubeconfig(serverUrl, "admin", admin));
+            Path kcmKubeconfig = dir.resolve("controller-manager.kubeconfig");
+            Pki.writeString(
+                    kcmKubeconfig,
+                    pki.kubeconfig(
+                            serverUrl,
+                            "system:kube-controller-manager",
+                            pki.client("system:kube-controller-manager")));
+            Path schedulerKubeconfig = dir.resolve("scheduler.kubeconfig");
+            Pki.writeString(
+                    schedulerKubeconfig,
+                    pki.kubeconfig(
+                            serverUrl,
+                            "system:kube-scheduler",
+                            pki.client("system:kube-scheduler")));
+
+            spawn(
+                    "kube-apiserver",
+                    List.of(
+                            bin.resolve("kube-apiserver").toString(),
+                            "--etcd-servers=http://127.0.0.1:" + etcdPort,
+                            "--bind-address=" + host,
+                            "--advertise-address=" + host,
+                            "--secure-port=" + apiServerPort,
+                            "--cert-dir=" + dir.resolve("apiserver-certs"),
+                            "--tls-cert-file=" + pkiDir.resolve("apiserver.crt"),
+                            "--tls-private-key-file=" + pkiDir.resolve("apiserver.key"),
+                            "--client-ca-file=" + pkiDir.resolve("ca.crt"),
+                            "--service-account-issuer=" + ISSUER,
+                            "--service-account-key-file=" + pkiDir.resolve("sa.pub"),
+                            "--service-account-signing-key-file=" + pkiDir.resolve("sa.key"),
+                            "--authorization-mode=Node,RBAC",
+                            "--enable-admission-plugins=NodeRestriction",
+                            "--service-cluster-ip-range=" + SERVICE_CLUSTER_IP_RANGE,
+                            "--allow-privileged=true",
+                            "--profiling=false",
+                            "--v=1"));
+            spawn(
+                    "kube-controller-manager",
+                    List.of(
+                            bin.resolve("kube-controller-manager").toString(),
+                            "--kubeconfig=" + kcmKubeconfig,
+                            "--secure-port=0",
+                            "--leader-elect=false",
+                            "--use-service-account-credentials=true",
+                            "--service-account-private-key-file=" + pkiDir.resolve("sa.key"),
+                            "--root-ca-file=" + pkiDir.resolve("ca.crt"),
+                            "--cluster-signing-cert-file=" + pkiDir.resolve("ca.crt"),
+                            "--cluster-signing-key-file=" + pkiDir.resolve("ca.key"),
+                            "--service-cluster-ip-range=" + SERVICE_CLUSTER_IP_RANGE,
+                            "--profiling=false",
+                            "--v=1"));
+            spawn(
+                    "kube-scheduler",
+                    List.of(
+                            bin.resolve("kube-scheduler").toString(),
+                            "--kubeconfig=" + schedulerKubeconfig,
+                            "--authentication-kubeconfig=" + schedulerKubeconfig,
+                            "--authorization-kubeconfig=" + schedulerKubeconfig,
+                            "--secure-port=0",
+                            "--leader-elect=false",
+                            "--profiling=false",
+                            "--v=1"));
+
+            awaitReady(etcd);
+            startupTime = Duration.ofNanos(System.nanoTime() - start);
+        } catch (IOException e) {
+            close();
+            throw new UncheckedIOException(e);
+        } catch (RuntimeException | Error e) {
+            String logs = describeProcesses();
+            close();
+            throw new IllegalStateException("local control plane failed to start\n" + logs, e);
+        }
+    }
+
+    /** Starts a private control plane in a new temporary directory. */
+    public static LocalControlPlane start() {
+        try {
+            return new LocalControlPlane(Files.createTempDirectory("ib-control-plane-"), true);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Starts a control plane whose state (kubeconfig, logs, data) lives in {@code dir}. */
+    public static LocalControlPlane start(Path dir) {
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return new LocalControlPlane(dir, false);
+    }
+
+    /** The JVM-wide instance, started on first use and stopped at JVM exit. */
+    public static synchronized LocalControlPlane shared() {
+        if (shared == null || shared.closed) {
+            shared = start();
+        }
+        return shared;
+    }
+
+    static synchronized LocalControlPlane sharedIfStarted() {
+        return shared;
+    }
+
+    private void awaitReady(ChildProcess etcd) {
+        HttpClient http =
+                HttpClient.newBuilder()
+                        .sslContext(pki.sslContext(admin))
+                        .connectTimeout(Duration.ofSeconds(2))
+                        .build();
+        URI readyz = URI.create(apiServerUrl() + "/readyz");
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        String last = "";
+        while (true) {
+            for (ChildProcess p : processes) {
+                if (!p.isAlive()) {
+                    throw new IllegalStateException(
+                            p.name() + " exited with " + p.process().exitValue());
+                }
+            }
+            try {
+                HttpResponse<String> response =
+                        http.send(
+                                HttpRequest.newBuilder(readyz)
+                                        .timeout(Duration.ofSeconds(5))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString());
+                if (response.statusCode() == 200) {
+                    break;
+                }
+                last = response.body();
+            } catch (IOException e) {
+                last = e.toString();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("kube-apiserver not ready: " + last);
+            }
+            sleep(100);
+        }
+        adminClient = newAdminClient();
+        // The controllers are ready for pods once the ServiceAccount and root-CA publishers have
+        // filled the default namespace (pods need both for their token volume).
+        while (adminClient.serviceAccounts().inNamespace("default").withName("default").get()
+                        == null
+                || adminClient
+                                .configMaps()
+                                .inNamespace("default")
+                                .withName("kube-root-ca.crt")
+                                .get()
+                        == null) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(
+                        "kube-controller-manager did not create the default ServiceAccount and"
+                                + " kube-root-ca.crt");
+            }
+            for (ChildProcess p : processes) {
+                if (!p.isAlive()) {
+                    throw new IllegalStateException(
+                            p.name() + " exited with " + p.process().exitValue());
+                }
+            }
+            sleep(100);
+        }
+    }
+
+    private ChildProcess spawn(String name, List<String> command) {
+        ChildProcess process =
+                ChildProcess.start(
+                        name,
+                        command,
+                        Map.of(),
+                        false,
+                        dir,
+                        dir.resolve("logs").resolve(name + ".log"));
+        processes.add(process);
+        return process;
+    }
+
+    public Path directory() {
+        return dir;
+    }
+
+    public PodNetwork network() {
+        return network;
+    }
+
+    /** The address pods and the host use for the API server (the pod network's gateway). */
+    public String apiServerHost() {
+        return network.gateway();
+    }
+
+    public int apiServerPort() {
+        return apiServerPort;
+    }
+
+    public String apiServerUrl() {
+        return "https://" + network.gateway() + ":" + apiServerPort;
+    }
+
+    public Path adminKubeconfig() {
+        return adminKubeconfig;
+    }
+
+    public String caCertificatePem() {
+        return pki.ca().certificatePem();
+    }
+
+    /** Time from the call to start until the API server was ready and controllers were running. */
+    public Duration startupTime() {
+        return startupTime;
+    }
+
+    /** A client with cluster-admin rights shared by callers; do not close it. */
+    public synchronized KubernetesClient adminClient() {
+        return adminClient;
+    }
+
+    public KubernetesClient newAdminClient() {
+        return new KubernetesClientBuilder()
+                .withConfig(Config.fromKubeconfig(pki.kubeconfig(apiServerUrl(), "admin", admin)))
+                .build();
+    }
+
+    /** A client configuration authenticating as {@code user} in {@code groups} (client cert). */
+    public Config clientConfig(String user, String... groups) {
+        return Config.fromKubeconfig(
+                pki.kubeconfig(apiServerUrl(), user, pki.client(user, groups)));
+    }
+
+    public Map<String, Path> logFiles() {
+        Map<String, Path> logs = new java.util.LinkedHashMap<>();
+        processes.forEach(p -> logs.put(p.name(), p.logFile()));
+        return logs;
+    }
+
+    private String describeProcesses() {
+        StringBuilder out = new StringBuilder();
+        for (ChildProcess p : processes) {
+            out.append("---- ")
+                    .append(p.name())
+                    .append(
+                            p.isAlive()
+                                    ? " (running)"
+                                    : " (exited " + p.process().exitValue() + ")")
+                    .append(" log tail:\n")
+                    .append(p.tail(30))
+                    .append('\n');
+        }
+        return out.toString();
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        if (Thread.currentThread() != shutdownHook) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(shutdownHook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook is running or about to
+            }
+        }
+        LocalNode.closeAllOf(this);
+        if (adminClient != null) {
+            adminClient.close();
+        }
+        List<ChildProcess> reversed = new ArrayList<>(processes);
+        java.util.Collections.reverse(reversed);
+        for (ChildProcess process : reversed) {
+            process.stop(Duration.ofSeconds(5));
+        }
+        if (network != null) {
+            network.close();
+        }
+        if (deleteDirOnClose) {
+            ChildProcess.deleteRecursively(dir);
+        }
+    }
+
+    static int freePort(String host) {
+        try (ServerSocket socket = new ServerSocket()) {
+            socket.setReuseAddress(false);
+            socket.bind(new InetSocketAddress(InetAddress.getByName(host), 0));
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
