@@ -26,16 +26,15 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @ValidationRule(
         value = "self.metadata.name.size() <= 52",
         message =
-                "metadata.name must be at most 52 characters (runner Job and pod host names are"
+                "metadata.name: must be at most 52 characters (runner Job and pod host names are"
                         + " derived from it)",
-        fieldPath = ".metadata.name",
-        reason = "FieldValueTooLong")
+        reason = "FieldValueInvalid")
 @ValidationRule(
         value = "self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",
         message =
-                "metadata.name must be a DNS label (lower-case letters, digits and '-'; no dots),"
-                        + " because runner pod host names are derived from it",
-        fieldPath = ".metadata.name")
+                "metadata.name: must be a DNS label (lower-case letters, digits and '-'; no"
+                        + " dots), because runner pod host names are derived from it",
+        reason = "FieldValueInvalid")
 @AdditionalPrinterColumn(
         name = "Phase",
         jsonPath = ".status.phase",

@@ -13,24 +13,13 @@ import java.util.List;
 /** Scraping the model server's Prometheus metrics during each stage. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
-        value =
-                "!has(self.include) || self.include.all(m, m.matches('^[a-zA-Z_:][a-zA-Z0-9_:]*[*]?$'))",
-        message =
-                "include entries must be Prometheus metric names, optionally ending in * to match a"
-                        + " prefix",
-        fieldPath = ".include")
-@ValidationRule(
-        value =
-                "!has(self.exclude) || self.exclude.all(m, m.matches('^[a-zA-Z_:][a-zA-Z0-9_:]*[*]?$'))",
-        message =
-                "exclude entries must be Prometheus metric names, optionally ending in * to match a"
-                        + " prefix",
-        fieldPath = ".exclude")
-@ValidationRule(
         value = "!has(self.interval) || self.interval.matches('[1-9]')",
         message = "interval must be greater than zero",
         fieldPath = ".interval")
 public class MetricsSpec {
+
+    /** A Prometheus metric name, optionally ending in {@code *} to match a prefix. */
+    public static final String METRIC_NAME_PATTERN = "^[a-zA-Z_:][a-zA-Z0-9_:]*[*]?$";
 
     @JsonPropertyDescription("Scrape the server's metrics and add server_metrics to the profiles.")
     @Default("true")
@@ -60,12 +49,12 @@ public class MetricsSpec {
             "Extra metric names to collect beyond the backend's catalog; a trailing * matches a"
                     + " prefix.")
     @Size(max = 256)
-    private List<String> include;
+    private List<@Size(min = 1, max = 256) @Pattern(METRIC_NAME_PATTERN) String> include;
 
     @JsonPropertyDescription(
             "Metric names to drop from the catalog; a trailing * matches a prefix.")
     @Size(max = 256)
-    private List<String> exclude;
+    private List<@Size(min = 1, max = 256) @Pattern(METRIC_NAME_PATTERN) String> exclude;
 
     public Boolean getEnabled() {
         return enabled;

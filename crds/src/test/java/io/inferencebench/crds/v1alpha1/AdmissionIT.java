@@ -1,0 +1,450 @@
+package io.inferencebench.crds.v1alpha1;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubeapitest.KubeAPIServer;
+import io.fabric8.kubeapitest.KubeAPIServerConfigBuilder;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.MixedOperation;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.inferencebench.crds.build.CrdGeneration;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The generated CRD on a real kube-apiserver + etcd: every manifest under {@code admission/invalid}
+ * is rejected with a message naming its field, the samples in {@code config/samples} and {@code
+ * admission/valid} are accepted, and the spec is immutable except {@code cancel}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class AdmissionIT {
+
+    /** Kubernetes version of the cached binaries (kube-api-test layout). */
+    static final String K8S_VERSION = System.getProperty("inferencebench.k8s.version", "1.34.4");
+
+    static final String NAMESPACE = "admission";
+
+    private KubeAPIServer apiServer;
+    private KubernetesClient client;
+    private Path kubeconfig;
+    private final ObjectMapper json = new ObjectMapper();
+
+    @BeforeAll
+    void startApiServerAndInstallCrd() throws IOException {
+        apiServer =
+                new KubeAPIServer(
+                        KubeAPIServerConfigBuilder.anAPIServerConfig()
+                                .withApiServerVersion(K8S_VERSION)
+                                .withOfflineMode(true)
+                                .withUpdateKubeConfig(false)
+                                .build());
+        apiServer.start();
+        kubeconfig = Files.createTempFile("admission-it", ".kubeconfig");
+        Files.writeString(kubeconfig, apiServer.getKubeConfigYaml());
+        client =
+                new KubernetesClientBuilder()
+                        .withConfig(Config.fromKubeconfig(apiServer.getKubeConfigYaml()))
+                        .build();
+
+        // The CRD exactly as committed (CrdDriftTest guarantees it equals the generated one).
+        Path committed = Path.of("generated", CrdGeneration.FILE_NAME);
+        CustomResourceDefinition crd =
+                client.apiextensions()
+                        .v1()
+                        .customResourceDefinitions()
+                        .load(committed.toFile())
+                        .item();
+        client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
+        client.apiextensions()
+                .v1()
+                .customResourceDefinitions()
+                .withName(BenchmarkRun.CRD_NAME)
+                .waitUntilCondition(
+                        c ->
+                                c != null
+                                        && c.getStatus() != null
+                                        && c.getStatus().getConditions().stream()
+                                                .anyMatch(
+                                                        cond ->
+                                                                "Established".equals(cond.getType())
+                                                                        && "True"
+                                                                                .equals(
+                                                                                        cond
+                                                                                                .getStatus())),
+                        60,
+                        TimeUnit.SECONDS);
+        client.namespaces()
+                .resource(
+                        new NamespaceBuilder()
+                                .withNewMetadata()
+                                .withName(NAMESPACE)
+                                .endMetadata()
+                                .build())
+                .create();
+        // Discovery may lag behind Established for a moment.
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .ignoreExceptions()
+                .until(() -> runs().list() != null);
+    }
+
+    @AfterAll
+    void stopApiServer() throws IOException {
+        if (client != null) {
+            client.close();
+        }
+        if (apiServer != null) {
+            apiServer.stop();
+        }
+        if (kubeconfig != null) {
+            Files.deleteIfExists(kubeconfig);
+        }
+    }
+
+    private MixedOperation<
+                    GenericKubernetesResource,
+                    GenericKubernetesResourceList,
+                    Resource<GenericKubernetesResource>>
+            runs() {
+        return client.genericKubernetesResources(
+                BenchmarkRun.GROUP + "/" + BenchmarkRun.VERSION, BenchmarkRun.KIND);
+    }
+
+    private GenericKubernetesResource parse(String yaml) {
+        return client.getKubernetesSerialization().unmarshal(yaml, GenericKubernetesResource.class);
+    }
+
+    static Stream<Path> invalidManifests() throws IOException, URISyntaxException {
+        return manifests("admission/invalid");
+    }
+
+    static Stream<Path> validManifests() throws IOException, URISyntaxException {
+        List<Path> all = new ArrayList<>(manifests("admission/valid").toList());
+        try (Stream<Path> samples = Files.list(Path.of("..", "config", "samples"))) {
+            samples.filter(p -> p.toString().endsWith(".yaml"))
+                    .filter(p -> !p.getFileName().toString().equals("kustomization.yaml"))
+                    .sorted()
+                    .forEach(all::add);
+        }
+        return all.stream();
+    }
+
+    private static Stream<Path> manifests(String resourceDir)
+            throws IOException, URISyntaxException {
+        Path dir = Path.of(AdmissionIT.class.getClassLoader().getResource(resourceDir).toURI());
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(p -> p.toString().endsWith(".yaml")).sorted().toList().stream();
+        }
+    }
+
+    @Test
+    void corpusHasAtLeastTwentyInvalidManifestsAndAllFiveSamples()
+            throws IOException, URISyntaxException {
+        assertThat(invalidManifests().count()).isGreaterThanOrEqualTo(20);
+        assertThat(validManifests().map(p -> p.getFileName().toString()))
+                .contains(
+                        "vllm-rate-sweep.yaml",
+                        "sglang-stages.yaml",
+                        "tgi-gamma.yaml",
+                        "jetstream-concurrency.yaml",
+                        "plain-url.yaml");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("invalidManifests")
+    void invalidManifestIsRejectedNamingTheField(Path manifest) throws IOException {
+        String yaml = Files.readString(manifest, StandardCharsets.UTF_8);
+        String field = header(yaml, "expect-field");
+        String message = header(yaml, "expect-message");
+        GenericKubernetesResource run = parse(yaml);
+
+        assertThatThrownBy(() -> runs().inNamespace(NAMESPACE).resource(run).create())
+                .as("%s must be rejected at admission", manifest.getFileName())
+                .isInstanceOfSatisfying(
+                        KubernetesClientException.class,
+                        e -> {
+                            assertThat(e.getCode()).isEqualTo(422);
+                            assertThat(e.getMessage())
+                                    .as("error for %s", manifest.getFileName())
+                                    .contains(field + ":")
+                                    .contains(message);
+                        });
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("validManifests")
+    void validManifestIsAcceptedAndSchemaDefaultsAgreeWithJavaDefaults(Path manifest)
+            throws IOException {
+        GenericKubernetesResource run = parse(Files.readString(manifest));
+        run.getMetadata().setNamespace(NAMESPACE);
+        GenericKubernetesResource created;
+        try {
+            created = runs().inNamespace(NAMESPACE).resource(run).create();
+        } catch (KubernetesClientException e) {
+            throw new AssertionError(manifest + " was rejected: " + e.getMessage(), e);
+        }
+        try {
+            // What a consumer sees: the server-defaulted spec read as Java must equal the
+            // manifest read with Java defaults only, so the two sets of defaults agree.
+            JsonNode serverView = javaView(created.getAdditionalProperties().get("spec"));
+            JsonNode javaDefaultsView = javaView(run.getAdditionalProperties().get("spec"));
+            assertThat(serverView).isEqualTo(javaDefaultsView);
+            BenchmarkRun typed =
+                    client.resources(BenchmarkRun.class)
+                            .inNamespace(NAMESPACE)
+                            .withName(run.getMetadata().getName())
+                            .get();
+            assertThat(typed.getSpec().getLoad().resolvedStages()).isNotEmpty();
+        } finally {
+            runs().inNamespace(NAMESPACE).withName(run.getMetadata().getName()).delete();
+        }
+    }
+
+    private JsonNode javaView(Object spec) throws IOException {
+        BenchmarkRunSpec typed = json.convertValue(spec, BenchmarkRunSpec.class);
+        return json.valueToTree(typed);
+    }
+
+    @Test
+    void specIsImmutableExceptCancelWhichCannotBeUndone() {
+        GenericKubernetesResource run =
+                parse(
+                        """
+                        apiVersion: inferencebench.io/v1alpha1
+                        kind: BenchmarkRun
+                        metadata: {name: immutable}
+                        spec:
+                          target: {service: {name: vllm, port: 8000}}
+                          load: {requestRates: [1], numPrompts: 10}
+                        """);
+        runs().inNamespace(NAMESPACE).resource(run).create();
+        Resource<GenericKubernetesResource> live =
+                runs().inNamespace(NAMESPACE).withName("immutable");
+
+        expectUpdateRejected(
+                live,
+                spec -> ((Map<String, Object>) spec.get("load")).put("numPrompts", 20),
+                "spec.load is immutable");
+        expectUpdateRejected(
+                live,
+                spec -> ((Map<String, Object>) spec.get("target")).put("model", "other"),
+                "spec.target is immutable");
+        expectUpdateRejected(
+                live, spec -> spec.put("slo", Map.of("ttft", "1s")), "spec.slo is immutable");
+        expectUpdateRejected(
+                live,
+                spec -> spec.put("runner", Map.of("parallelism", 3)),
+                "spec.runner is immutable");
+        expectUpdateRejected(
+                live,
+                spec -> spec.put("ttlSecondsAfterFinished", 60),
+                "spec.ttlSecondsAfterFinished is immutable");
+
+        GenericKubernetesResource cancelled =
+                live.edit(
+                        r -> {
+                            spec(r).put("cancel", true);
+                            return r;
+                        });
+        assertThat(spec(cancelled).get("cancel")).isEqualTo(true);
+        expectUpdateRejected(
+                live, spec -> spec.put("cancel", false), "spec.cancel cannot be undone");
+        live.delete();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> spec(GenericKubernetesResource resource) {
+        return (Map<String, Object>) resource.getAdditionalProperties().get("spec");
+    }
+
+    private void expectUpdateRejected(
+            Resource<GenericKubernetesResource> live,
+            java.util.function.Consumer<Map<String, Object>> change,
+            String message) {
+        assertThatThrownBy(
+                        () ->
+                                live.edit(
+                                        r -> {
+                                            change.accept(spec(r));
+                                            return r;
+                                        }))
+                .isInstanceOfSatisfying(
+                        KubernetesClientException.class,
+                        e -> {
+                            assertThat(e.getCode()).isEqualTo(422);
+                            assertThat(e.getMessage()).contains(message);
+                        });
+    }
+
+    @Test
+    void statusKeepsLpgProfileDocumentsAndConditionsVerbatim() throws IOException {
+        BenchmarkRun run = new BenchmarkRun();
+        run.getMetadata().setName("with-status");
+        BenchmarkRunSpec spec = new BenchmarkRunSpec();
+        TargetSpec target = new TargetSpec();
+        target.setService(new ServiceTarget("vllm", 8000));
+        spec.setTarget(target);
+        LoadSpec load = new LoadSpec();
+        load.setStages(List.of(StageSpec.concurrency(4, 100, null)));
+        spec.setLoad(load);
+        run.setSpec(spec);
+        var typed = client.resources(BenchmarkRun.class).inNamespace(NAMESPACE);
+        BenchmarkRun created = typed.resource(run).create();
+
+        ObjectNode profile =
+                (ObjectNode)
+                        json.readTree(
+                                """
+                                {"metrics": {"num_prompts": 100, "request_rate": "inf",
+                                  "server_metrics": {"vllm:num_requests_running":
+                                    {"Mean": "3.5", "Median": "4", "Sd": "0.5", "Min": "3",
+                                     "Max": "4", "P90": "4", "P99": "4"}},
+                                  "avg_latency": 812.5, "p99_ttft_ms": 41.25},
+                                 "dimensions": {"date": "20261129-120000", "backend": "vllm"},
+                                 "config": {"model": "m", "start_time": {"seconds": 1, "nanos": 2}},
+                                 "summary_stats": {"stats": [{"request_rate": 4.1,
+                                   "request_latency": {"mean": 812.5}}]}}
+                                """);
+        BenchmarkRunStatus status = new BenchmarkRunStatus();
+        status.setPhase(Phase.SUCCEEDED);
+        status.setObservedGeneration(created.getMetadata().getGeneration());
+        Condition completed =
+                new ConditionBuilder()
+                        .withType(ConditionTypes.COMPLETED)
+                        .withStatus("True")
+                        .withReason("Succeeded")
+                        .withMessage("1 of 1 stages finished")
+                        .withLastTransitionTime("2026-11-29T12:00:00Z")
+                        .withObservedGeneration(1L)
+                        .build();
+        status.setConditions(List.of(completed));
+        status.setProfiles(List.of(profile));
+        status.setStage("1/1");
+        RunSummary summary = new RunSummary();
+        summary.setRps("4.10");
+        status.setSummary(summary);
+        created.setStatus(status);
+        typed.resource(created).updateStatus();
+
+        BenchmarkRun read = typed.withName("with-status").get();
+        assertThat(read.getStatus().getPhase()).isEqualTo(Phase.SUCCEEDED);
+        assertThat(read.getStatus().getProfiles()).containsExactly(profile);
+        assertThat(read.getStatus().condition(ConditionTypes.COMPLETED))
+                .hasValueSatisfying(
+                        c -> {
+                            assertThat(c.getReason()).isEqualTo("Succeeded");
+                            assertThat(c.getLastTransitionTime()).isEqualTo("2026-11-29T12:00:00Z");
+                        });
+        typed.withName("with-status").delete();
+    }
+
+    @Test
+    void kubectlExplainShowsFieldDescriptionsAndGetShowsTheColumns() throws Exception {
+        Path kubectl = kubectl();
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofSeconds(1))
+                .untilAsserted(
+                        () ->
+                                assertThat(run(kubectl, "explain", "benchmarkrun.spec.load.stages"))
+                                        .contains("exactly one of requestRate or concurrency"));
+        assertThat(run(kubectl, "explain", "br.spec.runner.parallelism"))
+                .contains("Number of runner pods");
+        String table = run(kubectl, "get", "bench", "-n", NAMESPACE, "-o", "wide");
+        String header = run(kubectl, "get", "inferencebench", "-A");
+        assertThat(table + header).doesNotContain("error");
+        GenericKubernetesResource run =
+                parse(
+                        """
+                        apiVersion: inferencebench.io/v1alpha1
+                        kind: BenchmarkRun
+                        metadata: {name: columns}
+                        spec:
+                          target: {url: "http://x:1"}
+                          load: {requestRates: [1], numPrompts: 10}
+                        """);
+        runs().inNamespace(NAMESPACE).resource(run).create();
+        String listing = run(kubectl, "get", "br", "-n", NAMESPACE);
+        assertThat(listing.lines().findFirst().orElseThrow())
+                .containsSubsequence(
+                        "NAME",
+                        "PHASE",
+                        "MODEL",
+                        "STAGE",
+                        "DONE",
+                        "RPS",
+                        "TTFT P50",
+                        "LATENCY P99",
+                        "SLO",
+                        "AGE");
+        runs().inNamespace(NAMESPACE).withName("columns").delete();
+    }
+
+    private Path kubectl() {
+        Path path =
+                Path.of(
+                        System.getProperty("user.home"),
+                        ".kubeapitest",
+                        "k8s",
+                        K8S_VERSION + "-linux-amd64",
+                        "kubectl");
+        if (!Files.isExecutable(path)) {
+            fail("kubectl not found at " + path + "; run e2e/scripts/provision-k8s.sh");
+        }
+        return path;
+    }
+
+    private String run(Path kubectl, String... args) throws IOException, InterruptedException {
+        List<String> command =
+                new ArrayList<>(List.of(kubectl.toString(), "--kubeconfig", kubeconfig.toString()));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            fail("kubectl " + String.join(" ", args) + " timed out");
+        }
+        if (process.exitValue() != 0) {
+            throw new AssertionError("kubectl " + String.join(" ", args) + " failed: " + output);
+        }
+        return output;
+    }
+
+    private static String header(String yaml, String key) {
+        return yaml.lines()
+                .filter(l -> l.startsWith("# " + key + ":"))
+                .map(l -> l.substring(("# " + key + ":").length()).trim())
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("manifest lacks '# " + key + ":'"));
+    }
+}
