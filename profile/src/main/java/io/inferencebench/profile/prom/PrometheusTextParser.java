@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -204,6 +205,39 @@ public final class PrometheusTextParser {
 
         /** Reused while reading one label value. */
         final StringBuilder scratch = new StringBuilder();
+
+        /**
+         * Names and label values repeat on every line of a page; reusing their String instances
+         * saves most allocation (a direct-mapped cache keyed by the characters).
+         */
+        final String[] stringCache = new String[8192];
+
+        String cached(int from, int length) {
+            if (length > 96) {
+                return new String(buf, from, length);
+            }
+            int h = 0;
+            for (int i = from; i < from + length; i++) {
+                h = 31 * h + buf[i];
+            }
+            int slot = (h ^ (h >>> 15)) & (stringCache.length - 1);
+            String s = stringCache[slot];
+            if (s != null && s.length() == length) {
+                boolean same = true;
+                for (int i = 0; i < length; i++) {
+                    if (s.charAt(i) != buf[from + i]) {
+                        same = false;
+                        break;
+                    }
+                }
+                if (same) {
+                    return s;
+                }
+            }
+            s = new String(buf, from, length);
+            stringCache[slot] = s;
+            return s;
+        }
 
         char[] buf;
         int lineNo;
@@ -452,7 +486,7 @@ public final class PrometheusTextParser {
             while (pos < end && isNameChar(buf[pos])) {
                 pos++;
             }
-            String name = new String(buf, nameStart, pos - nameStart);
+            String name = cached(nameStart, pos - nameStart);
             skipSpaces();
             Map<String, String> labels = Collections.emptyMap();
             if (pos < end && buf[pos] == '{') {
@@ -524,15 +558,20 @@ public final class PrometheusTextParser {
             return exact != null ? exact : familyNamed(name);
         }
 
+        /** Reused for the label names and values of one sample. */
+        String[] labelScratch = new String[16];
+
         private Map<String, String> labels() {
-            Map<String, String> labels = null;
+            int count = 0;
             while (true) {
                 if (!skipSpaces()) {
                     throw new Malformed("unterminated label set");
                 }
                 if (buf[pos] == '}') {
                     pos++;
-                    return labels == null ? Collections.emptyMap() : labels;
+                    return count == 0
+                            ? Collections.emptyMap()
+                            : new LabelMap(Arrays.copyOf(labelScratch, count * 2), count);
                 }
                 if (!isLabelNameStart(buf[pos])) {
                     throw new Malformed("invalid label name");
@@ -541,7 +580,7 @@ public final class PrometheusTextParser {
                 while (pos < end && isLabelNameChar(buf[pos])) {
                     pos++;
                 }
-                String labelName = new String(buf, nameStart, pos - nameStart);
+                String labelName = cached(nameStart, pos - nameStart);
                 skipSpaces();
                 if (pos >= end || buf[pos] != '=') {
                     throw new Malformed("expected '=' after label name " + labelName);
@@ -553,12 +592,17 @@ public final class PrometheusTextParser {
                 }
                 pos++;
                 String value = labelValue(labelName);
-                if (labels == null) {
-                    labels = new LinkedHashMap<>(8);
+                for (int i = 0; i < count * 2; i += 2) {
+                    if (labelScratch[i].equals(labelName)) {
+                        throw new Malformed("duplicate label " + labelName);
+                    }
                 }
-                if (labels.put(labelName, value) != null) {
-                    throw new Malformed("duplicate label " + labelName);
+                if (labelScratch.length < count * 2 + 2) {
+                    labelScratch = Arrays.copyOf(labelScratch, labelScratch.length * 2);
                 }
+                labelScratch[count * 2] = labelName;
+                labelScratch[count * 2 + 1] = value;
+                count++;
                 skipSpaces();
                 if (pos >= end) {
                     throw new Malformed("unterminated label set");
@@ -577,7 +621,7 @@ public final class PrometheusTextParser {
                 pos++;
             }
             if (pos < end && buf[pos] == '"') {
-                return new String(buf, start, pos++ - start);
+                return cached(start, pos++ - start);
             }
             StringBuilder sb = scratch;
             sb.setLength(0);
@@ -608,6 +652,10 @@ public final class PrometheusTextParser {
         }
 
         private double parseValue(int from, int to) {
+            double fast = fastDecimal(buf, from, to);
+            if (!Double.isNaN(fast)) {
+                return fast;
+            }
             String s = new String(buf, from, to - from);
             double v = parseFloat(s);
             if (Double.isNaN(v) && !isNaNLiteral(s)) {
@@ -631,6 +679,55 @@ public final class PrometheusTextParser {
                 throw new Malformed("invalid timestamp '" + s + "' (0.0.4 wants integer ms)");
             }
         }
+    }
+
+    private static final double[] POWERS_OF_TEN = {
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+        1e17, 1e18, 1e19, 1e20, 1e21, 1e22
+    };
+
+    /**
+     * Clinger's fast path: a plain decimal with at most 15 significant digits is an exact integer
+     * divided by an exact power of ten, so one IEEE division rounds it correctly (the same double
+     * as {@link Double#parseDouble}). Returns NaN when the text needs the general parser.
+     */
+    static double fastDecimal(char[] buf, int from, int to) {
+        int i = from;
+        boolean negative = false;
+        if (i < to && (buf[i] == '-' || buf[i] == '+')) {
+            negative = buf[i] == '-';
+            i++;
+        }
+        long mantissa = 0;
+        int digits = 0;
+        int fractionDigits = 0;
+        boolean dot = false;
+        boolean any = false;
+        for (; i < to; i++) {
+            char c = buf[i];
+            if (c >= '0' && c <= '9') {
+                any = true;
+                if (mantissa != 0 || c != '0') {
+                    digits++;
+                }
+                if (digits > 15) {
+                    return Double.NaN;
+                }
+                mantissa = mantissa * 10 + (c - '0');
+                if (dot) {
+                    fractionDigits++;
+                }
+            } else if (c == '.' && !dot) {
+                dot = true;
+            } else {
+                return Double.NaN;
+            }
+        }
+        if (!any || fractionDigits >= POWERS_OF_TEN.length) {
+            return Double.NaN;
+        }
+        double v = fractionDigits == 0 ? mantissa : mantissa / POWERS_OF_TEN[fractionDigits];
+        return negative ? -v : v;
     }
 
     private static boolean isNaNLiteral(String s) {

@@ -315,4 +315,33 @@ class PrometheusTextParserTest {
         assertThat(List.of("nan", "NAN", "NaN"))
                 .allSatisfy(s -> assertThat(PrometheusTextParser.parseFloat(s)).isNaN());
     }
+
+    @Test
+    void fastDecimalPathAgreesWithTheGeneralParser() {
+        Random random = new Random(7);
+        for (int i = 0; i < 200_000; i++) {
+            String text;
+            switch (i % 4) {
+                case 0 -> text = Long.toString(random.nextLong() % 1_000_000_000_000_000L);
+                case 1 ->
+                        text =
+                                Double.toString(
+                                        random.nextDouble() * Math.pow(10, random.nextInt(12)));
+                case 2 ->
+                        text = String.format(java.util.Locale.ROOT, "%.6f", random.nextGaussian());
+                default -> text = "0." + "0".repeat(random.nextInt(25)) + (1 + random.nextInt(999));
+            }
+            char[] chars = text.toCharArray();
+            double fast = PrometheusTextParser.fastDecimal(chars, 0, chars.length);
+            if (!Double.isNaN(fast)) {
+                assertThat(fast).as(text).isEqualTo(Double.parseDouble(text));
+            }
+            assertThat(PrometheusTextParser.parseFloat(text))
+                    .as(text)
+                    .isEqualTo(Double.parseDouble(text));
+        }
+        assertThat(PrometheusTextParser.fastDecimal("12.5".toCharArray(), 0, 4)).isEqualTo(12.5);
+        assertThat(PrometheusTextParser.fastDecimal("1e3".toCharArray(), 0, 3)).isNaN();
+        assertThat(PrometheusTextParser.fastDecimal("-".toCharArray(), 0, 1)).isNaN();
+    }
 }
