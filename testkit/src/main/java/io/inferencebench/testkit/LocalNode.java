@@ -327,31 +327,43 @@ public final class LocalNode implements AutoCloseable {
 
     private void registerNode() {
         Node desired = nodeObject();
-        Node existing = client.nodes().withName(name).get();
-        Node current;
-        if (existing == null) {
-            Node created = client.nodes().resource(desired).create();
-            created.setStatus(desired.getStatus());
-            current = created;
-        } else {
-            existing.setStatus(desired.getStatus());
-            current = existing;
+        if (client.nodes().withName(name).get() == null) {
+            try {
+                client.nodes().resource(desired).create();
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409) {
+                    throw e;
+                }
+            }
         }
-        client.nodes().resource(current).updateStatus();
+        // Patch only the status: a whole-object write could carry a stale spec, and
+        // NodeRestriction forbids a node to touch the taints the node controller manages.
+        client.nodes()
+                .withName(name)
+                .editStatus(
+                        node -> {
+                            node.setStatus(desired.getStatus());
+                            return node;
+                        });
     }
 
     private void heartbeat() {
         try {
-            Node node = client.nodes().withName(name).get();
-            if (node == null) {
-                registerNode();
-                return;
-            }
             String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
-            node.getStatus().getConditions().forEach(c -> c.setLastHeartbeatTime(now));
-            client.nodes().resource(node).updateStatus();
-        } catch (RuntimeException e) {
-            // next heartbeat retries; the lease keeps the node healthy meanwhile
+            client.nodes()
+                    .withName(name)
+                    .editStatus(
+                            node -> {
+                                node.getStatus()
+                                        .getConditions()
+                                        .forEach(c -> c.setLastHeartbeatTime(now));
+                                return node;
+                            });
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 404) {
+                registerNode();
+            }
+            // otherwise the next heartbeat retries; the lease keeps the node healthy meanwhile
         }
     }
 
