@@ -1,0 +1,18 @@
+package io.inferencebench.runner.backend;
+
+/**
+ * What a protocol extracted from a response so far. Filled by {@link Protocol} parse methods,
+ * read by the request execution. Only touched on the request's event loop.
+ */
+public interface ResponseState {
+
+    /** A content event: {@code text} may be null when the protocol carries no text. */
+    void onContent(String text, long nanos);
+
+    void onUsage(int promptTokens, int completionTokens);
+
+    void onErrorPayload(String message);
+
+    /** The stream's explicit end marker (e.g. {@code [DONE]}) or the final event of the protocol. */
+    void onDone();
+}

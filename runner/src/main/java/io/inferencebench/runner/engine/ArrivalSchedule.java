@@ -1,0 +1,87 @@
+package io.inferencebench.runner.engine;
+
+import java.util.SplittableRandom;
+
+/**
+ * Seeded generator of absolute arrival offsets: request i is due at stage start + t_i, with t_0 =
+ * 0 and t_i the sum of the first i gaps. Offsets are accumulated in double seconds and never
+ * re-based on when a request was actually sent, so dispatch delays cannot drift the rate.
+ */
+public final class ArrivalSchedule {
+
+    private final double rate;
+    private final ArrivalKind kind;
+    private final double burstiness;
+    private final SplittableRandom random;
+    private double nextOffsetSeconds;
+
+    public ArrivalSchedule(double rate, ArrivalKind kind, double burstiness, long seed) {
+        if (!(rate > 0)) {
+            throw new IllegalArgumentException("request rate must be > 0, got " + rate);
+        }
+        if (!(burstiness > 0) || !Double.isFinite(burstiness)) {
+            throw new IllegalArgumentException("burstiness must be > 0, got " + burstiness);
+        }
+        this.rate = rate;
+        this.kind = kind;
+        this.burstiness = burstiness;
+        this.random = new SplittableRandom(seed);
+    }
+
+    /** Offset of the next request from the stage start, nanoseconds; 0 for every request at +Inf. */
+    public long nextOffsetNanos() {
+        if (Double.isInfinite(rate)) {
+            return 0;
+        }
+        long offset = Math.round(nextOffsetSeconds * 1e9);
+        nextOffsetSeconds += gapSeconds();
+        return offset;
+    }
+
+    private double gapSeconds() {
+        return switch (kind) {
+            case CONSTANT -> 1.0 / rate;
+            case POISSON -> exponential() / rate;
+            case GAMMA -> gamma(burstiness) / (rate * burstiness);
+        };
+    }
+
+    private double exponential() {
+        return -Math.log(1.0 - random.nextDouble());
+    }
+
+    /** Gamma(shape, 1) by Marsaglia and Tsang; shape < 1 via the boost U^(1/shape). */
+    private double gamma(double shape) {
+        if (shape == 1.0) {
+            return exponential();
+        }
+        if (shape < 1.0) {
+            double u = random.nextDouble();
+            return gamma(shape + 1.0) * Math.pow(u, 1.0 / shape);
+        }
+        double d = shape - 1.0 / 3.0;
+        double c = 1.0 / Math.sqrt(9.0 * d);
+        while (true) {
+            double x;
+            double v;
+            do {
+                x = normal();
+                v = 1.0 + c * x;
+            } while (v <= 0);
+            v = v * v * v;
+            double u = random.nextDouble();
+            if (u < 1.0 - 0.0331 * x * x * x * x) {
+                return d * v;
+            }
+            if (Math.log(u) < 0.5 * x * x + d * (1.0 - v + Math.log(v))) {
+                return d * v;
+            }
+        }
+    }
+
+    private double normal() {
+        double u1 = 1.0 - random.nextDouble();
+        double u2 = random.nextDouble();
+        return Math.sqrt(-2.0 * Math.log(u1)) * Math.cos(2.0 * Math.PI * u2);
+    }
+}

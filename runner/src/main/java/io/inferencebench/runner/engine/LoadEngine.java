@@ -1,0 +1,363 @@
+package io.inferencebench.runner.engine;
+
+import io.inferencebench.profile.lpg.StageResult;
+import io.inferencebench.runner.backend.GenerationParams;
+import io.inferencebench.runner.backend.Protocol;
+import io.inferencebench.runner.dataset.Prompt;
+import io.inferencebench.runner.dataset.TokenCounter;
+import io.inferencebench.runner.http.HttpTransport;
+import io.vertx.core.buffer.Buffer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.logging.Logger;
+
+/**
+ * Runs load stages against one target.
+ *
+ * <p>Open loop: a dedicated dispatcher thread walks the absolute schedule (request i due at stage
+ * start + t_i). It parks until shortly before the due instant and spins the last stretch, because
+ * {@link LockSupport#parkNanos} alone oversleeps by tens of microseconds; then it hands the request
+ * to an event loop, which takes the send instant. Schedule lag is due → send, so a dispatcher or
+ * event loop that falls behind shows up in the lag rather than silently lowering the rate. With a
+ * max-concurrency cap the dispatcher blocks for a free slot in FIFO order; that wait is recorded
+ * as slot wait and is part of the lag.
+ *
+ * <p>Closed loop: {@code concurrency} requests start at once and each completion starts the next
+ * request on the same event loop.
+ */
+public final class LoadEngine {
+
+    private static final Logger LOG = Logger.getLogger(LoadEngine.class.getName());
+    private static final long DEFAULT_SPIN_NANOS = 50_000;
+
+    /** What the progress display and live metrics can read while a stage runs. */
+    public static final class Live {
+        public final StagePlan plan;
+        public final StageRecorder recorder;
+        public final long startNanos;
+        final AtomicLong issued = new AtomicLong();
+        final AtomicInteger inFlight = new AtomicInteger();
+        final AtomicInteger inFlightPeak = new AtomicInteger();
+
+        Live(StagePlan plan, StageRecorder recorder, long startNanos) {
+            this.plan = plan;
+            this.recorder = recorder;
+            this.startNanos = startNanos;
+        }
+
+        public long issued() {
+            return issued.get();
+        }
+
+        public int inFlight() {
+            return inFlight.get();
+        }
+
+        /** A request was handed to the transport (after its index was claimed in {@link #issued}). */
+        void started() {
+            int now = inFlight.incrementAndGet();
+            int peak;
+            while (now > (peak = inFlightPeak.get())) {
+                if (inFlightPeak.compareAndSet(peak, now)) {
+                    break;
+                }
+            }
+        }
+    }
+
+    private final HttpTransport transport;
+    private final Protocol protocol;
+    private final GenerationParams params;
+    private final String path;
+    private final List<Prompt> prompts;
+    private final byte[][] bodies;
+    private final TokenCounter tokenCounter;
+    private final Slo slo;
+    private final int sampleCap;
+    private final long seed;
+    private final Duration requestTimeout;
+    private final StageObserver observer;
+    private final long epochAnchor;
+    private final long nanoAnchor;
+    private final String accept;
+    private long spinNanos = DEFAULT_SPIN_NANOS;
+
+    public LoadEngine(
+            HttpTransport transport,
+            Protocol protocol,
+            GenerationParams params,
+            String path,
+            List<Prompt> prompts,
+            TokenCounter tokenCounter,
+            Slo slo,
+            int sampleCap,
+            long seed,
+            Duration requestTimeout,
+            StageObserver observer) {
+        if (prompts.isEmpty()) {
+            throw new IllegalArgumentException("the dataset yielded no prompts");
+        }
+        this.transport = transport;
+        this.protocol = protocol;
+        this.params = params;
+        this.path = path;
+        this.prompts = List.copyOf(prompts);
+        this.tokenCounter = tokenCounter;
+        this.slo = slo;
+        this.sampleCap = sampleCap;
+        this.seed = seed;
+        this.requestTimeout = requestTimeout;
+        this.observer = observer;
+        this.accept = params.stream() ? "text/event-stream" : "application/json";
+        // Bodies are serialized once, before any clock starts, so the hot path only wraps bytes.
+        this.bodies = new byte[this.prompts.size()][];
+        for (int i = 0; i < bodies.length; i++) {
+            try {
+                bodies[i] = protocol.requestBody(this.prompts.get(i), params);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        Instant now = Instant.now();
+        this.nanoAnchor = System.nanoTime();
+        this.epochAnchor = now.getEpochSecond() * 1_000_000_000L + now.getNano();
+    }
+
+    /** How long the dispatcher spins before a due instant instead of parking. */
+    public void setSpinNanos(long spinNanos) {
+        this.spinNanos = Math.max(0, spinNanos);
+    }
+
+    /**
+     * Sends {@code count} warm-up requests (all at once, at most {@code maxConcurrency} in flight)
+     * and waits for them; their results are discarded.
+     *
+     * @return the number of warm-up requests sent
+     */
+    public long warmUp(int count, Integer maxConcurrency) {
+        if (count <= 0) {
+            return 0;
+        }
+        StagePlan plan =
+                new StagePlan(
+                        -1,
+                        Double.POSITIVE_INFINITY,
+                        maxConcurrency == null ? count : Math.min(count, maxConcurrency),
+                        count,
+                        null,
+                        null,
+                        ArrivalKind.CONSTANT,
+                        1.0);
+        StageResult ignored = run(plan, true, StageObserver.NONE);
+        return ignored.sent;
+    }
+
+    /** Runs one stage to completion (every request finished or timed out). */
+    public StageResult runStage(StagePlan plan) {
+        return run(plan, false, observer);
+    }
+
+    private StageResult run(StagePlan plan, boolean warmup, StageObserver stageObserver) {
+        StageResult result = new StageResult(sampleCap);
+        result.stageIndex = plan.index();
+        result.requestedRate = plan.closedLoop() ? Double.POSITIVE_INFINITY : plan.requestRate();
+        result.concurrency = plan.closedLoop() ? plan.concurrency() : plan.maxConcurrency();
+        result.numPromptsRequested = plan.numPrompts();
+        StageRecorder recorder =
+                new StageRecorder(
+                        result,
+                        slo,
+                        !plan.closedLoop(),
+                        !plan.closedLoop() && plan.maxConcurrency() != null,
+                        epochAnchor,
+                        nanoAnchor,
+                        stageObserver);
+        long start = System.nanoTime();
+        Live live = new Live(plan, recorder, start);
+        StageRun run = new StageRun(plan, live, warmup, start);
+        stageObserver.onStageStart(plan, recorder, live);
+        Thread dispatcher =
+                Thread.ofPlatform()
+                        .name("ib-dispatcher-" + plan.index())
+                        .priority(Thread.MAX_PRIORITY)
+                        .unstarted(plan.closedLoop() ? run::startClosedLoop : run::dispatchOpenLoop);
+        dispatcher.start();
+        try {
+            dispatcher.join();
+            long guard = requestTimeout.toMillis() + 30_000;
+            if (!run.done.await(guard, TimeUnit.MILLISECONDS)) {
+                LOG.warning(
+                        "stage "
+                                + plan.index()
+                                + ": "
+                                + (live.issued() - recorder.finished())
+                                + " requests did not finish within the request timeout; "
+                                + "reporting the finished ones");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        stageObserver.onStageEnd(plan);
+        return recorder.finish(live.issued(), live.inFlightPeak.get());
+    }
+
+    /** Mutable state of one running stage. */
+    private final class StageRun {
+        final StagePlan plan;
+        final Live live;
+        final boolean warmup;
+        final long start;
+        final long deadline;
+        final Semaphore slots;
+        final CountDownLatch done = new CountDownLatch(1);
+        volatile boolean dispatchDone;
+
+        StageRun(StagePlan plan, Live live, boolean warmup, long start) {
+            this.plan = plan;
+            this.live = live;
+            this.warmup = warmup;
+            this.start = start;
+            this.deadline =
+                    plan.duration() == null ? Long.MAX_VALUE : start + plan.duration().toNanos();
+            this.slots =
+                    !plan.closedLoop() && plan.maxConcurrency() != null
+                            ? new Semaphore(plan.maxConcurrency(), true)
+                            : null;
+        }
+
+        void dispatchOpenLoop() {
+            ArrivalSchedule schedule =
+                    Double.isInfinite(plan.requestRate())
+                            ? null
+                            : new ArrivalSchedule(
+                                    plan.requestRate(),
+                                    plan.arrival(),
+                                    plan.burstiness(),
+                                    seed * 1_000_003L + plan.index());
+            int loops = transport.loops();
+            long limit = plan.numPrompts() > 0 ? plan.numPrompts() : Long.MAX_VALUE;
+            try {
+                for (long i = 0; i < limit; i++) {
+                    long offset = schedule == null ? 0 : schedule.nextOffsetNanos();
+                    long due = start + offset;
+                    if (due >= deadline) {
+                        break;
+                    }
+                    waitUntil(due);
+                    long slotWait = 0;
+                    if (slots != null) {
+                        if (!slots.tryAcquire()) {
+                            long waitStart = System.nanoTime();
+                            long budget = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - waitStart;
+                            if (!slots.tryAcquire(budget, TimeUnit.NANOSECONDS)) {
+                                break;
+                            }
+                            slotWait = System.nanoTime() - waitStart;
+                        }
+                    } else if (System.nanoTime() >= deadline) {
+                        break;
+                    }
+                    final long index = i;
+                    final long slotWaitFinal = slotWait;
+                    int loop = (int) (i % loops);
+                    live.issued.incrementAndGet();
+                    live.started();
+                    transport.execute(loop, () -> send(loop, index, due, slotWaitFinal));
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                markDispatchDone();
+            }
+        }
+
+        void startClosedLoop() {
+            int loops = transport.loops();
+            int concurrency = plan.concurrency();
+            for (int c = 0; c < concurrency; c++) {
+                int loop = c % loops;
+                transport.execute(loop, () -> issueNext(loop));
+            }
+            // The loops decide when the stage is exhausted; nothing more to do on this thread.
+        }
+
+        /** Closed loop: claims the next request index, or ends dispatching when none is left. */
+        void issueNext(int loop) {
+            long limit = plan.numPrompts() > 0 ? plan.numPrompts() : Long.MAX_VALUE;
+            while (true) {
+                long current = live.issued.get();
+                if (current >= limit || System.nanoTime() >= deadline) {
+                    markDispatchDone();
+                    return;
+                }
+                if (live.issued.compareAndSet(current, current + 1)) {
+                    live.started();
+                    long now = System.nanoTime();
+                    send(loop, current, now, 0);
+                    return;
+                }
+            }
+        }
+
+        void send(int loop, long index, long due, long slotWait) {
+            int p = (int) (index % prompts.size());
+            RequestExecution execution =
+                    new RequestExecution(
+                            prompts.get(p),
+                            warmup,
+                            due,
+                            slotWait,
+                            protocol,
+                            params,
+                            tokenCounter,
+                            finished -> onFinished(loop, finished));
+            execution.sendNanos = System.nanoTime();
+            transport.post(loop, path, accept, Buffer.buffer(bodies[p]), execution);
+        }
+
+        void onFinished(int loop, RequestExecution execution) {
+            live.inFlight.decrementAndGet();
+            if (slots != null) {
+                slots.release();
+            }
+            live.recorder.record(execution);
+            if (plan.closedLoop() && !dispatchDone) {
+                // Queued behind the current callback so the finished request's connection is back
+                // in the pool first; issuing inline would open a new connection every time.
+                transport.execute(loop, () -> issueNext(loop));
+                return;
+            }
+            checkDone();
+        }
+
+        void markDispatchDone() {
+            dispatchDone = true;
+            checkDone();
+        }
+
+        void checkDone() {
+            if (dispatchDone && live.recorder.finished() == live.issued.get()) {
+                done.countDown();
+            }
+        }
+
+        private void waitUntil(long due) {
+            long remaining;
+            while ((remaining = due - System.nanoTime()) > spinNanos) {
+                LockSupport.parkNanos(remaining - spinNanos);
+            }
+            while (System.nanoTime() < due) {
+                Thread.onSpinWait();
+            }
+        }
+    }
+}

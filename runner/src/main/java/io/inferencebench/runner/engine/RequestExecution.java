@@ -1,0 +1,323 @@
+package io.inferencebench.runner.engine;
+
+import io.inferencebench.runner.backend.GenerationParams;
+import io.inferencebench.runner.backend.Protocol;
+import io.inferencebench.runner.backend.ResponseState;
+import io.inferencebench.runner.dataset.Prompt;
+import io.inferencebench.runner.dataset.TokenCounter;
+import io.inferencebench.runner.http.FailureClass;
+import io.inferencebench.runner.http.ResponseSink;
+import io.inferencebench.runner.http.SseParser;
+import io.netty.buffer.ByteBuf;
+import io.vertx.core.buffer.Buffer;
+import java.io.IOException;
+import java.util.Arrays;
+
+/**
+ * One request from send to its outcome: the HTTP sink, the SSE listener and the protocol's state
+ * in one object, so the hot path allocates little. Lives on one event loop; the finished object
+ * is handed to the stage's recorder.
+ */
+public final class RequestExecution implements ResponseSink, SseParser.Listener, ResponseState {
+
+    /** Output token sources, most to least trustworthy. */
+    public static final String SOURCE_USAGE = "usage";
+
+    public static final String SOURCE_TOKENIZER = "tokenizer";
+    public static final String SOURCE_CONTENT_EVENTS = "content_events";
+
+    public interface Completion {
+        void completed(RequestExecution execution);
+    }
+
+    private static final int MAX_ERROR_BODY = 2048;
+
+    final Prompt prompt;
+    final boolean warmup;
+    final long dueNanos;
+    final long slotWaitNanos;
+    private final Protocol protocol;
+    private final boolean streaming;
+    private final TokenCounter tokenCounter;
+    private final Completion completion;
+
+    long sendNanos;
+    long endNanos;
+    long firstContentNanos = -1;
+    long[] contentInstants = new long[16];
+    int contentEvents;
+    int usagePromptTokens = -1;
+    int usageCompletionTokens = -1;
+    int status;
+    FailureClass failure;
+    String errorMessage;
+    boolean done;
+
+    private boolean sse;
+    private SseParser parser;
+    private byte[] body;
+    private int bodyLength;
+    private StringBuilder text;
+
+    RequestExecution(
+            Prompt prompt,
+            boolean warmup,
+            long dueNanos,
+            long slotWaitNanos,
+            Protocol protocol,
+            GenerationParams params,
+            TokenCounter tokenCounter,
+            Completion completion) {
+        this.prompt = prompt;
+        this.warmup = warmup;
+        this.dueNanos = dueNanos;
+        this.slotWaitNanos = slotWaitNanos;
+        this.protocol = protocol;
+        this.streaming = params.stream();
+        this.tokenCounter = tokenCounter;
+        this.completion = completion;
+        if (tokenCounter != null) {
+            text = new StringBuilder();
+        }
+    }
+
+    // ---- results -------------------------------------------------------------------------
+
+    public boolean succeeded() {
+        return failure == null;
+    }
+
+    public FailureClass failure() {
+        return failure;
+    }
+
+    public String errorMessage() {
+        return errorMessage;
+    }
+
+    public int status() {
+        return status;
+    }
+
+    public long latencyNanos() {
+        return endNanos - sendNanos;
+    }
+
+    public long ttftNanos() {
+        return firstContentNanos - sendNanos;
+    }
+
+    public int contentEvents() {
+        return contentEvents;
+    }
+
+    /** Instant of content event {@code i} (nanoTime). */
+    public long contentInstant(int i) {
+        return contentInstants[i];
+    }
+
+    public int inputTokens() {
+        return usagePromptTokens >= 0 ? usagePromptTokens : prompt.inputTokens();
+    }
+
+    public String inputTokenSource() {
+        return usagePromptTokens >= 0 ? SOURCE_USAGE : prompt.inputSource();
+    }
+
+    public int outputTokens() {
+        if (usageCompletionTokens >= 0) {
+            return usageCompletionTokens;
+        }
+        if (tokenCounter != null && text != null) {
+            return tokenCounter.count(text.toString());
+        }
+        return contentEvents;
+    }
+
+    public String outputTokenSource() {
+        if (usageCompletionTokens >= 0) {
+            return SOURCE_USAGE;
+        }
+        return tokenCounter != null ? SOURCE_TOKENIZER : SOURCE_CONTENT_EVENTS;
+    }
+
+    // ---- ResponseSink ----------------------------------------------------------------------
+
+    long connectedNanos;
+
+    @Override
+    public void onConnected(long nanos) {
+        connectedNanos = nanos;
+    }
+
+    @Override
+    public void onStatus(int statusCode, String contentType) {
+        this.status = statusCode;
+        if (statusCode >= 400) {
+            failure = FailureClass.forStatus(statusCode);
+            errorMessage = "HTTP " + statusCode;
+            return;
+        }
+        if (statusCode >= 300 || statusCode < 200) {
+            failure = FailureClass.OTHER;
+            errorMessage = "unexpected HTTP " + statusCode;
+            return;
+        }
+        boolean eventStream = contentType != null && contentType.contains("text/event-stream");
+        boolean json = contentType != null && contentType.contains("json");
+        sse = streaming ? !json || eventStream : eventStream;
+        if (sse) {
+            parser = new SseParser(this);
+        }
+    }
+
+    @Override
+    public boolean onBytes(Buffer bytes) {
+        ByteBuf buf = bytes.getByteBuf();
+        int length = buf.readableBytes();
+        if (failure != null) {
+            // An HTTP error body: keep its start for the message, drain the rest.
+            appendBody(buf, Math.min(length, MAX_ERROR_BODY - bodyLength));
+            return true;
+        }
+        if (!sse) {
+            appendBody(buf, length);
+            return true;
+        }
+        if (buf.hasArray()) {
+            parser.feed(buf.array(), buf.arrayOffset() + buf.readerIndex(), length);
+        } else {
+            byte[] copy = new byte[length];
+            buf.getBytes(buf.readerIndex(), copy);
+            parser.feed(copy, 0, length);
+        }
+        if (failure != null) {
+            endNanos = System.nanoTime();
+            completion.completed(this);
+            return false;
+        }
+        return true;
+    }
+
+    @Override
+    public void onEnd(long nanos) {
+        endNanos = nanos;
+        if (failure == null) {
+            if (sse) {
+                if (!parser.finish()) {
+                    // onMalformed set the failure
+                } else if (failure == null && contentEvents == 0 && usageCompletionTokens < 0) {
+                    fail(FailureClass.MALFORMED_STREAM, "stream ended without any content event");
+                }
+            } else {
+                try {
+                    protocol.parseBody(body == null ? new byte[0] : body, bodyLength, nanos, this);
+                    if (failure == null && contentEvents == 0 && usageCompletionTokens < 0) {
+                        fail(FailureClass.MALFORMED_STREAM, "response without generated content");
+                    }
+                } catch (IOException | RuntimeException e) {
+                    fail(FailureClass.MALFORMED_STREAM, "unreadable response body: " + e.getMessage());
+                }
+            }
+        } else if (body != null && bodyLength > 0) {
+            errorMessage =
+                    errorMessage
+                            + ": "
+                            + SseParser.printable(body, Math.min(bodyLength, 300)).strip();
+        }
+        completion.completed(this);
+    }
+
+    @Override
+    public void onFailure(FailureClass failureClass, String message, long nanos) {
+        endNanos = nanos;
+        if (failure == null) {
+            failure = failureClass;
+            errorMessage = message;
+        } else if (failureClass == FailureClass.TIMEOUT) {
+            // An HTTP error whose body never finished: the timeout is what the user must see.
+            failure = failureClass;
+            errorMessage = message;
+        }
+        completion.completed(this);
+    }
+
+    // ---- SseParser.Listener ------------------------------------------------------------------
+
+    @Override
+    public void onEvent(byte[] data, int length, long nanos) {
+        if (failure != null) {
+            return;
+        }
+        if (done) {
+            // Events after [DONE] are a protocol violation; the response is still complete.
+            return;
+        }
+        try {
+            protocol.parseEvent(data, length, nanos, this);
+        } catch (IOException | RuntimeException e) {
+            fail(
+                    FailureClass.MALFORMED_STREAM,
+                    "unparseable event: " + SseParser.printable(data, Math.min(length, 120)));
+        }
+    }
+
+    @Override
+    public void onMalformed(String reason) {
+        fail(FailureClass.MALFORMED_STREAM, reason);
+    }
+
+    // ---- ResponseState -----------------------------------------------------------------------
+
+    @Override
+    public void onContent(String contentText, long nanos) {
+        if (contentEvents == 0) {
+            firstContentNanos = nanos;
+        }
+        if (contentEvents == contentInstants.length) {
+            contentInstants = Arrays.copyOf(contentInstants, contentInstants.length * 2);
+        }
+        contentInstants[contentEvents++] = nanos;
+        if (text != null && contentText != null) {
+            text.append(contentText);
+        }
+    }
+
+    @Override
+    public void onUsage(int promptTokens, int completionTokens) {
+        if (promptTokens >= 0) {
+            usagePromptTokens = promptTokens;
+        }
+        usageCompletionTokens = completionTokens;
+    }
+
+    @Override
+    public void onErrorPayload(String message) {
+        fail(FailureClass.ERROR_PAYLOAD, message);
+    }
+
+    @Override
+    public void onDone() {
+        done = true;
+    }
+
+    private void fail(FailureClass failureClass, String message) {
+        if (failure == null) {
+            failure = failureClass;
+            errorMessage = message;
+        }
+    }
+
+    private void appendBody(ByteBuf buf, int length) {
+        if (length <= 0) {
+            return;
+        }
+        if (body == null) {
+            body = new byte[Math.max(1024, length)];
+        } else if (bodyLength + length > body.length) {
+            body = Arrays.copyOf(body, Math.max(bodyLength + length, body.length * 2));
+        }
+        buf.getBytes(buf.readerIndex(), body, bodyLength, length);
+        bodyLength += length;
+    }
+}

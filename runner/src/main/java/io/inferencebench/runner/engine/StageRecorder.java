@@ -1,0 +1,139 @@
+package io.inferencebench.runner.engine;
+
+import io.inferencebench.profile.lpg.StageResult;
+import java.util.TreeSet;
+
+/**
+ * Turns finished requests into one stage's {@link StageResult}. Requests finish on several event
+ * loops; recording takes a short lock (a few hundred ns per request), which keeps every recorder
+ * exact up to its sample cap instead of merging per-thread recorders into histograms.
+ */
+public final class StageRecorder {
+
+    private static final double NANOS_PER_MS = 1e6;
+
+    private final StageResult result;
+    private final Slo slo;
+    private final boolean recordScheduleLag;
+    private final boolean recordSlotWait;
+    private final long epochAnchor;
+    private final long nanoAnchor;
+    private final TreeSet<String> outputSources = new TreeSet<>();
+    private final TreeSet<String> inputSources = new TreeSet<>();
+    private final StageObserver observer;
+
+    private long firstSend = Long.MAX_VALUE;
+    private long lastSend = Long.MIN_VALUE;
+    private long lastEnd = Long.MIN_VALUE;
+    private volatile long finishedCount;
+    private volatile long completedCount;
+    private volatile long failedCount;
+
+    StageRecorder(
+            StageResult result,
+            Slo slo,
+            boolean recordScheduleLag,
+            boolean recordSlotWait,
+            long epochAnchor,
+            long nanoAnchor,
+            StageObserver observer) {
+        this.result = result;
+        this.slo = slo;
+        this.recordScheduleLag = recordScheduleLag;
+        this.recordSlotWait = recordSlotWait;
+        this.epochAnchor = epochAnchor;
+        this.nanoAnchor = nanoAnchor;
+        this.observer = observer;
+        if (slo.configured()) {
+            result.sloTtftMs = slo.ttftMs();
+            result.sloTpotMs = slo.tpotMs();
+            result.sloE2elMs = slo.e2elMs();
+        }
+    }
+
+    public long finished() {
+        return finishedCount;
+    }
+
+    public long completed() {
+        return completedCount;
+    }
+
+    public long failed() {
+        return failedCount;
+    }
+
+    synchronized void record(RequestExecution e) {
+        firstSend = Math.min(firstSend, e.sendNanos);
+        lastSend = Math.max(lastSend, e.sendNanos);
+        lastEnd = Math.max(lastEnd, e.endNanos);
+        if (recordScheduleLag) {
+            result.scheduleLagMs.record(Math.max(0, e.sendNanos - e.dueNanos) / NANOS_PER_MS);
+        }
+        if (recordSlotWait) {
+            result.slotWaitMs.record(e.slotWaitNanos / NANOS_PER_MS);
+        }
+        if (!e.succeeded()) {
+            result.countFailure(e.failure().wireName());
+            failedCount++;
+        } else {
+            recordSuccess(e);
+            completedCount++;
+        }
+        finishedCount++;
+        observer.onFinished(e);
+    }
+
+    private void recordSuccess(RequestExecution e) {
+        result.completed++;
+        int in = e.inputTokens();
+        int out = e.outputTokens();
+        inputSources.add(e.inputTokenSource());
+        outputSources.add(e.outputTokenSource());
+        double latencyMs = e.latencyNanos() / NANOS_PER_MS;
+        // No content event (e.g. usage says 0 tokens): the first token never came, so TTFT is the
+        // whole latency, as for a non-streamed response.
+        double ttftMs = e.contentEvents() > 0 ? e.ttftNanos() / NANOS_PER_MS : latencyMs;
+        result.latencyMs.record(latencyMs);
+        result.ttftMs.record(ttftMs);
+        for (int i = 1; i < e.contentEvents(); i++) {
+            result.itlMs.record((e.contentInstant(i) - e.contentInstant(i - 1)) / NANOS_PER_MS);
+        }
+        double tpotMs = 0;
+        if (out > 1) {
+            tpotMs = (latencyMs - ttftMs) / (out - 1);
+            result.tpotMs.record(tpotMs);
+        }
+        if (in + out > 0) {
+            result.perTokenLatencySec.record(latencyMs / 1000.0 / (in + out));
+        }
+        if (out > 0) {
+            result.perOutputTokenLatencyMs.record(latencyMs / out);
+        }
+        result.inputLen.record(in);
+        result.outputLen.record(out);
+        result.totalInputTokens += in;
+        result.totalOutputTokens += out;
+        if (slo.configured() && slo.met(ttftMs, tpotMs, latencyMs)) {
+            result.goodputRequests++;
+        }
+    }
+
+    /** Completes the result once every dispatched request has been recorded. */
+    synchronized StageResult finish(long sent, long inFlightPeak) {
+        result.sent = sent;
+        result.inFlightPeak = inFlightPeak;
+        if (finishedCount > 0) {
+            result.firstDispatchEpochNanos = toEpoch(firstSend);
+            result.lastDispatchEpochNanos = toEpoch(lastSend);
+            result.lastCompletionEpochNanos = toEpoch(lastEnd);
+        }
+        result.outputTokenSource = outputSources.isEmpty() ? null : String.join("+", outputSources);
+        result.inputTokenSource = inputSources.isEmpty() ? null : String.join("+", inputSources);
+        return result;
+    }
+
+    private long toEpoch(long nanos) {
+        return epochAnchor + (nanos - nanoAnchor);
+    }
+}

@@ -1,0 +1,33 @@
+package io.inferencebench.runner.http;
+
+/** Why a request failed; the wire names are the error classes of the profile. */
+public enum FailureClass {
+    CONNECT("connect"),
+    TIMEOUT("timeout"),
+    HTTP_4XX("http_4xx"),
+    HTTP_5XX("http_5xx"),
+    RESET("reset"),
+    MALFORMED_STREAM("malformed_stream"),
+    ERROR_PAYLOAD("error_payload"),
+    OTHER("other");
+
+    private final String wireName;
+
+    FailureClass(String wireName) {
+        this.wireName = wireName;
+    }
+
+    public String wireName() {
+        return wireName;
+    }
+
+    public static FailureClass forStatus(int status) {
+        if (status >= 400 && status < 500) {
+            return HTTP_4XX;
+        }
+        if (status >= 500 && status < 600) {
+            return HTTP_5XX;
+        }
+        return OTHER;
+    }
+}

@@ -1,0 +1,25 @@
+package io.inferencebench.runner.http;
+
+import io.vertx.core.buffer.Buffer;
+
+/**
+ * Receives one HTTP exchange as it happens, always on the event loop that owns the exchange.
+ * Exactly one of {@link #onEnd} or {@link #onFailure} is called, exactly once.
+ */
+public interface ResponseSink {
+
+    /** The request is about to be written (after a pooled or new connection was obtained). */
+    default void onConnected(long nanos) {}
+
+    void onStatus(int status, String contentType);
+
+    /**
+     * A network read of the body. Returns false to abort the exchange (the sink has decided it
+     * failed; it then calls nothing else and the transport closes the connection).
+     */
+    boolean onBytes(Buffer bytes);
+
+    void onEnd(long nanos);
+
+    void onFailure(FailureClass failure, String message, long nanos);
+}

@@ -1,0 +1,207 @@
+package io.inferencebench.runner.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.inferencebench.profile.lpg.StageResult;
+import io.inferencebench.runner.backend.OpenAiChat;
+import io.inferencebench.runner.backend.OpenAiCompletions;
+import io.inferencebench.runner.stub.OpenAiStub;
+import io.inferencebench.runner.stub.StubServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** TTFT, ITL and latency measured against a server with exact injected delays. */
+class MeasurementAccuracyTest {
+
+    @BeforeAll
+    static void warmJit() throws Exception {
+        JitWarmup.ensure();
+    }
+
+    private static final double TTFT = 40;
+    private static final double ITL = 8;
+    private static final int TOKENS = 10;
+    private static final double LATENCY = TTFT + ITL * (TOKENS - 1);
+
+    @Test
+    void streamedCompletionsMatchInjectedDelaysWithinOneMillisecond() throws Exception {
+        OpenAiStub stub = new OpenAiStub(TTFT, ITL, true);
+        try (StubServer server = new StubServer(stub);
+                EngineFixture f = new EngineFixture(server.baseUrl(), TOKENS, Duration.ofSeconds(10))) {
+            f.engine.warmUp(4, 2);
+            StageResult r = f.engine.runStage(EngineFixture.closed(1, 12));
+
+            assertThat(r.completed).isEqualTo(12);
+            assertThat(r.failed).isZero();
+            assertAccurate(r, f.finished, stub);
+            assertThat(r.outputTokenSource).isEqualTo("usage");
+            assertThat(r.inputTokenSource).isEqualTo("usage");
+            assertThat(r.outputLen.min()).isEqualTo(TOKENS);
+            assertThat(r.outputLen.max()).isEqualTo(TOKENS);
+            assertThat(r.totalOutputTokens).isEqualTo(12L * TOKENS);
+            assertThat(stub.bodies.peek().path("stream_options").path("include_usage").asBoolean())
+                    .isTrue();
+            assertThat(stub.bodies.peek().path("ignore_eos").asBoolean()).isTrue();
+            assertThat(stub.bodies.peek().path("max_tokens").asInt()).isEqualTo(TOKENS);
+        }
+    }
+
+    @Test
+    void concurrentStreamsReusePooledConnections() throws Exception {
+        OpenAiStub stub = new OpenAiStub(TTFT, ITL, true);
+        try (StubServer server = new StubServer(stub);
+                EngineFixture f = new EngineFixture(server.baseUrl(), TOKENS, Duration.ofSeconds(10))) {
+            StageResult r = f.engine.runStage(EngineFixture.closed(4, 32));
+            assertThat(r.completed).isEqualTo(32);
+            assertThat(server.requests()).isEqualTo(32);
+            assertThat(server.connections()).isLessThanOrEqualTo(4);
+            assertThat(r.inFlightPeak).isEqualTo(4);
+            assertThat(r.ttftMs.min()).isBetween(TTFT, TTFT + 1);
+        }
+    }
+
+    @Test
+    void withoutUsageTheOutputTokensAreTheContentEvents() throws Exception {
+        OpenAiStub stub = new OpenAiStub(TTFT, ITL, false);
+        try (StubServer server = new StubServer(stub);
+                EngineFixture f = new EngineFixture(server.baseUrl(), TOKENS, Duration.ofSeconds(10))) {
+            f.engine.warmUp(4, 2);
+            StageResult r = f.engine.runStage(EngineFixture.closed(1, 6));
+            assertThat(r.completed).isEqualTo(6);
+            assertAccurate(r, f.finished, stub);
+            assertThat(r.outputTokenSource).isEqualTo("content_events");
+            assertThat(r.inputTokenSource).isEqualTo("approximation");
+            assertThat(r.outputLen.mean()).isEqualTo(TOKENS);
+            assertThat(r.inputLen.mean()).isEqualTo(4);
+        }
+    }
+
+    @Test
+    void chatStreamsIgnoreTheRoleOnlyFirstChunk() throws Exception {
+        OpenAiStub stub = new OpenAiStub(TTFT, ITL, true);
+        try (StubServer server = new StubServer(stub);
+                EngineFixture f =
+                        new EngineFixture(
+                                server.baseUrl(),
+                                new OpenAiChat(),
+                                true,
+                                TOKENS,
+                                Duration.ofSeconds(10),
+                                Slo.NONE,
+                                1000)) {
+            f.engine.warmUp(4, 2);
+            StageResult r = f.engine.runStage(EngineFixture.closed(1, 6));
+            assertThat(r.completed).isEqualTo(6);
+            assertAccurate(r, f.finished, stub);
+        }
+    }
+
+    @Test
+    void nonStreamedResponsesHaveTtftEqualToLatency() throws Exception {
+        OpenAiStub stub = new OpenAiStub(TTFT, ITL, true);
+        try (StubServer server = new StubServer(stub);
+                EngineFixture f =
+                        new EngineFixture(
+                                server.baseUrl(),
+                                new OpenAiCompletions(),
+                                false,
+                                TOKENS,
+                                Duration.ofSeconds(10),
+                                Slo.NONE,
+                                1000)) {
+            f.engine.warmUp(4, 2);
+            StageResult r = f.engine.runStage(EngineFixture.closed(1, 12));
+            assertThat(r.completed).isEqualTo(12);
+            List<OpenAiStub.Written> written = new ArrayList<>(stub.written);
+            written = written.subList(written.size() - 12, written.size());
+            double[] error = new double[12];
+            for (int i = 0; i < 12; i++) {
+                RequestExecution c = f.finished.get(i);
+                OpenAiStub.Written s = written.get(i);
+                error[i] = (c.latencyNanos() - (s.end() - s.requestRead())) / 1e6;
+            }
+            assertThat(median(error)).isBetween(0.0, 1.0);
+            assertThat(r.latencyMs.min()).isBetween(LATENCY, LATENCY + 1);
+            assertThat(r.ttftMs.mean()).isCloseTo(r.latencyMs.mean(), within(0.01));
+            assertThat(r.itlMs.count()).isZero();
+            assertThat(r.outputLen.mean()).isEqualTo(TOKENS);
+        }
+    }
+
+    @Test
+    void derivedMetricsFollowTheDefinitions() throws Exception {
+        try (StubServer server = new StubServer(new OpenAiStub(TTFT, ITL, true));
+                EngineFixture f =
+                        new EngineFixture(
+                                server.baseUrl(),
+                                new OpenAiCompletions(),
+                                true,
+                                TOKENS,
+                                Duration.ofSeconds(10),
+                                new Slo(TTFT + 500, null, LATENCY + 500, 1.0),
+                                1000)) {
+            f.engine.warmUp(4, 2);
+            StageResult r = f.engine.runStage(EngineFixture.closed(1, 3));
+            double latency = r.latencyMs.mean();
+            double ttft = r.ttftMs.mean();
+            assertThat(r.tpotMs.mean()).isCloseTo((latency - ttft) / (TOKENS - 1), within(1e-3));
+            assertThat(r.perOutputTokenLatencyMs.mean()).isCloseTo(latency / TOKENS, within(1e-3));
+            int in = (int) r.inputLen.mean();
+            assertThat(r.perTokenLatencySec.mean())
+                    .isCloseTo(latency / 1000.0 / (in + TOKENS), within(1e-6));
+            assertThat(r.goodputRequests).isEqualTo(3);
+            assertThat(r.sloTtftMs).isEqualTo(TTFT + 500);
+        }
+    }
+
+    /**
+     * The loaded 2-core test machine can deschedule the stub's or the client's threads for
+     * milliseconds, so the server's real write instants (same JVM, same nanoTime clock) are the
+     * reference: with one request at a time, client and server records pair up in order.
+     */
+    private static void assertAccurate(
+            StageResult r, List<RequestExecution> client, OpenAiStub stub) {
+        List<OpenAiStub.Written> server = new ArrayList<>(stub.written);
+        server = server.subList(server.size() - client.size(), server.size());
+        double[] ttftError = new double[client.size()];
+        List<Double> itlErrors = new ArrayList<>();
+        double[] endError = new double[client.size()];
+        for (int i = 0; i < client.size(); i++) {
+            RequestExecution c = client.get(i);
+            OpenAiStub.Written s = server.get(i);
+            assertThat(c.contentEvents()).isEqualTo(s.tokenWrites().length);
+            ttftError[i] = (c.ttftNanos() - (s.tokenWrites()[0] - s.requestRead())) / 1e6;
+            for (int k = 1; k < c.contentEvents(); k++) {
+                long clientGap = c.contentInstant(k) - c.contentInstant(k - 1);
+                long serverGap = s.tokenWrites()[k] - s.tokenWrites()[k - 1];
+                itlErrors.add((clientGap - serverGap) / 1e6);
+            }
+            endError[i] = (c.endNanos - c.sendNanos - (s.end() - s.requestRead())) / 1e6;
+        }
+        // Each measurement is at least the real one (the request and response take time to
+        // cross loopback) and within 1 ms of it.
+        assertThat(median(ttftError)).isBetween(0.0, 1.0);
+        assertThat(median(endError)).isBetween(0.0, 1.0);
+        assertThat(median(itlErrors.stream().mapToDouble(Double::doubleValue).toArray()))
+                .isBetween(-1.0, 1.0);
+        // Against the injected delays themselves: the server's own lateness under load only adds,
+        // so the best request must be within 1 ms, and the typical one close.
+        assertThat(r.ttftMs.min()).isBetween(TTFT, TTFT + 1);
+        assertThat(r.latencyMs.min()).isBetween(LATENCY, LATENCY + 1);
+        assertThat(r.itlMs.median()).isCloseTo(ITL, within(1.0));
+        assertThat(r.tpotMs.median()).isCloseTo(ITL, within(1.0));
+        assertThat(r.itlMs.count()).isEqualTo(r.completed * (TOKENS - 1));
+    }
+
+    private static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+}
