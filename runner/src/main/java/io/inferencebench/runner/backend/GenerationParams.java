@@ -25,6 +25,7 @@ public record GenerationParams(
     }
 
     public GenerationParams withModel(String newModel) {
-        return new GenerationParams(newModel, stream, ignoreEos, temperature, topP, topK, extraBody);
+        return new GenerationParams(
+                newModel, stream, ignoreEos, temperature, topP, topK, extraBody);
     }
 }

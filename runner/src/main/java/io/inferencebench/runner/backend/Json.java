@@ -49,7 +49,11 @@ final class Json {
         if (length != 6) {
             return false;
         }
-        return data[0] == '[' && data[1] == 'D' && data[2] == 'O' && data[3] == 'N' && data[4] == 'E'
+        return data[0] == '['
+                && data[1] == 'D'
+                && data[2] == 'O'
+                && data[3] == 'N'
+                && data[4] == 'E'
                 && data[5] == ']';
     }
 
@@ -77,7 +81,9 @@ final class Json {
             JsonNode completion = usage.get("completion_tokens");
             JsonNode prompt = usage.get("prompt_tokens");
             if (completion != null && completion.isNumber()) {
-                state.onUsage(prompt != null && prompt.isNumber() ? prompt.intValue() : -1, completion.intValue());
+                state.onUsage(
+                        prompt != null && prompt.isNumber() ? prompt.intValue() : -1,
+                        completion.intValue());
             }
         }
     }

@@ -1,8 +1,8 @@
 package io.inferencebench.runner.backend;
 
 /**
- * What a protocol extracted from a response so far. Filled by {@link Protocol} parse methods,
- * read by the request execution. Only touched on the request's event loop.
+ * What a protocol extracted from a response so far. Filled by {@link Protocol} parse methods, read
+ * by the request execution. Only touched on the request's event loop.
  */
 public interface ResponseState {
 
@@ -13,6 +13,8 @@ public interface ResponseState {
 
     void onErrorPayload(String message);
 
-    /** The stream's explicit end marker (e.g. {@code [DONE]}) or the final event of the protocol. */
+    /**
+     * The stream's explicit end marker (e.g. {@code [DONE]}) or the final event of the protocol.
+     */
     void onDone();
 }

@@ -3,9 +3,9 @@ package io.inferencebench.runner.engine;
 import java.util.SplittableRandom;
 
 /**
- * Seeded generator of absolute arrival offsets: request i is due at stage start + t_i, with t_0 =
- * 0 and t_i the sum of the first i gaps. Offsets are accumulated in double seconds and never
- * re-based on when a request was actually sent, so dispatch delays cannot drift the rate.
+ * Seeded generator of absolute arrival offsets: request i is due at stage start + t_i, with t_0 = 0
+ * and t_i the sum of the first i gaps. Offsets are accumulated in double seconds and never re-based
+ * on when a request was actually sent, so dispatch delays cannot drift the rate.
  */
 public final class ArrivalSchedule {
 
@@ -28,7 +28,9 @@ public final class ArrivalSchedule {
         this.random = new SplittableRandom(seed);
     }
 
-    /** Offset of the next request from the stage start, nanoseconds; 0 for every request at +Inf. */
+    /**
+     * Offset of the next request from the stage start, nanoseconds; 0 for every request at +Inf.
+     */
     public long nextOffsetNanos() {
         if (Double.isInfinite(rate)) {
             return 0;

@@ -28,8 +28,8 @@ import java.util.logging.Logger;
  * {@link LockSupport#parkNanos} alone oversleeps by tens of microseconds; then it hands the request
  * to an event loop, which takes the send instant. Schedule lag is due → send, so a dispatcher or
  * event loop that falls behind shows up in the lag rather than silently lowering the rate. With a
- * max-concurrency cap the dispatcher blocks for a free slot in FIFO order; that wait is recorded
- * as slot wait and is part of the lag.
+ * max-concurrency cap the dispatcher blocks for a free slot in FIFO order; that wait is recorded as
+ * slot wait and is part of the lag.
  *
  * <p>Closed loop: {@code concurrency} requests start at once and each completion starts the next
  * request on the same event loop.
@@ -62,7 +62,9 @@ public final class LoadEngine {
             return inFlight.get();
         }
 
-        /** A request was handed to the transport (after its index was claimed in {@link #issued}). */
+        /**
+         * A request was handed to the transport (after its index was claimed in {@link #issued}).
+         */
         void started() {
             int now = inFlight.incrementAndGet();
             int peak;
@@ -189,7 +191,8 @@ public final class LoadEngine {
                 Thread.ofPlatform()
                         .name("ib-dispatcher-" + plan.index())
                         .priority(Thread.MAX_PRIORITY)
-                        .unstarted(plan.closedLoop() ? run::startClosedLoop : run::dispatchOpenLoop);
+                        .unstarted(
+                                plan.closedLoop() ? run::startClosedLoop : run::dispatchOpenLoop);
         dispatcher.start();
         try {
             dispatcher.join();
@@ -257,7 +260,10 @@ public final class LoadEngine {
                     if (slots != null) {
                         if (!slots.tryAcquire()) {
                             long waitStart = System.nanoTime();
-                            long budget = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - waitStart;
+                            long budget =
+                                    deadline == Long.MAX_VALUE
+                                            ? Long.MAX_VALUE
+                                            : deadline - waitStart;
                             if (!slots.tryAcquire(budget, TimeUnit.NANOSECONDS)) {
                                 break;
                             }

@@ -14,9 +14,9 @@ import java.io.IOException;
 import java.util.Arrays;
 
 /**
- * One request from send to its outcome: the HTTP sink, the SSE listener and the protocol's state
- * in one object, so the hot path allocates little. Lives on one event loop; the finished object
- * is handed to the stage's recorder.
+ * One request from send to its outcome: the HTTP sink, the SSE listener and the protocol's state in
+ * one object, so the hot path allocates little. Lives on one event loop; the finished object is
+ * handed to the stage's recorder.
  */
 public final class RequestExecution implements ResponseSink, SseParser.Listener, ResponseState {
 
@@ -216,7 +216,9 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
                         fail(FailureClass.MALFORMED_STREAM, "response without generated content");
                     }
                 } catch (IOException | RuntimeException e) {
-                    fail(FailureClass.MALFORMED_STREAM, "unreadable response body: " + e.getMessage());
+                    fail(
+                            FailureClass.MALFORMED_STREAM,
+                            "unreadable response body: " + e.getMessage());
                 }
             }
         } else if (body != null && bodyLength > 0) {

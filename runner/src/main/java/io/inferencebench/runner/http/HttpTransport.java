@@ -2,6 +2,7 @@ package io.inferencebench.runner.http;
 
 import io.netty.channel.ConnectTimeoutException;
 import io.vertx.core.Context;
+import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.buffer.Buffer;
@@ -14,7 +15,6 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
-import io.vertx.core.MultiMap;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
@@ -41,8 +41,7 @@ import java.util.concurrent.TimeUnit;
  * the per-request state are only ever touched by one thread and need no locks.
  *
  * <p>Timeouts: one deadline per request, from send to the end of the body. When it fires the
- * exchange fails with {@link FailureClass#TIMEOUT} and its connection is reset; nothing is
- * retried.
+ * exchange fails with {@link FailureClass#TIMEOUT} and its connection is reset; nothing is retried.
  */
 public final class HttpTransport implements AutoCloseable {
 
@@ -317,7 +316,10 @@ public final class HttpTransport implements AutoCloseable {
             if (request != null) {
                 request.reset();
             }
-            String message = cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
+            String message =
+                    cause.getMessage() == null
+                            ? cause.getClass().getSimpleName()
+                            : cause.getMessage();
             sink.onFailure(failure, message, now);
         }
 

@@ -116,7 +116,9 @@ public final class SseParser {
         }
         if (isField("data", nameEnd)) {
             appendData(valueStart);
-        } else if (!(isField("event", nameEnd) || isField("id", nameEnd) || isField("retry", nameEnd))) {
+        } else if (!(isField("event", nameEnd)
+                || isField("id", nameEnd)
+                || isField("retry", nameEnd))) {
             fail("not an event-stream line: " + printable(line, Math.min(lineLength, 80)));
         }
         lineLength = 0;

@@ -14,8 +14,10 @@ import java.util.Map;
 final class EngineFixture implements AutoCloseable {
     final HttpTransport transport;
     final LoadEngine engine;
+
     /** Every finished measured request (warm-ups excluded), in completion order. */
-    final List<RequestExecution> finished = java.util.Collections.synchronizedList(new ArrayList<>());
+    final List<RequestExecution> finished =
+            java.util.Collections.synchronizedList(new ArrayList<>());
 
     EngineFixture(String baseUrl, int maxTokens, Duration timeout) {
         this(baseUrl, new OpenAiCompletions(), true, maxTokens, timeout, Slo.NONE, 100_000);
@@ -54,14 +56,22 @@ final class EngineFixture implements AutoCloseable {
         List<Prompt> prompts = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             prompts.add(
-                    new Prompt("hello world number " + i, null, null, 4, maxTokens, "approximation"));
+                    new Prompt(
+                            "hello world number " + i, null, null, 4, maxTokens, "approximation"));
         }
         return prompts;
     }
 
     static StagePlan closed(int concurrency, int numPrompts) {
         return new StagePlan(
-                0, Double.POSITIVE_INFINITY, concurrency, numPrompts, null, null, ArrivalKind.POISSON, 1);
+                0,
+                Double.POSITIVE_INFINITY,
+                concurrency,
+                numPrompts,
+                null,
+                null,
+                ArrivalKind.POISSON,
+                1);
     }
 
     static StagePlan open(double rate, int numPrompts, ArrivalKind arrival) {

@@ -32,7 +32,8 @@ class MeasurementAccuracyTest {
     void streamedCompletionsMatchInjectedDelaysWithinOneMillisecond() throws Exception {
         OpenAiStub stub = new OpenAiStub(TTFT, ITL, true);
         try (StubServer server = new StubServer(stub);
-                EngineFixture f = new EngineFixture(server.baseUrl(), TOKENS, Duration.ofSeconds(10))) {
+                EngineFixture f =
+                        new EngineFixture(server.baseUrl(), TOKENS, Duration.ofSeconds(10))) {
             f.engine.warmUp(4, 2);
             StageResult r = f.engine.runStage(EngineFixture.closed(1, 12));
 
@@ -55,7 +56,8 @@ class MeasurementAccuracyTest {
     void concurrentStreamsReusePooledConnections() throws Exception {
         OpenAiStub stub = new OpenAiStub(TTFT, ITL, true);
         try (StubServer server = new StubServer(stub);
-                EngineFixture f = new EngineFixture(server.baseUrl(), TOKENS, Duration.ofSeconds(10))) {
+                EngineFixture f =
+                        new EngineFixture(server.baseUrl(), TOKENS, Duration.ofSeconds(10))) {
             StageResult r = f.engine.runStage(EngineFixture.closed(4, 32));
             assertThat(r.completed).isEqualTo(32);
             assertThat(server.requests()).isEqualTo(32);
@@ -69,7 +71,8 @@ class MeasurementAccuracyTest {
     void withoutUsageTheOutputTokensAreTheContentEvents() throws Exception {
         OpenAiStub stub = new OpenAiStub(TTFT, ITL, false);
         try (StubServer server = new StubServer(stub);
-                EngineFixture f = new EngineFixture(server.baseUrl(), TOKENS, Duration.ofSeconds(10))) {
+                EngineFixture f =
+                        new EngineFixture(server.baseUrl(), TOKENS, Duration.ofSeconds(10))) {
             f.engine.warmUp(4, 2);
             StageResult r = f.engine.runStage(EngineFixture.closed(1, 6));
             assertThat(r.completed).isEqualTo(6);

@@ -97,7 +97,8 @@ class SseParserTest {
     void garbageIsReportedAsMalformedAndStopsParsing() {
         Collector c = new Collector();
         SseParser parser = new SseParser(c);
-        byte[] bytes = "data: ok\n\n<html>oops</html>\ndata: late\n\n".getBytes(StandardCharsets.UTF_8);
+        byte[] bytes =
+                "data: ok\n\n<html>oops</html>\ndata: late\n\n".getBytes(StandardCharsets.UTF_8);
         parser.feed(bytes, 0, bytes.length);
         assertThat(c.events).containsExactly("ok");
         assertThat(c.malformed).contains("<html>");

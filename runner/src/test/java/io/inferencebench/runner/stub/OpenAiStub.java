@@ -6,8 +6,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * An OpenAI-compatible streaming completions server with exact injected delays: the first token
- * {@code ttftMs} after the request was read, then one token every {@code itlMs}. It records when
- * it wrote each token, on the same nanoTime clock the client uses (same JVM).
+ * {@code ttftMs} after the request was read, then one token every {@code itlMs}. It records when it
+ * wrote each token, on the same nanoTime clock the client uses (same JVM).
  */
 public final class OpenAiStub implements StubServer.Handler {
 
@@ -51,15 +51,19 @@ public final class OpenAiStub implements StubServer.Handler {
                                     + "\"}}],\"usage\":"
                                     + usageJson(promptTokens, maxTokens)
                                     + "}"
-                            : "{\"choices\":[{\"text\":\"" + text + "\"}],\"usage\":"
-                                    + usageJson(promptTokens, maxTokens) + "}");
+                            : "{\"choices\":[{\"text\":\""
+                                    + text
+                                    + "\"}],\"usage\":"
+                                    + usageJson(promptTokens, maxTokens)
+                                    + "}");
             written.add(new Written(read, new long[0], System.nanoTime()));
             return;
         }
         exchange.startSse();
         long[] writes = new long[maxTokens];
         if (chat) {
-            exchange.chunk("data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n");
+            exchange.chunk(
+                    "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n");
         }
         for (int i = 0; i < maxTokens; i++) {
             StubServer.sleepUntil(read + (long) ((ttftMs + itlMs * i) * 1e6));
@@ -76,7 +80,9 @@ public final class OpenAiStub implements StubServer.Handler {
         }
         if (usage) {
             exchange.chunk(
-                    "data: {\"choices\":[],\"usage\":" + usageJson(promptTokens, maxTokens) + "}\n\n");
+                    "data: {\"choices\":[],\"usage\":"
+                            + usageJson(promptTokens, maxTokens)
+                            + "}\n\n");
         }
         exchange.chunk("data: [DONE]\n\n");
         exchange.endChunked();

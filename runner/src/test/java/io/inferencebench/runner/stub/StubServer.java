@@ -199,7 +199,9 @@ public final class StubServer implements AutoCloseable {
         public long chunk(String text) throws IOException {
             byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
             ByteArrayOutputStream frame = new ByteArrayOutputStream();
-            frame.write((Integer.toHexString(bytes.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            frame.write(
+                    (Integer.toHexString(bytes.length) + "\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
             frame.write(bytes);
             frame.write("\r\n".getBytes(StandardCharsets.US_ASCII));
             out.write(frame.toByteArray());
