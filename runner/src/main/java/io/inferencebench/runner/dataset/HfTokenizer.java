@@ -1,0 +1,84 @@
+package io.inferencebench.runner.dataset;
+
+import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * A HuggingFace {@code tokenizer.json} read from disk through the DJL binding (its native library
+ * ships inside the jar; nothing is downloaded). Thread-safe.
+ */
+public final class HfTokenizer implements TokenCounter, AutoCloseable {
+
+    private final HuggingFaceTokenizer tokenizer;
+    private final String id;
+    private final int vocabSize;
+
+    private HfTokenizer(HuggingFaceTokenizer tokenizer, String id, int vocabSize) {
+        this.tokenizer = tokenizer;
+        this.id = id;
+        this.vocabSize = vocabSize;
+    }
+
+    /**
+     * Loads {@code tokenizer.json}, or the {@code tokenizer.json} inside a directory.
+     *
+     * @throws IOException when the file is missing or not a tokenizer
+     */
+    public static HfTokenizer load(Path path) throws IOException {
+        Path file = Files.isDirectory(path) ? path.resolve("tokenizer.json") : path;
+        if (!Files.isRegularFile(file)) {
+            throw new IOException("no tokenizer.json at " + path);
+        }
+        int vocab;
+        try {
+            JsonNode root = new ObjectMapper().readTree(file.toFile());
+            JsonNode v = root.path("model").path("vocab");
+            vocab = v.size();
+            JsonNode added = root.path("added_tokens");
+            vocab += added.isArray() ? added.size() : 0;
+        } catch (IOException e) {
+            throw new IOException("not a tokenizer.json: " + file + " (" + e.getMessage() + ")", e);
+        }
+        HuggingFaceTokenizer tokenizer =
+                HuggingFaceTokenizer.newInstance(
+                        file,
+                        Map.of("addSpecialTokens", "false", "truncation", "false", "padding", "false"));
+        String id = file.getParent() == null ? file.toString() : file.getParent().getFileName() + "/" + file.getFileName();
+        return new HfTokenizer(tokenizer, id, vocab);
+    }
+
+    @Override
+    public int count(String text) {
+        if (text.isEmpty()) {
+            return 0;
+        }
+        return tokenizer.encode(text, false, false).getIds().length;
+    }
+
+    public long[] encode(String text) {
+        return tokenizer.encode(text, false, false).getIds();
+    }
+
+    public String decode(long[] ids) {
+        return tokenizer.decode(ids, true);
+    }
+
+    public int vocabSize() {
+        return vocabSize;
+    }
+
+    @Override
+    public String id() {
+        return id;
+    }
+
+    @Override
+    public void close() {
+        tokenizer.close();
+    }
+}

@@ -1,0 +1,176 @@
+package io.inferencebench.runner.dataset;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DatasetTest {
+
+    static Path testTokenizer() {
+        return Path.of("src/test/resources/tokenizer/tokenizer.json");
+    }
+
+    @Test
+    void randomTokenIdPromptsHaveExactLengthsAndAreReproducible() {
+        List<Prompt> a =
+                RandomDataset.generate(
+                        50,
+                        LengthDistribution.rangeRatio(100, 0.5),
+                        LengthDistribution.fixed(64),
+                        true,
+                        null,
+                        7);
+        List<Prompt> b =
+                RandomDataset.generate(
+                        50,
+                        LengthDistribution.rangeRatio(100, 0.5),
+                        LengthDistribution.fixed(64),
+                        true,
+                        null,
+                        7);
+        List<Prompt> c =
+                RandomDataset.generate(
+                        50,
+                        LengthDistribution.rangeRatio(100, 0.5),
+                        LengthDistribution.fixed(64),
+                        true,
+                        null,
+                        8);
+        for (int i = 0; i < a.size(); i++) {
+            Prompt p = a.get(i);
+            assertThat(p.tokenIds()).hasSize(p.inputTokens());
+            assertThat(p.inputTokens()).isBetween(50, 150);
+            assertThat(p.maxTokens()).isEqualTo(64);
+            assertThat(p.inputSource()).isEqualTo("token_ids");
+            assertThat(p.tokenIds()).isEqualTo(b.get(i).tokenIds());
+        }
+        assertThat(a.stream().mapToInt(Prompt::inputTokens).distinct().count()).isGreaterThan(10);
+        assertThat(a.get(0).tokenIds()).isNotEqualTo(c.get(0).tokenIds());
+    }
+
+    @Test
+    void normalLengthsCentreOnTheMean() {
+        List<Prompt> prompts =
+                RandomDataset.generate(
+                        2000,
+                        LengthDistribution.normal(200, 20),
+                        LengthDistribution.fixed(8),
+                        true,
+                        null,
+                        1);
+        double mean = prompts.stream().mapToInt(Prompt::inputTokens).average().orElseThrow();
+        assertThat(mean).isBetween(197.0, 203.0);
+    }
+
+    @Test
+    void randomTextIsExactWithATokenizer() throws IOException {
+        try (HfTokenizer tokenizer = HfTokenizer.load(testTokenizer())) {
+            List<Prompt> prompts =
+                    RandomDataset.generate(
+                            30,
+                            LengthDistribution.rangeRatio(60, 0.5),
+                            LengthDistribution.fixed(16),
+                            false,
+                            tokenizer,
+                            3);
+            for (Prompt p : prompts) {
+                assertThat(p.inputSource()).isEqualTo("tokenizer");
+                assertThat(tokenizer.count(p.text())).isEqualTo(p.inputTokens());
+            }
+            long exactTargets =
+                    prompts.stream().filter(p -> p.inputTokens() >= 30 && p.inputTokens() <= 90).count();
+            assertThat(exactTargets).isEqualTo(prompts.size());
+        }
+    }
+
+    @Test
+    void randomTextWithoutTokenizerIsLabelledApproximate() {
+        Prompt p =
+                RandomDataset.generate(
+                                1, LengthDistribution.fixed(20), LengthDistribution.fixed(5), false, null, 1)
+                        .get(0);
+        assertThat(p.inputSource()).isEqualTo("approximation");
+        assertThat(p.text().split(" ")).hasSize(20);
+    }
+
+    @Test
+    void shareGptTakesFirstTurnsFiltersAndSamplesWithASeed(@TempDir Path dir) throws IOException {
+        StringBuilder json = new StringBuilder("[");
+        for (int i = 0; i < 40; i++) {
+            if (i > 0) {
+                json.append(',');
+            }
+            String prompt = "question number " + i + " " + "word ".repeat(i * 3);
+            String reply = "answer " + "text ".repeat(10 + i);
+            json.append("{\"id\":\"")
+                    .append(i)
+                    .append("\",\"conversations\":[{\"from\":\"human\",\"value\":\"")
+                    .append(prompt)
+                    .append("\"},{\"from\":\"gpt\",\"value\":\"")
+                    .append(reply)
+                    .append("\"}]}");
+        }
+        json.append(",{\"id\":\"short\",\"conversations\":[{\"from\":\"human\",\"value\":\"hi\"}]}]");
+        Path file = dir.resolve("sharegpt.json");
+        Files.writeString(file, json);
+        try (HfTokenizer tokenizer = HfTokenizer.load(testTokenizer())) {
+            FileDatasets.Filters filters = new FileDatasets.Filters(10, 60, 4, null, null, null);
+            List<Prompt> a = FileDatasets.shareGpt(file, 20, filters, tokenizer, 5);
+            List<Prompt> b = FileDatasets.shareGpt(file, 20, filters, tokenizer, 5);
+            List<Prompt> c = FileDatasets.shareGpt(file, 20, filters, tokenizer, 6);
+            assertThat(a).hasSize(20);
+            assertThat(a).extracting(Prompt::text).isEqualTo(b.stream().map(Prompt::text).toList());
+            assertThat(a).extracting(Prompt::text).isNotEqualTo(c.stream().map(Prompt::text).toList());
+            for (Prompt p : a) {
+                assertThat(p.inputTokens()).isBetween(10, 60).isEqualTo(tokenizer.count(p.text()));
+                assertThat(p.text()).startsWith("question number");
+                assertThat(p.maxTokens()).isGreaterThanOrEqualTo(10);
+            }
+        }
+    }
+
+    @Test
+    void jsonlReadsPromptsMessagesAndMaxTokens(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("p.jsonl");
+        Files.writeString(
+                file,
+                "{\"prompt\":\"the model server is fast\",\"max_tokens\":12}\n"
+                        + "\n"
+                        + "{\"messages\":[{\"role\":\"system\",\"content\":\"be brief\"},"
+                        + "{\"role\":\"user\",\"content\":\"what is latency\"}]}\n");
+        List<Prompt> prompts =
+                FileDatasets.jsonl(
+                        file, 4, new FileDatasets.Filters(null, null, null, null, null, null), 32, null, 1);
+        assertThat(prompts).hasSize(4);
+        Prompt text = prompts.stream().filter(p -> p.text() != null).findFirst().orElseThrow();
+        assertThat(text.maxTokens()).isEqualTo(12);
+        assertThat(text.inputSource()).isEqualTo("approximation");
+        Prompt chat = prompts.stream().filter(p -> p.messages() != null).findFirst().orElseThrow();
+        assertThat(chat.maxTokens()).isEqualTo(32);
+        assertThat(chat.messages()).hasSize(2);
+        assertThat(chat.messages().get(0).role()).isEqualTo("system");
+    }
+
+    @Test
+    void jsonlRejectsLinesWithoutPromptNamingTheLine(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("bad.jsonl");
+        Files.writeString(file, "{\"prompt\":\"ok\"}\n{\"text\":\"no\"}\n");
+        assertThatThrownBy(
+                        () ->
+                                FileDatasets.jsonl(
+                                        file,
+                                        1,
+                                        new FileDatasets.Filters(null, null, null, null, null, null),
+                                        null,
+                                        null,
+                                        1))
+                .hasMessageContaining("line 2")
+                .hasMessageContaining("\"prompt\"");
+    }
+}

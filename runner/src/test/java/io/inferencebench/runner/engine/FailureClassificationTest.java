@@ -1,0 +1,182 @@
+package io.inferencebench.runner.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.inferencebench.profile.lpg.StageResult;
+import io.inferencebench.runner.backend.OpenAiCompletions;
+import io.inferencebench.runner.stub.StubServer;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Every failure class is counted, and no failure makes a stage outlive the request timeout. */
+class FailureClassificationTest {
+
+    private static final Duration TIMEOUT = Duration.ofMillis(800);
+    private static final int REQUESTS = 3;
+
+    private static StageResult runAgainst(String baseUrl, boolean stream) {
+        try (EngineFixture f =
+                new EngineFixture(
+                        baseUrl, new OpenAiCompletions(), stream, 4, TIMEOUT, Slo.NONE, 1000)) {
+            long start = System.nanoTime();
+            StageResult r = f.engine.runStage(EngineFixture.open(Double.POSITIVE_INFINITY, REQUESTS, ArrivalKind.POISSON));
+            long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+            assertThat(elapsedMs).as("stage duration").isLessThan(TIMEOUT.toMillis() + 1500);
+            assertThat(r.sent).isEqualTo(REQUESTS);
+            assertThat(r.completed + r.failed).isEqualTo(REQUESTS);
+            return r;
+        }
+    }
+
+    private static StageResult runAgainst(StubServer.Handler handler) throws Exception {
+        try (StubServer server = new StubServer(handler)) {
+            return runAgainst(server.baseUrl(), true);
+        }
+    }
+
+    private static void assertOnly(StageResult r, String errorClass) {
+        assertThat(r.completed).isZero();
+        assertThat(r.failed).isEqualTo(REQUESTS);
+        assertThat(r.errorsByClass).isEqualTo(Map.of(errorClass, (long) REQUESTS));
+        assertThat(r.latencyMs.count()).isZero();
+    }
+
+    @Test
+    void connectionRefused() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket()) {
+            s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            port = s.getLocalPort();
+        }
+        assertOnly(runAgainst("http://127.0.0.1:" + port, true), "connect");
+    }
+
+    @Test
+    void serverThatNeverAnswersTimesOut() throws Exception {
+        assertOnly(runAgainst((req, ex) -> Thread.sleep(10_000)), "timeout");
+    }
+
+    @Test
+    void streamThatStallsAfterTheFirstTokenTimesOut() throws Exception {
+        StageResult r =
+                runAgainst(
+                        (req, ex) -> {
+                            ex.startSse();
+                            ex.chunk("data: {\"choices\":[{\"text\":\"a\"}]}\n\n");
+                            Thread.sleep(10_000);
+                        });
+        assertOnly(r, "timeout");
+    }
+
+    @Test
+    void clientErrorStatus() throws Exception {
+        StageResult r =
+                runAgainst(
+                        (req, ex) ->
+                                ex.respond(
+                                        400,
+                                        "application/json",
+                                        "{\"object\":\"error\",\"message\":\"bad model\"}"));
+        assertOnly(r, "http_4xx");
+    }
+
+    @Test
+    void serverErrorStatus() throws Exception {
+        assertOnly(runAgainst((req, ex) -> ex.respond(503, "text/plain", "overloaded")), "http_5xx");
+    }
+
+    @Test
+    void connectionClosedMidStream() throws Exception {
+        StageResult r =
+                runAgainst(
+                        (req, ex) -> {
+                            ex.startSse();
+                            ex.chunk("data: {\"choices\":[{\"text\":\"a\"}]}\n\n");
+                            ex.chunk("data: {\"choices\":[{\"text\":\"b\"}]}\n\n");
+                            ex.close();
+                        });
+        assertOnly(r, "reset");
+    }
+
+    @Test
+    void garbageInsteadOfAnEventStream() throws Exception {
+        StageResult r =
+                runAgainst(
+                        (req, ex) -> {
+                            ex.startSse();
+                            ex.chunk("<html><body>502 Bad Gateway</body></html>\n");
+                            ex.endChunked();
+                        });
+        assertOnly(r, "malformed_stream");
+    }
+
+    @Test
+    void eventThatIsNotJson() throws Exception {
+        StageResult r =
+                runAgainst(
+                        (req, ex) -> {
+                            ex.startSse();
+                            ex.chunk("data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: {not json\n\n");
+                            ex.endChunked();
+                        });
+        assertOnly(r, "malformed_stream");
+    }
+
+    @Test
+    void errorObjectInTheStream() throws Exception {
+        StageResult r =
+                runAgainst(
+                        (req, ex) -> {
+                            ex.startSse();
+                            ex.chunk("data: {\"choices\":[{\"text\":\"a\"}]}\n\n");
+                            ex.chunk(
+                                    "data: {\"error\":{\"message\":\"out of memory\",\"code\":500}}\n\n");
+                            ex.chunk("data: [DONE]\n\n");
+                            ex.endChunked();
+                        });
+        assertOnly(r, "error_payload");
+    }
+
+    @Test
+    void errorObjectInANonStreamedBody() throws Exception {
+        try (StubServer server =
+                new StubServer(
+                        (req, ex) ->
+                                ex.respond(
+                                        200,
+                                        "application/json",
+                                        "{\"error\":{\"message\":\"nope\"}}"))) {
+            assertOnly(runAgainst(server.baseUrl(), false), "error_payload");
+        }
+    }
+
+    @Test
+    void redirectIsOther() throws Exception {
+        assertOnly(runAgainst((req, ex) -> ex.respond(302, "text/plain", "")), "other");
+    }
+
+    @Test
+    void failuresAndSuccessesAreCountedSeparately() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+        StageResult r =
+                runAgainst(
+                        (req, ex) -> {
+                            if (n.getAndIncrement() % 3 == 0) {
+                                ex.respond(500, "text/plain", "boom");
+                                return;
+                            }
+                            ex.startSse();
+                            ex.chunk("data: {\"choices\":[{\"text\":\"a\"}]}\n\n");
+                            ex.chunk("data: [DONE]\n\n");
+                            ex.endChunked();
+                        });
+        assertThat(r.failed).isEqualTo(1);
+        assertThat(r.completed).isEqualTo(2);
+        assertThat(r.errorsByClass).isEqualTo(Map.of("http_5xx", 1L));
+        assertThat(r.latencyMs.count()).isEqualTo(2);
+    }
+}
