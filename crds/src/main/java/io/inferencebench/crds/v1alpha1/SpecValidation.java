@@ -1,0 +1,352 @@
+package io.inferencebench.crds.v1alpha1;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Checks of a spec that need no cluster: the CEL rules of the CRD repeated for callers without an
+ * API server (the runner's {@code --config}), plus checks that depend on several fields together
+ * (shares per runner pod). Every message names the field and says what is allowed.
+ */
+public final class SpecValidation {
+
+    private SpecValidation() {}
+
+    /**
+     * Validates a whole spec.
+     *
+     * @param spec the spec
+     * @return problems, empty when valid
+     */
+    public static List<String> validate(BenchmarkRunSpec spec) {
+        List<String> problems = new ArrayList<>();
+        if (spec.getTarget() == null) {
+            problems.add("spec.target is required");
+        } else {
+            TargetSpec target = spec.getTarget();
+            if ((target.getService() == null) == (target.getUrl() == null)) {
+                problems.add("spec.target: exactly one of service or url must be set");
+            }
+            duration("spec.target.readinessTimeout", target.getReadinessTimeout(), problems);
+        }
+        if (spec.getWorkload() != null) {
+            problems.addAll(validateWorkload(spec.getWorkload(), "spec.workload"));
+        }
+        if (spec.getLoad() == null) {
+            problems.add("spec.load is required");
+        } else {
+            problems.addAll(validateLoad(spec.getLoad(), "spec.load"));
+            int parallelism =
+                    spec.getRunner() == null || spec.getRunner().getParallelism() == null
+                            ? 1
+                            : spec.getRunner().getParallelism();
+            problems.addAll(validateShares(spec.getLoad(), parallelism));
+        }
+        if (spec.getSlo() != null) {
+            SloSpec slo = spec.getSlo();
+            if (slo.getTtft() == null && slo.getTpot() == null && slo.getE2eLatency() == null) {
+                problems.add("spec.slo: at least one of ttft, tpot or e2eLatency must be set");
+            }
+            optionalDuration("spec.slo.ttft", slo.getTtft(), problems);
+            optionalDuration("spec.slo.tpot", slo.getTpot(), problems);
+            optionalDuration("spec.slo.e2eLatency", slo.getE2eLatency(), problems);
+        }
+        if (spec.getRunner() != null) {
+            Integer parallelism = spec.getRunner().getParallelism();
+            if (parallelism != null
+                    && (parallelism < 1 || parallelism > RunnerSpec.MAX_PARALLELISM)) {
+                problems.add(
+                        "spec.runner.parallelism: must be between 1 and "
+                                + RunnerSpec.MAX_PARALLELISM
+                                + ", got "
+                                + parallelism);
+            }
+        }
+        optionalPositiveDuration("spec.timeout", spec.getTimeout(), problems);
+        return problems;
+    }
+
+    /**
+     * Validates a workload.
+     *
+     * @param workload the workload
+     * @param prefix field path prefix, e.g. {@code spec.workload} or {@code workload}
+     * @return problems, empty when valid
+     */
+    public static List<String> validateWorkload(WorkloadSpec workload, String prefix) {
+        List<String> problems = new ArrayList<>();
+        DatasetSpec dataset = workload.getDataset();
+        if (dataset == null) {
+            return problems;
+        }
+        String at = prefix + ".dataset";
+        DatasetType type = dataset.getType() == null ? DatasetType.RANDOM : dataset.getType();
+        if (type == DatasetType.RANDOM && dataset.getSource() != null) {
+            problems.add(at + ".source: must not be set for type random (prompts are synthetic)");
+        }
+        if (type != DatasetType.RANDOM && dataset.getSource() == null) {
+            problems.add(at + ".source: is required for type sharegpt and jsonl");
+        }
+        if (type != DatasetType.RANDOM && dataset.getInputTokens() != null) {
+            problems.add(
+                    at
+                            + ".inputTokens: applies only to type random; filter dataset prompts"
+                            + " with minInputTokens/maxInputTokens");
+        }
+        if (dataset.getSource() != null) {
+            DatasetSource source = dataset.getSource();
+            int set =
+                    (source.getConfigMapRef() != null ? 1 : 0)
+                            + (source.getPvc() != null ? 1 : 0)
+                            + (source.getUrl() != null ? 1 : 0)
+                            + (source.getInline() != null ? 1 : 0);
+            if (set != 1) {
+                problems.add(
+                        at
+                                + ".source: exactly one of configMapRef, pvc, url or inline must be set");
+            }
+        }
+        distribution(at + ".inputTokens", dataset.getInputTokens(), problems);
+        distribution(at + ".outputTokens", dataset.getOutputTokens(), problems);
+        range(
+                at + ".minInputTokens",
+                dataset.getMinInputTokens(),
+                dataset.getMaxInputTokens(),
+                "maxInputTokens",
+                problems);
+        range(
+                at + ".minOutputTokens",
+                dataset.getMinOutputTokens(),
+                dataset.getMaxOutputTokens(),
+                "maxOutputTokens",
+                problems);
+        if (workload.getTokenizer() != null && workload.getTokenizer().getConfigMapRef() == null) {
+            problems.add(prefix + ".tokenizer.configMapRef: is required");
+        }
+        SamplingSpec sampling = workload.getSampling();
+        if (sampling != null
+                && sampling.getTemperature() != null
+                && (sampling.getTemperature() < 0 || sampling.getTemperature() > 2)) {
+            problems.add(prefix + ".sampling.temperature: must be between 0 and 2");
+        }
+        return problems;
+    }
+
+    /**
+     * Validates a load.
+     *
+     * @param load the load
+     * @param prefix field path prefix, e.g. {@code spec.load} or {@code load}
+     * @return problems, empty when valid
+     */
+    public static List<String> validateLoad(LoadSpec load, String prefix) {
+        List<String> problems = new ArrayList<>();
+        boolean hasStages = load.getStages() != null;
+        boolean hasRates = load.getRequestRates() != null;
+        if (hasStages == hasRates) {
+            problems.add(prefix + ": exactly one of stages or requestRates must be set");
+        }
+        if (hasRates) {
+            if (load.getRequestRates().isEmpty()
+                    || load.getRequestRates().size() > LoadSpec.MAX_STAGES) {
+                problems.add(
+                        prefix
+                                + ".requestRates: must have 1 to "
+                                + LoadSpec.MAX_STAGES
+                                + " entries");
+            }
+            for (int i = 0; i < load.getRequestRates().size(); i++) {
+                Double rate = load.getRequestRates().get(i);
+                if (rate == null || !(rate > 0) || rate > StageSpec.MAX_REQUEST_RATE) {
+                    problems.add(
+                            prefix
+                                    + ".requestRates["
+                                    + i
+                                    + "]: must be greater than 0 and at most "
+                                    + (long) StageSpec.MAX_REQUEST_RATE
+                                    + " requests/s, got "
+                                    + rate);
+                }
+            }
+            if (load.getNumPrompts() == null && load.getDuration() == null) {
+                problems.add(prefix + ".requestRates: needs numPrompts or duration");
+            }
+        }
+        if (hasStages) {
+            if (load.getNumPrompts() != null || load.getDuration() != null) {
+                problems.add(
+                        prefix
+                                + ".stages: numPrompts and duration at load level apply only to"
+                                + " requestRates; with stages set them on each stage");
+            }
+            if (load.getStages().isEmpty() || load.getStages().size() > LoadSpec.MAX_STAGES) {
+                problems.add(
+                        prefix + ".stages: must have 1 to " + LoadSpec.MAX_STAGES + " entries");
+            }
+            for (int i = 0; i < load.getStages().size(); i++) {
+                stage(prefix + ".stages[" + i + "]", load.getStages().get(i), problems);
+            }
+        }
+        positiveCount(prefix + ".numPrompts", load.getNumPrompts(), problems);
+        optionalPositiveDuration(prefix + ".duration", load.getDuration(), problems);
+        if (load.getBurstiness() != null) {
+            if (!(load.getBurstiness() > 0)) {
+                problems.add(prefix + ".burstiness: must be greater than 0");
+            } else if (load.getBurstiness() != 1.0 && load.getArrival() != ArrivalProcess.GAMMA) {
+                problems.add(prefix + ".burstiness: burstiness other than 1 needs arrival gamma");
+            }
+        }
+        positiveCount(prefix + ".maxConcurrency", load.getMaxConcurrency(), problems);
+        if (load.getWarmupRequests() != null && load.getWarmupRequests() < 0) {
+            problems.add(prefix + ".warmupRequests: must not be negative");
+        }
+        optionalDuration(prefix + ".cooldown", load.getCooldown(), problems);
+        optionalPositiveDuration(prefix + ".requestTimeout", load.getRequestTimeout(), problems);
+        return problems;
+    }
+
+    /**
+     * Checks that every runner pod gets a share of every stage.
+     *
+     * @param load the load
+     * @param parallelism runner pods
+     * @return problems, empty when every pod has work
+     */
+    public static List<String> validateShares(LoadSpec load, int parallelism) {
+        List<String> problems = new ArrayList<>();
+        if (parallelism <= 1) {
+            return problems;
+        }
+        String stagesField =
+                load.getStages() != null ? "spec.load.stages" : "spec.load.requestRates";
+        List<StageSpec> stages = load.resolvedStages();
+        for (int i = 0; i < stages.size(); i++) {
+            StageSpec stage = stages.get(i);
+            if (stage.getConcurrency() != null && stage.getConcurrency() < parallelism) {
+                problems.add(
+                        stagesField
+                                + "["
+                                + i
+                                + "].concurrency: "
+                                + stage.getConcurrency()
+                                + " is lower than spec.runner.parallelism "
+                                + parallelism
+                                + "; every runner pod needs at least one request in flight");
+            }
+            if (stage.getNumPrompts() != null && stage.getNumPrompts() < parallelism) {
+                String field =
+                        load.getStages() != null
+                                ? stagesField + "[" + i + "].numPrompts"
+                                : "spec.load.numPrompts";
+                problems.add(
+                        field
+                                + ": "
+                                + stage.getNumPrompts()
+                                + " is lower than spec.runner.parallelism "
+                                + parallelism
+                                + "; every runner pod needs at least one prompt");
+                if (load.getStages() == null) {
+                    break;
+                }
+            }
+        }
+        if (load.getMaxConcurrency() != null && load.getMaxConcurrency() < parallelism) {
+            problems.add(
+                    "spec.load.maxConcurrency: "
+                            + load.getMaxConcurrency()
+                            + " is lower than spec.runner.parallelism "
+                            + parallelism
+                            + "; every runner pod needs at least one slot");
+        }
+        return problems;
+    }
+
+    private static void stage(String at, StageSpec stage, List<String> problems) {
+        if ((stage.getRequestRate() == null) == (stage.getConcurrency() == null)) {
+            problems.add(at + ": exactly one of requestRate or concurrency must be set");
+        }
+        if (stage.getNumPrompts() == null && stage.getDuration() == null) {
+            problems.add(at + ": at least one of numPrompts or duration must be set");
+        }
+        Double rate = stage.getRequestRate();
+        if (rate != null && (!(rate > 0) || rate > StageSpec.MAX_REQUEST_RATE)) {
+            problems.add(
+                    at
+                            + ".requestRate: must be greater than 0 and at most "
+                            + (long) StageSpec.MAX_REQUEST_RATE
+                            + " requests/s, got "
+                            + rate);
+        }
+        positiveCount(at + ".concurrency", stage.getConcurrency(), problems);
+        positiveCount(at + ".numPrompts", stage.getNumPrompts(), problems);
+        optionalPositiveDuration(at + ".duration", stage.getDuration(), problems);
+    }
+
+    private static void distribution(String at, TokenDistribution d, List<String> problems) {
+        if (d == null) {
+            return;
+        }
+        DistributionType type = d.getType() == null ? DistributionType.FIXED : d.getType();
+        switch (type) {
+            case FIXED -> {
+                if (d.getMean() == null) {
+                    problems.add(at + ".mean: type fixed needs mean");
+                }
+            }
+            case UNIFORM -> {
+                if (d.getMin() == null || d.getMax() == null) {
+                    problems.add(at + ".max: type uniform needs min and max");
+                }
+            }
+            case NORMAL -> {
+                if (d.getMean() == null || d.getStddev() == null) {
+                    problems.add(at + ".stddev: type normal needs mean and stddev");
+                }
+            }
+        }
+        positiveCount(at + ".mean", d.getMean(), problems);
+        positiveCount(at + ".min", d.getMin(), problems);
+        positiveCount(at + ".max", d.getMax(), problems);
+        if (d.getStddev() != null && d.getStddev() < 0) {
+            problems.add(at + ".stddev: must not be negative");
+        }
+        range(at + ".min", d.getMin(), d.getMax(), "max", problems);
+    }
+
+    private static void range(
+            String at, Integer min, Integer max, String maxName, List<String> problems) {
+        if (min != null && max != null && min > max) {
+            problems.add(at + ": " + min + " is greater than " + maxName + " " + max);
+        }
+    }
+
+    private static void positiveCount(String at, Integer value, List<String> problems) {
+        if (value != null && value < 1) {
+            problems.add(at + ": must be at least 1, got " + value);
+        }
+    }
+
+    private static void duration(String at, String text, List<String> problems) {
+        Optional<String> problem = Durations.validate(at, text);
+        problem.ifPresent(problems::add);
+    }
+
+    private static void optionalDuration(String at, String text, List<String> problems) {
+        if (text != null) {
+            duration(at, text, problems);
+        }
+    }
+
+    private static void optionalPositiveDuration(String at, String text, List<String> problems) {
+        if (text == null) {
+            return;
+        }
+        Optional<String> problem = Durations.validate(at, text);
+        if (problem.isPresent()) {
+            problems.add(problem.get());
+        } else if (Durations.parse(text).isZero()) {
+            problems.add(at + ": must be greater than zero");
+        }
+    }
+}

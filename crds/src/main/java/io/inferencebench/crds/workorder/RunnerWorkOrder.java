@@ -1,0 +1,69 @@
+package io.inferencebench.crds.workorder;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.inferencebench.crds.v1alpha1.LoadSpec;
+import io.inferencebench.crds.v1alpha1.SloSpec;
+import io.inferencebench.crds.v1alpha1.WorkloadSpec;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Everything a runner pod needs, resolved by the operator. Secrets are not in it: the API key
+ * reaches the pod as the environment variable {@value #API_KEY_ENV} from a Secret reference.
+ *
+ * @param runName the BenchmarkRun name
+ * @param namespace its namespace
+ * @param runUid its uid (parts carry it so stale parts of a re-created run are ignored)
+ * @param parallelism number of runner pods; each reads its index from {@code JOB_COMPLETION_INDEX}
+ * @param baseUrl resolved target, e.g. {@code http://vllm.ns.svc:8000}
+ * @param path request path, e.g. {@code /v1/completions}
+ * @param backend backend wire name, e.g. {@code vllm}
+ * @param api {@code completions} or {@code chat}
+ * @param model model name, or {@code null} to discover from {@code /v1/models}
+ * @param headers extra request headers (no credentials)
+ * @param apiKeyFromEnv whether {@value #API_KEY_ENV} holds an API key to send as a bearer token
+ * @param workload the workload as specified (Java defaults applied)
+ * @param load the load as specified
+ * @param stages the resolved stages with per-pod shares
+ * @param slo SLO thresholds for goodput, or {@code null}
+ * @param controlConfigMap name of the control ConfigMap to watch
+ * @param partConfigMapPrefix prefix of the part ConfigMaps; pod i writes {@code <prefix><i>}
+ * @param reportIntervalSeconds how often to publish live progress
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record RunnerWorkOrder(
+        String runName,
+        String namespace,
+        String runUid,
+        int parallelism,
+        String baseUrl,
+        String path,
+        String backend,
+        String api,
+        String model,
+        Map<String, String> headers,
+        boolean apiKeyFromEnv,
+        WorkloadSpec workload,
+        LoadSpec load,
+        List<StageShare> stages,
+        SloSpec slo,
+        String controlConfigMap,
+        String partConfigMapPrefix,
+        int reportIntervalSeconds) {
+
+    /** ConfigMap key holding the work order JSON. */
+    public static final String KEY = "workorder.json";
+
+    /** Environment variable carrying the API key from the referenced Secret. */
+    public static final String API_KEY_ENV = "INFERENCEBENCH_API_KEY";
+
+    /**
+     * Control ConfigMap key: start instant (RFC 3339) of stage n is under {@code stage-<n>-start}.
+     */
+    public static String stageStartKey(int stage) {
+        return "stage-" + stage + "-start";
+    }
+
+    /** Control ConfigMap key set to {@code "true"} when the run is cancelled. */
+    public static final String CANCEL_KEY = "cancel";
+}
