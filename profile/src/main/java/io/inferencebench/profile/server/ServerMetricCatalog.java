@@ -235,12 +235,8 @@ public final class ServerMetricCatalog {
                     if (isInfo(family)) {
                         break;
                     }
-                    Aggregation aggregation = e.aggregation();
-                    for (Include inc : includes) {
-                        if (inc.aggregation() != null && inc.pattern().matcher(name).matches()) {
-                            aggregation = inc.aggregation();
-                        }
-                    }
+                    Aggregation explicit = explicitAggregation(name);
+                    Aggregation aggregation = explicit != null ? explicit : e.aggregation();
                     out.putIfAbsent(
                             name,
                             new ResolvedMetric(
@@ -265,10 +261,10 @@ public final class ServerMetricCatalog {
                     }
                     MetricType type =
                             family.type() == MetricType.UNKNOWN ? MetricType.GAUGE : family.type();
-                    Aggregation aggregation =
-                            inc.aggregation() != null
-                                    ? inc.aggregation()
-                                    : defaultAggregation(name, type);
+                    Aggregation aggregation = explicitAggregation(name);
+                    if (aggregation == null) {
+                        aggregation = defaultAggregation(name, type);
+                    }
                     out.put(
                             name,
                             new ResolvedMetric(exposedName(family, name), type, aggregation, null));
@@ -286,6 +282,17 @@ public final class ServerMetricCatalog {
             result.add(m);
         }
         return result;
+    }
+
+    /** The aggregation the last matching include selector names explicitly, or {@code null}. */
+    private Aggregation explicitAggregation(String name) {
+        Aggregation aggregation = null;
+        for (Include inc : includes) {
+            if (inc.aggregation() != null && inc.pattern().matcher(name).matches()) {
+                aggregation = inc.aggregation();
+            }
+        }
+        return aggregation;
     }
 
     private boolean excluded(String name) {
