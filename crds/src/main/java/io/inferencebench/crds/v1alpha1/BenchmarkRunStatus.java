@@ -36,6 +36,10 @@ public class BenchmarkRunStatus {
     @JsonPropertyDescription("The model requests are sent with (spec.target.model or discovered).")
     private String model;
 
+    @JsonPropertyDescription(
+            "Start instants (RFC 3339) the operator set at each stage barrier, in stage order.")
+    private List<String> stageStartTimes;
+
     @JsonPropertyDescription("Current stage for display, e.g. 2/3.")
     private String stage;
 
@@ -126,6 +130,14 @@ public class BenchmarkRunStatus {
 
     public void setModel(String model) {
         this.model = model;
+    }
+
+    public List<String> getStageStartTimes() {
+        return stageStartTimes;
+    }
+
+    public void setStageStartTimes(List<String> stageStartTimes) {
+        this.stageStartTimes = stageStartTimes;
     }
 
     public String getStage() {
