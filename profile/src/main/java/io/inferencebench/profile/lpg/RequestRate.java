@@ -72,6 +72,9 @@ public final class RequestRate {
 
     /** Jackson serializer writing {@code "inf"} for an unbounded rate. */
     public static final class Serializer extends JsonSerializer<Double> {
+        /** Creates the serializer (Jackson instantiates it). */
+        public Serializer() {}
+
         @Override
         public void serialize(Double value, JsonGenerator gen, SerializerProvider serializers)
                 throws IOException {
@@ -89,6 +92,9 @@ public final class RequestRate {
 
     /** Jackson deserializer accepting numbers and {@code "inf"}. */
     public static final class Deserializer extends JsonDeserializer<Double> {
+        /** Creates the deserializer (Jackson instantiates it). */
+        public Deserializer() {}
+
         @Override
         public Double deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
             if (p.currentToken() == JsonToken.VALUE_STRING) {

@@ -26,7 +26,11 @@ public record ServerMetricsReport(
                                 new java.util.TreeMap<>(perReplica));
     }
 
-    /** A report with no metrics, e.g. when scraping was disabled. */
+    /**
+     * A report with no metrics, e.g. when scraping was disabled.
+     *
+     * @return the empty report
+     */
     public static ServerMetricsReport empty() {
         return new ServerMetricsReport(List.of(), Map.of(), null);
     }
