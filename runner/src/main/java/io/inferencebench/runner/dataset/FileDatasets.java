@@ -72,12 +72,17 @@ public final class FileDatasets {
         }
         List<Prompt> candidates = new ArrayList<>();
         for (JsonNode entry : root) {
-            JsonNode turns = entry.has("conversations") ? entry.get("conversations") : entry.get("conversation");
+            JsonNode turns =
+                    entry.has("conversations")
+                            ? entry.get("conversations")
+                            : entry.get("conversation");
             if (turns == null || !turns.isArray() || turns.size() < 2) {
                 continue;
             }
-            String prompt = turns.get(0).path("value").asText(turns.get(0).path("content").asText(""));
-            String reply = turns.get(1).path("value").asText(turns.get(1).path("content").asText(""));
+            String prompt =
+                    turns.get(0).path("value").asText(turns.get(0).path("content").asText(""));
+            String reply =
+                    turns.get(1).path("value").asText(turns.get(1).path("content").asText(""));
             if (prompt.isEmpty()) {
                 continue;
             }
@@ -99,7 +104,12 @@ public final class FileDatasets {
      * optionally {@code max_tokens}.
      */
     public static List<Prompt> jsonl(
-            Path path, int count, Filters filters, Integer defaultMaxTokens, HfTokenizer tokenizer, long seed)
+            Path path,
+            int count,
+            Filters filters,
+            Integer defaultMaxTokens,
+            HfTokenizer tokenizer,
+            long seed)
             throws IOException {
         List<Prompt> candidates = new ArrayList<>();
         try (BufferedReader reader = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
@@ -119,17 +129,26 @@ public final class FileDatasets {
                 int maxTokens =
                         filters.outputLenOverride() != null
                                 ? filters.outputLenOverride()
-                                : node.path("max_tokens").asInt(defaultMaxTokens == null ? 0 : defaultMaxTokens);
+                                : node.path("max_tokens")
+                                        .asInt(defaultMaxTokens == null ? 0 : defaultMaxTokens);
                 Prompt prompt;
                 if (node.path("prompt").isTextual()) {
                     String text = node.get("prompt").asText();
-                    prompt = new Prompt(text, null, null, countTokens(text, tokenizer), maxTokens, source(tokenizer));
+                    prompt =
+                            new Prompt(
+                                    text,
+                                    null,
+                                    null,
+                                    countTokens(text, tokenizer),
+                                    maxTokens,
+                                    source(tokenizer));
                 } else if (node.path("messages").isArray()) {
                     List<Prompt.ChatMessage> messages = new ArrayList<>();
                     StringBuilder all = new StringBuilder();
                     for (JsonNode m : node.get("messages")) {
                         String content = m.path("content").asText("");
-                        messages.add(new Prompt.ChatMessage(m.path("role").asText("user"), content));
+                        messages.add(
+                                new Prompt.ChatMessage(m.path("role").asText("user"), content));
                         all.append(content).append('\n');
                     }
                     prompt =
@@ -142,7 +161,10 @@ public final class FileDatasets {
                                     source(tokenizer));
                 } else {
                     throw new IOException(
-                            path + " line " + lineNumber + ": needs a \"prompt\" string or a \"messages\" array");
+                            path
+                                    + " line "
+                                    + lineNumber
+                                    + ": needs a \"prompt\" string or a \"messages\" array");
                 }
                 if (filters.accept(prompt.inputTokens(), maxTokens)) {
                     candidates.add(prompt);

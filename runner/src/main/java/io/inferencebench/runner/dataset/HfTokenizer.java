@@ -47,8 +47,17 @@ public final class HfTokenizer implements TokenCounter, AutoCloseable {
         HuggingFaceTokenizer tokenizer =
                 HuggingFaceTokenizer.newInstance(
                         file,
-                        Map.of("addSpecialTokens", "false", "truncation", "false", "padding", "false"));
-        String id = file.getParent() == null ? file.toString() : file.getParent().getFileName() + "/" + file.getFileName();
+                        Map.of(
+                                "addSpecialTokens",
+                                "false",
+                                "truncation",
+                                "false",
+                                "padding",
+                                "false"));
+        String id =
+                file.getParent() == null
+                        ? file.toString()
+                        : file.getParent().getFileName() + "/" + file.getFileName();
         return new HfTokenizer(tokenizer, id, vocab);
     }
 

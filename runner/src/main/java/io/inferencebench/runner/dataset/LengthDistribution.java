@@ -4,8 +4,8 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 
 /**
- * A token-length distribution: fixed, uniform in [min, max], or normal(mean, sd) clamped to
- * [min, max]. Lengths are at least 1.
+ * A token-length distribution: fixed, uniform in [min, max], or normal(mean, sd) clamped to [min,
+ * max]. Lengths are at least 1.
  */
 public record LengthDistribution(Kind kind, int mean, int min, int max, double stddev) {
 

@@ -11,8 +11,8 @@ import java.util.SplittableRandom;
  * <p>Three ways to make a prompt of n tokens, from most to least exact: token ids (where the API
  * takes them: the length is exact by construction); text decoded from random token ids and
  * re-encoded until the tokenizer says it has exactly n tokens (when a tokenizer.json is given);
- * otherwise n common English words, each a single token in the usual BPE vocabularies, which is
- * an approximation and is labelled so in the profile.
+ * otherwise n common English words, each a single token in the usual BPE vocabularies, which is an
+ * approximation and is labelled so in the profile.
  */
 public final class RandomDataset {
 
@@ -71,8 +71,8 @@ public final class RandomDataset {
     }
 
     /**
-     * Decodes random ids and re-encodes until the text has exactly {@code target} tokens; merges
-     * at the seams can change the count, so a few rounds of trimming or topping up are needed.
+     * Decodes random ids and re-encodes until the text has exactly {@code target} tokens; merges at
+     * the seams can change the count, so a few rounds of trimming or topping up are needed.
      */
     static Prompt exactText(
             HfTokenizer tokenizer,

@@ -84,7 +84,9 @@ class DatasetTest {
                 assertThat(tokenizer.count(p.text())).isEqualTo(p.inputTokens());
             }
             long exactTargets =
-                    prompts.stream().filter(p -> p.inputTokens() >= 30 && p.inputTokens() <= 90).count();
+                    prompts.stream()
+                            .filter(p -> p.inputTokens() >= 30 && p.inputTokens() <= 90)
+                            .count();
             assertThat(exactTargets).isEqualTo(prompts.size());
         }
     }
@@ -93,7 +95,12 @@ class DatasetTest {
     void randomTextWithoutTokenizerIsLabelledApproximate() {
         Prompt p =
                 RandomDataset.generate(
-                                1, LengthDistribution.fixed(20), LengthDistribution.fixed(5), false, null, 1)
+                                1,
+                                LengthDistribution.fixed(20),
+                                LengthDistribution.fixed(5),
+                                false,
+                                null,
+                                1)
                         .get(0);
         assertThat(p.inputSource()).isEqualTo("approximation");
         assertThat(p.text().split(" ")).hasSize(20);
@@ -116,7 +123,8 @@ class DatasetTest {
                     .append(reply)
                     .append("\"}]}");
         }
-        json.append(",{\"id\":\"short\",\"conversations\":[{\"from\":\"human\",\"value\":\"hi\"}]}]");
+        json.append(
+                ",{\"id\":\"short\",\"conversations\":[{\"from\":\"human\",\"value\":\"hi\"}]}]");
         Path file = dir.resolve("sharegpt.json");
         Files.writeString(file, json);
         try (HfTokenizer tokenizer = HfTokenizer.load(testTokenizer())) {
@@ -126,7 +134,9 @@ class DatasetTest {
             List<Prompt> c = FileDatasets.shareGpt(file, 20, filters, tokenizer, 6);
             assertThat(a).hasSize(20);
             assertThat(a).extracting(Prompt::text).isEqualTo(b.stream().map(Prompt::text).toList());
-            assertThat(a).extracting(Prompt::text).isNotEqualTo(c.stream().map(Prompt::text).toList());
+            assertThat(a)
+                    .extracting(Prompt::text)
+                    .isNotEqualTo(c.stream().map(Prompt::text).toList());
             for (Prompt p : a) {
                 assertThat(p.inputTokens()).isBetween(10, 60).isEqualTo(tokenizer.count(p.text()));
                 assertThat(p.text()).startsWith("question number");
@@ -146,7 +156,12 @@ class DatasetTest {
                         + "{\"role\":\"user\",\"content\":\"what is latency\"}]}\n");
         List<Prompt> prompts =
                 FileDatasets.jsonl(
-                        file, 4, new FileDatasets.Filters(null, null, null, null, null, null), 32, null, 1);
+                        file,
+                        4,
+                        new FileDatasets.Filters(null, null, null, null, null, null),
+                        32,
+                        null,
+                        1);
         assertThat(prompts).hasSize(4);
         Prompt text = prompts.stream().filter(p -> p.text() != null).findFirst().orElseThrow();
         assertThat(text.maxTokens()).isEqualTo(12);
@@ -166,7 +181,8 @@ class DatasetTest {
                                 FileDatasets.jsonl(
                                         file,
                                         1,
-                                        new FileDatasets.Filters(null, null, null, null, null, null),
+                                        new FileDatasets.Filters(
+                                                null, null, null, null, null, null),
                                         null,
                                         null,
                                         1))

@@ -23,7 +23,10 @@ class FailureClassificationTest {
                 new EngineFixture(
                         baseUrl, new OpenAiCompletions(), stream, 4, TIMEOUT, Slo.NONE, 1000)) {
             long start = System.nanoTime();
-            StageResult r = f.engine.runStage(EngineFixture.open(Double.POSITIVE_INFINITY, REQUESTS, ArrivalKind.POISSON));
+            StageResult r =
+                    f.engine.runStage(
+                            EngineFixture.open(
+                                    Double.POSITIVE_INFINITY, REQUESTS, ArrivalKind.POISSON));
             long elapsedMs = (System.nanoTime() - start) / 1_000_000;
             assertThat(elapsedMs).as("stage duration").isLessThan(TIMEOUT.toMillis() + 1500);
             assertThat(r.sent).isEqualTo(REQUESTS);
@@ -86,7 +89,8 @@ class FailureClassificationTest {
 
     @Test
     void serverErrorStatus() throws Exception {
-        assertOnly(runAgainst((req, ex) -> ex.respond(503, "text/plain", "overloaded")), "http_5xx");
+        assertOnly(
+                runAgainst((req, ex) -> ex.respond(503, "text/plain", "overloaded")), "http_5xx");
     }
 
     @Test
@@ -120,7 +124,8 @@ class FailureClassificationTest {
                 runAgainst(
                         (req, ex) -> {
                             ex.startSse();
-                            ex.chunk("data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: {not json\n\n");
+                            ex.chunk(
+                                    "data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: {not json\n\n");
                             ex.endChunked();
                         });
         assertOnly(r, "malformed_stream");
@@ -161,7 +166,8 @@ class FailureClassificationTest {
 
     @Test
     void failuresAndSuccessesAreCountedSeparately() throws Exception {
-        java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger n =
+                new java.util.concurrent.atomic.AtomicInteger();
         StageResult r =
                 runAgainst(
                         (req, ex) -> {

@@ -1,0 +1,85 @@
+package io.inferencebench.runner.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** Entry point of {@code java -jar inferencebench-runner.jar}. */
+@Command(
+        name = "inferencebench-runner",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
+        description = "Load generator for LLM model servers; writes LPG latency profiles.",
+        subcommands = {RunCommand.class})
+public final class Main implements Runnable {
+
+    /** Exit code for a run whose results fail a check (no successful request, SLO missed). */
+    public static final int EXIT_RESULTS_FAILED = 1;
+
+    /** Exit code for unusable flags or configuration. */
+    public static final int EXIT_USAGE = 2;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(execute(args));
+    }
+
+    /** Runs the command line and returns its exit code (no System.exit; used by tests). */
+    public static int execute(String... args) {
+        return execute(null, null, args);
+    }
+
+    /** Runs the command line with the given output streams (null = standard ones). */
+    public static int execute(java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
+        CommandLine cli = new CommandLine(new Main());
+        if (out != null) {
+            cli.setOut(out);
+        }
+        if (err != null) {
+            cli.setErr(err);
+        }
+        cli.setCaseInsensitiveEnumValuesAllowed(true);
+        cli.setExecutionExceptionHandler(
+                (e, commandLine, parseResult) -> {
+                    if (e instanceof UsageError usage) {
+                        commandLine.getErr().println("error: " + usage.getMessage());
+                        return EXIT_USAGE;
+                    }
+                    commandLine.getErr().println("error: " + describe(e));
+                    return EXIT_RESULTS_FAILED;
+                });
+        return cli.execute(args);
+    }
+
+    static String describe(Throwable e) {
+        String message = e.getMessage();
+        return message == null ? e.getClass().getSimpleName() : message;
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    static String version() {
+        String v = Main.class.getPackage().getImplementationVersion();
+        return v == null ? "dev" : v;
+    }
+
+    /** Version from the jar manifest. */
+    public static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {"inferencebench-runner " + version()};
+        }
+    }
+
+    /**
+     * A problem with flags or configuration found after parsing; exits with {@link #EXIT_USAGE}.
+     */
+    public static final class UsageError extends RuntimeException {
+        public UsageError(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,197 @@
+package io.inferencebench.runner.cli;
+
+import io.inferencebench.profile.lpg.LpgProfileWriter;
+import io.inferencebench.profile.lpg.RequestRate;
+import io.inferencebench.profile.lpg.StageResult;
+import io.inferencebench.runner.engine.LoadEngine;
+import io.inferencebench.runner.engine.StageObserver;
+import io.inferencebench.runner.engine.StagePlan;
+import io.inferencebench.runner.engine.StageRecorder;
+import java.io.PrintWriter;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Progress on stderr: a redrawn bar on a terminal, a plain line every few seconds otherwise (logs,
+ * CI), or nothing. Reads the engine's live counters from its own thread.
+ */
+final class Progress implements StageObserver, AutoCloseable {
+
+    enum Mode {
+        BAR,
+        LINES,
+        NONE
+    }
+
+    private final Mode mode;
+    private final PrintWriter err;
+    private final int stages;
+    private final ScheduledExecutorService ticker;
+    private volatile LoadEngine.Live live;
+
+    private Progress(Mode mode, PrintWriter err, int stages) {
+        this.mode = mode;
+        this.err = err;
+        this.stages = stages;
+        if (mode == Mode.NONE) {
+            ticker = null;
+        } else {
+            ticker =
+                    Executors.newSingleThreadScheduledExecutor(
+                            r -> Thread.ofPlatform().daemon().name("ib-progress").unstarted(r));
+            long period = mode == Mode.BAR ? 250 : 5000;
+            ticker.scheduleAtFixedRate(this::tick, period, period, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    static Progress create(String flag, PrintWriter err, int stages) {
+        return new Progress(mode(flag), err, stages);
+    }
+
+    static Mode mode(String flag) {
+        return switch (flag.toLowerCase(Locale.ROOT)) {
+            case "auto" -> isTerminal() ? Mode.BAR : Mode.LINES;
+            case "bar" -> Mode.BAR;
+            case "lines" -> Mode.LINES;
+            case "none" -> Mode.NONE;
+            default ->
+                    throw new Main.UsageError(
+                            "--progress: '" + flag + "' is not one of auto, bar, lines, none");
+        };
+    }
+
+    /** Console.isTerminal() exists from Java 22; on 21 a non-null console means a terminal. */
+    static boolean isTerminal() {
+        java.io.Console console = System.console();
+        if (console == null) {
+            return false;
+        }
+        try {
+            return (Boolean) java.io.Console.class.getMethod("isTerminal").invoke(console);
+        } catch (ReflectiveOperationException e) {
+            return true;
+        }
+    }
+
+    @Override
+    public void onStageStart(StagePlan plan, StageRecorder recorder, LoadEngine.Live l) {
+        live = l;
+        synchronized (err) {
+            err.printf(Locale.ROOT, "stage %d/%d: %s%n", plan.index() + 1, stages, describe(plan));
+            err.flush();
+        }
+    }
+
+    private void tick() {
+        LoadEngine.Live l = live;
+        if (l == null) {
+            return;
+        }
+        StagePlan plan = l.plan;
+        double elapsed = (System.nanoTime() - l.startNanos) / 1e9;
+        long done = l.recorder.finished();
+        double fraction;
+        String total;
+        if (plan.numPrompts() > 0) {
+            fraction = (double) done / plan.numPrompts();
+            total = Long.toString(plan.numPrompts());
+        } else {
+            fraction = Math.min(1.0, elapsed / (plan.duration().toNanos() / 1e9));
+            total = "?";
+        }
+        String counts =
+                String.format(
+                        Locale.ROOT,
+                        "%d/%s done  ok %d  failed %d  in flight %d  %.1fs",
+                        done,
+                        total,
+                        l.recorder.completed(),
+                        l.recorder.failed(),
+                        l.inFlight(),
+                        elapsed);
+        synchronized (err) {
+            if (mode == Mode.BAR) {
+                int width = 30;
+                int filled = (int) Math.round(Math.min(1.0, fraction) * width);
+                err.print(
+                        "\r["
+                                + "#".repeat(filled)
+                                + ".".repeat(width - filled)
+                                + "] "
+                                + counts
+                                + "   ");
+            } else {
+                err.printf(Locale.ROOT, "stage %d/%d: %s%n", plan.index() + 1, stages, counts);
+            }
+            err.flush();
+        }
+    }
+
+    /** Called after the stage's result is complete. */
+    void stageDone(StagePlan plan, StageResult r, Map<String, String> firstErrors) {
+        live = null;
+        synchronized (err) {
+            if (mode == Mode.BAR) {
+                err.print("\r" + " ".repeat(100) + "\r");
+            }
+            if (mode != Mode.NONE || r.failed > 0) {
+                err.printf(
+                        Locale.ROOT,
+                        "stage %d/%d done: %d ok, %d failed in %.2fs, achieved %.2f req/s%n",
+                        plan.index() + 1,
+                        stages,
+                        r.completed,
+                        r.failed,
+                        LpgProfileWriter.benchmarkTimeSeconds(r),
+                        LpgProfileWriter.achievedRate(r));
+            }
+            firstErrors.forEach(
+                    (cls, message) ->
+                            err.printf(
+                                    "  %s x%d, first: %s%n",
+                                    cls,
+                                    r.errorsByClass.getOrDefault(cls, 0L),
+                                    message.length() > 300
+                                            ? message.substring(0, 300) + "…"
+                                            : message));
+            err.flush();
+        }
+    }
+
+    static String describe(StagePlan plan) {
+        StringBuilder sb = new StringBuilder();
+        if (plan.closedLoop()) {
+            sb.append("concurrency ").append(plan.concurrency());
+        } else {
+            sb.append("rate ")
+                    .append(RequestRate.pythonString(plan.requestRate()))
+                    .append(" req/s");
+            if (!Double.isInfinite(plan.requestRate())) {
+                sb.append(' ').append(plan.arrival().name().toLowerCase(Locale.ROOT));
+                if (plan.burstiness() != 1.0) {
+                    sb.append(" (burstiness ").append(plan.burstiness()).append(')');
+                }
+            }
+            if (plan.maxConcurrency() != null) {
+                sb.append(", max concurrency ").append(plan.maxConcurrency());
+            }
+        }
+        if (plan.numPrompts() > 0) {
+            sb.append(", ").append(plan.numPrompts()).append(" prompts");
+        }
+        if (plan.duration() != null) {
+            sb.append(", up to ").append(plan.duration().toMillis() / 1000.0).append(" s");
+        }
+        return sb.toString();
+    }
+
+    @Override
+    public void close() {
+        if (ticker != null) {
+            ticker.shutdownNow();
+        }
+    }
+}

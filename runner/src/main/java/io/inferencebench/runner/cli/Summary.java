@@ -1,0 +1,104 @@
+package io.inferencebench.runner.cli;
+
+import io.inferencebench.profile.lpg.LpgProfileWriter;
+import io.inferencebench.profile.lpg.RequestRate;
+import io.inferencebench.profile.lpg.StageResult;
+import io.inferencebench.profile.stats.MetricRecorder;
+import io.inferencebench.runner.engine.Slo;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** The per-stage summary table printed at the end of a run. */
+final class Summary {
+
+    private Summary() {}
+
+    static void print(PrintWriter out, List<StageResult> results, Slo slo) {
+        List<String> header =
+                new ArrayList<>(
+                        List.of(
+                                "stage",
+                                "rate",
+                                "achieved",
+                                "sent",
+                                "ok",
+                                "failed",
+                                "req/s",
+                                "out tok/s",
+                                "ttft p50",
+                                "ttft p99",
+                                "itl p50",
+                                "tpot p50",
+                                "e2el p50",
+                                "e2el p99",
+                                "lag p99",
+                                "peak"));
+        if (slo.configured()) {
+            header.add("slo %");
+        }
+        List<List<String>> rows = new ArrayList<>();
+        for (StageResult r : results) {
+            double time = LpgProfileWriter.benchmarkTimeSeconds(r);
+            List<String> row = new ArrayList<>();
+            row.add(Integer.toString(r.stageIndex));
+            row.add(
+                    r.concurrency != null && Double.isInfinite(r.requestedRate)
+                            ? "c=" + r.concurrency
+                            : RequestRate.pythonString(r.requestedRate));
+            row.add(f(LpgProfileWriter.achievedRate(r)));
+            row.add(Long.toString(r.sent));
+            row.add(Long.toString(r.completed));
+            row.add(Long.toString(r.failed));
+            row.add(f(time > 0 ? r.completed / time : 0));
+            row.add(f(time > 0 ? r.totalOutputTokens / time : 0));
+            row.add(p(r.ttftMs, 50));
+            row.add(p(r.ttftMs, 99));
+            row.add(p(r.itlMs, 50));
+            row.add(p(r.tpotMs, 50));
+            row.add(p(r.latencyMs, 50));
+            row.add(p(r.latencyMs, 99));
+            row.add(p(r.scheduleLagMs, 99));
+            row.add(Long.toString(r.inFlightPeak));
+            if (slo.configured()) {
+                long attempted = r.completed + r.failed;
+                row.add(f(attempted == 0 ? 0 : 100.0 * r.goodputRequests / attempted));
+            }
+            rows.add(row);
+        }
+        int[] widths = new int[header.size()];
+        for (int i = 0; i < header.size(); i++) {
+            widths[i] = header.get(i).length();
+            for (List<String> row : rows) {
+                widths[i] = Math.max(widths[i], row.get(i).length());
+            }
+        }
+        out.println(line(header, widths));
+        for (List<String> row : rows) {
+            out.println(line(row, widths));
+        }
+        out.println(
+                "(rates in req/s; times in ms; lag = due -> sent; peak = most requests in flight)");
+    }
+
+    private static String line(List<String> cells, int[] widths) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < cells.size(); i++) {
+            if (i > 0) {
+                sb.append("  ");
+            }
+            String cell = cells.get(i);
+            sb.append(" ".repeat(widths[i] - cell.length())).append(cell);
+        }
+        return sb.toString();
+    }
+
+    private static String f(double v) {
+        return String.format(Locale.ROOT, "%.2f", v);
+    }
+
+    private static String p(MetricRecorder r, double percentile) {
+        return r.count() == 0 ? "-" : f(r.percentile(percentile));
+    }
+}

@@ -1,0 +1,336 @@
+package io.inferencebench.runner.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.inferencebench.runner.stub.OpenAiStub;
+import io.inferencebench.runner.stub.StubServer;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CliTest {
+
+    record Outcome(int code, String out, String err) {}
+
+    static Outcome run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
+        return new Outcome(code, out.toString(), err.toString());
+    }
+
+    /** The OpenAI stub plus GET /v1/models, recording request headers. */
+    static final class ModelServer implements StubServer.Handler {
+        final OpenAiStub stub;
+        final ConcurrentLinkedQueue<String> authorization = new ConcurrentLinkedQueue<>();
+
+        ModelServer(double ttft, double itl) {
+            stub = new OpenAiStub(ttft, itl, true);
+        }
+
+        @Override
+        public void handle(StubServer.Request request, StubServer.Exchange exchange)
+                throws Exception {
+            if (request.header("authorization") != null) {
+                authorization.add(request.header("authorization"));
+            }
+            if (request.method().equals("GET") && request.path().equals("/v1/models")) {
+                exchange.respond(
+                        200,
+                        "application/json",
+                        "{\"object\":\"list\",\"data\":[{\"id\":\"org/stub-model-7b\",\"object\":\"model\"}]}");
+                return;
+            }
+            stub.handle(request, exchange);
+        }
+    }
+
+    private static Outcome expectUsageError(String... args) {
+        Outcome o = run(args);
+        assertThat(o.code()).as(o.err()).isEqualTo(2);
+        return o;
+    }
+
+    @Test
+    void badFlagsNameTheFlagAndWhatIsAllowed() {
+        assertThat(expectUsageError("run", "--request-rate", "fast").err())
+                .contains("--request-rate")
+                .contains("'inf'");
+        assertThat(expectUsageError("run", "--request-rate", "0").err()).contains("--request-rate");
+        assertThat(expectUsageError("run", "--goodput", "latency:5").err())
+                .contains("--goodput")
+                .contains("ttft, tpot, e2el");
+        assertThat(expectUsageError("run", "--goodput", "ttft:abc").err()).contains("--goodput");
+        assertThat(expectUsageError("run", "--backend", "nope").err())
+                .contains("--backend")
+                .contains("vllm");
+        assertThat(expectUsageError("run", "--api", "rest").err()).contains("--api");
+        assertThat(expectUsageError("run", "--duration", "5 minutes").err())
+                .contains("--duration")
+                .contains("30s");
+        assertThat(expectUsageError("run", "--burstiness", "0.5", "--arrival", "poisson").err())
+                .contains("--burstiness")
+                .contains("gamma");
+        assertThat(expectUsageError("run", "--arrival", "bursty").err())
+                .contains("--arrival")
+                .contains("poisson");
+        assertThat(expectUsageError("run", "--dataset-name", "alpaca").err())
+                .contains("--dataset-name")
+                .contains("random, sharegpt, jsonl");
+        assertThat(expectUsageError("run", "--dataset-name", "sharegpt").err())
+                .contains("--dataset-path");
+        assertThat(expectUsageError("run", "--request-rate", "inf", "--duration", "5s").err())
+                .contains("--max-concurrency");
+        assertThat(expectUsageError("run", "--num-prompts", "0").err()).contains("--num-prompts");
+        assertThat(expectUsageError("run", "--header", "novalue").err()).contains("--header");
+        assertThat(expectUsageError("run", "--tokenizer", "/nonexistent/tokenizer.json").err())
+                .contains("--tokenizer");
+        assertThat(expectUsageError("run", "--config", "/nonexistent.yaml").err())
+                .contains("--config");
+        assertThat(expectUsageError("run", "--num-prompts", "ten").err()).contains("--num-prompts");
+        assertThat(expectUsageError("run", "--no-such-flag").err()).contains("--no-such-flag");
+        assertThat(expectUsageError("run", "--progress", "fancy").err()).contains("--progress");
+    }
+
+    @Test
+    void sweepWritesOneLpgProfilePerStageAndPrintsTheTable(@TempDir Path dir) throws Exception {
+        ModelServer handler = new ModelServer(5, 1);
+        try (StubServer server = new StubServer(handler)) {
+            Path keyFile = dir.resolve("key");
+            Files.writeString(keyFile, "sk-very-secret-123\n");
+            Path results = dir.resolve("results");
+            Outcome o =
+                    run(
+                            "run",
+                            "--base-url",
+                            server.baseUrl(),
+                            "--backend",
+                            "vllm",
+                            "--random-input-len",
+                            "16",
+                            "--random-output-len",
+                            "8",
+                            "--request-rate",
+                            "40,inf",
+                            "--num-prompts",
+                            "20",
+                            "--num-warmups",
+                            "2",
+                            "--cooldown",
+                            "100ms",
+                            "--seed",
+                            "3",
+                            "--api-key-file",
+                            keyFile.toString(),
+                            "--header",
+                            "X-Team=bench",
+                            "--result-dir",
+                            results.toString(),
+                            "--progress",
+                            "lines");
+            assertThat(o.code()).as(o.err()).isZero();
+            assertThat(o.out()).contains("achieved").contains("lag p99").contains("ttft p50");
+            List<Path> files;
+            try (Stream<Path> s = Files.list(results)) {
+                files = s.sorted().toList();
+            }
+            assertThat(files).hasSize(2);
+            assertThat(files.get(0).getFileName().toString())
+                    .matches("vllm-40\\.0qps-stub-model-7b-\\d{8}-\\d{6}\\.json");
+            assertThat(files.get(1).getFileName().toString())
+                    .matches("vllm-infqps-stub-model-7b-\\d{8}-\\d{6}\\.json");
+            ObjectMapper mapper = new ObjectMapper();
+            JsonNode first = mapper.readTree(files.get(0).toFile());
+            assertThat(first.at("/metrics/num_prompts").asInt()).isEqualTo(20);
+            assertThat(first.at("/metrics/request_rate").asDouble()).isEqualTo(40.0);
+            assertThat(first.at("/metrics/completed").asInt()).isEqualTo(20);
+            assertThat(first.at("/metrics/total_output_token").asInt()).isEqualTo(160);
+            assertThat(first.at("/metrics/avg_input_len").asDouble()).isEqualTo(16.0);
+            assertThat(first.at("/metrics/warmup_requests_excluded").asInt()).isEqualTo(2);
+            assertThat(first.at("/metrics/output_token_source").asText()).isEqualTo("usage");
+            assertThat(first.at("/dimensions/model_id").asText()).isEqualTo("org/stub-model-7b");
+            assertThat(first.at("/dimensions/prompt_format").asText()).isEqualTo("token_ids");
+            assertThat(first.at("/config/model").asText()).isEqualTo("org/stub-model-7b");
+            assertThat(first.at("/metrics/achieved_rate").asDouble()).isBetween(20.0, 80.0);
+            JsonNode second = mapper.readTree(files.get(1).toFile());
+            assertThat(second.at("/metrics/request_rate").asText()).isEqualTo("inf");
+            assertThat(second.at("/metrics/warmup_requests_excluded").asInt()).isZero();
+            // Token-id prompts reached the server, and the key did too, but was never printed or
+            // written.
+            assertThat(handler.stub.bodies.peek().path("prompt").isArray()).isTrue();
+            assertThat(handler.stub.bodies.peek().path("model").asText())
+                    .isEqualTo("org/stub-model-7b");
+            assertThat(handler.authorization).contains("Bearer sk-very-secret-123");
+            assertThat(o.out() + o.err()).doesNotContain("sk-very-secret");
+            for (Path f : files) {
+                assertThat(Files.readString(f))
+                        .doesNotContain("sk-very-secret")
+                        .doesNotContain("X-Team");
+            }
+        }
+    }
+
+    @Test
+    void exitsNonZeroWhenAStageHasNoSuccessfulRequest(@TempDir Path dir) throws IOException {
+        try (StubServer server =
+                new StubServer((req, ex) -> ex.respond(500, "text/plain", "broken"))) {
+            Outcome o =
+                    run(
+                            "run",
+                            "--base-url",
+                            server.baseUrl(),
+                            "--model",
+                            "m",
+                            "--request-rate",
+                            "inf",
+                            "--num-prompts",
+                            "5",
+                            "--result-dir",
+                            dir.toString(),
+                            "--progress",
+                            "none");
+            assertThat(o.code()).isEqualTo(1);
+            assertThat(o.err()).contains("no successful request").contains("http_5xx");
+            try (Stream<Path> s = Files.list(dir)) {
+                // Partial results are still written.
+                JsonNode profile =
+                        new ObjectMapper().readTree(s.findFirst().orElseThrow().toFile());
+                assertThat(profile.at("/metrics/errors_by_class/http_5xx").asInt()).isEqualTo(5);
+            }
+        }
+    }
+
+    @Test
+    void exitsNonZeroWhenTheGoodputSloIsMissedAndZeroWhenMet(@TempDir Path dir) throws IOException {
+        try (StubServer server = new StubServer(new ModelServer(30, 1))) {
+            String[] base = {
+                "run",
+                "--base-url",
+                server.baseUrl(),
+                "--model",
+                "m",
+                "--request-rate",
+                "inf",
+                "--num-prompts",
+                "6",
+                "--random-output-len",
+                "4",
+                "--progress",
+                "none"
+            };
+            Outcome missed =
+                    run(
+                            concat(
+                                    base,
+                                    "--goodput",
+                                    "ttft:5",
+                                    "--result-dir",
+                                    dir.resolve("a").toString()));
+            assertThat(missed.code()).isEqualTo(1);
+            assertThat(missed.err()).contains("SLO missed");
+            assertThat(missed.out()).contains("slo %");
+            Outcome met =
+                    run(
+                            concat(
+                                    base,
+                                    "--goodput",
+                                    "ttft:5000",
+                                    "e2el:10000",
+                                    "--result-dir",
+                                    dir.resolve("b").toString()));
+            assertThat(met.code()).as(met.err()).isZero();
+        }
+    }
+
+    @Test
+    void configFileGivesWorkloadAndStages(@TempDir Path dir) throws IOException {
+        ModelServer handler = new ModelServer(1, 1);
+        try (StubServer server = new StubServer(handler)) {
+            Path config = dir.resolve("bench.yaml");
+            Files.writeString(
+                    config,
+                    """
+                    workload:
+                      dataset:
+                        type: random
+                        inputTokens: {type: fixed, mean: 12}
+                        outputTokens: {type: fixed, mean: 3}
+                        seed: 9
+                      streaming: true
+                      ignoreEos: true
+                    load:
+                      stages:
+                        - {requestRate: 30, numPrompts: 6}
+                        - {concurrency: 2, numPrompts: 4}
+                      arrival: constant
+                      cooldown: 100ms
+                    slo: {ttft: 10s}
+                    """);
+            Outcome o =
+                    run(
+                            "run",
+                            "--base-url",
+                            server.baseUrl(),
+                            "--config",
+                            config.toString(),
+                            "--backend",
+                            "openai",
+                            "--result-dir",
+                            dir.resolve("r").toString(),
+                            "--progress",
+                            "none");
+            assertThat(o.code()).as(o.err()).isZero();
+            List<JsonNode> profiles = new ArrayList<>();
+            try (Stream<Path> s = Files.list(dir.resolve("r"))) {
+                for (Path p : s.sorted().toList()) {
+                    profiles.add(new ObjectMapper().readTree(p.toFile()));
+                }
+            }
+            assertThat(profiles).hasSize(2);
+            JsonNode rate =
+                    profiles.stream()
+                            .filter(p -> p.at("/metrics/request_rate").isNumber())
+                            .findFirst()
+                            .orElseThrow();
+            assertThat(rate.at("/metrics/num_prompts").asInt()).isEqualTo(6);
+            assertThat(rate.at("/metrics/avg_output_len").asDouble()).isEqualTo(3.0);
+            assertThat(rate.at("/metrics/slo/ttft_ms").asDouble()).isEqualTo(10000.0);
+            JsonNode closed =
+                    profiles.stream()
+                            .filter(p -> p.at("/metrics/request_rate").isTextual())
+                            .findFirst()
+                            .orElseThrow();
+            assertThat(closed.at("/metrics/max_concurrency").asInt()).isEqualTo(2);
+            assertThat(closed.at("/metrics/completed").asInt()).isEqualTo(4);
+            // Backend openai sends text prompts (labelled as an approximation without tokenizer).
+            assertThat(handler.stub.bodies.peek().path("prompt").isTextual()).isTrue();
+            assertThat(rate.at("/metrics/input_token_source").asText()).isEqualTo("usage");
+        }
+    }
+
+    @Test
+    void configFileErrorsNameTheProblem(@TempDir Path dir) throws IOException {
+        Path config = dir.resolve("bad.yaml");
+        Files.writeString(config, "load:\n  stagez: []\n");
+        assertThat(expectUsageError("run", "--config", config.toString()).err())
+                .contains("--config")
+                .contains("stagez");
+    }
+
+    static String[] concat(String[] a, String... b) {
+        String[] all = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
+    }
+}
