@@ -47,6 +47,40 @@ public final class LocalControlPlane implements AutoCloseable {
     public static final String SERVICE_CLUSTER_IP_RANGE = "10.96.0.0/16";
     private static final String ISSUER = "https://kubernetes.default.svc.cluster.local";
 
+    /**
+     * Controllers that matter without a cloud, CSI or autoscaler; leaving out the rest makes the
+     * controller manager start (and be ready for pods) seconds sooner on a small machine.
+     */
+    static final List<String> CONTROLLERS =
+            List.of(
+                    "serviceaccount-token-controller",
+                    "serviceaccount-controller",
+                    "root-ca-certificate-publisher-controller",
+                    "namespace-controller",
+                    "garbage-collector-controller",
+                    "pod-garbage-collector-controller",
+                    "deployment-controller",
+                    "replicaset-controller",
+                    "replicationcontroller-controller",
+                    "statefulset-controller",
+                    "daemonset-controller",
+                    "job-controller",
+                    "cronjob-controller",
+                    "ttl-after-finished-controller",
+                    "endpoints-controller",
+                    "endpointslice-controller",
+                    "endpointslice-mirroring-controller",
+                    "node-lifecycle-controller",
+                    "taint-eviction-controller",
+                    "disruption-controller",
+                    "resourcequota-controller",
+                    "clusterrole-aggregation-controller",
+                    "certificatesigningrequest-signing-controller",
+                    "certificatesigningrequest-approving-controller",
+                    "persistentvolume-binder-controller",
+                    "persistentvolumeclaim-protection-controller",
+                    "persistentvolume-protection-controller");
+
     private static LocalControlPlane shared;
 
     private final Path dir;
@@ -59,7 +93,10 @@ public final class LocalControlPlane implements AutoCloseable {
     private final Path adminKubeconfig;
     private final Thread shutdownHook;
     private final Duration startupTime;
+    private final Map<String, Duration> startupPhases = new java.util.LinkedHashMap<>();
+    private final long startNanos = System.nanoTime();
     private KubernetesClient adminClient;
+    private CompletableFuture<KubernetesClient> adminClientFuture;
     private boolean closed;
 
     private LocalControlPlane(Path dir, boolean deleteDirOnClose) {
@@ -70,12 +107,11 @@ public final class LocalControlPlane implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(shutdownHook);
         Path bin = K8sBinaries.directory();
         try {
-            CompletableFuture<KeyPair> saKeys = CompletableFuture.supplyAsync(Pki::rsaKeyPair);
-            network = PodNetwork.create();
-            String host = network.gateway();
+            CompletableFuture<KeyPair> saKeys = CompletableFuture.supplyAsync(Pki::keyPair);
+            CompletableFuture<Pki> ca =
+                    CompletableFuture.supplyAsync(() -> Pki.newCa("inferencebench-local-ca"));
             int etcdPort = freePort("127.0.0.1");
             int etcdPeerPort = freePort("127.0.0.1");
-            apiServerPort = freePort(host);
 
             ChildProcess etcd =
                     spawn(
@@ -92,8 +128,12 @@ public final class LocalControlPlane implements AutoCloseable {
                                     "--initial-cluster=local=http://127.0.0.1:" + etcdPeerPort,
                                     "--unsafe-no-fsync=true",
                                     "--log-level=warn"));
+            network = PodNetwork.create();
+            String host = network.gateway();
+            apiServerPort = freePort(host);
 
-            pki = Pki.newCa("inferencebench-local-ca");
+            phase("network+etcd spawned");
+            pki = ca.join();
             Path pkiDir = dir.resolve("pki");
             Files.createDirectories(pkiDir);
             Pki.writeString(pkiDir.resolve("ca.crt"), pki.ca().certificatePem());
@@ -113,24 +153,9 @@ public final class LocalControlPlane implements AutoCloseable {
             Pki.writeString(pkiDir.resolve("sa.key"), Pki.pem(sa.getPrivate()));
             Pki.writeString(pkiDir.resolve("sa.pub"), Pki.pem(sa.getPublic()));
 
-            String serverUrl = "https://" + host + ":" + apiServerPort;
-            adminKubeconfig = dir.resolve("admin.kubeconfig");
-            Pki.writeString(adminKubeconfig, pki.kubeconfig(serverUrl, "admin", admin));
-            Path kcmKubeconfig = dir.resolve("controller-manager.kubeconfig");
-            Pki.writeString(
-                    kcmKubeconfig,
-                    pki.kubeconfig(
-                            serverUrl,
-                            "system:kube-controller-manager",
-                            pki.client("system:kube-controller-manager")));
-            Path schedulerKubeconfig = dir.resolve("scheduler.kubeconfig");
-            Pki.writeString(
-                    schedulerKubeconfig,
-                    pki.kubeconfig(
-                            serverUrl,
-                            "system:kube-scheduler",
-                            pki.client("system:kube-scheduler")));
-
+            phase("apiserver certificates");
+            awaitPort("127.0.0.1", etcdPort, etcd);
+            phase("etcd listening");
             spawn(
                     "kube-apiserver",
                     List.of(
@@ -150,16 +175,39 @@ public final class LocalControlPlane implements AutoCloseable {
                             "--enable-admission-plugins=NodeRestriction",
                             "--service-cluster-ip-range=" + SERVICE_CLUSTER_IP_RANGE,
                             "--allow-privileged=true",
+                            "--enable-priority-and-fairness=false",
                             "--profiling=false",
                             "--v=1"));
+            String serverUrl = "https://" + host + ":" + apiServerPort;
+            adminKubeconfig = dir.resolve("admin.kubeconfig");
+            Pki.writeString(adminKubeconfig, pki.kubeconfig(serverUrl, "admin", admin));
+            Path kcmKubeconfig = dir.resolve("controller-manager.kubeconfig");
+            Pki.writeString(
+                    kcmKubeconfig,
+                    pki.kubeconfig(
+                            serverUrl,
+                            "system:kube-controller-manager",
+                            pki.client("system:kube-controller-manager")));
+            Path schedulerKubeconfig = dir.resolve("scheduler.kubeconfig");
+            Pki.writeString(
+                    schedulerKubeconfig,
+                    pki.kubeconfig(
+                            serverUrl,
+                            "system:kube-scheduler",
+                            pki.client("system:kube-scheduler")));
+
+            phase("client certificates");
             spawn(
                     "kube-controller-manager",
                     List.of(
                             bin.resolve("kube-controller-manager").toString(),
                             "--kubeconfig=" + kcmKubeconfig,
+                            "--kube-api-qps=200",
+                            "--kube-api-burst=400",
                             "--secure-port=0",
                             "--leader-elect=false",
                             "--use-service-account-credentials=true",
+                            "--controllers=" + String.join(",", CONTROLLERS),
                             "--service-account-private-key-file=" + pkiDir.resolve("sa.key"),
                             "--root-ca-file=" + pkiDir.resolve("ca.crt"),
                             "--cluster-signing-cert-file=" + pkiDir.resolve("ca.crt"),
@@ -172,6 +220,8 @@ public final class LocalControlPlane implements AutoCloseable {
                     List.of(
                             bin.resolve("kube-scheduler").toString(),
                             "--kubeconfig=" + schedulerKubeconfig,
+                            "--kube-api-qps=200",
+                            "--kube-api-burst=400",
                             "--authentication-kubeconfig=" + schedulerKubeconfig,
                             "--authorization-kubeconfig=" + schedulerKubeconfig,
                             "--secure-port=0",
@@ -229,6 +279,9 @@ public final class LocalControlPlane implements AutoCloseable {
                         .connectTimeout(Duration.ofSeconds(2))
                         .build();
         URI readyz = URI.create(apiServerUrl() + "/readyz");
+        // building the first fabric8 client costs a second or more on a busy machine: overlap it
+        CompletableFuture<KubernetesClient> client =
+                CompletableFuture.supplyAsync(this::newAdminClient);
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
         String last = "";
         while (true) {
@@ -260,17 +313,11 @@ public final class LocalControlPlane implements AutoCloseable {
             }
             sleep(100);
         }
-        adminClient = newAdminClient();
+        phase("apiserver ready");
         // The controllers are ready for pods once the ServiceAccount and root-CA publishers have
         // filled the default namespace (pods need both for their token volume).
-        while (adminClient.serviceAccounts().inNamespace("default").withName("default").get()
-                        == null
-                || adminClient
-                                .configMaps()
-                                .inNamespace("default")
-                                .withName("kube-root-ca.crt")
-                                .get()
-                        == null) {
+        while (status(http, "/api/v1/namespaces/default/serviceaccounts/default") != 200
+                || status(http, "/api/v1/namespaces/default/configmaps/kube-root-ca.crt") != 200) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException(
                         "kube-controller-manager did not create the default ServiceAccount and"
@@ -282,8 +329,49 @@ public final class LocalControlPlane implements AutoCloseable {
                             p.name() + " exited with " + p.process().exitValue());
                 }
             }
-            sleep(100);
+            sleep(50);
         }
+        phase("controllers ready");
+        adminClientFuture = client;
+    }
+
+    private int status(HttpClient http, String path) {
+        try {
+            return http.send(
+                            HttpRequest.newBuilder(URI.create(apiServerUrl() + path))
+                                    .timeout(Duration.ofSeconds(5))
+                                    .build(),
+                            HttpResponse.BodyHandlers.discarding())
+                    .statusCode();
+        } catch (IOException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void awaitPort(String host, int port, ChildProcess process) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (System.nanoTime() < deadline && process.isAlive()) {
+            try (java.net.Socket socket = new java.net.Socket()) {
+                socket.connect(new InetSocketAddress(host, port), 200);
+                return;
+            } catch (IOException e) {
+                sleep(20);
+            }
+        }
+        throw new IllegalStateException(
+                process.name() + " is not listening on " + host + ":" + port);
+    }
+
+    private void phase(String name) {
+        startupPhases.put(name, Duration.ofNanos(System.nanoTime() - startNanos));
+    }
+
+    /** Cumulative time at the end of each startup phase (for reports). */
+    public Map<String, Duration> startupPhases() {
+        return java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(startupPhases));
     }
 
     private ChildProcess spawn(String name, List<String> command) {
@@ -335,19 +423,28 @@ public final class LocalControlPlane implements AutoCloseable {
 
     /** A client with cluster-admin rights shared by callers; do not close it. */
     public synchronized KubernetesClient adminClient() {
+        if (adminClient == null && adminClientFuture != null) {
+            adminClient = adminClientFuture.join();
+        }
         return adminClient;
     }
 
     public KubernetesClient newAdminClient() {
         return new KubernetesClientBuilder()
-                .withConfig(Config.fromKubeconfig(pki.kubeconfig(apiServerUrl(), "admin", admin)))
+                .withConfig(ecConfig(pki.kubeconfig(apiServerUrl(), "admin", admin)))
                 .build();
+    }
+
+    /** fabric8 assumes RSA client keys unless told otherwise; ours are ECDSA. */
+    private static Config ecConfig(String kubeconfig) {
+        Config config = Config.fromKubeconfig(kubeconfig);
+        config.setClientKeyAlgo("EC");
+        return config;
     }
 
     /** A client configuration authenticating as {@code user} in {@code groups} (client cert). */
     public Config clientConfig(String user, String... groups) {
-        return Config.fromKubeconfig(
-                pki.kubeconfig(apiServerUrl(), user, pki.client(user, groups)));
+        return ecConfig(pki.kubeconfig(apiServerUrl(), user, pki.client(user, groups)));
     }
 
     public Map<String, Path> logFiles() {
@@ -390,6 +487,8 @@ public final class LocalControlPlane implements AutoCloseable {
         LocalNode.closeAllOf(this);
         if (adminClient != null) {
             adminClient.close();
+        } else if (adminClientFuture != null) {
+            adminClientFuture.thenAccept(KubernetesClient::close);
         }
         List<ChildProcess> reversed = new ArrayList<>(processes);
         java.util.Collections.reverse(reversed);
