@@ -68,6 +68,8 @@ public final class ControlPlaneMain {
                         + node.root()
                         + "\nlogs="
                         + controlPlane.directory().resolve("logs")
+                        + "\nkubectl="
+                        + K8sBinaries.binary("kubectl")
                         + "\nstartup_ms="
                         + millis
                         + "\n");
