@@ -213,6 +213,33 @@ public final class LoadEngine {
         return recorder.finish(live.issued(), live.inFlightPeak.get());
     }
 
+    /**
+     * When the dispatcher was blocked waiting for a max-concurrency slot. A request's slot wait is
+     * all blocked time between its due instant and its dispatch, including time spent queued behind
+     * earlier requests that were waiting for slots (FIFO), not only its own wait. Due instants
+     * never decrease, so intervals ending before the current due instant are dropped.
+     */
+    static final class BlockedIntervals {
+        private final java.util.ArrayDeque<long[]> intervals = new java.util.ArrayDeque<>();
+        private long total;
+
+        void add(long start, long end) {
+            intervals.addLast(new long[] {start, end, total});
+            total += end - start;
+        }
+
+        long blockedSince(long due) {
+            while (!intervals.isEmpty() && intervals.peekFirst()[1] <= due) {
+                intervals.removeFirst();
+            }
+            if (intervals.isEmpty()) {
+                return 0;
+            }
+            long[] first = intervals.peekFirst();
+            return total - first[2] - Math.max(0, due - first[0]);
+        }
+    }
+
     /** Mutable state of one running stage. */
     private final class StageRun {
         final StagePlan plan;
@@ -222,6 +249,7 @@ public final class LoadEngine {
         final long deadline;
         final Semaphore slots;
         final CountDownLatch done = new CountDownLatch(1);
+        final BlockedIntervals slotBlocked = new BlockedIntervals();
         volatile boolean dispatchDone;
 
         StageRun(StagePlan plan, Live live, boolean warmup, long start) {
@@ -267,8 +295,9 @@ public final class LoadEngine {
                             if (!slots.tryAcquire(budget, TimeUnit.NANOSECONDS)) {
                                 break;
                             }
-                            slotWait = System.nanoTime() - waitStart;
+                            slotBlocked.add(waitStart, System.nanoTime());
                         }
+                        slotWait = slotBlocked.blockedSince(due);
                     } else if (System.nanoTime() >= deadline) {
                         break;
                     }
