@@ -69,7 +69,7 @@ public final class MetricRecorder {
     /** Exact standard quantiles restored from a single snapshot; {@code null} otherwise. */
     private Map<String, Double> restoredExactQuantiles;
 
-    private final DoubleHistogram histogram;
+    private DoubleHistogram histogram;
 
     /**
      * Creates a recorder.
@@ -109,6 +109,7 @@ public final class MetricRecorder {
         if (!Double.isFinite(value)) {
             throw new IllegalArgumentException("recorded value must be finite, got " + value);
         }
+        histogram = recordInto(histogram, value, 1);
         count++;
         double delta = value - mean;
         mean += delta / count;
@@ -120,7 +121,6 @@ public final class MetricRecorder {
         if (value > max) {
             max = value;
         }
-        histogram.recordValue(Math.max(0.0, value));
         restoredExactQuantiles = null;
         if (samples != null) {
             if (count > exactSampleCap) {
@@ -138,6 +138,65 @@ public final class MetricRecorder {
                 samples[(int) count - 1] = value;
                 samplesSorted = false;
             }
+        }
+    }
+
+    /**
+     * Records into a histogram, which covers a dynamic range of about 2^52. When a value does not
+     * fit beside those already held, the large values win (they make the tail percentiles): a value
+     * too small is recorded as 0; a value too large starts a new histogram into which the old
+     * values are re-recorded, the smallest of them as 0. This only happens when one metric spans
+     * more than 15 orders of magnitude; percentiles are clamped to the exact min and max anyway.
+     *
+     * @return the histogram now holding the value ({@code h} or a replacement)
+     */
+    private static DoubleHistogram recordInto(DoubleHistogram h, double value, long count) {
+        double v = Math.max(0.0, value);
+        try {
+            h.recordValueWithCount(v, count);
+            return h;
+        } catch (ArrayIndexOutOfBoundsException tooWide) {
+            // handled below
+        }
+        if (v <= h.getMaxValue()) {
+            h.recordValueWithCount(0.0, count);
+            return h;
+        }
+        DoubleHistogram fresh = newHistogram();
+        fresh.recordValueWithCount(v, count);
+        for (DoubleHistogramIterationValue old : h.recordedValues()) {
+            fresh =
+                    recordInto(
+                            fresh,
+                            h.medianEquivalentValue(old.getValueIteratedTo()),
+                            old.getCountAddedInThisIterationStep());
+        }
+        return fresh;
+    }
+
+    /**
+     * {@code a + b}; when their ranges cannot combine, the larger values win as in {@link
+     * #recordInto}.
+     */
+    private static DoubleHistogram addHistograms(DoubleHistogram a, DoubleHistogram b) {
+        DoubleHistogram sum = a.copy();
+        sum.setAutoResize(true);
+        try {
+            sum.add(b);
+            return sum;
+        } catch (ArrayIndexOutOfBoundsException tooWide) {
+            DoubleHistogram big = a.getMaxValue() >= b.getMaxValue() ? a : b;
+            DoubleHistogram small = big == a ? b : a;
+            sum = big.copy();
+            sum.setAutoResize(true);
+            for (DoubleHistogramIterationValue v : small.recordedValues()) {
+                sum =
+                        recordInto(
+                                sum,
+                                small.medianEquivalentValue(v.getValueIteratedTo()),
+                                v.getCountAddedInThisIterationStep());
+            }
+            return sum;
         }
     }
 
@@ -179,7 +238,7 @@ public final class MetricRecorder {
         addToSum(other.sumCompensation);
         min = Math.min(min, other.min);
         max = Math.max(max, other.max);
-        histogram.add(other.histogram);
+        histogram = addHistograms(histogram, other.histogram);
         if (samples != null && other.samples != null && n <= exactSampleCap) {
             if (samples.length < n) {
                 samples = Arrays.copyOf(samples, (int) n);
@@ -454,7 +513,8 @@ public final class MetricRecorder {
                         DoubleHistogram.decodeFromCompressedByteBuffer(
                                 ByteBuffer.wrap(Base64.getDecoder().decode(snapshot.histogram())),
                                 2);
-                r.histogram.add(decoded);
+                decoded.setAutoResize(true);
+                r.histogram = decoded;
             } catch (DataFormatException | RuntimeException e) {
                 throw new IllegalArgumentException(
                         "recorder snapshot has a corrupt histogram: " + e.getMessage(), e);
