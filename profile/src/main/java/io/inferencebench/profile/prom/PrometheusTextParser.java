@@ -370,14 +370,25 @@ public final class PrometheusTextParser {
                 return false;
             }
             int nameStart = pos;
-            if (!isNameStart(buf[pos])) {
-                problemHere(lineStart, lineEnd, "invalid metric name in # " + keyword);
-                return false;
-            }
-            while (pos < end && isNameChar(buf[pos])) {
+            String name;
+            if (buf[pos] == '"') {
                 pos++;
+                try {
+                    name = labelValue("name");
+                } catch (Malformed e) {
+                    problemHere(lineStart, lineEnd, "invalid quoted metric name in # " + keyword);
+                    return false;
+                }
+            } else {
+                if (!isNameStart(buf[pos])) {
+                    problemHere(lineStart, lineEnd, "invalid metric name in # " + keyword);
+                    return false;
+                }
+                while (pos < end && isNameChar(buf[pos])) {
+                    pos++;
+                }
+                name = new String(buf, nameStart, pos - nameStart);
             }
-            String name = new String(buf, nameStart, pos - nameStart);
             if (pos < end && buf[pos] != ' ' && buf[pos] != '\t') {
                 problemHere(lineStart, lineEnd, "invalid metric name in # " + keyword);
                 return false;
@@ -479,22 +490,36 @@ public final class PrometheusTextParser {
         private void sample(int lineStart, int i, int lineEnd) {
             pos = i;
             end = lineEnd;
-            if (!isNameStart(buf[pos])) {
-                throw new Malformed("invalid metric name");
-            }
-            int nameStart = pos;
-            while (pos < end && isNameChar(buf[pos])) {
-                pos++;
-            }
-            String name = cached(nameStart, pos - nameStart);
-            skipSpaces();
+            String name = null;
             Map<String, String> labels = Collections.emptyMap();
-            if (pos < end && buf[pos] == '{') {
+            if (buf[pos] == '{') {
+                // UTF-8 form: the (quoted) metric name is the first element inside the braces
                 pos++;
-                labels = labels();
+                quotedMetricName = null;
+                labels = labels(true);
+                name = quotedMetricName;
+                if (name == null) {
+                    throw new Malformed("missing metric name");
+                }
                 skipSpaces();
-            } else if (pos < end && pos == nameStart + name.length()) {
-                throw new Malformed("unexpected character '" + buf[pos] + "' after metric name");
+            } else {
+                if (!isNameStart(buf[pos])) {
+                    throw new Malformed("invalid metric name");
+                }
+                int nameStart = pos;
+                while (pos < end && isNameChar(buf[pos])) {
+                    pos++;
+                }
+                name = cached(nameStart, pos - nameStart);
+                skipSpaces();
+                if (pos < end && buf[pos] == '{') {
+                    pos++;
+                    labels = labels(false);
+                    skipSpaces();
+                } else if (pos < end && pos == nameStart + name.length()) {
+                    throw new Malformed(
+                            "unexpected character '" + buf[pos] + "' after metric name");
+                }
             }
             if (pos >= end) {
                 throw new Malformed("missing value");
@@ -561,8 +586,12 @@ public final class PrometheusTextParser {
         /** Reused for the label names and values of one sample. */
         String[] labelScratch = new String[16];
 
-        private Map<String, String> labels() {
+        /** The metric name found inside the braces by {@link #labels(boolean)}, if any. */
+        String quotedMetricName;
+
+        private Map<String, String> labels(boolean metricNameInside) {
             int count = 0;
+            boolean first = true;
             while (true) {
                 if (!skipSpaces()) {
                     throw new Malformed("unterminated label set");
@@ -573,14 +602,36 @@ public final class PrometheusTextParser {
                             ? Collections.emptyMap()
                             : new LabelMap(Arrays.copyOf(labelScratch, count * 2), count);
                 }
-                if (!isLabelNameStart(buf[pos])) {
-                    throw new Malformed("invalid label name");
-                }
-                int nameStart = pos;
-                while (pos < end && isLabelNameChar(buf[pos])) {
+                String labelName;
+                if (buf[pos] == '"') {
                     pos++;
+                    String quoted = labelValue("name");
+                    skipSpaces();
+                    if (pos < end && buf[pos] != '=') {
+                        if (!metricNameInside || !first) {
+                            throw new Malformed("quoted metric name must come first in '{'");
+                        }
+                        quotedMetricName = quoted;
+                        first = false;
+                        if (buf[pos] == ',') {
+                            pos++;
+                        } else if (buf[pos] != '}') {
+                            throw new Malformed("expected ',' or '}' after the metric name");
+                        }
+                        continue;
+                    }
+                    labelName = quoted;
+                } else {
+                    if (!isLabelNameStart(buf[pos])) {
+                        throw new Malformed("invalid label name");
+                    }
+                    int nameStart = pos;
+                    while (pos < end && isLabelNameChar(buf[pos])) {
+                        pos++;
+                    }
+                    labelName = cached(nameStart, pos - nameStart);
                 }
-                String labelName = cached(nameStart, pos - nameStart);
+                first = false;
                 skipSpaces();
                 if (pos >= end || buf[pos] != '=') {
                     throw new Malformed("expected '=' after label name " + labelName);

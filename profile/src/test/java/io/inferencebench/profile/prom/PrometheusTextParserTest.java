@@ -344,4 +344,31 @@ class PrometheusTextParserTest {
         assertThat(PrometheusTextParser.fastDecimal("1e3".toCharArray(), 0, 3)).isNaN();
         assertThat(PrometheusTextParser.fastDecimal("-".toCharArray(), 0, 1)).isNaN();
     }
+
+    @Test
+    void acceptsQuotedUtf8MetricAndLabelNames() {
+        String page =
+                String.join(
+                        "\n",
+                        "# HELP \"my.dotted.metric\" A metric with dots.",
+                        "# TYPE \"my.dotted.metric\" histogram",
+                        "{\"my.dotted.metric_bucket\", \"service.name\"=\"api\", le=\"1\"} 3",
+                        "{\"my.dotted.metric_bucket\", \"service.name\"=\"api\", le=\"+Inf\"} 4",
+                        "{\"my.dotted.metric_count\", \"service.name\"=\"api\"} 4",
+                        "{\"plain_name\"} 7",
+                        "{\"a\", \"b\"} 1",
+                        "{x=\"y\"} 1",
+                        "plain_name{\"q\"} 1");
+        ParsedPage parsed = PrometheusTextParser.parse(page);
+        MetricFamily dotted = parsed.family("my.dotted.metric");
+        assertThat(dotted.type()).isEqualTo(MetricType.HISTOGRAM);
+        assertThat(dotted.help()).isEqualTo("A metric with dots.");
+        assertThat(dotted.samples()).hasSize(3);
+        assertThat(dotted.samples().get(0).label("service.name")).isEqualTo("api");
+        assertThat(parsed.family("plain_name").samples())
+                .singleElement()
+                .extracting(Sample::value)
+                .isEqualTo(7.0);
+        assertThat(parsed.problems()).extracting(ParseProblem::line).containsExactly(7, 8, 9);
+    }
 }
