@@ -1,0 +1,602 @@
+package io.inferencebench.operator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.inferencebench.crds.v1alpha1.BenchmarkRun;
+import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
+import io.inferencebench.crds.v1alpha1.ConditionTypes;
+import io.inferencebench.crds.v1alpha1.Durations;
+import io.inferencebench.crds.v1alpha1.LiveStatus;
+import io.inferencebench.crds.v1alpha1.Phase;
+import io.inferencebench.crds.v1alpha1.ResourceNames;
+import io.inferencebench.crds.v1alpha1.RunProgress;
+import io.inferencebench.crds.v1alpha1.RunSummary;
+import io.inferencebench.crds.v1alpha1.SpecValidation;
+import io.inferencebench.crds.v1alpha1.StageResult;
+import io.inferencebench.crds.v1alpha1.StageSpec;
+import io.inferencebench.operator.dependent.ControlConfigMapDependent;
+import io.inferencebench.operator.dependent.Launched;
+import io.inferencebench.operator.dependent.ProfileConfigMapDependent;
+import io.inferencebench.operator.dependent.ProfilesAvailable;
+import io.inferencebench.operator.dependent.RunnerJobDependent;
+import io.inferencebench.operator.dependent.RunnerWorkOrderDependent;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.api.reconciler.Workflow;
+import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.jboss.logging.Logger;
+
+/**
+ * The BenchmarkRun lifecycle: validate, wait for the target, launch runners (the workflow's
+ * dependents), open the start and per-stage barriers, follow progress, assemble profiles. Status is
+ * built only through {@link StatusAggregator}; user mistakes become conditions and Warning Events,
+ * exceptions are left for transient API errors (retried with backoff).
+ */
+@ControllerConfiguration(name = "benchmarkrun")
+@Workflow(
+        dependents = {
+            @Dependent(
+                    name = "work-order",
+                    type = RunnerWorkOrderDependent.class,
+                    reconcilePrecondition = Launched.class),
+            @Dependent(
+                    name = "control",
+                    type = ControlConfigMapDependent.class,
+                    reconcilePrecondition = Launched.class),
+            @Dependent(
+                    name = "runner-job",
+                    type = RunnerJobDependent.class,
+                    dependsOn = {"work-order", "control"},
+                    reconcilePrecondition = Launched.class),
+            @Dependent(
+                    name = "profile",
+                    type = ProfileConfigMapDependent.class,
+                    reconcilePrecondition = ProfilesAvailable.class)
+        })
+public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
+
+    private static final Logger LOG = Logger.getLogger(BenchmarkRunReconciler.class);
+
+    /** Name of the event source of runner part ConfigMaps. */
+    public static final String PARTS = "parts";
+
+    /** Time between opening a barrier and the instant runners start, so all see it in time. */
+    static final Duration BARRIER_LEAD = Duration.ofSeconds(2);
+
+    static final Duration PROGRESS_REFRESH = Duration.ofSeconds(5);
+
+    private final KubernetesClient client;
+    private final Clock clock;
+    private final EventRecorder events;
+    private final TargetProbe targetProbe;
+    private final ReferenceCheck references;
+
+    public BenchmarkRunReconciler(KubernetesClient client) {
+        this(client, Clock.systemUTC());
+    }
+
+    BenchmarkRunReconciler(KubernetesClient client, Clock clock) {
+        this.client = client;
+        this.clock = clock;
+        this.events = new EventRecorder(client);
+        this.targetProbe = new TargetProbe(client);
+        this.references = new ReferenceCheck(client);
+    }
+
+    @Override
+    public List<EventSource<?, BenchmarkRun>> prepareEventSources(
+            EventSourceContext<BenchmarkRun> context) {
+        var parts =
+                InformerEventSourceConfiguration.from(ConfigMap.class, BenchmarkRun.class)
+                        .withName(PARTS)
+                        .withLabelSelector(Labels.PART_INDEX)
+                        .withSecondaryToPrimaryMapper(
+                                Mappers.fromOwnerReferences(BenchmarkRun.class))
+                        .build();
+        return List.of(new InformerEventSource<>(parts, context));
+    }
+
+    @Override
+    public UpdateControl<BenchmarkRun> reconcile(BenchmarkRun run, Context<BenchmarkRun> context) {
+        Instant now = clock.instant();
+        StatusAggregator status =
+                new StatusAggregator(run.getStatus(), run.getMetadata().getGeneration(), now);
+        Phase before = run.getStatus() == null ? null : run.getStatus().getPhase();
+        Duration requeue = step(run, context, status, now);
+        BenchmarkRunStatus built = status.build();
+        Phase after = built.getPhase();
+        if (after != before) {
+            boolean bad = after == Phase.FAILED;
+            events.record(
+                    run,
+                    bad ? EventRecorder.WARNING : EventRecorder.NORMAL,
+                    after.wireName(),
+                    built.getMessage() == null ? after.wireName() : built.getMessage());
+            LOG.infof(
+                    "%s/%s: %s -> %s: %s",
+                    run.getMetadata().getNamespace(),
+                    run.getMetadata().getName(),
+                    before,
+                    after,
+                    built.getMessage());
+        }
+        UpdateControl<BenchmarkRun> control;
+        if (status.changed()) {
+            run.setStatus(built);
+            control = UpdateControl.patchStatus(run);
+        } else {
+            control = UpdateControl.noUpdate();
+        }
+        return requeue == null ? control : control.rescheduleAfter(requeue);
+    }
+
+    private Duration step(
+            BenchmarkRun run, Context<BenchmarkRun> context, StatusAggregator status, Instant now) {
+        Phase phase = status.phase();
+        if (phase.isTerminal()) {
+            return finished(run, status, now);
+        }
+        List<String> problems = SpecValidation.validate(run.getSpec());
+        if (!problems.isEmpty()) {
+            String message = String.join("; ", problems);
+            events.record(run, EventRecorder.WARNING, "InvalidSpec", message);
+            status.condition(ConditionTypes.TARGET_READY, false, "InvalidSpec", message);
+            finish(status, Phase.FAILED, "InvalidSpec", "invalid spec: " + message, now);
+            return null;
+        }
+        if (Boolean.TRUE.equals(run.getSpec().getCancel())) {
+            finish(status, Phase.CANCELLED, "Cancelled", cancelMessage(status), now);
+            return null;
+        }
+        return switch (phase) {
+            case PENDING -> pending(run, status, now);
+            case INITIALIZING -> initializing(run, context, status, now);
+            case RUNNING -> running(run, context, status, now);
+            case AGGREGATING -> aggregating(run, context, status, now);
+            default -> null;
+        };
+    }
+
+    private Duration pending(BenchmarkRun run, StatusAggregator status, Instant now) {
+        Instant created = Instant.parse(run.getMetadata().getCreationTimestamp());
+        Duration readinessTimeout =
+                Durations.parse(run.getSpec().getTarget().getReadinessTimeout());
+        boolean timedOut = now.isAfter(created.plus(readinessTimeout));
+        List<String> missing = references.check(run);
+        if (!missing.isEmpty()) {
+            String message = String.join("; ", missing);
+            status.condition(ConditionTypes.TARGET_READY, false, "MissingReference", message);
+            if (timedOut) {
+                finish(status, Phase.FAILED, "MissingReference", message, now);
+                return null;
+            }
+            if (!message.equals(status.view().getMessage())) {
+                events.record(run, EventRecorder.WARNING, "MissingReference", message);
+            }
+            status.phase(Phase.PENDING, message);
+            return Duration.ofSeconds(5);
+        }
+        TargetProbe.Result probe = targetProbe.probe(run);
+        if (!probe.ready()) {
+            status.condition(ConditionTypes.TARGET_READY, false, probe.reason(), probe.message());
+            if (timedOut) {
+                finish(
+                        status,
+                        Phase.FAILED,
+                        "TargetNotReady",
+                        probe.message()
+                                + " after spec.target.readinessTimeout "
+                                + run.getSpec().getTarget().getReadinessTimeout(),
+                        now);
+                return null;
+            }
+            if (!probe.message().equals(status.view().getMessage())) {
+                events.record(run, EventRecorder.WARNING, probe.reason(), probe.message());
+            }
+            status.phase(Phase.PENDING, "waiting for target: " + probe.message());
+            return Duration.ofSeconds(2);
+        }
+        List<StageSpec> stages = run.getSpec().getLoad().resolvedStages();
+        status.condition(ConditionTypes.TARGET_READY, true, probe.reason(), probe.message());
+        status.condition(
+                ConditionTypes.RUNNERS_READY,
+                false,
+                "Starting",
+                "waiting for " + run.getSpec().getRunner().getParallelism() + " runner pod(s)");
+        status.condition(ConditionTypes.COMPLETED, false, "InProgress", "run not finished");
+        status.phase(Phase.INITIALIZING, "starting runner pods");
+        status.apply(
+                s -> {
+                    s.setModel(run.getSpec().getTarget().getModel());
+                    s.setStage("0/" + stages.size());
+                    s.setProgress(progress(0, stages, 0, 0));
+                });
+        return Duration.ofSeconds(2);
+    }
+
+    private Duration initializing(
+            BenchmarkRun run, Context<BenchmarkRun> context, StatusAggregator status, Instant now) {
+        int parallelism = run.getSpec().getRunner().getParallelism();
+        if (runnerFailure(run, context, status, now)) {
+            return null;
+        }
+        Parts parts = parts(run, context);
+        if (parts.allReady(parallelism)) {
+            Instant start = now.plus(BARRIER_LEAD);
+            status.condition(
+                    ConditionTypes.RUNNERS_READY,
+                    true,
+                    "AllReady",
+                    parallelism + " runner pod(s) ready at the start barrier");
+            status.phase(Phase.RUNNING, "stage 1 starts at " + StatusAggregator.format(start));
+            List<StageSpec> stages = run.getSpec().getLoad().resolvedStages();
+            status.apply(
+                    s -> {
+                        s.setStartTime(StatusAggregator.format(start));
+                        s.setStageStartTimes(List.of(StatusAggregator.format(start)));
+                        s.setStage("1/" + stages.size());
+                        s.setProgress(progress(1, stages, 0, 0));
+                    });
+            return PROGRESS_REFRESH;
+        }
+        Instant initializingSince =
+                status.view()
+                        .condition(ConditionTypes.TARGET_READY)
+                        .map(c -> Instant.parse(c.getLastTransitionTime()))
+                        .orElse(now);
+        Duration startTimeout = Durations.parse(run.getSpec().getRunner().getStartTimeout());
+        long ready = parts.all().stream().filter(p -> !p.state().isEmpty()).count();
+        if (now.isAfter(initializingSince.plus(startTimeout))) {
+            String message =
+                    ready
+                            + " of "
+                            + parallelism
+                            + " runner pod(s) ready after spec.runner.startTimeout "
+                            + run.getSpec().getRunner().getStartTimeout();
+            status.condition(ConditionTypes.RUNNERS_READY, false, "StartTimeout", message);
+            finish(status, Phase.FAILED, "RunnersNotReady", message, now);
+            return null;
+        }
+        status.condition(
+                ConditionTypes.RUNNERS_READY,
+                false,
+                "Starting",
+                ready + " of " + parallelism + " runner pod(s) ready");
+        return Duration.ofSeconds(2);
+    }
+
+    private Duration running(
+            BenchmarkRun run, Context<BenchmarkRun> context, StatusAggregator status, Instant now) {
+        if (runnerFailure(run, context, status, now) || deadlineExceeded(run, status, now)) {
+            return null;
+        }
+        int parallelism = run.getSpec().getRunner().getParallelism();
+        List<StageSpec> stages = run.getSpec().getLoad().resolvedStages();
+        Parts parts = parts(run, context);
+        List<String> starts = new ArrayList<>(status.view().getStageStartTimes());
+        int current = starts.size();
+        live(status, parts, current, stages, now);
+        if (parts.finishedStage(current) >= parallelism) {
+            assembleStage(run, status, parts, current);
+            if (current == stages.size()) {
+                status.phase(Phase.AGGREGATING, "all stages finished; writing profiles");
+                return Duration.ZERO.plusMillis(100);
+            }
+            Instant next = now.plus(run.getSpec().getLoad().cooldownValue()).plus(BARRIER_LEAD);
+            starts.add(StatusAggregator.format(next));
+            int nextStage = current + 1;
+            status.phase(
+                    Phase.RUNNING,
+                    "stage " + nextStage + " starts at " + StatusAggregator.format(next));
+            status.apply(
+                    s -> {
+                        s.setStageStartTimes(List.copyOf(starts));
+                        s.setStage(nextStage + "/" + stages.size());
+                    });
+        }
+        return PROGRESS_REFRESH;
+    }
+
+    private Duration aggregating(
+            BenchmarkRun run, Context<BenchmarkRun> context, StatusAggregator status, Instant now) {
+        List<StageResult> results = status.view().getResults();
+        boolean delivered =
+                results != null
+                        && results.stream()
+                                .allMatch(r -> Boolean.TRUE.equals(r.getLoadDelivered()));
+        status.condition(
+                ConditionTypes.LOAD_DELIVERED,
+                delivered,
+                delivered ? "Delivered" : "RateNotAchieved",
+                delivered
+                        ? "every stage achieved its requested load"
+                        : "some stage missed its requested rate by more than 5 % or lagged its"
+                                + " schedule; results are not a valid measurement at that rate");
+        if (run.getSpec().getSlo() != null && results != null) {
+            boolean met = results.stream().allMatch(r -> Boolean.TRUE.equals(r.getSloMet()));
+            status.condition(
+                    ConditionTypes.SLO_MET,
+                    met,
+                    met ? "Met" : "Missed",
+                    met ? "every stage met spec.slo" : "some stage missed spec.slo");
+            status.apply(s -> summary(s).setSlo(met ? "Met" : "Missed"));
+        }
+        status.condition(
+                ConditionTypes.SERVER_METRICS_COLLECTED,
+                false,
+                Boolean.FALSE.equals(run.getSpec().getMetrics().getEnabled())
+                        ? "Disabled"
+                        : "NotCollected",
+                Boolean.FALSE.equals(run.getSpec().getMetrics().getEnabled())
+                        ? "spec.metrics.enabled is false"
+                        : "server metrics were not scraped for this run");
+        finish(
+                status,
+                Phase.SUCCEEDED,
+                "Succeeded",
+                (results == null ? 0 : results.size())
+                        + " stage profile(s) written to ConfigMap "
+                        + ResourceNames.profile(run),
+                now);
+        return null;
+    }
+
+    private void assembleStage(BenchmarkRun run, StatusAggregator status, Parts parts, int stage) {
+        List<io.inferencebench.profile.lpg.StageResult> stageParts = new ArrayList<>();
+        for (Parts.Part part : parts.all()) {
+            part.stageResult(stage).map(ProfileAssembly::parse).ifPresent(stageParts::add);
+        }
+        if (stageParts.isEmpty()) {
+            return;
+        }
+        List<StageResult> results = ProfileAssembly.copy(status.view().getResults());
+        if (results.stream().anyMatch(r -> r.getStage() == stage)) {
+            return;
+        }
+        Set<String> keys = ProfileAssembly.keys(results);
+        String start = status.view().getStageStartTimes().get(stage - 1);
+        String model = status.view().getModel() != null ? status.view().getModel() : "model";
+        ProfileAssembly.Assembled assembled =
+                ProfileAssembly.assemble(run, stage, stageParts, model, keys, Instant.parse(start));
+        results.add(assembled.result());
+        List<JsonNode> profiles =
+                status.view().getProfiles() == null
+                        ? new ArrayList<>()
+                        : new ArrayList<>(status.view().getProfiles());
+        profiles.add(assembled.profile());
+        status.apply(
+                s -> {
+                    s.setResults(results);
+                    s.setProfiles(profiles);
+                    s.setProfileConfigMap(ResourceNames.profile(run));
+                    RunSummary summary = summary(s);
+                    StageResult r = assembled.result();
+                    summary.setRps(
+                            r.getThroughput() == null
+                                    ? null
+                                    : String.format(Locale.ROOT, "%.2f", r.getThroughput()));
+                    summary.setTtftP50(
+                            r.getTtftMs() == null ? null : millis(r.getTtftMs().getP50()));
+                    summary.setLatencyP99(
+                            r.getLatencyMs() == null ? null : millis(r.getLatencyMs().getP99()));
+                });
+    }
+
+    private static RunSummary summary(BenchmarkRunStatus status) {
+        if (status.getSummary() == null) {
+            status.setSummary(new RunSummary());
+        }
+        return status.getSummary();
+    }
+
+    /** Formats milliseconds for kubectl: {@code 112ms}, {@code 1.84s}. */
+    static String millis(Double ms) {
+        if (ms == null) {
+            return null;
+        }
+        return ms < 1000
+                ? String.format(Locale.ROOT, "%.0fms", ms)
+                : String.format(Locale.ROOT, "%.2fs", ms / 1000);
+    }
+
+    private void live(
+            StatusAggregator status, Parts parts, int stage, List<StageSpec> stages, Instant now) {
+        long completed = 0;
+        long failed = 0;
+        long inFlight = 0;
+        double rate = 0;
+        double ttftSum = 0;
+        int ttftCount = 0;
+        int reporting = 0;
+        for (Parts.Part part : parts.all()) {
+            JsonNode p = part.progress();
+            if (p == null || p.path("stage").asInt(stage) != stage) {
+                continue;
+            }
+            reporting++;
+            completed += p.path("completed").asLong();
+            failed += p.path("failed").asLong();
+            inFlight += p.path("inFlight").asLong();
+            rate += p.path("achievedRate").asDouble();
+            if (p.hasNonNull("ttftP50Ms")) {
+                ttftSum += p.path("ttftP50Ms").asDouble();
+                ttftCount++;
+            }
+        }
+        long doneBefore = 0;
+        long failedBefore = 0;
+        if (status.view().getResults() != null) {
+            for (StageResult r : status.view().getResults()) {
+                doneBefore += r.getCompleted() == null ? 0 : r.getCompleted();
+                failedBefore += r.getFailed() == null ? 0 : r.getFailed();
+            }
+        }
+        LiveStatus live = new LiveStatus();
+        live.setUpdatedAt(StatusAggregator.format(now));
+        live.setStage(stage);
+        live.setRunnersReporting(reporting);
+        live.setCompleted(completed);
+        live.setFailed(failed);
+        live.setInFlight(inFlight);
+        live.setRequestRate(stages.get(stage - 1).getRequestRate());
+        live.setAchievedRate(rate);
+        live.setTtftP50Ms(ttftCount == 0 ? null : ttftSum / ttftCount);
+        long allCompleted = doneBefore + completed;
+        long allFailed = failedBefore + failed;
+        status.apply(
+                s -> {
+                    s.setLive(live);
+                    s.setProgress(progress(stage, stages, allCompleted, allFailed));
+                    if (live.getTtftP50Ms() != null) {
+                        summary(s).setTtftP50(millis(live.getTtftP50Ms()));
+                    }
+                    summary(s).setRps(String.format(Locale.ROOT, "%.2f", live.getAchievedRate()));
+                });
+    }
+
+    static RunProgress progress(int stage, List<StageSpec> stages, long completed, long failed) {
+        RunProgress progress = new RunProgress();
+        progress.setCurrentStage(stage);
+        progress.setStages(stages.size());
+        progress.setCompleted(completed);
+        progress.setFailed(failed);
+        Long total = 0L;
+        for (StageSpec s : stages) {
+            if (s.getNumPrompts() == null) {
+                total = null;
+                break;
+            }
+            total += s.getNumPrompts();
+        }
+        progress.setTotal(total);
+        progress.setDone(completed + "/" + (total == null ? "?" : total.toString()));
+        return progress;
+    }
+
+    private boolean runnerFailure(
+            BenchmarkRun run, Context<BenchmarkRun> context, StatusAggregator status, Instant now) {
+        Parts parts = parts(run, context);
+        var failedPart = parts.failed();
+        if (failedPart.isPresent()) {
+            String message =
+                    "runner pod "
+                            + failedPart.get().index()
+                            + " failed: "
+                            + (failedPart.get().error() == null
+                                    ? "no reason given"
+                                    : failedPart.get().error());
+            finish(status, Phase.FAILED, "RunnerFailed", message, now);
+            return true;
+        }
+        Job job = context.getSecondaryResource(Job.class).orElse(null);
+        if (job != null && job.getStatus() != null) {
+            Integer failed = job.getStatus().getFailed();
+            boolean jobFailed =
+                    (failed != null && failed > 0)
+                            || (job.getStatus().getConditions() != null
+                                    && job.getStatus().getConditions().stream()
+                                            .anyMatch(
+                                                    c ->
+                                                            "Failed".equals(c.getType())
+                                                                    && "True"
+                                                                            .equals(
+                                                                                    c
+                                                                                            .getStatus())));
+            if (jobFailed) {
+                String message =
+                        "runner Job "
+                                + job.getMetadata().getName()
+                                + " failed"
+                                + (failed != null ? " (" + failed + " pod(s) failed)" : "")
+                                + "; results of finished stages are kept";
+                finish(status, Phase.FAILED, "RunnerFailed", message, now);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean deadlineExceeded(BenchmarkRun run, StatusAggregator status, Instant now) {
+        String timeout = run.getSpec().getTimeout();
+        String startTime = status.view().getStartTime();
+        if (timeout == null || startTime == null) {
+            return false;
+        }
+        if (now.isAfter(Instant.parse(startTime).plus(Durations.parse(timeout)))) {
+            finish(
+                    status,
+                    Phase.FAILED,
+                    "DeadlineExceeded",
+                    "spec.timeout " + timeout + " exceeded; results of finished stages are kept",
+                    now);
+            return true;
+        }
+        return false;
+    }
+
+    private Duration finished(BenchmarkRun run, StatusAggregator status, Instant now) {
+        Integer ttl = run.getSpec().getTtlSecondsAfterFinished();
+        String completion = status.view().getCompletionTime();
+        if (ttl == null || completion == null) {
+            return null;
+        }
+        Instant expiry = Instant.parse(completion).plusSeconds(ttl);
+        if (!now.isBefore(expiry)) {
+            LOG.infof(
+                    "%s/%s: deleting after ttlSecondsAfterFinished=%d",
+                    run.getMetadata().getNamespace(), run.getMetadata().getName(), ttl);
+            client.resource(run).delete();
+            return null;
+        }
+        return Duration.between(now, expiry).plusMillis(100);
+    }
+
+    private static void finish(
+            StatusAggregator status, Phase phase, String reason, String message, Instant now) {
+        status.condition(ConditionTypes.COMPLETED, true, reason, message);
+        status.phase(phase, message);
+        status.apply(
+                s -> {
+                    s.setCompletionTime(StatusAggregator.format(now));
+                    s.setLive(null);
+                });
+    }
+
+    private static String cancelMessage(StatusAggregator status) {
+        int finished = status.view().getResults() == null ? 0 : status.view().getResults().size();
+        return "cancelled by spec.cancel; " + finished + " finished stage profile(s) kept";
+    }
+
+    private Parts parts(BenchmarkRun run, Context<BenchmarkRun> context) {
+        var source = context.eventSourceRetriever().getEventSourceFor(ConfigMap.class, PARTS);
+        return Parts.from(source.getSecondaryResources(run), run.getMetadata().getUid());
+    }
+
+    @Override
+    public ErrorStatusUpdateControl<BenchmarkRun> updateErrorStatus(
+            BenchmarkRun run, Context<BenchmarkRun> context, Exception e) {
+        LOG.warnf(
+                e,
+                "%s/%s: reconcile failed (will retry)",
+                run.getMetadata().getNamespace(),
+                run.getMetadata().getName());
+        return ErrorStatusUpdateControl.noStatusUpdate();
+    }
+}

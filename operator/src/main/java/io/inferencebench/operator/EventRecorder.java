@@ -1,0 +1,82 @@
+package io.inferencebench.operator;
+
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.inferencebench.crds.v1alpha1.BenchmarkRun;
+import java.time.Instant;
+import java.time.format.DateTimeFormatter;
+import java.util.UUID;
+import org.jboss.logging.Logger;
+
+/** Emits core/v1 Events about a BenchmarkRun; failures to emit are logged, never thrown. */
+public class EventRecorder {
+
+    private static final Logger LOG = Logger.getLogger(EventRecorder.class);
+
+    public static final String NORMAL = "Normal";
+    public static final String WARNING = "Warning";
+
+    private final KubernetesClient client;
+
+    public EventRecorder(KubernetesClient client) {
+        this.client = client;
+    }
+
+    /**
+     * Records an event.
+     *
+     * @param run the run the event is about
+     * @param type {@link #NORMAL} or {@link #WARNING}
+     * @param reason CamelCase reason
+     * @param message details (never secrets)
+     */
+    public void record(BenchmarkRun run, String type, String reason, String message) {
+        String now = DateTimeFormatter.ISO_INSTANT.format(Instant.now());
+        try {
+            client.v1()
+                    .events()
+                    .inNamespace(run.getMetadata().getNamespace())
+                    .resource(
+                            new EventBuilder()
+                                    .withNewMetadata()
+                                    .withName(
+                                            run.getMetadata().getName()
+                                                    + "."
+                                                    + UUID.randomUUID().toString().substring(0, 8))
+                                    .withNamespace(run.getMetadata().getNamespace())
+                                    .withLabels(Labels.of(run, Labels.CONTROL))
+                                    .endMetadata()
+                                    .withInvolvedObject(
+                                            new ObjectReferenceBuilder()
+                                                    .withApiVersion(run.getApiVersion())
+                                                    .withKind(run.getKind())
+                                                    .withName(run.getMetadata().getName())
+                                                    .withNamespace(run.getMetadata().getNamespace())
+                                                    .withUid(run.getMetadata().getUid())
+                                                    .withResourceVersion(
+                                                            run.getMetadata().getResourceVersion())
+                                                    .build())
+                                    .withType(type)
+                                    .withReason(reason)
+                                    .withMessage(message)
+                                    .withFirstTimestamp(now)
+                                    .withLastTimestamp(now)
+                                    .withCount(1)
+                                    .withNewSource()
+                                    .withComponent(Labels.OPERATOR)
+                                    .endSource()
+                                    .build())
+                    .create();
+        } catch (KubernetesClientException e) {
+            LOG.warnf(
+                    "could not record %s event %s for %s/%s: %s",
+                    type,
+                    reason,
+                    run.getMetadata().getNamespace(),
+                    run.getMetadata().getName(),
+                    e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,205 @@
+package io.inferencebench.operator;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.inferencebench.crds.v1alpha1.BenchmarkRun;
+import io.inferencebench.crds.v1alpha1.LatencySummary;
+import io.inferencebench.crds.v1alpha1.SloSpec;
+import io.inferencebench.profile.lpg.LpgProfileWriter;
+import io.inferencebench.profile.lpg.ProfileContext;
+import io.inferencebench.profile.lpg.StageResult;
+import io.inferencebench.profile.stats.MetricRecorder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Merges the runner parts of each stage into one StageResult (exact for one runner, merged moments
+ * and histograms for several) and writes the LPG profile and the status summary.
+ */
+public final class ProfileAssembly {
+
+    /** Largest p99 schedule lag, ms, for which a rate stage still counts as delivered. */
+    public static final double MAX_SCHEDULE_LAG_P99_MS = 100;
+
+    /** Largest shortfall of achieved vs requested rate for which load counts as delivered. */
+    public static final double MAX_RATE_SHORTFALL = 0.05;
+
+    private static final ObjectMapper JSON =
+            new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
+    /**
+     * One stage, assembled.
+     *
+     * @param profile the LPG document
+     * @param result the status summary
+     */
+    public record Assembled(JsonNode profile, io.inferencebench.crds.v1alpha1.StageResult result) {}
+
+    private ProfileAssembly() {}
+
+    /**
+     * Parses one part's stage result.
+     *
+     * @param json the part's {@code stage-<n>.json}
+     * @return the stage result
+     */
+    public static StageResult parse(String json) {
+        try {
+            return JSON.readValue(json, StageResult.class);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Assembles one stage from its parts.
+     *
+     * @param run the run
+     * @param stage 1-based stage
+     * @param parts the parts' results of this stage
+     * @param model the model the requests used
+     * @param usedKeys ConfigMap keys already taken by earlier stages (updated)
+     * @param stageStart the stage's barrier instant
+     * @return the profile and summary
+     */
+    public static Assembled assemble(
+            BenchmarkRun run,
+            int stage,
+            List<StageResult> parts,
+            String model,
+            Set<String> usedKeys,
+            Instant stageStart) {
+        StageResult merged = parts.size() == 1 ? parts.getFirst() : StageResult.merge(parts);
+        var target = run.getSpec().getTarget();
+        ProfileContext context =
+                new ProfileContext(
+                        target.getBackend().wireName(),
+                        model,
+                        run.getSpec().getWorkload().getTokenizer() != null
+                                        && run.getSpec().getWorkload().getTokenizer().getId()
+                                                != null
+                                ? run.getSpec().getWorkload().getTokenizer().getId()
+                                : model,
+                        target.getBackend().wireName(),
+                        stageStart,
+                        run.getMetadata().getName(),
+                        run.getMetadata().getNamespace(),
+                        run.getSpec().getRunner().getParallelism(),
+                        "operator",
+                        Map.of("stage", Integer.toString(stage)));
+        JsonNode profile = LpgProfileWriter.write(merged, context);
+        String key = uniqueKey(LpgProfileWriter.fileName(merged, context), stage, usedKeys);
+
+        var result = new io.inferencebench.crds.v1alpha1.StageResult();
+        result.setStage(stage);
+        if (!Double.isInfinite(merged.requestedRate)) {
+            result.setRequestRate(merged.requestedRate);
+        }
+        result.setConcurrency(merged.concurrency);
+        result.setSent(merged.sent);
+        result.setCompleted(merged.completed);
+        result.setFailed(merged.failed);
+        double benchmarkTime = LpgProfileWriter.benchmarkTimeSeconds(merged);
+        result.setBenchmarkTimeSeconds(finite(benchmarkTime));
+        result.setAchievedRate(finite(LpgProfileWriter.achievedRate(merged)));
+        result.setThroughput(benchmarkTime > 0 ? finite(merged.completed / benchmarkTime) : null);
+        result.setOutputTokensPerSecond(
+                benchmarkTime > 0 ? finite(merged.totalOutputTokens / benchmarkTime) : null);
+        result.setTtftMs(summary(merged.ttftMs));
+        result.setTpotMs(summary(merged.tpotMs));
+        result.setItlMs(summary(merged.itlMs));
+        result.setLatencyMs(summary(merged.latencyMs));
+        result.setScheduleLagP99Ms(
+                merged.scheduleLagMs == null || merged.scheduleLagMs.count() == 0
+                        ? null
+                        : finite(merged.scheduleLagMs.percentile(99)));
+        result.setLoadDelivered(loadDelivered(result));
+        SloSpec slo = run.getSpec().getSlo();
+        if (slo != null && merged.sent > 0) {
+            double attainment = (double) merged.goodputRequests / merged.sent;
+            result.setSloAttainment(attainment);
+            result.setSloMet(attainment >= slo.getMinAttainment());
+        }
+        result.setStatistics(merged.allExact() && parts.size() == 1 ? "exact" : "merged");
+        result.setProfileKey(key);
+        if (merged.firstDispatchEpochNanos > 0) {
+            result.setStartTime(StatusAggregator.format(epoch(merged.firstDispatchEpochNanos)));
+        }
+        if (merged.lastCompletionEpochNanos > 0) {
+            result.setEndTime(StatusAggregator.format(epoch(merged.lastCompletionEpochNanos)));
+        }
+        return new Assembled(profile, result);
+    }
+
+    /**
+     * Whether a stage delivered its requested load.
+     *
+     * @param result the stage summary
+     * @return {@code true} for concurrency stages, or rate stages within bounds
+     */
+    public static boolean loadDelivered(io.inferencebench.crds.v1alpha1.StageResult result) {
+        if (result.getRequestRate() == null) {
+            return true;
+        }
+        boolean rateOk =
+                result.getAchievedRate() != null
+                        && result.getAchievedRate()
+                                >= result.getRequestRate() * (1 - MAX_RATE_SHORTFALL);
+        boolean lagOk =
+                result.getScheduleLagP99Ms() == null
+                        || result.getScheduleLagP99Ms() <= MAX_SCHEDULE_LAG_P99_MS;
+        return rateOk && lagOk;
+    }
+
+    static String uniqueKey(String fileName, int stage, Set<String> used) {
+        String key = fileName.replaceAll("[^-._a-zA-Z0-9]", "_");
+        if (!used.add(key)) {
+            String base = key.endsWith(".json") ? key.substring(0, key.length() - 5) : key;
+            key = base + "-stage" + stage + ".json";
+            used.add(key);
+        }
+        return key;
+    }
+
+    /** Keys in use, for {@link #assemble}. */
+    public static Set<String> keys(List<io.inferencebench.crds.v1alpha1.StageResult> results) {
+        Set<String> keys = new HashSet<>();
+        if (results != null) {
+            results.forEach(r -> keys.add(r.getProfileKey()));
+        }
+        return keys;
+    }
+
+    private static LatencySummary summary(MetricRecorder recorder) {
+        if (recorder == null || recorder.count() == 0) {
+            return null;
+        }
+        return new LatencySummary(
+                finite(recorder.mean()),
+                finite(recorder.percentile(50)),
+                finite(recorder.percentile(90)),
+                finite(recorder.percentile(99)),
+                finite(recorder.max()));
+    }
+
+    private static Double finite(double value) {
+        return Double.isFinite(value) ? value : null;
+    }
+
+    private static Instant epoch(long nanos) {
+        return Instant.ofEpochSecond(nanos / 1_000_000_000L, nanos % 1_000_000_000L);
+    }
+
+    /** Results list copy helper. */
+    static List<io.inferencebench.crds.v1alpha1.StageResult> copy(
+            List<io.inferencebench.crds.v1alpha1.StageResult> results) {
+        return results == null ? new ArrayList<>() : new ArrayList<>(results);
+    }
+}

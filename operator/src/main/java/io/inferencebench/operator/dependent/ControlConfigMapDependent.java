@@ -1,0 +1,80 @@
+package io.inferencebench.operator.dependent;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.inferencebench.crds.v1alpha1.BenchmarkRun;
+import io.inferencebench.crds.v1alpha1.ResourceNames;
+import io.inferencebench.crds.workorder.RunnerWorkOrder;
+import io.inferencebench.operator.Labels;
+import io.javaoperatorsdk.operator.api.config.informer.Informer;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The control ConfigMap {@code <run>-control}: barrier start instants and cancellation, derived
+ * from the run's status and spec. Runners watch it; it is the only thing the operator tells them
+ * after launch, so no network path from operator to pods is needed.
+ */
+@KubernetesDependent(
+        informer =
+                @Informer(
+                        labelSelector =
+                                Labels.MANAGED_BY
+                                        + "="
+                                        + Labels.OPERATOR
+                                        + ","
+                                        + Labels.COMPONENT
+                                        + "="
+                                        + Labels.CONTROL))
+public class ControlConfigMapDependent
+        extends CRUDKubernetesDependentResource<ConfigMap, BenchmarkRun> {
+
+    public ControlConfigMapDependent() {
+        super(ConfigMap.class);
+    }
+
+    @Override
+    protected ConfigMap desired(BenchmarkRun run, Context<BenchmarkRun> context) {
+        return desired(run);
+    }
+
+    @Override
+    protected ResourceID targetSecondaryResourceID(
+            BenchmarkRun run, Context<BenchmarkRun> context) {
+        return new ResourceID(
+                ResourceNames.control(run.getMetadata().getName()),
+                run.getMetadata().getNamespace());
+    }
+
+    /**
+     * The desired control ConfigMap.
+     *
+     * @param run the run
+     * @return the ConfigMap
+     */
+    public static ConfigMap desired(BenchmarkRun run) {
+        Map<String, String> data = new TreeMap<>();
+        List<String> starts = run.getStatus() == null ? null : run.getStatus().getStageStartTimes();
+        if (starts != null) {
+            for (int i = 0; i < starts.size(); i++) {
+                data.put(RunnerWorkOrder.stageStartKey(i + 1), starts.get(i));
+            }
+        }
+        data.put(
+                RunnerWorkOrder.CANCEL_KEY,
+                Boolean.toString(Boolean.TRUE.equals(run.getSpec().getCancel())));
+        return new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName(ResourceNames.control(run.getMetadata().getName()))
+                .withNamespace(run.getMetadata().getNamespace())
+                .withLabels(Labels.of(run, Labels.CONTROL))
+                .endMetadata()
+                .withData(data)
+                .build();
+    }
+}

@@ -1,0 +1,137 @@
+package io.inferencebench.operator.dependent;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.inferencebench.crds.v1alpha1.BenchmarkRun;
+import io.inferencebench.crds.v1alpha1.BenchmarkRunSpec;
+import io.inferencebench.crds.v1alpha1.ResourceNames;
+import io.inferencebench.crds.v1alpha1.TargetSpec;
+import io.inferencebench.crds.workorder.RunnerWorkOrder;
+import io.inferencebench.crds.workorder.StageShares;
+import io.inferencebench.operator.Labels;
+import io.javaoperatorsdk.operator.api.config.informer.Informer;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import java.io.UncheckedIOException;
+import java.util.Map;
+
+/** The runner work order, ConfigMap {@code <run>-runner}: what every runner pod reads at start. */
+@KubernetesDependent(
+        informer =
+                @Informer(
+                        labelSelector =
+                                Labels.MANAGED_BY
+                                        + "="
+                                        + Labels.OPERATOR
+                                        + ","
+                                        + Labels.COMPONENT
+                                        + "="
+                                        + Labels.RUNNER
+                                        + ",!"
+                                        + Labels.PART_INDEX))
+public class RunnerWorkOrderDependent
+        extends CRUDKubernetesDependentResource<ConfigMap, BenchmarkRun> {
+
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    /** How often runners publish live progress; keeps status at most ~10 s old. */
+    public static final int REPORT_INTERVAL_SECONDS = 3;
+
+    public RunnerWorkOrderDependent() {
+        super(ConfigMap.class);
+    }
+
+    @Override
+    protected ConfigMap desired(BenchmarkRun run, Context<BenchmarkRun> context) {
+        return desired(run);
+    }
+
+    @Override
+    protected ResourceID targetSecondaryResourceID(
+            BenchmarkRun run, Context<BenchmarkRun> context) {
+        return new ResourceID(
+                ResourceNames.runner(run.getMetadata().getName()),
+                run.getMetadata().getNamespace());
+    }
+
+    /**
+     * The desired work-order ConfigMap.
+     *
+     * @param run the run
+     * @return the ConfigMap
+     */
+    public static ConfigMap desired(BenchmarkRun run) {
+        try {
+            return new ConfigMapBuilder()
+                    .withNewMetadata()
+                    .withName(ResourceNames.runner(run.getMetadata().getName()))
+                    .withNamespace(run.getMetadata().getNamespace())
+                    .withLabels(Labels.of(run, Labels.RUNNER))
+                    .endMetadata()
+                    .withData(
+                            Map.of(
+                                    RunnerWorkOrder.KEY,
+                                    JSON.writerWithDefaultPrettyPrinter()
+                                            .writeValueAsString(workOrder(run))))
+                    .build();
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * The work order of a run.
+     *
+     * @param run the run
+     * @return the work order (no secrets)
+     */
+    public static RunnerWorkOrder workOrder(BenchmarkRun run) {
+        BenchmarkRunSpec spec = run.getSpec();
+        TargetSpec target = spec.getTarget();
+        int parallelism = spec.getRunner().getParallelism();
+        String runName = run.getMetadata().getName();
+        return new RunnerWorkOrder(
+                runName,
+                run.getMetadata().getNamespace(),
+                run.getMetadata().getUid(),
+                parallelism,
+                baseUrl(run),
+                target.getPath() != null ? target.getPath() : target.getApi().defaultPath(),
+                target.getBackend().wireName(),
+                target.getApi().wireName(),
+                target.getModel(),
+                target.getHeaders() == null ? Map.of() : target.getHeaders(),
+                target.getApiKeySecretRef() != null,
+                spec.getWorkload(),
+                spec.getLoad(),
+                StageShares.of(spec.getLoad(), parallelism),
+                spec.getSlo(),
+                ResourceNames.control(runName),
+                runName + "-part-",
+                REPORT_INTERVAL_SECONDS);
+    }
+
+    /**
+     * The target's base URL: the given URL, or the Service's cluster DNS name and port.
+     *
+     * @param run the run
+     * @return e.g. {@code http://vllm.bench.svc:8000}
+     */
+    public static String baseUrl(BenchmarkRun run) {
+        TargetSpec target = run.getSpec().getTarget();
+        if (target.getUrl() != null) {
+            return target.getUrl();
+        }
+        return target.getService().getScheme()
+                + "://"
+                + target.getService().getName()
+                + "."
+                + run.getMetadata().getNamespace()
+                + ".svc:"
+                + target.getService().getPort();
+    }
+}

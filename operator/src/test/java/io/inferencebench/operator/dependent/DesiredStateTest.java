@@ -1,0 +1,214 @@
+package io.inferencebench.operator.dependent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.inferencebench.crds.v1alpha1.BenchmarkRun;
+import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
+import io.inferencebench.crds.v1alpha1.ConfigMapKeyRef;
+import io.inferencebench.crds.v1alpha1.DatasetSource;
+import io.inferencebench.crds.v1alpha1.DatasetType;
+import io.inferencebench.crds.v1alpha1.SecretKeyRef;
+import io.inferencebench.crds.v1alpha1.StageResult;
+import io.inferencebench.crds.v1alpha1.TokenizerSpec;
+import io.inferencebench.crds.workorder.RunnerWorkOrder;
+import io.inferencebench.operator.Labels;
+import io.inferencebench.operator.RunnerDefaults;
+import io.inferencebench.operator.TestRuns;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class DesiredStateTest {
+
+    static final RunnerDefaults DEFAULTS = new RunnerDefaults("runner:test", "IfNotPresent");
+    final ObjectMapper json = new ObjectMapper();
+
+    @Test
+    void workOrderResolvesServiceUrlAndSharesWithoutSecrets() throws Exception {
+        BenchmarkRun run = TestRuns.sweep();
+        run.getSpec().getRunner().setParallelism(3);
+        run.getSpec().getTarget().setApiKeySecretRef(new SecretKeyRef("hf", "token"));
+        run.getSpec().getTarget().setHeaders(Map.of("X-Team", "bench"));
+        ConfigMap configMap = RunnerWorkOrderDependent.desired(run);
+
+        assertThat(configMap.getMetadata().getName()).isEqualTo("sweep-runner");
+        assertThat(configMap.getMetadata().getNamespace()).isEqualTo("bench");
+        assertThat(configMap.getMetadata().getLabels())
+                .containsEntry(Labels.INSTANCE, "sweep")
+                .containsEntry(Labels.MANAGED_BY, "inferencebench-operator")
+                .containsEntry(Labels.COMPONENT, "runner")
+                .containsEntry(Labels.NAME, "inferencebench");
+        String text = configMap.getData().get(RunnerWorkOrder.KEY);
+        RunnerWorkOrder order = json.readValue(text, RunnerWorkOrder.class);
+        assertThat(order.baseUrl()).isEqualTo("http://vllm.bench.svc:8000");
+        assertThat(order.path()).isEqualTo("/v1/completions");
+        assertThat(order.backend()).isEqualTo("vllm");
+        assertThat(order.model()).isEqualTo("google/gemma-7b");
+        assertThat(order.parallelism()).isEqualTo(3);
+        assertThat(order.apiKeyFromEnv()).isTrue();
+        assertThat(order.headers()).containsEntry("X-Team", "bench");
+        assertThat(order.stages()).hasSize(2);
+        assertThat(order.stages().get(0).promptsPerPod()).containsExactly(34, 33, 33);
+        assertThat(order.stages().get(1).ratePerPod()).isEqualTo(10.0 / 3);
+        assertThat(order.controlConfigMap()).isEqualTo("sweep-control");
+        assertThat(order.partConfigMapPrefix()).isEqualTo("sweep-part-");
+        assertThat(text).doesNotContain("token\"").doesNotContain("hf\"");
+    }
+
+    @Test
+    void workOrderUsesTheUrlAsGiven() {
+        BenchmarkRun run = TestRuns.sweep();
+        run.getSpec().getTarget().setService(null);
+        run.getSpec().getTarget().setUrl("https://gw.example:8443");
+        assertThat(RunnerWorkOrderDependent.baseUrl(run)).isEqualTo("https://gw.example:8443");
+    }
+
+    @Test
+    void jobIsIndexedWithParallelismAndRestrictedPodSecurity() {
+        BenchmarkRun run = TestRuns.sweep();
+        run.getSpec().getRunner().setParallelism(4);
+        Job job = RunnerJobDependent.desired(run, DEFAULTS);
+
+        assertThat(job.getMetadata().getName()).isEqualTo("sweep-runner");
+        assertThat(job.getSpec().getCompletionMode()).isEqualTo("Indexed");
+        assertThat(job.getSpec().getCompletions()).isEqualTo(4);
+        assertThat(job.getSpec().getParallelism()).isEqualTo(4);
+        assertThat(job.getSpec().getBackoffLimit()).isZero();
+        assertThat(job.getSpec().getTemplate().getMetadata().getLabels())
+                .containsEntry(Labels.COMPONENT, "runner")
+                .containsEntry(Labels.INSTANCE, "sweep");
+
+        PodSpec pod = job.getSpec().getTemplate().getSpec();
+        assertThat(pod.getRestartPolicy()).isEqualTo("Never");
+        assertThat(pod.getServiceAccountName()).isEqualTo("inferencebench-runner");
+        assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
+        assertThat(pod.getSecurityContext().getSeccompProfile().getType())
+                .isEqualTo("RuntimeDefault");
+        Container container = pod.getContainers().getFirst();
+        assertThat(container.getImage()).isEqualTo("runner:test");
+        assertThat(container.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+        assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+        assertThat(container.getSecurityContext().getCapabilities().getDrop())
+                .containsExactly("ALL");
+        assertThat(container.getSecurityContext().getRunAsNonRoot()).isTrue();
+        assertThat(container.getArgs())
+                .containsExactly(
+                        "pod", "--work-order", "/etc/inferencebench/workorder/workorder.json");
+        assertThat(pod.getVolumes()).extracting(v -> v.getName()).contains("work-order", "tmp");
+        assertThat(
+                        pod.getAffinity()
+                                .getPodAntiAffinity()
+                                .getPreferredDuringSchedulingIgnoredDuringExecution())
+                .singleElement()
+                .satisfies(
+                        term ->
+                                assertThat(term.getPodAffinityTerm().getTopologyKey())
+                                        .isEqualTo("kubernetes.io/hostname"));
+        assertThat(job.getSpec().getActiveDeadlineSeconds()).isNull();
+    }
+
+    @Test
+    void jobMountsDatasetAndTokenizerAndTakesTheApiKeyFromTheSecret() {
+        BenchmarkRun run = TestRuns.sweep();
+        run.getSpec().getWorkload().getDataset().setType(DatasetType.SHAREGPT);
+        DatasetSource source = new DatasetSource();
+        source.setConfigMapRef(new ConfigMapKeyRef("sharegpt", null));
+        run.getSpec().getWorkload().getDataset().setSource(source);
+        TokenizerSpec tokenizer = new TokenizerSpec();
+        tokenizer.setConfigMapRef(new ConfigMapKeyRef("tok", null));
+        run.getSpec().getWorkload().setTokenizer(tokenizer);
+        run.getSpec().getTarget().setApiKeySecretRef(new SecretKeyRef("hf", "token"));
+        run.getSpec().getRunner().setSpread(false);
+        run.getSpec().setTimeout("1h");
+        run.getSpec().getRunner().setImage("custom:1");
+        Job job = RunnerJobDependent.desired(run, DEFAULTS);
+
+        PodSpec pod = job.getSpec().getTemplate().getSpec();
+        assertThat(pod.getAffinity()).isNull();
+        assertThat(job.getSpec().getActiveDeadlineSeconds()).isEqualTo(3600L);
+        Container container = pod.getContainers().getFirst();
+        assertThat(container.getImage()).isEqualTo("custom:1");
+        var dataset =
+                pod.getVolumes().stream()
+                        .filter(v -> v.getName().equals("dataset"))
+                        .findFirst()
+                        .orElseThrow();
+        assertThat(dataset.getConfigMap().getName()).isEqualTo("sharegpt");
+        assertThat(dataset.getConfigMap().getItems().getFirst().getKey()).isEqualTo("dataset.json");
+        var tokenizerVolume =
+                pod.getVolumes().stream()
+                        .filter(v -> v.getName().equals("tokenizer"))
+                        .findFirst()
+                        .orElseThrow();
+        assertThat(tokenizerVolume.getConfigMap().getItems().getFirst().getKey())
+                .isEqualTo("tokenizer.json");
+        EnvVar apiKey =
+                container.getEnv().stream()
+                        .filter(e -> e.getName().equals(RunnerWorkOrder.API_KEY_ENV))
+                        .findFirst()
+                        .orElseThrow();
+        assertThat(apiKey.getValue()).isNull();
+        assertThat(apiKey.getValueFrom().getSecretKeyRef().getName()).isEqualTo("hf");
+        assertThat(apiKey.getValueFrom().getSecretKeyRef().getKey()).isEqualTo("token");
+        assertThat(container.getEnv())
+                .anyMatch(e -> e.getName().equals(RunnerJobDependent.DATASET_FILE_ENV))
+                .anyMatch(e -> e.getName().equals(RunnerJobDependent.TOKENIZER_FILE_ENV));
+        assertThat(container.getVolumeMounts())
+                .allMatch(m -> m.getName().equals("tmp") || Boolean.TRUE.equals(m.getReadOnly()));
+    }
+
+    @Test
+    void controlCarriesBarrierInstantsAndCancel() {
+        BenchmarkRun run = TestRuns.sweep();
+        ConfigMap initial = ControlConfigMapDependent.desired(run);
+        assertThat(initial.getMetadata().getName()).isEqualTo("sweep-control");
+        assertThat(initial.getMetadata().getLabels()).containsEntry(Labels.COMPONENT, "control");
+        assertThat(initial.getData()).containsExactly(Map.entry("cancel", "false"));
+
+        BenchmarkRunStatus status = new BenchmarkRunStatus();
+        status.setStageStartTimes(List.of("2026-11-29T12:00:02Z", "2026-11-29T12:01:00Z"));
+        run.setStatus(status);
+        run.getSpec().setCancel(true);
+        ConfigMap later = ControlConfigMapDependent.desired(run);
+        assertThat(later.getData())
+                .containsEntry("stage-1-start", "2026-11-29T12:00:02Z")
+                .containsEntry("stage-2-start", "2026-11-29T12:01:00Z")
+                .containsEntry("cancel", "true");
+    }
+
+    @Test
+    void profileConfigMapHasOneKeyPerStageProfile() throws Exception {
+        BenchmarkRun run = TestRuns.sweep();
+        BenchmarkRunStatus status = new BenchmarkRunStatus();
+        StageResult first = new StageResult();
+        first.setProfileKey("vllm-5.0qps-gemma-7b-20261129-120002.json");
+        StageResult second = new StageResult();
+        second.setProfileKey("vllm-10.0qps-gemma-7b-20261129-120100.json");
+        status.setResults(List.of(first, second));
+        status.setProfiles(
+                List.of(
+                        json.readTree("{\"metrics\":{\"request_rate\":5.0}}"),
+                        json.readTree("{\"metrics\":{\"request_rate\":10.0}}")));
+        run.setStatus(status);
+        ConfigMap configMap = ProfileConfigMapDependent.desired(run);
+        assertThat(configMap.getMetadata().getName()).isEqualTo("sweep-profile");
+        assertThat(configMap.getMetadata().getLabels()).containsEntry(Labels.COMPONENT, "profile");
+        assertThat(configMap.getData())
+                .containsOnlyKeys(first.getProfileKey(), second.getProfileKey());
+        assertThat(
+                        json.readTree(configMap.getData().get(second.getProfileKey()))
+                                .at("/metrics/request_rate")
+                                .asDouble())
+                .isEqualTo(10.0);
+
+        run.getSpec().getOutput().setConfigMapName("my-results");
+        assertThat(ProfileConfigMapDependent.desired(run).getMetadata().getName())
+                .isEqualTo("my-results");
+    }
+}
