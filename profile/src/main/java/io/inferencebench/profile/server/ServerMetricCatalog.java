@@ -295,6 +295,50 @@ public final class ServerMetricCatalog {
         return aggregation;
     }
 
+    /**
+     * A copy of a page with only the families this catalog could summarise (catalog names and
+     * aliases, included metrics; excluded and info metrics dropped) and no problems: what a scraper
+     * needs to keep, for example in a checkpoint. The statistics of a trimmed page equal those of
+     * the full page.
+     *
+     * @param page a parsed page
+     * @return the trimmed page
+     */
+    public ParsedPage trim(ParsedPage page) {
+        Set<String> wanted = new java.util.HashSet<>();
+        for (CatalogEntry e : entries) {
+            if (!e.info()) {
+                wanted.addAll(e.allNames());
+            }
+        }
+        Map<String, MetricFamily> kept = new LinkedHashMap<>();
+        int samples = 0;
+        for (MetricFamily family : page.families().values()) {
+            String name = family.name();
+            boolean keep = isInfo(family) ? false : wantedByName(wanted, name);
+            if (!keep && !isInfo(family)) {
+                for (Include inc : includes) {
+                    if (inc.pattern().matcher(name).matches()) {
+                        keep = true;
+                        break;
+                    }
+                }
+            }
+            if (keep && !excluded(name)) {
+                kept.put(name, family);
+                samples += family.samples().size();
+            }
+        }
+        return new ParsedPage(page.format(), kept, List.of(), 0, samples);
+    }
+
+    private static boolean wantedByName(Set<String> wanted, String familyName) {
+        return wanted.contains(familyName)
+                || wanted.contains(familyName + "_total")
+                || (familyName.endsWith("_total")
+                        && wanted.contains(familyName.substring(0, familyName.length() - 6)));
+    }
+
     private boolean excluded(String name) {
         String stripped = name.endsWith("_total") ? name.substring(0, name.length() - 6) : null;
         for (Pattern p : excludes) {

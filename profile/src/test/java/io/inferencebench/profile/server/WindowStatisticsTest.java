@@ -414,4 +414,33 @@ class WindowStatisticsTest {
         assertThat(doc.at("/metrics/server_metrics_coverage/ratio").doubleValue()).isEqualTo(0.75);
         assertThat(LpgProfileWriter.toJson(doc)).doesNotContain("NaN").doesNotContain("Infinity");
     }
+
+    @Test
+    void trimmedPagesSurviveJsonAndGiveTheSameStatistics() throws Exception {
+        ServerMetricCatalog catalog = ServerMetricCatalog.forBackend("vllm");
+        com.fasterxml.jackson.databind.ObjectMapper json =
+                new com.fasterxml.jackson.databind.ObjectMapper();
+        List<Scrape> trimmed = new ArrayList<>();
+        for (Scrape s : twoReplicas()) {
+            if (!s.succeeded()) {
+                trimmed.add(s);
+                continue;
+            }
+            io.inferencebench.profile.prom.ParsedPage small = catalog.trim(s.page());
+            assertThat(small.families())
+                    .doesNotContainKeys("vllm:cache_config_info", "vllm:lora_requests_info");
+            // a checkpoint stores pages as JSON; records round-trip through Jackson
+            String text = json.writeValueAsString(small);
+            trimmed.add(
+                    Scrape.success(
+                            s.replica(),
+                            s.timestampMillis(),
+                            json.readValue(text, io.inferencebench.profile.prom.ParsedPage.class)));
+        }
+        ServerMetricsReport full = WindowStatistics.compute(catalog, twoReplicas(), 0, 10_010, 8);
+        ServerMetricsReport fromTrimmed = WindowStatistics.compute(catalog, trimmed, 0, 10_010, 8);
+        assertThat(fromTrimmed.aggregate()).isEqualTo(full.aggregate());
+        assertThat(fromTrimmed.perReplica()).isEqualTo(full.perReplica());
+        assertThat(fromTrimmed.coverage()).isEqualTo(full.coverage());
+    }
 }
