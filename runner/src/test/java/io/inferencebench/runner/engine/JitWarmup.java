@@ -21,6 +21,18 @@ final class JitWarmup {
                 EngineFixture f = new EngineFixture(fast.baseUrl(), 4, Duration.ofSeconds(10))) {
             f.engine.runStage(EngineFixture.closed(4, 4000));
         }
+        try (StubServer fast = new StubServer(new OpenAiStub(0, 0, true));
+                EngineFixture f =
+                        new EngineFixture(
+                                fast.baseUrl(),
+                                new io.inferencebench.runner.backend.OpenAiChat(),
+                                true,
+                                4,
+                                Duration.ofSeconds(10),
+                                Slo.NONE,
+                                1000)) {
+            f.engine.runStage(EngineFixture.closed(4, 2000));
+        }
         done = true;
     }
 }

@@ -74,8 +74,8 @@ class MeasurementAccuracyTest {
                 EngineFixture f =
                         new EngineFixture(server.baseUrl(), TOKENS, Duration.ofSeconds(10))) {
             f.engine.warmUp(4, 2);
-            StageResult r = f.engine.runStage(EngineFixture.closed(1, 6));
-            assertThat(r.completed).isEqualTo(6);
+            StageResult r = f.engine.runStage(EngineFixture.closed(1, 12));
+            assertThat(r.completed).isEqualTo(12);
             assertAccurate(r, f.finished, stub);
             assertThat(r.outputTokenSource).isEqualTo("content_events");
             assertThat(r.inputTokenSource).isEqualTo("approximation");
@@ -98,8 +98,8 @@ class MeasurementAccuracyTest {
                                 Slo.NONE,
                                 1000)) {
             f.engine.warmUp(4, 2);
-            StageResult r = f.engine.runStage(EngineFixture.closed(1, 6));
-            assertThat(r.completed).isEqualTo(6);
+            StageResult r = f.engine.runStage(EngineFixture.closed(1, 12));
+            assertThat(r.completed).isEqualTo(12);
             assertAccurate(r, f.finished, stub);
         }
     }
@@ -128,7 +128,7 @@ class MeasurementAccuracyTest {
                 OpenAiStub.Written s = written.get(i);
                 error[i] = (c.latencyNanos() - (s.end() - s.requestRead())) / 1e6;
             }
-            assertThat(median(error)).isBetween(0.0, 1.0);
+            assertThat(median(error)).isBetween(-1.0, 1.0);
             assertThat(r.latencyMs.min()).isBetween(LATENCY, LATENCY + 1);
             assertThat(r.ttftMs.mean()).isCloseTo(r.latencyMs.mean(), within(0.01));
             assertThat(r.itlMs.count()).isZero();
@@ -186,10 +186,10 @@ class MeasurementAccuracyTest {
             }
             endError[i] = (c.endNanos - c.sendNanos - (s.end() - s.requestRead())) / 1e6;
         }
-        // Each measurement is at least the real one (the request and response take time to
-        // cross loopback) and within 1 ms of it.
-        assertThat(median(ttftError)).isBetween(0.0, 1.0);
-        assertThat(median(endError)).isBetween(0.0, 1.0);
+        // Within 1 ms of what the server really did (the server stamps after its write returns,
+        // so a measurement can come out slightly below the server's own figure).
+        assertThat(median(ttftError)).isBetween(-1.0, 1.0);
+        assertThat(median(endError)).isBetween(-1.0, 1.0);
         assertThat(median(itlErrors.stream().mapToDouble(Double::doubleValue).toArray()))
                 .isBetween(-1.0, 1.0);
         // Against the injected delays themselves: the server's own lateness under load only adds,
