@@ -101,11 +101,13 @@ public final class LpgProfileWriter {
         metrics.put("completed", stage.completed);
         metrics.put("failures", stage.failed);
         metrics.put("warmup_requests_excluded", stage.warmupExcluded);
+        Map<String, Long> errorsByClass =
+                stage.errorsByClass == null ? Map.of() : stage.errorsByClass;
         ObjectNode errors = metrics.putObject("errors_by_class");
         for (String errorClass : StageResult.ERROR_CLASSES) {
-            errors.put(errorClass, stage.errorsByClass.getOrDefault(errorClass, 0L));
+            errors.put(errorClass, errorsByClass.getOrDefault(errorClass, 0L));
         }
-        stage.errorsByClass.forEach(
+        errorsByClass.forEach(
                 (k, v) -> {
                     if (!errors.has(k)) {
                         errors.put(k, v);

@@ -3,6 +3,8 @@ package io.inferencebench.profile.lpg;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import io.inferencebench.profile.stats.MetricRecorder;
@@ -69,6 +71,7 @@ public final class StageResult {
     public long warmupExcluded;
 
     /** Failed requests by class; keys from {@link #ERROR_CLASSES}. */
+    @JsonSetter(nulls = Nulls.SKIP)
     public Map<String, Long> errorsByClass = new TreeMap<>();
 
     /**
@@ -100,33 +103,43 @@ public final class StageResult {
     public String inputTokenSource;
 
     /** End-to-end latency per successful request, ms. */
+    @JsonSetter(nulls = Nulls.SKIP)
     public MetricRecorder latencyMs;
 
     /** Time to first content token, ms. */
+    @JsonSetter(nulls = Nulls.SKIP)
     public MetricRecorder ttftMs;
 
     /** Inter-token latency (gap between content events), ms. */
+    @JsonSetter(nulls = Nulls.SKIP)
     public MetricRecorder itlMs;
 
     /** Time per output token after the first, (latency - ttft) / (out - 1), ms. */
+    @JsonSetter(nulls = Nulls.SKIP)
     public MetricRecorder tpotMs;
 
     /** latency / (input + output tokens), seconds. */
+    @JsonSetter(nulls = Nulls.SKIP)
     public MetricRecorder perTokenLatencySec;
 
     /** latency / output tokens, ms. */
+    @JsonSetter(nulls = Nulls.SKIP)
     public MetricRecorder perOutputTokenLatencyMs;
 
     /** Input tokens per successful request. */
+    @JsonSetter(nulls = Nulls.SKIP)
     public MetricRecorder inputLen;
 
     /** Output tokens per successful request. */
+    @JsonSetter(nulls = Nulls.SKIP)
     public MetricRecorder outputLen;
 
     /** Due instant to actual send, ms (includes {@link #slotWaitMs}). */
+    @JsonSetter(nulls = Nulls.SKIP)
     public MetricRecorder scheduleLagMs;
 
     /** Time spent waiting for a max-concurrency slot, ms. */
+    @JsonSetter(nulls = Nulls.SKIP)
     public MetricRecorder slotWaitMs;
 
     /** Highest number of requests in flight at once (merge: sum of per-runner peaks). */

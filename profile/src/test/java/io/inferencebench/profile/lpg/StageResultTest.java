@@ -129,4 +129,15 @@ class StageResultTest {
         c.sloTtftMs = 100.0;
         assertThatThrownBy(() -> StageResult.merge(List.of(a, c))).hasMessageContaining("SLO");
     }
+
+    @Test
+    void explicitNullsInJsonKeepTheEmptyDefaults() throws Exception {
+        StageResult s =
+                JSON.readValue(
+                        "{\"stageIndex\":1,\"errorsByClass\":null,\"latencyMs\":null}",
+                        StageResult.class);
+        assertThat(s.errorsByClass).isEmpty();
+        assertThat(s.latencyMs.count()).isZero();
+        assertThat(s.requestedRate).isInfinite();
+    }
 }
