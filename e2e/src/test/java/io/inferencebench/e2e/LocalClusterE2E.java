@@ -362,6 +362,60 @@ class LocalClusterE2E {
             assertThat(response.body())
                     .isEqualTo("hello from " + pod.getMetadata().getName() + " at " + ip);
         }
+
+        // Through the Service: its ClusterIP from the host, and its DNS-style name from a pod.
+        String clusterIp =
+                client.services().inNamespace(ns).withName("echo").get().getSpec().getClusterIP();
+        // a new client per request means a new connection, which the proxy balances round robin
+        Set<String> responders = new java.util.HashSet<>();
+        for (int i = 0; i < 6; i++) {
+            HttpResponse<String> response =
+                    HttpClient.newHttpClient()
+                            .send(
+                                    HttpRequest.newBuilder(
+                                                    URI.create("http://" + clusterIp + ":80/"))
+                                            .timeout(Duration.ofSeconds(5))
+                                            .build(),
+                                    HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).isEqualTo(200);
+            responders.add(response.body().split(" ")[2]);
+        }
+        assertThat(responders)
+                .isEqualTo(
+                        pods.stream()
+                                .map(p -> p.getMetadata().getName())
+                                .collect(Collectors.toSet()));
+        client.pods()
+                .inNamespace(ns)
+                .resource(
+                        new PodBuilder()
+                                .withNewMetadata()
+                                .withName("caller")
+                                .endMetadata()
+                                .withNewSpec()
+                                .withRestartPolicy("Never")
+                                .addNewContainer()
+                                .withName("curl")
+                                .withImage(SHELL_IMAGE)
+                                .withCommand(
+                                        "sh",
+                                        "-c",
+                                        "curl -sS -m 5 http://echo."
+                                                + ns
+                                                + ".svc.cluster.local/; echo; curl -sS -m 5 http://echo:80/; echo")
+                                .endContainer()
+                                .endSpec()
+                                .build())
+                .create();
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(250))
+                .until(
+                        () ->
+                                Set.of("Succeeded", "Failed")
+                                        .contains(pod(ns, "caller").getStatus().getPhase()));
+        String callerLog = cluster.node().logs(ns, "caller", "curl");
+        assertThat(pod(ns, "caller").getStatus().getPhase()).as(callerLog).isEqualTo("Succeeded");
+        assertThat(callerLog.lines().filter(l -> l.startsWith("hello from echo-"))).hasSize(2);
     }
 
     private static Set<String> readyEndpointAddresses(String ns, String service) {

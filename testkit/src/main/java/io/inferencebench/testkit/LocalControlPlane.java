@@ -44,7 +44,6 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class LocalControlPlane implements AutoCloseable {
 
-    public static final String SERVICE_CLUSTER_IP_RANGE = "10.96.0.0/16";
     private static final String ISSUER = "https://kubernetes.default.svc.cluster.local";
 
     /**
@@ -97,6 +96,7 @@ public final class LocalControlPlane implements AutoCloseable {
     private final long startNanos = System.nanoTime();
     private KubernetesClient adminClient;
     private CompletableFuture<KubernetesClient> adminClientFuture;
+    private ServiceProxy serviceProxy;
     private boolean closed;
 
     private LocalControlPlane(Path dir, boolean deleteDirOnClose) {
@@ -146,7 +146,7 @@ public final class LocalControlPlane implements AutoCloseable {
                                     "kubernetes.default",
                                     "kubernetes.default.svc",
                                     "kubernetes.default.svc.cluster.local"),
-                            List.of("127.0.0.1", host, "10.96.0.1"))
+                            List.of("127.0.0.1", host, network.serviceIp(1)))
                     .write(pkiDir.resolve("apiserver.crt"), pkiDir.resolve("apiserver.key"));
             admin = pki.client("admin", "system:masters");
             KeyPair sa = saKeys.join();
@@ -173,7 +173,7 @@ public final class LocalControlPlane implements AutoCloseable {
                             "--service-account-signing-key-file=" + pkiDir.resolve("sa.key"),
                             "--authorization-mode=Node,RBAC",
                             "--enable-admission-plugins=NodeRestriction",
-                            "--service-cluster-ip-range=" + SERVICE_CLUSTER_IP_RANGE,
+                            "--service-cluster-ip-range=" + network.serviceCidr(),
                             "--allow-privileged=true",
                             "--enable-priority-and-fairness=false",
                             "--profiling=false",
@@ -212,7 +212,7 @@ public final class LocalControlPlane implements AutoCloseable {
                             "--root-ca-file=" + pkiDir.resolve("ca.crt"),
                             "--cluster-signing-cert-file=" + pkiDir.resolve("ca.crt"),
                             "--cluster-signing-key-file=" + pkiDir.resolve("ca.key"),
-                            "--service-cluster-ip-range=" + SERVICE_CLUSTER_IP_RANGE,
+                            "--service-cluster-ip-range=" + network.serviceCidr(),
                             "--profiling=false",
                             "--v=1"));
             spawn(
@@ -421,6 +421,14 @@ public final class LocalControlPlane implements AutoCloseable {
         return startupTime;
     }
 
+    /** The cluster's kube-proxy stand-in, started on first use (by the first local node). */
+    synchronized ServiceProxy serviceProxy() {
+        if (serviceProxy == null && !closed) {
+            serviceProxy = new ServiceProxy(adminClient(), network);
+        }
+        return serviceProxy;
+    }
+
     /** A client with cluster-admin rights shared by callers; do not close it. */
     public synchronized KubernetesClient adminClient() {
         if (adminClient == null && adminClientFuture != null) {
@@ -485,6 +493,11 @@ public final class LocalControlPlane implements AutoCloseable {
             }
         }
         LocalNode.closeAllOf(this);
+        synchronized (this) {
+            if (serviceProxy != null) {
+                serviceProxy.close();
+            }
+        }
         if (adminClient != null) {
             adminClient.close();
         } else if (adminClientFuture != null) {

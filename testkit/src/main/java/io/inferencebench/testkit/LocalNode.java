@@ -192,6 +192,7 @@ public final class LocalNode implements AutoCloseable {
 
     private void startAgent() {
         RUNNING.add(this);
+        controlPlane.serviceProxy();
         registerNode();
         renewLease();
         scheduler.scheduleWithFixedDelay(this::renewLease, 10, 10, TimeUnit.SECONDS);

@@ -90,6 +90,31 @@ public final class PodNetwork implements AutoCloseable {
         return prefix + "." + index + ".1";
     }
 
+    /**
+     * This cluster's Service ClusterIP range. One /24 per network so that several clusters on one
+     * machine never share a ClusterIP (their proxies bind them as local addresses).
+     */
+    public String serviceCidr() {
+        return servicePrefix() + ".0/24";
+    }
+
+    public String serviceIp(int host) {
+        return servicePrefix() + "." + host;
+    }
+
+    private String servicePrefix() {
+        return System.getenv().getOrDefault("IB_SERVICE_NET_PREFIX", "10.96") + "." + index;
+    }
+
+    /** Makes a ClusterIP a local address (on the bridge) so the service proxy can bind it. */
+    public void addServiceAddress(String ip) {
+        ChildProcess.runQuietly("ip", "addr", "add", ip + "/32", "dev", bridge);
+    }
+
+    public void removeServiceAddress(String ip) {
+        ChildProcess.runQuietly("ip", "addr", "del", ip + "/32", "dev", bridge);
+    }
+
     public String cidr() {
         return prefix + "." + index + ".0/24";
     }

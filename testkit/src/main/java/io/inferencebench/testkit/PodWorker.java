@@ -327,7 +327,12 @@ final class PodWorker {
             Files.createDirectories(etc);
             Files.writeString(
                     etc.resolve("hosts"),
-                    "127.0.0.1 localhost\n::1 localhost\n" + podIp + " " + hostname + "\n");
+                    "127.0.0.1 localhost\n::1 localhost\n"
+                            + podIp
+                            + " "
+                            + hostname
+                            + "\n"
+                            + node.controlPlane().serviceProxy().hostsEntries(namespace));
             Files.writeString(etc.resolve("hostname"), hostname + "\n");
         } catch (IOException e) {
             // name resolution inside the pod falls back to the host files
