@@ -97,6 +97,7 @@ public final class LocalControlPlane implements AutoCloseable {
     private KubernetesClient adminClient;
     private CompletableFuture<KubernetesClient> adminClientFuture;
     private ServiceProxy serviceProxy;
+    private ChildProcess watchdog;
     private boolean closed;
 
     private LocalControlPlane(Path dir, boolean deleteDirOnClose) {
@@ -229,6 +230,7 @@ public final class LocalControlPlane implements AutoCloseable {
                             "--profiling=false",
                             "--v=1"));
 
+            startWatchdog();
             awaitReady(etcd);
             startupTime = Duration.ofNanos(System.nanoTime() - start);
         } catch (IOException e) {
@@ -363,6 +365,32 @@ public final class LocalControlPlane implements AutoCloseable {
         }
         throw new IllegalStateException(
                 process.name() + " is not listening on " + host + ":" + port);
+    }
+
+    /**
+     * Cleans up if this JVM dies without running its shutdown hooks (SIGKILL, a test-runner
+     * timeout): a detached shell waits for the JVM to vanish, then kills the component process
+     * groups and everything in the pod network namespaces and removes the network.
+     */
+    private void startWatchdog() {
+        StringBuilder groups = new StringBuilder();
+        processes.forEach(p -> groups.append(" -").append(p.pid()));
+        String script =
+                "while kill -0 "
+                        + ProcessHandle.current().pid()
+                        + " 2>/dev/null; do sleep 1; done; env kill -KILL --"
+                        + groups
+                        + " 2>/dev/null; "
+                        + network.cleanupScript()
+                        + (deleteDirOnClose ? "; rm -rf '" + dir + "'" : "");
+        watchdog =
+                ChildProcess.start(
+                        "watchdog",
+                        List.of("sh", "-c", script),
+                        Map.of(),
+                        false,
+                        dir,
+                        dir.resolve("logs").resolve("watchdog.log"));
     }
 
     private void phase(String name) {
@@ -510,6 +538,9 @@ public final class LocalControlPlane implements AutoCloseable {
         }
         if (network != null) {
             network.close();
+        }
+        if (watchdog != null) {
+            watchdog.kill();
         }
         if (deleteDirOnClose) {
             ChildProcess.deleteRecursively(dir);

@@ -115,6 +115,16 @@ public final class PodNetwork implements AutoCloseable {
         ChildProcess.runQuietly("ip", "addr", "del", ip + "/32", "dev", bridge);
     }
 
+    /** Shell commands that remove this network and kill everything in its pod namespaces. */
+    String cleanupScript() {
+        return "for ns in $(ip netns list | awk '{print $1}' | grep '^ib"
+                + index
+                + "p'); do ip netns pids $ns | xargs -r kill -KILL; ip netns del $ns; done; ip link del "
+                + bridge
+                + "; rm -f "
+                + STATE_DIR.resolve(index + ".owner");
+    }
+
     public String cidr() {
         return prefix + "." + index + ".0/24";
     }
