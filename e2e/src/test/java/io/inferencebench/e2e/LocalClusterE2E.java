@@ -286,6 +286,14 @@ class LocalClusterE2E {
                                 .endHttpGet()
                                 .withPeriodSeconds(1)
                                 .endReadinessProbe()
+                                .withNewLivenessProbe()
+                                .withNewTcpSocket()
+                                .withPort(new IntOrString("http"))
+                                .endTcpSocket()
+                                .withInitialDelaySeconds(3)
+                                .withPeriodSeconds(1)
+                                .withFailureThreshold(2)
+                                .endLivenessProbe()
                                 .endContainer()
                                 .endSpec()
                                 .endTemplate()
@@ -350,6 +358,16 @@ class LocalClusterE2E {
                         });
 
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+        assertThat(pods)
+                .allSatisfy(
+                        p ->
+                                assertThat(
+                                                p.getStatus()
+                                                        .getContainerStatuses()
+                                                        .get(0)
+                                                        .getRestartCount())
+                                        .as("tcpSocket liveness probe passes")
+                                        .isZero());
         for (Pod pod : pods) {
             String ip = pod.getStatus().getPodIP();
             HttpResponse<String> response =
@@ -519,12 +537,27 @@ class LocalClusterE2E {
                                 .withCommand(
                                         "sh",
                                         "-c",
-                                        "trap 'echo got SIGTERM; exit 0' TERM; echo started; while true; do sleep 0.1; done")
+                                        "trap 'echo got SIGTERM; exit 0' TERM; echo started; sleep 2;"
+                                                + " echo marking ready; touch $IB_VOLUME_ROOT/ready;"
+                                                + " while true; do sleep 0.1; done")
+                                .withNewReadinessProbe()
+                                .withNewExec()
+                                .withCommand("sh", "-c", "test -f $IB_VOLUME_ROOT/ready")
+                                .endExec()
+                                .withPeriodSeconds(1)
+                                .endReadinessProbe()
                                 .endContainer()
                                 .endSpec()
                                 .build())
                 .create();
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> "Running".equals(pod(ns, "sleeper").getStatus().getPhase()));
+        assertThat(isReady(pod(ns, "sleeper")))
+                .as("exec readiness probe must hold Ready back until the file exists")
+                .isFalse();
         await().atMost(Duration.ofSeconds(60)).until(() -> isReady(pod(ns, "sleeper")));
+        assertThat(cluster.node().logs(ns, "sleeper", "main")).contains("marking ready");
         long pid = cluster.node().containerPid(ns, "sleeper", "main").orElseThrow();
         assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).contains(true);
         Pod running = pod(ns, "sleeper");
@@ -810,6 +843,54 @@ class LocalClusterE2E {
                 .contains("labels tier=\"backend\"")
                 .contains("first run")
                 .contains("second run");
+    }
+
+    @Test
+    void failingLivenessProbeRestartsContainerUnderRestartPolicyAlways() {
+        String ns = newNamespace("liveness");
+        client.pods()
+                .inNamespace(ns)
+                .resource(
+                        new PodBuilder()
+                                .withNewMetadata()
+                                .withName("flaky")
+                                .endMetadata()
+                                .withNewSpec()
+                                .withTerminationGracePeriodSeconds(1L)
+                                .addNewContainer()
+                                .withName("main")
+                                .withImage(SHELL_IMAGE)
+                                .withCommand("sh", "-c", "echo run; while true; do sleep 0.1; done")
+                                .withNewLivenessProbe()
+                                .withNewExec()
+                                .withCommand("false")
+                                .endExec()
+                                .withInitialDelaySeconds(1)
+                                .withPeriodSeconds(1)
+                                .withFailureThreshold(1)
+                                .endLivenessProbe()
+                                .endContainer()
+                                .endSpec()
+                                .build())
+                .create();
+
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(200))
+                .until(
+                        () -> {
+                            var statuses = pod(ns, "flaky").getStatus().getContainerStatuses();
+                            return statuses != null
+                                    && !statuses.isEmpty()
+                                    && statuses.get(0).getRestartCount() >= 2;
+                        });
+        Pod pod = pod(ns, "flaky");
+        assertThat(pod.getStatus().getPhase()).isEqualTo("Running");
+        var last = pod.getStatus().getContainerStatuses().get(0).getLastState().getTerminated();
+        assertThat(last.getExitCode()).isIn(137, 143);
+        assertThat(cluster.node().logs(ns, "flaky", "main").lines().filter("run"::equals).count())
+                .isGreaterThanOrEqualTo(3);
+        assertThat(client.v1().events().inNamespace(ns).list().getItems())
+                .anySatisfy(e -> assertThat(e.getReason()).isEqualTo("Unhealthy"));
     }
 
     @Test
