@@ -1,0 +1,569 @@
+#!/usr/bin/env python3
+"""Peer benchmark harness: how fast and how accurate are load generators against one simulator?
+
+Runs GuideLLM, inference-perf, `vllm bench serve` and the InferenceBench runner against model-sim
+(e2e/model-sim) on loopback and reports, per tool:
+  - the highest request rate it sustains: achieved rate >= 99 % of the target and p99 schedule
+    lag <= 2 ms (constant arrivals, streaming completions, 32 input / 64 output tokens, ignore_eos);
+  - CPU seconds per 1,000 requests (user+sys of the tool's process tree from /usr/bin/time -v,
+    marginal: a short run's CPU is subtracted so start-up cost does not count);
+  - TTFT / ITL error against delays injected by the simulator (20 ms / 5 ms by default).
+
+Only the Python standard library is used here; the peers are installed with pip into cached
+virtual environments under ~/.cache/inferencebench/peers/ (`install` sub-command). Nothing talks to
+anything but 127.0.0.1. Every tool run is bounded (request count, duration and a hard timeout).
+
+  python3 bench/peer_bench.py install                      # venvs + tokenizer (cached)
+  python3 bench/peer_bench.py sweep --tools guidellm,inference-perf,vllm,runner
+  python3 bench/peer_bench.py accuracy --tools guidellm,inference-perf,vllm,runner
+  python3 bench/peer_bench.py report                       # markdown table from the saved results
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+CACHE = Path(os.environ.get("IB_CACHE_DIR", Path.home() / ".cache" / "inferencebench"))
+PEERS = CACHE / "peers"
+TOKENIZER = PEERS / "tokenizer"
+RESULTS = Path(os.environ.get("IB_BENCH_RESULTS", REPO / "bench" / "results"))
+MODEL = "sim-model"
+INPUT_LEN, OUTPUT_LEN = 32, 64
+
+# Pinned so that reruns compare like with like; bump deliberately.
+PIP_SPECS = {
+    "guidellm": ["guidellm==0.8.1"],
+    "inference-perf": ["inference-perf==0.7.0"],
+    "vllm": ["vllm==0.33.0"],
+}
+RUNNER_JAR = REPO / "runner" / "target" / "inferencebench-runner.jar"
+TOOLS = ["guidellm", "inference-perf", "vllm", "runner"]
+
+
+def log(msg: str) -> None:
+    print(f"[peer-bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------- installation
+
+
+def find_python(min_minor: int = 12) -> str | None:
+    """A CPython >= 3.<min_minor>: inference-perf requires 3.12 (pip refuses it on 3.11)."""
+    candidates = [f"python3.{m}" for m in range(14, min_minor - 1, -1)]
+    for c in candidates:
+        p = shutil.which(c)
+        if p:
+            return p
+    for pattern in (str(Path.home() / ".pyenv" / "versions" / "3.*" / "bin" / "python3.*"),):
+        for p in sorted(glob.glob(pattern), reverse=True):
+            m = re.search(r"python3\.(\d+)$", p)
+            if m and int(m.group(1)) >= min_minor and os.access(p, os.X_OK):
+                return p
+    return None
+
+
+def venv_bin(tool: str, exe: str) -> Path:
+    return PEERS / tool / "bin" / exe
+
+
+def install(tools: list[str]) -> dict:
+    PEERS.mkdir(parents=True, exist_ok=True)
+    status_file = PEERS / "install-status.json"
+    status = json.loads(status_file.read_text()) if status_file.exists() else {}
+    py = find_python()
+    for tool in tools:
+        if tool == "runner":
+            continue
+        marker = PEERS / tool / ".installed"
+        if marker.exists() and marker.read_text().strip() == " ".join(PIP_SPECS[tool]):
+            log(f"{tool}: cached in {PEERS / tool}")
+            continue
+        if py is None:
+            status[tool] = {"ok": False, "reason": "no Python >= 3.12 found (inference-perf needs it)"}
+            log(f"{tool}: {status[tool]['reason']}")
+            continue
+        log(f"{tool}: creating venv with {py} and installing {PIP_SPECS[tool]} (may take minutes)")
+        started = time.time()
+        subprocess.run([py, "-m", "venv", str(PEERS / tool)], check=True)
+        pip = [str(venv_bin(tool, "python")), "-m", "pip", "install", "-q"]
+        subprocess.run(pip + ["--upgrade", "pip"], check=False)
+        r = subprocess.run(pip + PIP_SPECS[tool], capture_output=True, text=True)
+        ok = r.returncode == 0
+        status[tool] = {
+            "ok": ok,
+            "python": py,
+            "seconds": round(time.time() - started),
+            "reason": "" if ok else (r.stderr or r.stdout)[-2000:],
+        }
+        if ok:
+            marker.write_text(" ".join(PIP_SPECS[tool]))
+        log(f"{tool}: {'installed' if ok else 'FAILED'} in {status[tool]['seconds']} s")
+    status_file.write_text(json.dumps(status, indent=2))
+    make_tokenizer()
+    return status
+
+
+def make_tokenizer() -> None:
+    if (TOKENIZER / "tokenizer.json").exists():
+        return
+    for tool in ("guidellm", "inference-perf", "vllm"):
+        py = venv_bin(tool, "python")
+        if py.exists():
+            subprocess.run([str(py), str(REPO / "bench" / "make_tokenizer.py"), str(TOKENIZER)], check=True)
+            return
+    raise SystemExit("no peer venv with transformers to build the tokenizer; run `install` first")
+
+
+def versions() -> dict:
+    out = {}
+    for tool, pkg in (("guidellm", "guidellm"), ("inference-perf", "inference-perf"), ("vllm", "vllm")):
+        py = venv_bin(tool, "python")
+        if py.exists():
+            r = subprocess.run([str(py), "-m", "pip", "show", pkg], capture_output=True, text=True)
+            m = re.search(r"^Version: (.+)$", r.stdout, re.M)
+            out[tool] = m.group(1) if m else "?"
+    out["runner"] = "jar present" if RUNNER_JAR.exists() else "jar missing"
+    return out
+
+
+# ---------------------------------------------------------------- simulator
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Simulator:
+    def __init__(self, ttft_ms: float = 0, itl_ms: float = 0):
+        self.binary = subprocess.run(
+            [str(REPO / "e2e" / "scripts" / "provision-model-sim.sh")], check=True, capture_output=True, text=True
+        ).stdout.strip()
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = subprocess.Popen(
+            [self.binary, "--model", MODEL, "--host", "127.0.0.1", "--port", str(self.port),
+             "--max-num-seqs", "100000", "--max-waiting-queue-length", "100000", "--max-model-len", "4096",
+             "--time-to-first-token", f"{ttft_ms}ms", "--inter-token-latency", f"{itl_ms}ms",
+             "--force-dummy-tokenizer", "--seed", "1"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            try:
+                urllib.request.urlopen(self.url + "/health", timeout=1).read()
+                return
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("model-sim did not become healthy")
+
+    def cpu_seconds(self) -> float:
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def server_view(self) -> dict:
+        """Mean TTFT / ITL as the simulator itself measured them (its vLLM histograms), so a
+        client's error can be split into server lateness and client overhead."""
+        text = urllib.request.urlopen(self.url + "/metrics", timeout=5).read().decode()
+        v = {}
+        for name in ("time_to_first_token_seconds", "inter_token_latency_seconds"):
+            s = re.search(rf"^vllm:{name}_sum\{{[^}}]*\}} (\S+)$", text, re.M)
+            c = re.search(rf"^vllm:{name}_count\{{[^}}]*\}} (\S+)$", text, re.M)
+            if s and c and float(c.group(1)) > 0:
+                v[name] = float(s.group(1)) / float(c.group(1)) * 1000
+        return {"server_ttft_mean_ms": v.get("time_to_first_token_seconds", math.nan),
+                "server_itl_mean_ms": v.get("inter_token_latency_seconds", math.nan)}
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+# ---------------------------------------------------------------- tool runs
+
+
+def timed(cmd: list[str], cwd: Path, timeout: float, env: dict | None = None) -> dict:
+    """Runs cmd under /usr/bin/time -v; returns rc, wall and user+sys CPU of the whole process tree."""
+    tfile = cwd / "time-v.txt"
+    full = ["/usr/bin/time", "-v", "-o", str(tfile)] + cmd
+    started = time.time()
+    with open(cwd / "stdout.txt", "w") as out, open(cwd / "stderr.txt", "w") as err:
+        # Own process group, so a timeout ends the tool's workers too, not only /usr/bin/time.
+        proc = subprocess.Popen(full, cwd=cwd, stdout=out, stderr=err, start_new_session=True,
+                                env={**os.environ, **(env or {})})
+        try:
+            rc = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            rc = "timeout"
+    wall = time.time() - started
+    text = tfile.read_text() if tfile.exists() else ""
+    user = re.search(r"User time \(seconds\): ([\d.]+)", text)
+    sys_ = re.search(r"System time \(seconds\): ([\d.]+)", text)
+    cpu = float(user.group(1)) + float(sys_.group(1)) if user and sys_ else math.nan
+    return {"rc": rc, "wall_s": round(wall, 2), "cpu_s": cpu}
+
+
+def pct(values: list[float], q: float) -> float:
+    """numpy-style linear-interpolation percentile."""
+    if not values:
+        return math.nan
+    s = sorted(values)
+    k = (len(s) - 1) * q / 100
+    f = math.floor(k)
+    c = min(f + 1, len(s) - 1)
+    return s[f] + (s[c] - s[f]) * (k - f)
+
+
+def lag_from_send_times(starts: list[float], rate: float) -> list[float]:
+    """Schedule lag when a tool records send instants but not due instants: the ideal constant
+    schedule t0 + i/rate is anchored at the least-delayed request, so lags are >= 0 (a lower bound)."""
+    starts = sorted(starts)
+    offsets = [s - i / rate for i, s in enumerate(starts)]
+    t0 = min(offsets)
+    return [o - t0 for o in offsets]
+
+
+def run_guidellm(url: str, rate: float, n: int, d: Path, timeout: float) -> dict:
+    out = d / "guidellm.json"
+    cmd = [str(venv_bin("guidellm", "guidellm")), "run",
+           "--backend", f"kind=openai_http,target={url},request_format=/v1/completions",
+           "--profile", f"kind=constant,rate={rate}",
+           "--constraint", f"kind=max_requests,count={n}",
+           "--data", f"kind=synthetic_text,prompt_tokens={INPUT_LEN},output_tokens={OUTPUT_LEN}",
+           "--tokenizer", f"kind=huggingface_auto,model={TOKENIZER}",
+           "--output", f"kind=json,path={out}", "--disable-console"]
+    res = timed(cmd, d, timeout)
+    if not out.exists():
+        return res
+    b = json.loads(out.read_text())["benchmarks"][0]
+    m = b["metrics"]
+    ok = b["requests"]["successful"]
+    starts = [r["info"]["timings"]["request_start"] for r in ok if r["info"]["timings"].get("request_start")]
+    lags = [r["info"]["timings"]["request_start"] - r["info"]["timings"]["targeted_start"]
+            for r in ok if r["info"]["timings"].get("request_start") and r["info"]["timings"].get("targeted_start")]
+    res.update(
+        completed=len(ok), failed=len(b["requests"].get("errored") or []),
+        achieved_rate=(len(starts) - 1) / (max(starts) - min(starts)) if len(starts) > 1 else math.nan,
+        p99_lag_ms=pct(lags, 99) * 1000, lag_source="request_start - targeted_start (per request)",
+        ttft_mean_ms=m["time_to_first_token_ms"]["successful"]["mean"],
+        ttft_median_ms=m["time_to_first_token_ms"]["successful"]["median"],
+        itl_mean_ms=m["inter_token_latency_ms"]["successful"]["mean"],
+        itl_median_ms=m["inter_token_latency_ms"]["successful"]["median"],
+    )
+    return res
+
+
+def run_inference_perf(url: str, rate: float, n: int, d: Path, timeout: float) -> dict:
+    duration = max(1, round(n / rate))
+    cfg = d / "config.yml"
+    cfg.write_text(json.dumps({
+        "api": {"type": "completion", "streaming": True},
+        "data": {"type": "random",
+                 "input_distribution": {"min": INPUT_LEN, "max": INPUT_LEN, "mean": INPUT_LEN, "std_dev": 0},
+                 "output_distribution": {"min": OUTPUT_LEN, "max": OUTPUT_LEN, "mean": OUTPUT_LEN, "std_dev": 0}},
+        "load": {"type": "constant", "stages": [{"rate": rate, "duration": duration}]},
+        "server": {"type": "vllm", "model_name": MODEL, "base_url": url, "ignore_eos": True},
+        "tokenizer": {"pretrained_model_name_or_path": str(TOKENIZER)},
+        "report": {"request_lifecycle": {"summary": True, "per_stage": True, "per_request": False}},
+        "storage": {"local_storage": {"path": str(d / "out")}},
+    }))  # JSON is valid YAML
+    res = timed([str(venv_bin("inference-perf", "inference-perf")), "--config_file", str(cfg)], d, timeout)
+    stage = d / "out" / "stage_0_lifecycle_metrics.json"
+    if not stage.exists():
+        return res
+    s = json.loads(stage.read_text())
+    lat = s["successes"]["latency"]
+    itl = lat.get("inter_token_latency") or lat.get("time_per_output_token")
+    res.update(
+        completed=s["successes"]["count"], failed=(s.get("failures") or {}).get("count", 0),
+        achieved_rate=s["load_summary"]["achieved_rate"],
+        p99_lag_ms=s["load_summary"]["schedule_delay"]["p99"] * 1000,
+        lag_source="load_summary.schedule_delay (tool's own)",
+        ttft_mean_ms=lat["time_to_first_token"]["mean"] * 1000,
+        ttft_median_ms=lat["time_to_first_token"]["median"] * 1000,
+        itl_mean_ms=itl["mean"] * 1000, itl_median_ms=itl["median"] * 1000,
+        itl_source="inter_token_latency" if "inter_token_latency" in lat else "time_per_output_token",
+    )
+    return res
+
+
+def run_vllm(url: str, rate: float, n: int, d: Path, timeout: float) -> dict:
+    cmd = [str(venv_bin("vllm", "vllm")), "bench", "serve", "--backend", "vllm", "--base-url", url,
+           "--model", MODEL, "--tokenizer", str(TOKENIZER), "--dataset-name", "random",
+           "--random-input-len", str(INPUT_LEN), "--random-output-len", str(OUTPUT_LEN), "--ignore-eos",
+           # A huge gamma shape makes the inter-arrival times constant (vllm has no constant mode).
+           "--request-rate", str(rate), "--burstiness", "1e9", "--num-prompts", str(n), "--seed", "1",
+           "--save-result", "--save-detailed", "--result-dir", str(d), "--result-filename", "vllm.json",
+           "--disable-tqdm"]
+    res = timed(cmd, d, timeout)
+    out = d / "vllm.json"
+    if not out.exists():
+        return res
+    r = json.loads(out.read_text())
+    starts = r.get("start_times") or []
+    res.update(
+        completed=r["completed"], failed=r.get("failed", 0),
+        achieved_rate=(len(starts) - 1) / (max(starts) - min(starts)) if len(starts) > 1 else math.nan,
+        p99_lag_ms=pct(lag_from_send_times(starts, rate), 99) * 1000 if starts else math.nan,
+        lag_source="start_times vs ideal constant schedule anchored at the least-delayed request",
+        ttft_mean_ms=r["mean_ttft_ms"], ttft_median_ms=r["median_ttft_ms"],
+        itl_mean_ms=r["mean_itl_ms"], itl_median_ms=r["median_itl_ms"],
+    )
+    return res
+
+
+def find_metric(metrics: dict, *parts: str, prefer: tuple[str, ...] = ()) -> float:
+    keys = [k for k in metrics if all(p in k for p in parts) and isinstance(metrics[k], (int, float))]
+    for p in prefer:
+        for k in keys:
+            if k.startswith(p):
+                return float(metrics[k])
+    return float(metrics[keys[0]]) if keys else math.nan
+
+
+def java_21() -> str:
+    """The runner needs Java >= 21; the repository's helper script picks such a JDK."""
+    try:
+        home = subprocess.run([str(REPO / "scripts" / "java-home.sh")], capture_output=True, text=True,
+                              check=True).stdout.strip()
+        if home and Path(home, "bin", "java").exists():
+            return str(Path(home, "bin", "java"))
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    return shutil.which("java") or "java"
+
+
+def run_runner(url: str, rate: float, n: int, d: Path, timeout: float) -> dict:
+    if not RUNNER_JAR.exists():
+        return {"rc": "jar missing", "wall_s": 0, "cpu_s": math.nan}
+    java = os.environ.get("JAVA") or java_21()
+    extra = os.environ.get("IB_RUNNER_ARGS", "").split()
+    cmd = [java, "-jar", str(RUNNER_JAR), "run", "--base-url", url, "--backend", "vllm", "--model", MODEL,
+           "--dataset-name", "random", "--random-input-len", str(INPUT_LEN),
+           "--random-output-len", str(OUTPUT_LEN), "--ignore-eos", "--arrival", "constant",
+           "--request-rate", str(rate), "--num-prompts", str(n), "--result-dir", str(d / "out")] + extra
+    res = timed(cmd, d, timeout)
+    files = sorted((d / "out").glob("*.json")) if (d / "out").exists() else []
+    if not files:
+        return res
+    doc = json.loads(files[-1].read_text())
+    m = doc.get("metrics", {})
+    res.update(
+        completed=m.get("completed", m.get("num_prompts")),
+        achieved_rate=find_metric(m, "achieved_rate"),
+        p99_lag_ms=find_metric(m, "_schedule_lag_ms", prefer=("p99_",)),
+        lag_source="LPG metrics p99_schedule_lag_ms (tool's own)",
+        ttft_mean_ms=find_metric(m, "_ttft_ms", prefer=("avg_", "mean_")),
+        ttft_median_ms=find_metric(m, "_ttft_ms", prefer=("median_",)),
+        itl_mean_ms=find_metric(m, "_itl_ms", prefer=("avg_", "mean_")),
+        itl_median_ms=find_metric(m, "_itl_ms", prefer=("median_",)),
+    )
+    return res
+
+
+RUNNERS = {"guidellm": run_guidellm, "inference-perf": run_inference_perf, "vllm": run_vllm, "runner": run_runner}
+
+
+def available(tool: str) -> bool:
+    if tool == "runner":
+        return RUNNER_JAR.exists()
+    exe = {"guidellm": "guidellm", "inference-perf": "inference-perf", "vllm": "vllm"}[tool]
+    return venv_bin(tool, exe).exists()
+
+
+def one_run(tool: str, sim: Simulator, rate: float, n: int, label: str, timeout: float) -> dict:
+    d = RESULTS / "runs" / f"{tool}-{label}-{rate:g}qps-{n}"
+    if d.exists():
+        shutil.rmtree(d)
+    d.mkdir(parents=True)
+    sim_cpu = sim.cpu_seconds()
+    load = os.getloadavg()[0]
+    res = RUNNERS[tool](sim.url, rate, n, d, timeout)
+    res.update(tool=tool, rate=rate, n=n, label=label, loadavg_1m=round(load, 2),
+               sim_cpu_s=round(sim.cpu_seconds() - sim_cpu, 2))
+    res["sustained"] = bool(
+        res.get("achieved_rate", 0) >= 0.99 * rate and res.get("p99_lag_ms", math.inf) <= 2.0
+        and res.get("completed") == n)
+    log(f"{tool} {label} rate={rate:g} n={n}: rc={res['rc']} achieved={res.get('achieved_rate', math.nan):.1f} "
+        f"p99_lag={res.get('p99_lag_ms', math.nan):.2f}ms cpu={res['cpu_s']:.1f}s wall={res['wall_s']}s "
+        f"sustained={res['sustained']}")
+    (d / "result.json").write_text(json.dumps(res, indent=2, default=str))
+    return res
+
+
+def save(name: str, data) -> None:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / name).write_text(json.dumps(data, indent=2, default=str))
+
+
+def load(name: str):
+    p = RESULTS / name
+    return json.loads(p.read_text()) if p.exists() else None
+
+
+def sweep(tools: list[str], rates: list[float], seconds: float, timeout: float) -> None:
+    all_results = load("sweep.json") or {}
+    for tool in tools:
+        if not available(tool):
+            log(f"{tool}: not installed, skipped")
+            continue
+        runs = []
+        with Simulator() as sim:
+            # Start-up CPU (imports, dataset preparation) is measured with a tiny run and subtracted.
+            base = one_run(tool, sim, rates[0], 20, "baseline", timeout)
+            for rate in rates:
+                n = max(200, int(rate * seconds))
+                r = one_run(tool, sim, rate, n, "sweep", timeout)
+                if r.get("completed") and not math.isnan(base.get("cpu_s", math.nan)):
+                    r["cpu_per_1k_requests_s"] = (r["cpu_s"] - base["cpu_s"]) / (n - 20) * 1000
+                runs.append(r)
+                if r.get("rc") == "timeout" or r.get("achieved_rate", 0) < 0.9 * rate:
+                    break  # saturated: higher rates only take longer
+        all_results[tool] = {"baseline": base, "runs": runs}
+        save("sweep.json", all_results)
+
+
+def accuracy(tools: list[str], ttft_ms: float, itl_ms: float, rate: float, n: int, timeout: float) -> None:
+    all_results = load("accuracy.json") or {}
+    for tool in tools:
+        if not available(tool):
+            continue
+        with Simulator(ttft_ms, itl_ms) as sim:
+            r = one_run(tool, sim, rate, n, f"accuracy-ttft{ttft_ms:g}-itl{itl_ms:g}", timeout)
+            r.update(sim.server_view())
+        r.update(injected_ttft_ms=ttft_ms, injected_itl_ms=itl_ms)
+        for k in ("ttft_mean_ms", "ttft_median_ms"):
+            r[k.replace("_ms", "_err_ms")] = r.get(k, math.nan) - ttft_ms
+        for k in ("itl_mean_ms", "itl_median_ms"):
+            r[k.replace("_ms", "_err_ms")] = r.get(k, math.nan) - itl_ms
+        all_results[tool] = r
+        save("accuracy.json", all_results)
+
+
+def fmt(v, nd=1):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
+    return f"{v:.{nd}f}"
+
+
+def cpu_per_1k(tool_results: dict) -> float:
+    """Least-squares slope of the tool's CPU seconds over request count (baseline and every completed
+    sweep run), per 1,000 requests: start-up cost is the intercept and drops out."""
+    pts = [(r["n"], r["cpu_s"]) for r in [tool_results.get("baseline", {})] + tool_results.get("runs", [])
+           if r.get("completed") == r.get("n") and isinstance(r.get("cpu_s"), (int, float)) and not math.isnan(r["cpu_s"])]
+    if len(pts) < 2:
+        return math.nan
+    mx = sum(x for x, _ in pts) / len(pts)
+    my = sum(y for _, y in pts) / len(pts)
+    sxx = sum((x - mx) ** 2 for x, _ in pts)
+    return sum((x - mx) * (y - my) for x, y in pts) / sxx * 1000 if sxx else math.nan
+
+
+def report() -> str:
+    sw, acc = load("sweep.json") or {}, load("accuracy.json") or {}
+    lines = ["| tool | max sustained rate (req/s): achieved >= 99 % and p99 lag <= 2 ms | max rate with achieved >= 99 % "
+             "(lag ignored) | CPU s per 1k req | TTFT mean / median error (ms) | ITL mean / median error (ms) |",
+             "|---|---|---|---|---|---|"]
+    for tool in TOOLS:
+        if tool not in sw and tool not in acc:
+            continue
+        runs = (sw.get(tool) or {}).get("runs", [])
+        sustained = [r["rate"] for r in runs if r.get("sustained")]
+        best = f"{max(sustained):g}" if sustained else (f"< {runs[0]['rate']:g}" if runs else "n/a")
+        reached = [r["rate"] for r in runs if r.get("achieved_rate", 0) >= 0.99 * r["rate"] and r.get("completed") == r["n"]]
+        best_rate_only = f"{max(reached):g}" if reached else (f"< {runs[0]['rate']:g}" if runs else "n/a")
+        cpu_slope = cpu_per_1k(sw.get(tool) or {})
+        a = acc.get(tool, {})
+        lines.append(
+            f"| {tool} | {best} | {best_rate_only} | {fmt(cpu_slope, 2)} | "
+            f"{fmt(a.get('ttft_mean_err_ms'), 2)} / {fmt(a.get('ttft_median_err_ms'), 2)} | "
+            f"{fmt(a.get('itl_mean_err_ms'), 2)} / {fmt(a.get('itl_median_err_ms'), 2)} |")
+    lines += ["", f"Accuracy runs (simulator TTFT / ITL injected as shown; server-side means from its own histograms):", "",
+              "| tool | injected TTFT / ITL (ms) | tool TTFT mean / median (ms) | tool ITL mean / median (ms) "
+              "| simulator's own TTFT / ITL mean (ms) | p99 schedule lag (ms) | load avg |", "|---|---|---|---|---|---|---|"]
+    for tool in TOOLS:
+        a = acc.get(tool)
+        if a:
+            lines.append(
+                f"| {tool} | {fmt(a.get('injected_ttft_ms'), 0)} / {fmt(a.get('injected_itl_ms'), 0)} "
+                f"| {fmt(a.get('ttft_mean_ms'), 2)} / {fmt(a.get('ttft_median_ms'), 2)} "
+                f"| {fmt(a.get('itl_mean_ms'), 3)} / {fmt(a.get('itl_median_ms'), 3)} "
+                f"| {fmt(a.get('server_ttft_mean_ms'), 2)} / {fmt(a.get('server_itl_mean_ms'), 3)} "
+                f"| {fmt(a.get('p99_lag_ms'), 2)} | {a.get('loadavg_1m')} |")
+    lines += ["", "Per rate (sweep):", "",
+              "| tool | target req/s | requests | achieved req/s | p99 schedule lag (ms) | sustained | tool CPU s "
+              "| CPU s/1k req (minus baseline run) | simulator CPU s | wall s | load avg |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for tool in TOOLS:
+        for r in (sw.get(tool) or {}).get("runs", []):
+            lines.append(
+                f"| {tool} | {r['rate']:g} | {r['n']} | {fmt(r.get('achieved_rate'))} | {fmt(r.get('p99_lag_ms'), 2)} "
+                f"| {'yes' if r.get('sustained') else 'no'} | {fmt(r.get('cpu_s'))} | {fmt(r.get('cpu_per_1k_requests_s'), 2)} "
+                f"| {fmt(r.get('sim_cpu_s'), 2)} | {r.get('wall_s')} | {r.get('loadavg_1m')} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("install")
+    p.add_argument("--tools", default="guidellm,inference-perf,vllm")
+    p = sub.add_parser("sweep")
+    p.add_argument("--tools", default=",".join(TOOLS))
+    p.add_argument("--rates", default="25,50,100,200,400,800,1600")
+    p.add_argument("--seconds", type=float, default=8, help="load phase per rate (requests = rate x seconds)")
+    p.add_argument("--timeout", type=float, default=120, help="hard limit per tool run, start-up included")
+    p = sub.add_parser("accuracy")
+    p.add_argument("--tools", default=",".join(TOOLS))
+    p.add_argument("--ttft-ms", type=float, default=20)
+    p.add_argument("--itl-ms", type=float, default=5)
+    p.add_argument("--rate", type=float, default=10)
+    p.add_argument("--num", type=int, default=100)
+    p.add_argument("--timeout", type=float, default=120)
+    sub.add_parser("report")
+    sub.add_parser("versions")
+    a = ap.parse_args()
+    if a.cmd == "install":
+        print(json.dumps(install(a.tools.split(",")), indent=2))
+    elif a.cmd == "sweep":
+        sweep(a.tools.split(","), [float(x) for x in a.rates.split(",")], a.seconds, a.timeout)
+        print(report())
+    elif a.cmd == "accuracy":
+        accuracy(a.tools.split(","), a.ttft_ms, a.itl_ms, a.rate, a.num, a.timeout)
+        print(report())
+    elif a.cmd == "report":
+        print(report())
+    else:
+        print(json.dumps(versions(), indent=2))
+
+
+if __name__ == "__main__":
+    main()
