@@ -51,6 +51,7 @@ import org.jboss.logging.Logger;
  */
 @ControllerConfiguration(name = "benchmarkrun")
 @Workflow(
+        explicitInvocation = true,
         dependents = {
             @Dependent(
                     name = "work-order",
@@ -81,6 +82,9 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
     static final Duration BARRIER_LEAD = Duration.ofSeconds(2);
 
     static final Duration PROGRESS_REFRESH = Duration.ofSeconds(5);
+
+    /** Soon, but after the watch has delivered the status just patched. */
+    static final Duration LAUNCH_NOW = Duration.ofMillis(200);
 
     private final KubernetesClient client;
     private final Clock clock;
@@ -115,6 +119,17 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
 
     @Override
     public UpdateControl<BenchmarkRun> reconcile(BenchmarkRun run, Context<BenchmarkRun> context) {
+        // Decisions such as a barrier's start instant must build on the status the previous
+        // reconcile wrote; the informer cache may not have seen that patch yet.
+        BenchmarkRun latest =
+                client.resources(BenchmarkRun.class)
+                        .inNamespace(run.getMetadata().getNamespace())
+                        .withName(run.getMetadata().getName())
+                        .get();
+        if (latest == null) {
+            return UpdateControl.noUpdate();
+        }
+        run.setStatus(latest.getStatus());
         Instant now = clock.instant();
         StatusAggregator status =
                 new StatusAggregator(run.getStatus(), run.getMetadata().getGeneration(), now);
@@ -137,13 +152,13 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                     after,
                     built.getMessage());
         }
-        UpdateControl<BenchmarkRun> control;
-        if (status.changed()) {
-            run.setStatus(built);
-            control = UpdateControl.patchStatus(run);
-        } else {
-            control = UpdateControl.noUpdate();
-        }
+        boolean changed = status.changed();
+        // The dependents follow the status decided just now (launch, barriers, cleanup, output),
+        // in this same reconcile rather than one event later.
+        run.setStatus(built);
+        context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
+        UpdateControl<BenchmarkRun> control =
+                changed ? UpdateControl.patchStatus(run) : UpdateControl.noUpdate();
         return requeue == null ? control : control.rescheduleAfter(requeue);
     }
 
@@ -295,9 +310,17 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         live(status, parts, current, stages, now);
         if (parts.finishedStage(current) >= parallelism) {
             assembleStage(run, status, parts, current);
+            long completed = 0;
+            long failed = 0;
+            for (StageResult r : ProfileAssembly.copy(status.view().getResults())) {
+                completed += r.getCompleted() == null ? 0 : r.getCompleted();
+                failed += r.getFailed() == null ? 0 : r.getFailed();
+            }
+            RunProgress finished = progress(current, stages, completed, failed);
+            status.apply(s -> s.setProgress(finished));
             if (current == stages.size()) {
                 status.phase(Phase.AGGREGATING, "all stages finished; writing profiles");
-                return Duration.ZERO.plusMillis(100);
+                return LAUNCH_NOW;
             }
             Instant next = now.plus(run.getSpec().getLoad().cooldownValue()).plus(BARRIER_LEAD);
             starts.add(StatusAggregator.format(next));
@@ -310,6 +333,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                         s.setStageStartTimes(List.copyOf(starts));
                         s.setStage(nextStage + "/" + stages.size());
                     });
+            return PROGRESS_REFRESH;
         }
         return PROGRESS_REFRESH;
     }

@@ -7,7 +7,9 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jboss.logging.Logger;
 
 /** Emits core/v1 Events about a BenchmarkRun; failures to emit are logged, never thrown. */
@@ -18,10 +20,33 @@ public class EventRecorder {
     public static final String NORMAL = "Normal";
     public static final String WARNING = "Warning";
 
+    /** The same event for the same run is recorded at most once in this window. */
+    static final long DEDUPLICATION_MILLIS = 60_000;
+
     private final KubernetesClient client;
+    private final Map<String, Long> recent = new ConcurrentHashMap<>();
 
     public EventRecorder(KubernetesClient client) {
         this.client = client;
+    }
+
+    /**
+     * Whether an event is new (not recorded for this run within the window); remembers it.
+     *
+     * @param key run uid, type, reason and message
+     * @param nowMillis current time
+     * @return {@code true} when it should be recorded
+     */
+    boolean firstInWindow(String key, long nowMillis) {
+        if (recent.size() > 10_000) {
+            recent.entrySet().removeIf(e -> nowMillis - e.getValue() > DEDUPLICATION_MILLIS);
+        }
+        Long previous = recent.get(key);
+        if (previous != null && nowMillis - previous < DEDUPLICATION_MILLIS) {
+            return false;
+        }
+        recent.put(key, nowMillis);
+        return true;
     }
 
     /**
@@ -33,6 +58,10 @@ public class EventRecorder {
      * @param message details (never secrets)
      */
     public void record(BenchmarkRun run, String type, String reason, String message) {
+        String key = run.getMetadata().getUid() + "|" + type + "|" + reason + "|" + message;
+        if (!firstInWindow(key, System.currentTimeMillis())) {
+            return;
+        }
         String now = DateTimeFormatter.ISO_INSTANT.format(Instant.now());
         try {
             client.v1()

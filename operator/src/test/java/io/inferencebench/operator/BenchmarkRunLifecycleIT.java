@@ -1,0 +1,542 @@
+package io.inferencebench.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.inferencebench.crds.v1alpha1.BenchmarkRun;
+import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
+import io.inferencebench.crds.v1alpha1.ConditionTypes;
+import io.inferencebench.crds.v1alpha1.Phase;
+import io.inferencebench.crds.v1alpha1.ResourceNames;
+import io.inferencebench.crds.workorder.PartReport;
+import io.inferencebench.crds.workorder.RunnerWorkOrder;
+import io.inferencebench.profile.lpg.StageResult;
+import io.inferencebench.testkit.ApiServerFixture;
+import io.javaoperatorsdk.operator.Operator;
+import java.io.InputStream;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The reconciler, run in-process by the Java Operator SDK against a real kube-apiserver + etcd.
+ * There is no kubelet here: the test plays the runner pods by writing their part ConfigMaps, and
+ * the Service's endpoints by writing an EndpointSlice.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class BenchmarkRunLifecycleIT {
+
+    private final ObjectMapper json = new ObjectMapper();
+    private ApiServerFixture apiServer;
+    private KubernetesClient client;
+    private Operator operator;
+    private String namespace;
+
+    @BeforeAll
+    void startApiServerAndOperator() throws Exception {
+        apiServer = ApiServerFixture.start();
+        client = apiServer.newClient();
+        try (InputStream crdYaml =
+                BenchmarkRun.class.getResourceAsStream(
+                        "/META-INF/fabric8/benchmarkruns.inferencebench.io-v1.yml")) {
+            CustomResourceDefinition crd =
+                    client.apiextensions().v1().customResourceDefinitions().load(crdYaml).item();
+            client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
+        }
+        client.apiextensions()
+                .v1()
+                .customResourceDefinitions()
+                .withName(BenchmarkRun.CRD_NAME)
+                .waitUntilCondition(
+                        c ->
+                                c.getStatus() != null
+                                        && c.getStatus().getConditions().stream()
+                                                .anyMatch(
+                                                        x ->
+                                                                x.getType().equals("Established")
+                                                                        && x.getStatus()
+                                                                                .equals("True")),
+                        60,
+                        java.util.concurrent.TimeUnit.SECONDS);
+        operator = new Operator(o -> o.withKubernetesClient(apiServer.newClient()));
+        operator.register(new BenchmarkRunReconciler(client));
+        operator.start();
+    }
+
+    @AfterAll
+    void stop() {
+        if (operator != null) {
+            operator.stop();
+        }
+        if (client != null) {
+            client.close();
+        }
+        if (apiServer != null) {
+            apiServer.close();
+        }
+    }
+
+    @BeforeEach
+    void freshNamespace() {
+        namespace = "it-" + UUID.randomUUID().toString().substring(0, 8);
+        client.namespaces()
+                .resource(
+                        new NamespaceBuilder()
+                                .withNewMetadata()
+                                .withName(namespace)
+                                .endMetadata()
+                                .build())
+                .create();
+    }
+
+    private void service(String name, boolean readyEndpoint) {
+        client.services()
+                .inNamespace(namespace)
+                .resource(
+                        new ServiceBuilder()
+                                .withNewMetadata()
+                                .withName(name)
+                                .endMetadata()
+                                .withNewSpec()
+                                .addNewPort()
+                                .withPort(8000)
+                                .endPort()
+                                .endSpec()
+                                .build())
+                .create();
+        client.discovery()
+                .v1()
+                .endpointSlices()
+                .inNamespace(namespace)
+                .resource(
+                        new EndpointSliceBuilder()
+                                .withNewMetadata()
+                                .withName(name + "-1")
+                                .addToLabels("kubernetes.io/service-name", name)
+                                .endMetadata()
+                                .withAddressType("IPv4")
+                                .addNewEndpoint()
+                                .withAddresses("10.1.2.3")
+                                .withNewConditions()
+                                .withReady(readyEndpoint)
+                                .endConditions()
+                                .endEndpoint()
+                                .addNewPort()
+                                .withPort(8000)
+                                .endPort()
+                                .build())
+                .create();
+    }
+
+    private BenchmarkRun create(String name, int parallelism, String yamlExtra) {
+        String yaml =
+                """
+                apiVersion: inferencebench.io/v1alpha1
+                kind: BenchmarkRun
+                metadata: {name: %s}
+                spec:
+                  target: {service: {name: vllm, port: 8000}, model: google/gemma-7b}
+                  load: {requestRates: [5, 10], numPrompts: 20, cooldown: 0s}
+                  runner: {parallelism: %d}
+                %s
+                """
+                        .formatted(name, parallelism, yamlExtra);
+        BenchmarkRun run = client.getKubernetesSerialization().unmarshal(yaml, BenchmarkRun.class);
+        return client.resources(BenchmarkRun.class).inNamespace(namespace).resource(run).create();
+    }
+
+    private BenchmarkRun get(String name) {
+        return client.resources(BenchmarkRun.class).inNamespace(namespace).withName(name).get();
+    }
+
+    private BenchmarkRunStatus awaitStatus(
+            String name, java.util.function.Predicate<BenchmarkRunStatus> predicate) {
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(200))
+                .until(
+                        () -> {
+                            BenchmarkRun run = get(name);
+                            return run.getStatus() != null && predicate.test(run.getStatus());
+                        });
+        return get(name).getStatus();
+    }
+
+    private static String condition(BenchmarkRunStatus status, String type, String field) {
+        return status.condition(type)
+                .map(c -> field.equals("reason") ? c.getReason() : c.getStatus())
+                .orElse(null);
+    }
+
+    @Test
+    void serviceWithoutReadyEndpointsKeepsTheRunPendingWithoutRunners() {
+        service("vllm", false);
+        create("no-endpoints", 1, "");
+        BenchmarkRunStatus status =
+                awaitStatus(
+                        "no-endpoints",
+                        s ->
+                                "NoReadyEndpoints"
+                                        .equals(
+                                                condition(
+                                                        s, ConditionTypes.TARGET_READY, "reason")));
+        assertThat(status.getPhase()).isEqualTo(Phase.PENDING);
+        assertThat(condition(status, ConditionTypes.TARGET_READY, "status")).isEqualTo("False");
+        assertThat(status.getMessage()).contains("no ready endpoints");
+        assertThat(client.batch().v1().jobs().inNamespace(namespace).list().getItems()).isEmpty();
+        await().atMost(Duration.ofSeconds(10))
+                .until(
+                        () ->
+                                warnings().stream()
+                                        .anyMatch(e -> e.getReason().equals("NoReadyEndpoints")));
+    }
+
+    @Test
+    void missingSecretIsReportedAsAConditionNotAnError() {
+        service("vllm", true);
+        BenchmarkRun run = create("missing-secret", 1, "");
+        assertThat(run).isNotNull();
+        BenchmarkRunStatus status =
+                awaitStatus(
+                        "missing-secret",
+                        s -> s.condition(ConditionTypes.TARGET_READY).isPresent());
+        // The spec has no secret; make a second run that references a missing one.
+        BenchmarkRun withSecret =
+                client.getKubernetesSerialization()
+                        .unmarshal(
+                                """
+                                apiVersion: inferencebench.io/v1alpha1
+                                kind: BenchmarkRun
+                                metadata: {name: needs-secret}
+                                spec:
+                                  target:
+                                    service: {name: vllm, port: 8000}
+                                    apiKeySecretRef: {name: hf, key: token}
+                                  load: {requestRates: [1], numPrompts: 5}
+                                """,
+                                BenchmarkRun.class);
+        client.resources(BenchmarkRun.class).inNamespace(namespace).resource(withSecret).create();
+        status =
+                awaitStatus(
+                        "needs-secret",
+                        s ->
+                                "MissingReference"
+                                        .equals(
+                                                condition(
+                                                        s, ConditionTypes.TARGET_READY, "reason")));
+        assertThat(status.getPhase()).isEqualTo(Phase.PENDING);
+        assertThat(status.getMessage())
+                .contains("spec.target.apiKeySecretRef")
+                .contains("Secret hf not found");
+        assertThat(
+                        client.batch()
+                                .v1()
+                                .jobs()
+                                .inNamespace(namespace)
+                                .withName("needs-secret-runner")
+                                .get())
+                .isNull();
+    }
+
+    @Test
+    void semanticallyInvalidSpecFailsWithAMessageAndAWarningEvent() {
+        service("vllm", true);
+        create("too-many-runners", 30, "");
+        BenchmarkRunStatus status =
+                awaitStatus("too-many-runners", s -> s.getPhase() == Phase.FAILED);
+        assertThat(status.getMessage())
+                .contains("spec.load.numPrompts: 20 is lower than spec.runner.parallelism 30");
+        assertThat(condition(status, ConditionTypes.COMPLETED, "reason")).isEqualTo("InvalidSpec");
+        await().atMost(Duration.ofSeconds(10))
+                .until(
+                        () ->
+                                warnings().stream()
+                                        .anyMatch(e -> e.getReason().equals("InvalidSpec")));
+        assertThat(client.batch().v1().jobs().inNamespace(namespace).list().getItems()).isEmpty();
+    }
+
+    @Test
+    void fullLifecycleWithBarriersProducesOneProfilePerStage() throws Exception {
+        service("vllm", true);
+        BenchmarkRun run = create("sweep", 2, "");
+        String uid = run.getMetadata().getUid();
+
+        BenchmarkRunStatus status = awaitStatus("sweep", s -> s.getPhase() == Phase.INITIALIZING);
+        assertThat(condition(status, ConditionTypes.TARGET_READY, "status")).isEqualTo("True");
+        Job job =
+                await().atMost(Duration.ofSeconds(30))
+                        .until(
+                                () ->
+                                        client.batch()
+                                                .v1()
+                                                .jobs()
+                                                .inNamespace(namespace)
+                                                .withName("sweep-runner")
+                                                .get(),
+                                java.util.Objects::nonNull);
+        assertThat(job.getSpec().getParallelism()).isEqualTo(2);
+        assertThat(job.getSpec().getCompletionMode()).isEqualTo("Indexed");
+        assertThat(job.getMetadata().getOwnerReferences())
+                .singleElement()
+                .satisfies(o -> assertThat(o.getUid()).isEqualTo(uid));
+        ConfigMap workOrder =
+                client.configMaps().inNamespace(namespace).withName("sweep-runner").get();
+        RunnerWorkOrder order =
+                json.readValue(workOrder.getData().get(RunnerWorkOrder.KEY), RunnerWorkOrder.class);
+        assertThat(order.baseUrl()).isEqualTo("http://vllm." + namespace + ".svc:8000");
+        ConfigMap control =
+                client.configMaps().inNamespace(namespace).withName("sweep-control").get();
+        assertThat(control.getData()).doesNotContainKey(RunnerWorkOrder.stageStartKey(1));
+
+        // Runners report ready at the start barrier.
+        for (int i = 0; i < 2; i++) {
+            writePart(run, i, Map.of(PartReport.STATE, PartReport.STATE_READY));
+        }
+        status = awaitStatus("sweep", s -> s.getPhase() == Phase.RUNNING);
+        assertThat(condition(status, ConditionTypes.RUNNERS_READY, "status")).isEqualTo("True");
+        assertThat(status.getStageStartTimes()).hasSize(1);
+        assertThat(status.getStage()).isEqualTo("1/2");
+        String stageOneStart = status.getStageStartTimes().getFirst();
+        // Later part events must not move a barrier that runners may already have read.
+        writePart(run, 0, Map.of(PartReport.STATE, PartReport.STATE_RUNNING));
+        writePart(run, 1, Map.of(PartReport.STATE, PartReport.STATE_RUNNING));
+        Thread.sleep(1500);
+        assertThat(get("sweep").getStatus().getStageStartTimes()).containsExactly(stageOneStart);
+        await().atMost(Duration.ofSeconds(10))
+                .until(
+                        () ->
+                                client.configMaps()
+                                        .inNamespace(namespace)
+                                        .withName("sweep-control")
+                                        .get()
+                                        .getData()
+                                        .containsKey(RunnerWorkOrder.stageStartKey(1)));
+        assertThat(
+                        client.configMaps()
+                                .inNamespace(namespace)
+                                .withName("sweep-control")
+                                .get()
+                                .getData()
+                                .get(RunnerWorkOrder.stageStartKey(1)))
+                .isEqualTo(stageOneStart);
+
+        // Both finish stage 1: the operator opens the stage-2 barrier.
+        for (int i = 0; i < 2; i++) {
+            writePart(run, i, stageDone(1, i, 2.5, uid));
+        }
+        status =
+                awaitStatus(
+                        "sweep",
+                        s -> s.getStageStartTimes() != null && s.getStageStartTimes().size() == 2);
+        assertThat(status.getStage()).isEqualTo("2/2");
+        assertThat(status.getResults()).hasSize(1);
+
+        for (int i = 0; i < 2; i++) {
+            Map<String, String> data = new LinkedHashMap<>(stageDone(1, i, 2.5, uid));
+            data.putAll(stageDone(2, i, 5.0, uid));
+            data.put(PartReport.STATE, PartReport.STATE_DONE);
+            writePart(run, i, data);
+        }
+        status = awaitStatus("sweep", s -> s.getPhase() == Phase.SUCCEEDED);
+        assertThat(status.getProfiles()).hasSize(2);
+        assertThat(status.getResults()).hasSize(2);
+        assertThat(status.getResults().get(0).getCompleted()).isEqualTo(20L);
+        assertThat(status.getResults().get(1).getRequestRate()).isEqualTo(10.0);
+        assertThat(status.getResults().get(0).getStatistics()).isEqualTo("merged");
+        assertThat(status.getProfiles().get(0).at("/metrics/num_prompts").asLong()).isEqualTo(20);
+        assertThat(condition(status, ConditionTypes.COMPLETED, "status")).isEqualTo("True");
+        assertThat(status.getSummary().getRps()).isNotBlank();
+        assertThat(status.getProgress().getDone()).isEqualTo("40/40");
+
+        ConfigMap profiles =
+                await().atMost(Duration.ofSeconds(30))
+                        .until(
+                                () ->
+                                        client.configMaps()
+                                                .inNamespace(namespace)
+                                                .withName(ResourceNames.profile("sweep"))
+                                                .get(),
+                                java.util.Objects::nonNull);
+        assertThat(profiles.getData().keySet())
+                .containsExactlyInAnyOrder(
+                        status.getResults().get(0).getProfileKey(),
+                        status.getResults().get(1).getProfileKey());
+        assertThat(status.getResults().get(0).getProfileKey())
+                .matches("vllm-5\\.0qps-gemma-7b-\\d{8}-\\d{6}\\.json");
+        // Cleanup policy OnSuccess removes the runner Job after success.
+        await().atMost(Duration.ofSeconds(30))
+                .until(
+                        () ->
+                                client.batch()
+                                                .v1()
+                                                .jobs()
+                                                .inNamespace(namespace)
+                                                .withName("sweep-runner")
+                                                .get()
+                                        == null);
+    }
+
+    @Test
+    void failedRunnerJobFailsTheRunAndCancelStopsAnother() {
+        service("vllm", true);
+        create("job-fails", 1, "");
+        awaitStatus("job-fails", s -> s.getPhase() == Phase.INITIALIZING);
+        Job job =
+                await().atMost(Duration.ofSeconds(30))
+                        .until(
+                                () ->
+                                        client.batch()
+                                                .v1()
+                                                .jobs()
+                                                .inNamespace(namespace)
+                                                .withName("job-fails-runner")
+                                                .get(),
+                                java.util.Objects::nonNull);
+        job.setStatus(new JobStatusBuilder().withFailed(1).build());
+        client.batch().v1().jobs().inNamespace(namespace).resource(job).updateStatus();
+        BenchmarkRunStatus failed = awaitStatus("job-fails", s -> s.getPhase() == Phase.FAILED);
+        assertThat(failed.getMessage()).contains("runner Job job-fails-runner failed");
+        assertThat(condition(failed, ConditionTypes.COMPLETED, "reason")).isEqualTo("RunnerFailed");
+
+        create("cancel-me", 1, "");
+        awaitStatus("cancel-me", s -> s.getPhase() == Phase.INITIALIZING);
+        client.resources(BenchmarkRun.class)
+                .inNamespace(namespace)
+                .withName("cancel-me")
+                .edit(
+                        r -> {
+                            r.getSpec().setCancel(true);
+                            return r;
+                        });
+        BenchmarkRunStatus cancelled =
+                awaitStatus("cancel-me", s -> s.getPhase() == Phase.CANCELLED);
+        assertThat(condition(cancelled, ConditionTypes.COMPLETED, "reason")).isEqualTo("Cancelled");
+        await().atMost(Duration.ofSeconds(10))
+                .until(
+                        () ->
+                                "true"
+                                        .equals(
+                                                client.configMaps()
+                                                        .inNamespace(namespace)
+                                                        .withName("cancel-me-control")
+                                                        .get()
+                                                        .getData()
+                                                        .get(RunnerWorkOrder.CANCEL_KEY)));
+    }
+
+    @Test
+    void applyToRunnerJobLatency() {
+        service("vllm", true);
+        List<Long> millis = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            String name = "latency-" + i;
+            long start = System.nanoTime();
+            create(name, 1, "");
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(10))
+                    .until(
+                            () ->
+                                    client.batch()
+                                                    .v1()
+                                                    .jobs()
+                                                    .inNamespace(namespace)
+                                                    .withName(name + "-runner")
+                                                    .get()
+                                            != null);
+            millis.add((System.nanoTime() - start) / 1_000_000);
+        }
+        millis.sort(Long::compare);
+        System.out.println("apply -> runner Job created, ms (sorted, 10 runs): " + millis);
+        assertThat(millis.get(millis.size() / 2)).isLessThan(5_000);
+    }
+
+    private List<Event> warnings() {
+        return client.v1().events().inNamespace(namespace).list().getItems().stream()
+                .filter(e -> "Warning".equals(e.getType()))
+                .toList();
+    }
+
+    private Map<String, String> stageDone(int stage, int index, double rateShare, String uid) {
+        StageResult result = new StageResult();
+        result.stageIndex = stage - 1;
+        result.requestedRate = rateShare;
+        result.numPromptsRequested = 10;
+        result.sent = 10;
+        result.completed = 10;
+        long start =
+                Instant.parse("2026-11-29T12:00:00Z").plusSeconds(stage * 60L).toEpochMilli()
+                        * 1_000_000L;
+        result.firstDispatchEpochNanos = start;
+        result.lastDispatchEpochNanos = start + 3_600_000_000L;
+        result.lastCompletionEpochNanos = start + 4_000_000_000L;
+        result.totalInputTokens = 10 * 100;
+        result.totalOutputTokens = 10 * 50;
+        result.outputTokenSource = "usage";
+        result.inputTokenSource = "usage";
+        for (int r = 0; r < 10; r++) {
+            result.latencyMs.record(400 + r + index);
+            result.ttftMs.record(40 + r);
+            result.tpotMs.record(7.5);
+            result.itlMs.record(7.5);
+            result.perTokenLatencySec.record(0.0027);
+            result.perOutputTokenLatencyMs.record(8.0);
+            result.inputLen.record(100);
+            result.outputLen.record(50);
+            result.scheduleLagMs.record(0.5);
+        }
+        try {
+            return Map.of(
+                    PartReport.STATE,
+                    PartReport.STATE_RUNNING,
+                    PartReport.STAGES_DONE,
+                    Integer.toString(stage),
+                    PartReport.RUN_UID,
+                    uid,
+                    PartReport.stageResultKey(stage),
+                    json.writeValueAsString(result));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private void writePart(BenchmarkRun run, int index, Map<String, String> data) {
+        ConfigMap part =
+                new ConfigMapBuilder()
+                        .withNewMetadata()
+                        .withName(ResourceNames.part(run.getMetadata().getName(), index))
+                        .withNamespace(namespace)
+                        .addToLabels(Labels.of(run, Labels.RUNNER))
+                        .addToLabels(Labels.PART_INDEX, Integer.toString(index))
+                        .withOwnerReferences(
+                                new OwnerReferenceBuilder()
+                                        .withApiVersion("inferencebench.io/v1alpha1")
+                                        .withKind("BenchmarkRun")
+                                        .withName(run.getMetadata().getName())
+                                        .withUid(run.getMetadata().getUid())
+                                        .build())
+                        .endMetadata()
+                        .withData(data)
+                        .build();
+        client.configMaps().inNamespace(namespace).resource(part).createOr(c -> c.update());
+    }
+}
