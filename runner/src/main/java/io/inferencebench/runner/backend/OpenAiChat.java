@@ -1,7 +1,6 @@
 package io.inferencebench.runner.backend;
 
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.databind.JsonNode;
 import io.inferencebench.runner.dataset.Prompt;
 import java.io.IOException;
 
@@ -73,60 +72,12 @@ public final class OpenAiChat implements Protocol {
             state.onDone();
             return;
         }
-        JsonNode node = Json.parse(data, length);
-        String error = Json.errorMessage(node);
-        if (error != null) {
-            state.onErrorPayload(error);
-            return;
-        }
-        JsonNode choices = node.get("choices");
-        if (choices == null || !choices.isArray()) {
-            throw new IOException("chat chunk without a choices array");
-        }
-        if (!choices.isEmpty()) {
-            JsonNode delta = choices.get(0).get("delta");
-            if (delta != null) {
-                String text = firstText(delta, "content", "reasoning_content", "reasoning");
-                if (text != null) {
-                    state.onContent(text, nanos);
-                }
-            }
-        }
-        Json.usage(node, state);
+        OpenAiJson.parse(data, length, nanos, state, true);
     }
 
     @Override
     public void parseBody(byte[] body, int length, long nanos, ResponseState state)
             throws IOException {
-        JsonNode node = Json.parse(body, length);
-        String error = Json.errorMessage(node);
-        if (error != null) {
-            state.onErrorPayload(error);
-            return;
-        }
-        JsonNode choices = node.get("choices");
-        if (choices == null || !choices.isArray()) {
-            throw new IOException("chat completion without a choices array");
-        }
-        if (!choices.isEmpty()) {
-            JsonNode message = choices.get(0).get("message");
-            if (message != null) {
-                String text = firstText(message, "content", "reasoning_content", "reasoning");
-                if (text != null) {
-                    state.onContent(text, nanos);
-                }
-            }
-        }
-        Json.usage(node, state);
-    }
-
-    private static String firstText(JsonNode node, String... fields) {
-        for (String field : fields) {
-            JsonNode value = node.get(field);
-            if (value != null && value.isTextual() && !value.asText().isEmpty()) {
-                return value.asText();
-            }
-        }
-        return null;
+        OpenAiJson.parse(body, length, nanos, state, true);
     }
 }

@@ -1,6 +1,5 @@
 package io.inferencebench.runner.backend;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.inferencebench.runner.dataset.Prompt;
 import java.io.IOException;
 
@@ -44,31 +43,12 @@ public final class OpenAiCompletions implements Protocol {
             state.onDone();
             return;
         }
-        parse(Json.parse(data, length), nanos, state);
+        OpenAiJson.parse(data, length, nanos, state, false);
     }
 
     @Override
     public void parseBody(byte[] body, int length, long nanos, ResponseState state)
             throws IOException {
-        parse(Json.parse(body, length), nanos, state);
-    }
-
-    private static void parse(JsonNode node, long nanos, ResponseState state) throws IOException {
-        String error = Json.errorMessage(node);
-        if (error != null) {
-            state.onErrorPayload(error);
-            return;
-        }
-        JsonNode choices = node.get("choices");
-        if (choices == null || !choices.isArray()) {
-            throw new IOException("completion without a choices array");
-        }
-        if (!choices.isEmpty()) {
-            JsonNode text = choices.get(0).get("text");
-            if (text != null && text.isTextual() && !text.asText().isEmpty()) {
-                state.onContent(text.asText(), nanos);
-            }
-        }
-        Json.usage(node, state);
+        OpenAiJson.parse(body, length, nanos, state, false);
     }
 }

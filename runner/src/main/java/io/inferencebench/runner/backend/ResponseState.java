@@ -6,6 +6,11 @@ package io.inferencebench.runner.backend;
  */
 public interface ResponseState {
 
+    /** Whether content text is needed (to count tokens); otherwise protocols may pass null. */
+    default boolean wantsText() {
+        return true;
+    }
+
     /** A content event: {@code text} may be null when the protocol carries no text. */
     void onContent(String text, long nanos);
 

@@ -165,6 +165,10 @@ public final class LoadEngine {
 
     /** Runs one stage to completion (every request finished or timed out). */
     public StageResult runStage(StagePlan plan) {
+        // Collect now, while nothing is measured, instead of pausing in the middle of the stage
+        // (the first full collection also raises the metaspace threshold that class loading of
+        // the warm-up would otherwise trip mid-stage).
+        System.gc();
         return run(plan, false, observer);
     }
 

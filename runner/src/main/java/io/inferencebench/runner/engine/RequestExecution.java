@@ -272,6 +272,11 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
     // ---- ResponseState -----------------------------------------------------------------------
 
     @Override
+    public boolean wantsText() {
+        return text != null;
+    }
+
+    @Override
     public void onContent(String contentText, long nanos) {
         if (contentEvents == 0) {
             firstContentNanos = nanos;

@@ -15,6 +15,7 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
+import io.vertx.core.impl.VertxInternal;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
@@ -108,9 +109,27 @@ public final class HttpTransport implements AutoCloseable {
                         .setHttp1MaxSize(maxConnectionsPerLoop)
                         .setMaxWaitQueueSize(-1)
                         .setEventLoopSize(0);
-        for (int i = 0; i < eventLoops; i++) {
-            contexts[i] = vertx.getOrCreateContext();
-            clients[i] = vertx.createHttpClient(options, pool);
+        // One context per distinct event loop: contexts made from a non-Vert.x thread may share a
+        // loop (JFR showed all traffic on one of two loops), so pick loops explicitly.
+        VertxInternal internal = (VertxInternal) vertx;
+        java.util.Set<io.netty.channel.EventLoop> used = new java.util.HashSet<>();
+        int made = 0;
+        for (io.netty.util.concurrent.EventExecutor executor : internal.getEventLoopGroup()) {
+            if (made == eventLoops) {
+                break;
+            }
+            io.netty.channel.EventLoop loop = (io.netty.channel.EventLoop) executor;
+            if (used.add(loop)) {
+                contexts[made] =
+                        internal.createEventLoopContext(
+                                loop, null, Thread.currentThread().getContextClassLoader());
+                clients[made] = vertx.createHttpClient(options, pool);
+                made++;
+            }
+        }
+        if (made != eventLoops) {
+            throw new IllegalStateException(
+                    "expected " + eventLoops + " event loops, found " + made);
         }
     }
 

@@ -40,29 +40,53 @@ public final class SseParser {
     /** Feeds {@code length} bytes starting at {@code offset}. */
     public void feed(byte[] bytes, int offset, int length) {
         int end = offset + length;
-        for (int i = offset; i < end && !failed; i++) {
-            byte b = bytes[i];
-            if (b == '\n') {
-                if (lastWasCarriageReturn) {
-                    lastWasCarriageReturn = false;
+        int i = offset;
+        while (i < end && !failed) {
+            if (lastWasCarriageReturn) {
+                lastWasCarriageReturn = false;
+                if (bytes[i] == '\n') {
+                    i++;
                     continue;
                 }
-                endLine();
-            } else if (b == '\r') {
-                lastWasCarriageReturn = true;
-                endLine();
-            } else {
-                lastWasCarriageReturn = false;
-                if (lineLength == line.length) {
-                    if (line.length >= MAX_EVENT_BYTES) {
-                        fail("line longer than " + MAX_EVENT_BYTES + " bytes");
-                        return;
-                    }
-                    line = Arrays.copyOf(line, line.length * 2);
-                }
-                line[lineLength++] = b;
             }
+            int j = i;
+            while (j < end) {
+                byte c = bytes[j];
+                if (c == '\n' || c == '\r') {
+                    break;
+                }
+                j++;
+            }
+            if (j == end) {
+                appendPartial(bytes, i, j - i);
+                return;
+            }
+            if (lineLength > 0) {
+                appendPartial(bytes, i, j - i);
+                if (failed) {
+                    return;
+                }
+                endLine(line, 0, lineLength);
+                lineLength = 0;
+            } else {
+                // The whole line is inside this read: parse it in place, no copy.
+                endLine(bytes, i, j - i);
+            }
+            lastWasCarriageReturn = bytes[j] == '\r';
+            i = j + 1;
         }
+    }
+
+    private void appendPartial(byte[] bytes, int from, int count) {
+        if (lineLength + count > line.length) {
+            if (lineLength + count > MAX_EVENT_BYTES) {
+                fail("line longer than " + MAX_EVENT_BYTES + " bytes");
+                return;
+            }
+            line = Arrays.copyOf(line, Math.max(lineLength + count, line.length * 2));
+        }
+        System.arraycopy(bytes, from, line, lineLength, count);
+        lineLength += count;
     }
 
     /**
@@ -74,7 +98,8 @@ public final class SseParser {
             return false;
         }
         if (lineLength > 0) {
-            endLine();
+            endLine(line, 0, lineLength);
+            lineLength = 0;
         }
         if (hasData && !failed) {
             dispatch();
@@ -90,54 +115,52 @@ public final class SseParser {
         return failed;
     }
 
-    private void endLine() {
-        if (lineLength == 0) {
+    private void endLine(byte[] src, int start, int length) {
+        if (length == 0) {
             if (hasData) {
                 dispatch();
             }
             return;
         }
-        byte first = line[0];
-        if (first == ':') {
-            lineLength = 0;
+        if (src[start] == ':') {
             return;
         }
         int colon = -1;
-        for (int i = 0; i < lineLength; i++) {
-            if (line[i] == ':') {
-                colon = i;
+        for (int k = start; k < start + length; k++) {
+            if (src[k] == ':') {
+                colon = k;
                 break;
             }
         }
-        int nameEnd = colon < 0 ? lineLength : colon;
-        int valueStart = colon < 0 ? lineLength : colon + 1;
-        if (valueStart < lineLength && line[valueStart] == ' ') {
+        int lineEnd = start + length;
+        int nameLength = (colon < 0 ? lineEnd : colon) - start;
+        int valueStart = colon < 0 ? lineEnd : colon + 1;
+        if (valueStart < lineEnd && src[valueStart] == ' ') {
             valueStart++;
         }
-        if (isField("data", nameEnd)) {
-            appendData(valueStart);
-        } else if (!(isField("event", nameEnd)
-                || isField("id", nameEnd)
-                || isField("retry", nameEnd))) {
-            fail("not an event-stream line: " + printable(line, Math.min(lineLength, 80)));
+        if (isField(src, start, nameLength, "data")) {
+            appendData(src, valueStart, lineEnd - valueStart);
+        } else if (!(isField(src, start, nameLength, "event")
+                || isField(src, start, nameLength, "id")
+                || isField(src, start, nameLength, "retry"))) {
+            byte[] shown = Arrays.copyOfRange(src, start, start + Math.min(length, 80));
+            fail("not an event-stream line: " + printable(shown, shown.length));
         }
-        lineLength = 0;
     }
 
-    private boolean isField(String name, int nameEnd) {
-        if (nameEnd != name.length()) {
+    private static boolean isField(byte[] src, int start, int nameLength, String name) {
+        if (nameLength != name.length()) {
             return false;
         }
-        for (int i = 0; i < nameEnd; i++) {
-            if (line[i] != name.charAt(i)) {
+        for (int k = 0; k < nameLength; k++) {
+            if (src[start + k] != name.charAt(k)) {
                 return false;
             }
         }
         return true;
     }
 
-    private void appendData(int valueStart) {
-        int valueLength = lineLength - valueStart;
+    private void appendData(byte[] src, int valueStart, int valueLength) {
         int needed = dataLength + valueLength + (hasData ? 1 : 0);
         if (needed > MAX_EVENT_BYTES) {
             fail("event larger than " + MAX_EVENT_BYTES + " bytes");
@@ -149,7 +172,7 @@ public final class SseParser {
         if (hasData) {
             data[dataLength++] = '\n';
         }
-        System.arraycopy(line, valueStart, data, dataLength, valueLength);
+        System.arraycopy(src, valueStart, data, dataLength, valueLength);
         dataLength += valueLength;
         hasData = true;
     }
