@@ -624,7 +624,7 @@ class LocalClusterE2E {
     }
 
     @Test
-    void inPodClientHasExactlyItsServiceAccountsRbac() {
+    void inPodClientHasExactlyItsServiceAccountsRbac() throws Exception {
         String ns = newNamespace("rbac");
         client.serviceAccounts()
                 .inNamespace(ns)
@@ -716,6 +716,39 @@ class LocalClusterE2E {
                 .contains("configmaps=ok:")
                 .contains("secrets=http-403");
         assertThat(pod(ns, "probe").getStatus().getPhase()).isEqualTo("Succeeded");
+
+        // The projected token came from the TokenRequest API, bound to this pod.
+        Path podDir = cluster.node().podDirectory(ns, "probe").orElseThrow();
+        Path token;
+        try (var files = java.nio.file.Files.walk(podDir.resolve("volumes"))) {
+            token =
+                    files.filter(f -> f.getFileName().toString().equals("token"))
+                            .findFirst()
+                            .orElseThrow();
+        }
+        var review =
+                client.authentication()
+                        .v1()
+                        .tokenReviews()
+                        .create(
+                                new io.fabric8.kubernetes.api.model.authentication
+                                                .TokenReviewBuilder()
+                                        .withNewSpec()
+                                        .withToken(java.nio.file.Files.readString(token))
+                                        .endSpec()
+                                        .build());
+        assertThat(review.getStatus().getAuthenticated()).isTrue();
+        assertThat(review.getStatus().getUser().getUsername())
+                .isEqualTo("system:serviceaccount:" + ns + ":reader");
+        assertThat(
+                        review.getStatus()
+                                .getUser()
+                                .getExtra()
+                                .get("authentication.kubernetes.io/pod-name"))
+                .containsExactly("probe");
+        assertThat(java.nio.file.Files.readString(token.resolveSibling("namespace"))).isEqualTo(ns);
+        assertThat(java.nio.file.Files.readString(token.resolveSibling("ca.crt")))
+                .isEqualTo(cluster.controlPlane().caCertificatePem());
     }
 
     @Test

@@ -66,6 +66,12 @@ public final class PodNetwork implements AutoCloseable {
             try {
                 ChildProcess.run(List.of("ip", "link", "add", "ibbr" + k, "type", "bridge"));
             } catch (IllegalStateException taken) {
+                if (!String.valueOf(taken.getMessage()).contains("File exists")) {
+                    throw new IllegalStateException(
+                            "cannot create the pod network bridge (the local node needs root:"
+                                    + " CAP_NET_ADMIN and CAP_SYS_ADMIN for network namespaces)",
+                            taken);
+                }
                 if (!reclaimIfStale(k)) {
                     continue;
                 }
