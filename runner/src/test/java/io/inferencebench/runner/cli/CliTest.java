@@ -328,6 +328,65 @@ class CliTest {
                 .contains("stagez");
     }
 
+    @Test
+    void liveMetricsAreServedWhileAStageRuns(@TempDir Path dir) throws Exception {
+        try (StubServer server = new StubServer(new ModelServer(1500, 1))) {
+            StringWriter err = new StringWriter();
+            Thread run =
+                    Thread.ofPlatform()
+                            .start(
+                                    () ->
+                                            Main.execute(
+                                                    new PrintWriter(new StringWriter(), true),
+                                                    new PrintWriter(err, true),
+                                                    "run",
+                                                    "--base-url",
+                                                    server.baseUrl(),
+                                                    "--model",
+                                                    "m",
+                                                    "--request-rate",
+                                                    "inf",
+                                                    "--num-prompts",
+                                                    "3",
+                                                    "--random-output-len",
+                                                    "2",
+                                                    "--metrics-port",
+                                                    "0",
+                                                    "--progress",
+                                                    "none",
+                                                    "--result-dir",
+                                                    dir.toString()));
+            java.util.regex.Pattern url =
+                    java.util.regex.Pattern.compile("live metrics on (http://\\S+/metrics)");
+            String metricsUrl = null;
+            for (int i = 0; i < 100 && metricsUrl == null; i++) {
+                java.util.regex.Matcher m = url.matcher(err.toString());
+                if (m.find()) {
+                    metricsUrl = m.group(1);
+                } else {
+                    Thread.sleep(50);
+                }
+            }
+            assertThat(metricsUrl).as(err.toString()).isNotNull();
+            String body = "";
+            for (int i = 0; i < 40 && !body.contains("inferencebench_in_flight_requests 3"); i++) {
+                Thread.sleep(50);
+                body =
+                        java.net.http.HttpClient.newHttpClient()
+                                .send(
+                                        java.net.http.HttpRequest.newBuilder(
+                                                        java.net.URI.create(metricsUrl))
+                                                .build(),
+                                        java.net.http.HttpResponse.BodyHandlers.ofString())
+                                .body();
+            }
+            assertThat(body).contains("inferencebench_in_flight_requests 3");
+            assertThat(body).contains("inferencebench_stage 0");
+            run.join(20_000);
+            assertThat(run.isAlive()).isFalse();
+        }
+    }
+
     static String[] concat(String[] a, String... b) {
         String[] all = Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, all, a.length, b.length);
