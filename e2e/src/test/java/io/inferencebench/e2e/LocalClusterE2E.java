@@ -550,14 +550,27 @@ class LocalClusterE2E {
                                 .endSpec()
                                 .build())
                 .create();
-        await().atMost(Duration.ofSeconds(60))
-                .pollInterval(Duration.ofMillis(100))
-                .until(() -> "Running".equals(pod(ns, "sleeper").getStatus().getPhase()));
-        assertThat(isReady(pod(ns, "sleeper")))
-                .as("exec readiness probe must hold Ready back until the file exists")
-                .isFalse();
         await().atMost(Duration.ofSeconds(60)).until(() -> isReady(pod(ns, "sleeper")));
         assertThat(cluster.node().logs(ns, "sleeper", "main")).contains("marking ready");
+        // The exec readiness probe held Ready back until the file appeared (about 2 s in).
+        Pod ready = pod(ns, "sleeper");
+        java.time.Instant containerStart =
+                java.time.Instant.parse(
+                        ready.getStatus()
+                                .getContainerStatuses()
+                                .get(0)
+                                .getState()
+                                .getRunning()
+                                .getStartedAt());
+        java.time.Instant readySince =
+                java.time.Instant.parse(
+                        ready.getStatus().getConditions().stream()
+                                .filter(c -> c.getType().equals("Ready"))
+                                .findFirst()
+                                .orElseThrow()
+                                .getLastTransitionTime());
+        assertThat(Duration.between(containerStart, readySince))
+                .isGreaterThanOrEqualTo(Duration.ofSeconds(1));
         long pid = cluster.node().containerPid(ns, "sleeper", "main").orElseThrow();
         assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).contains(true);
         Pod running = pod(ns, "sleeper");
