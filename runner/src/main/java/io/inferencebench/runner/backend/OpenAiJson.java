@@ -45,8 +45,19 @@ final class OpenAiJson {
      */
     static void parse(byte[] data, int length, long nanos, ResponseState state, boolean chat)
             throws IOException {
-        new OpenAiJson().chunk(data, length, nanos, state, chat);
+        OpenAiJson scanner = PER_THREAD.get();
+        try {
+            scanner.chunk(data, length, nanos, state, chat);
+        } finally {
+            scanner.b = null;
+        }
     }
+
+    /** One scanner per event loop: events are parsed on the loop that owns the request. */
+    private static final ThreadLocal<OpenAiJson> PER_THREAD =
+            ThreadLocal.withInitial(OpenAiJson::new);
+
+    private final int[] found = new int[1];
 
     private void chunk(byte[] data, int length, long nanos, ResponseState state, boolean chat)
             throws IOException {
@@ -76,7 +87,7 @@ final class OpenAiJson {
                             boolean first = true;
                             do {
                                 if (first && peek() == '{') {
-                                    int[] found = new int[] {0};
+                                    found[0] = 0;
                                     String s = firstChoice(chat, wantText, found);
                                     if (found[0] != 0) {
                                         content = true;

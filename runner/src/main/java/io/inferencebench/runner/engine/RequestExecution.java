@@ -44,7 +44,7 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
     long sendNanos;
     long endNanos;
     long firstContentNanos = -1;
-    long[] contentInstants = new long[16];
+    long[] contentInstants;
     int contentEvents;
     int usagePromptTokens = -1;
     int usageCompletionTokens = -1;
@@ -76,6 +76,8 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
         this.streaming = params.stream();
         this.tokenCounter = tokenCounter;
         this.completion = completion;
+        // Sized for the expected tokens (plus slack) so a typical stream never regrows it.
+        this.contentInstants = new long[Math.max(8, Math.min(prompt.maxTokens() + 4, 4096))];
         if (tokenCounter != null) {
             text = new StringBuilder();
         }

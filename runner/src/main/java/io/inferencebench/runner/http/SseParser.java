@@ -24,9 +24,9 @@ public final class SseParser {
     private static final int MAX_EVENT_BYTES = 16 * 1024 * 1024;
 
     private final Listener listener;
-    private byte[] line = new byte[256];
+    private byte[] line = new byte[128];
     private int lineLength;
-    private byte[] data = new byte[512];
+    private byte[] data = new byte[256];
     private int dataLength;
     private boolean hasData;
     private boolean lastWasCarriageReturn;
