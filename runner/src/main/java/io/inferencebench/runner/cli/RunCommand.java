@@ -978,23 +978,27 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     private String discoverModel(HttpTransport transport) {
+        String failure;
         try {
             String body = transport.get("/v1/models", Duration.ofSeconds(10));
-            JsonNode root = new ObjectMapper().readTree(body);
-            JsonNode data = root.path("data");
+            JsonNode data = new ObjectMapper().readTree(body).path("data");
             if (data.isArray() && !data.isEmpty() && data.get(0).path("id").isTextual()) {
                 return data.get(0).get("id").asText();
             }
-            throw new Main.UsageError(
-                    "--model: not given and " + baseUrl + "/v1/models lists no model");
-        } catch (Main.UsageError e) {
-            throw e;
+            failure = baseUrl + "/v1/models lists no model";
         } catch (Exception e) {
-            throw new Main.UsageError(
-                    "--model: not given and discovery from "
-                            + baseUrl
-                            + "/v1/models failed: "
-                            + Main.describe(e));
+            failure = "discovery from " + baseUrl + "/v1/models failed: " + Main.describe(e);
         }
+        try {
+            // TGI's native API has no /v1/models; its /info names the model.
+            JsonNode info =
+                    new ObjectMapper().readTree(transport.get("/info", Duration.ofSeconds(10)));
+            if (info.path("model_id").isTextual()) {
+                return info.get("model_id").asText();
+            }
+        } catch (Exception ignored) {
+            // report the /v1/models failure, the usual case
+        }
+        throw new Main.UsageError("--model: not given and " + failure);
     }
 }
