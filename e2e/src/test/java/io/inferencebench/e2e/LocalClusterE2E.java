@@ -940,6 +940,114 @@ class LocalClusterE2E {
     }
 
     @Test
+    void modelServerSimulatorImageServesOpenAiApiBehindAService() throws Exception {
+        String ns = newNamespace("sim");
+        client.apps()
+                .deployments()
+                .inNamespace(ns)
+                .resource(
+                        new DeploymentBuilder()
+                                .withNewMetadata()
+                                .withName("sim")
+                                .endMetadata()
+                                .withNewSpec()
+                                .withReplicas(1)
+                                .withNewSelector()
+                                .addToMatchLabels("app", "sim")
+                                .endSelector()
+                                .withNewTemplate()
+                                .withNewMetadata()
+                                .addToLabels("app", "sim")
+                                .endMetadata()
+                                .withNewSpec()
+                                .addNewContainer()
+                                .withName("vllm")
+                                .withImage("ghcr.io/llm-d/llm-d-inference-sim:v0.8.0")
+                                .withArgs(
+                                        "--model",
+                                        "tiny-model",
+                                        "--port",
+                                        "8000",
+                                        "--time-to-first-token",
+                                        "10ms",
+                                        "--inter-token-latency",
+                                        "2ms",
+                                        "--max-num-seqs",
+                                        "8",
+                                        "--force-dummy-tokenizer")
+                                .addNewPort()
+                                .withName("http")
+                                .withContainerPort(8000)
+                                .endPort()
+                                .withNewReadinessProbe()
+                                .withNewHttpGet()
+                                .withPath("/ready")
+                                .withPort(new IntOrString("http"))
+                                .endHttpGet()
+                                .withPeriodSeconds(1)
+                                .endReadinessProbe()
+                                .endContainer()
+                                .endSpec()
+                                .endTemplate()
+                                .endSpec()
+                                .build())
+                .create();
+        client.services()
+                .inNamespace(ns)
+                .resource(
+                        new ServiceBuilder()
+                                .withNewMetadata()
+                                .withName("sim")
+                                .endMetadata()
+                                .withNewSpec()
+                                .addToSelector("app", "sim")
+                                .addNewPort()
+                                .withName("http")
+                                .withPort(8000)
+                                .withTargetPort(new IntOrString("http"))
+                                .endPort()
+                                .endSpec()
+                                .build())
+                .create();
+
+        await().atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(250))
+                .until(() -> readyEndpointAddresses(ns, "sim").size() == 1);
+        String base =
+                "http://"
+                        + client.services()
+                                .inNamespace(ns)
+                                .withName("sim")
+                                .get()
+                                .getSpec()
+                                .getClusterIP()
+                        + ":8000";
+        HttpClient http = HttpClient.newHttpClient();
+        HttpResponse<String> models =
+                http.send(
+                        HttpRequest.newBuilder(URI.create(base + "/v1/models")).build(),
+                        HttpResponse.BodyHandlers.ofString());
+        assertThat(models.statusCode()).isEqualTo(200);
+        assertThat(models.body()).contains("tiny-model");
+        HttpResponse<String> completion =
+                http.send(
+                        HttpRequest.newBuilder(URI.create(base + "/v1/completions"))
+                                .header("Content-Type", "application/json")
+                                .POST(
+                                        HttpRequest.BodyPublishers.ofString(
+                                                "{\"model\":\"tiny-model\",\"prompt\":\"hello there\",\"max_tokens\":5}"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+        assertThat(completion.statusCode()).as(completion.body()).isEqualTo(200);
+        assertThat(completion.body()).contains("\"choices\"").contains("\"completion_tokens\"");
+        HttpResponse<String> metrics =
+                http.send(
+                        HttpRequest.newBuilder(URI.create(base + "/metrics")).build(),
+                        HttpResponse.BodyHandlers.ofString());
+        assertThat(metrics.body()).contains("vllm:");
+    }
+
+    @Test
     void garbageCollectorDeletesOwnedObjects() {
         String ns = newNamespace("gc");
         var owner =

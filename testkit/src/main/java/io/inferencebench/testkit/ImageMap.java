@@ -50,13 +50,15 @@ public final class ImageMap {
     }
 
     private final Map<String, Mapping> entries = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, java.util.function.Supplier<Mapping>> lazy =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * Mappings useful everywhere: common base images ({@code busybox}, {@code alpine}, {@code
      * ubuntu}, {@code debian}) run their {@code command} with the host's tools; the runner image
      * ({@code ghcr.io/inferencebench/runner*}, {@code inferencebench/runner*}) runs {@code java
-     * -jar $IB_RUNNER_JAR} when that env var is set; the llm-d-inference-sim image runs {@code
-     * $IB_MODEL_SIM} (default: {@code model-sim} on the PATH).
+     * -jar $IB_RUNNER_JAR} when that env var is set; the llm-d-inference-sim image runs the
+     * project's simulator (see {@link ModelSim}), located when first needed.
      */
     public static ImageMap defaults() {
         ImageMap map = new ImageMap();
@@ -76,13 +78,14 @@ public final class ImageMap {
             map.put("ghcr.io/inferencebench/runner*", java, "-jar", runnerJar);
             map.put("inferencebench/runner*", java, "-jar", runnerJar);
         }
-        String sim = System.getenv().getOrDefault("IB_MODEL_SIM", "model-sim");
-        map.put("ghcr.io/llm-d/llm-d-inference-sim*", sim);
-        map.put("llm-d-inference-sim*", sim);
+        for (String sim : List.of("ghcr.io/llm-d/llm-d-inference-sim*", "llm-d-inference-sim*")) {
+            map.putLazy(sim, () -> Mapping.of(ModelSim.binary().toString()));
+        }
         return map;
     }
 
     public ImageMap put(String imageOrPrefix, Mapping mapping) {
+        lazy.remove(imageOrPrefix);
         entries.put(imageOrPrefix, mapping);
         return this;
     }
@@ -91,8 +94,16 @@ public final class ImageMap {
         return put(imageOrPrefix, Mapping.of(entrypoint));
     }
 
+    /** A mapping computed on first use (e.g. a binary that may need building). */
+    public ImageMap putLazy(String imageOrPrefix, java.util.function.Supplier<Mapping> mapping) {
+        entries.remove(imageOrPrefix);
+        lazy.put(imageOrPrefix, mapping);
+        return this;
+    }
+
     public ImageMap putAll(ImageMap other) {
         entries.putAll(other.entries);
+        lazy.putAll(other.lazy);
         return this;
     }
 
@@ -104,6 +115,19 @@ public final class ImageMap {
     public Optional<Mapping> resolve(String image) {
         if (image == null) {
             return Optional.empty();
+        }
+        for (String key : List.copyOf(lazy.keySet())) {
+            if (matches(key, image)) {
+                var supplier = lazy.remove(key);
+                if (supplier != null) {
+                    try {
+                        entries.put(key, supplier.get());
+                    } catch (RuntimeException e) {
+                        lazy.putIfAbsent(key, supplier);
+                        throw e;
+                    }
+                }
+            }
         }
         Mapping exact = entries.get(image);
         if (exact != null) {
@@ -118,6 +142,12 @@ public final class ImageMap {
                 .filter(e -> image.startsWith(e.getKey().substring(0, e.getKey().length() - 1)))
                 .max(Comparator.comparingInt(e -> e.getKey().length()))
                 .map(Map.Entry::getValue);
+    }
+
+    private static boolean matches(String key, String image) {
+        return key.equals(image)
+                || key.equals(repository(image))
+                || key.endsWith("*") && image.startsWith(key.substring(0, key.length() - 1));
     }
 
     public Map<String, Mapping> entries() {

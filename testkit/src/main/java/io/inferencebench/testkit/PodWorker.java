@@ -713,7 +713,16 @@ final class PodWorker {
 
     private void startContainer(Pod pod, ContainerRun run) {
         Container c = run.spec;
-        Optional<ImageMap.Mapping> mapping = node.images().resolve(c.getImage());
+        Optional<ImageMap.Mapping> mapping;
+        try {
+            mapping = node.images().resolve(c.getImage());
+        } catch (RuntimeException e) {
+            run.waiting(
+                    "ErrImagePull",
+                    "cannot provide image \"" + c.getImage() + "\": " + e.getMessage());
+            run.backoffUntil = Instant.now().plus(node.restartBackoff());
+            return;
+        }
         if (mapping.isEmpty()) {
             run.waiting(
                     "ErrImagePull",

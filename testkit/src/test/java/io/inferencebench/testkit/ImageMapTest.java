@@ -32,6 +32,43 @@ class ImageMapTest {
     }
 
     @Test
+    void lazyMappingIsComputedOnceOnFirstMatch() {
+        var calls = new java.util.concurrent.atomic.AtomicInteger();
+        ImageMap map =
+                new ImageMap()
+                        .putLazy(
+                                "sim*",
+                                () -> {
+                                    calls.incrementAndGet();
+                                    return ImageMap.Mapping.of("/bin/sim");
+                                });
+
+        assertThat(map.resolve("other")).isEmpty();
+        assertThat(calls).hasValue(0);
+        assertThat(map.resolve("sim:1").orElseThrow().entrypoint()).containsExactly("/bin/sim");
+        assertThat(map.resolve("sim:2").orElseThrow().entrypoint()).containsExactly("/bin/sim");
+        assertThat(calls).hasValue(1);
+    }
+
+    @Test
+    void failingLazyMappingIsRetriedLater() {
+        var calls = new java.util.concurrent.atomic.AtomicInteger();
+        ImageMap map =
+                new ImageMap()
+                        .putLazy(
+                                "sim*",
+                                () -> {
+                                    if (calls.incrementAndGet() == 1) {
+                                        throw new IllegalStateException("not built yet");
+                                    }
+                                    return ImageMap.Mapping.of("/bin/sim");
+                                });
+
+        assertThatThrownBy(() -> map.resolve("sim:1")).hasMessage("not built yet");
+        assertThat(map.resolve("sim:1").orElseThrow().entrypoint()).containsExactly("/bin/sim");
+    }
+
+    @Test
     void repositoryKeepsRegistryPort() {
         assertThat(ImageMap.repository("localhost:5000/app:1.2")).isEqualTo("localhost:5000/app");
         assertThat(ImageMap.repository("localhost:5000/app")).isEqualTo("localhost:5000/app");
