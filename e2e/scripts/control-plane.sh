@@ -38,6 +38,13 @@ running_pid() {
 
 classpath() {
   local cp_file="$STATE/classpath"
+  local classes="$ROOT/testkit/target/classes/io/inferencebench/testkit/ControlPlaneMain.class"
+  # Reuse the last build while no testkit source or pom is newer than it.
+  if [ -s "$cp_file" ] && [ -f "$classes" ] \
+     && [ -z "$(find "$ROOT/testkit/src/main" "$ROOT/testkit/pom.xml" "$ROOT/pom.xml" -newer "$classes" -print -quit)" ]; then
+    echo "$ROOT/testkit/target/classes:$(cat "$cp_file")"
+    return 0
+  fi
   ( cd "$ROOT"
     if ! ./mvnw -B -q -o -pl testkit -am install -DskipTests >"$STATE/build.log" 2>&1; then
       ./mvnw -B -q -pl testkit -am install -DskipTests >"$STATE/build.log" 2>&1 \
