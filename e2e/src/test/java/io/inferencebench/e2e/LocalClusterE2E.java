@@ -515,6 +515,9 @@ class LocalClusterE2E {
         assertThat(pod.getStatus().getContainerStatuses().get(0).getRestartCount()).isZero();
         assertThat(cluster.node().logs(ns, pod.getMetadata().getName(), "main"))
                 .contains("about to fail");
+        // the same log through the API server (kubectl logs), proxied to the node
+        assertThat(client.pods().inNamespace(ns).withName(pod.getMetadata().getName()).getLog())
+                .isEqualTo("about to fail\n");
         Job job = client.batch().v1().jobs().inNamespace(ns).withName("doomed").get();
         assertThat(job.getStatus().getFailed()).isEqualTo(1);
     }

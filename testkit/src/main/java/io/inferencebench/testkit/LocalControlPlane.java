@@ -177,6 +177,7 @@ public final class LocalControlPlane implements AutoCloseable {
                             "--service-cluster-ip-range=" + network.serviceCidr(),
                             "--allow-privileged=true",
                             "--enable-priority-and-fairness=false",
+                            "--kubelet-preferred-address-types=InternalIP,Hostname",
                             "--profiling=false",
                             "--v=1"));
             String serverUrl = "https://" + host + ":" + apiServerPort;
@@ -476,6 +477,32 @@ public final class LocalControlPlane implements AutoCloseable {
         Config config = Config.fromKubeconfig(kubeconfig);
         config.setClientKeyAlgo("EC");
         return config;
+    }
+
+    /** A TLS server context for a node's kubelet endpoint (the API server does not verify it). */
+    javax.net.ssl.SSLContext kubeletTls(String nodeName, String address) {
+        Pki.Credential serving = pki.server(nodeName, List.of(nodeName), List.of(address));
+        try {
+            char[] password = "changeit".toCharArray();
+            java.security.KeyStore store = java.security.KeyStore.getInstance("PKCS12");
+            store.load(null, null);
+            store.setKeyEntry(
+                    "kubelet",
+                    serving.key(),
+                    password,
+                    new java.security.cert.X509Certificate[] {
+                        serving.certificate(), pki.ca().certificate()
+                    });
+            var kmf =
+                    javax.net.ssl.KeyManagerFactory.getInstance(
+                            javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+            kmf.init(store, password);
+            javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+            context.init(kmf.getKeyManagers(), null, null);
+            return context;
+        } catch (java.security.GeneralSecurityException | IOException e) {
+            throw new IllegalStateException("cannot build the kubelet TLS context", e);
+        }
     }
 
     /** A client configuration authenticating as {@code user} in {@code groups} (client cert). */

@@ -68,7 +68,8 @@ import java.util.concurrent.TimeUnit;
  *       kubeconfig is picked up.
  *   <li><b>environment</b>: only {@code PATH}, {@code JAVA_HOME}, {@code LANG} are inherited from
  *       the node; then image-map env, {@code HOSTNAME}, the above, {@code envFrom}, {@code env}.
- *   <li><b>logs</b>: stdout and stderr of each container go to {@link #logFile}.
+ *   <li><b>logs</b>: stdout and stderr of each container go to {@link #logFile}; the node also
+ *       serves them to the API server, so {@code kubectl logs} (tail, limit, follow) works.
  * </ul>
  *
  * <p>Status: phase, container states (waiting/running/terminated with exit code, reason,
@@ -93,6 +94,7 @@ public final class LocalNode implements AutoCloseable {
     private final ScheduledExecutorService scheduler;
     private final Map<String, PodWorker> workers = new ConcurrentHashMap<>();
     private SharedIndexInformer<Pod> informer;
+    private KubeletServer kubeletServer;
     private volatile boolean closed;
 
     private LocalNode(Builder builder) {
@@ -193,6 +195,7 @@ public final class LocalNode implements AutoCloseable {
     private void startAgent() {
         RUNNING.add(this);
         controlPlane.serviceProxy();
+        kubeletServer = new KubeletServer(this, nodeIp(), controlPlane.kubeletTls(name, nodeIp()));
         registerNode();
         renewLease();
         scheduler.scheduleWithFixedDelay(this::renewLease, 10, 10, TimeUnit.SECONDS);
@@ -294,7 +297,7 @@ public final class LocalNode implements AutoCloseable {
                 .withBootID(String.valueOf(ProcessHandle.current().pid()))
                 .endNodeInfo()
                 .withNewDaemonEndpoints()
-                .withNewKubeletEndpoint(10250)
+                .withNewKubeletEndpoint(kubeletServer.port())
                 .endDaemonEndpoints()
                 .endStatus()
                 .build();
@@ -566,6 +569,9 @@ public final class LocalNode implements AutoCloseable {
             informer.close();
         }
         scheduler.shutdownNow();
+        if (kubeletServer != null) {
+            kubeletServer.close();
+        }
         List<Thread> stoppers = new ArrayList<>();
         for (PodWorker worker : workers.values()) {
             stoppers.add(Thread.ofVirtual().start(worker::shutdown));
