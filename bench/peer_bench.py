@@ -53,6 +53,8 @@ PIP_SPECS = {
 }
 RUNNER_JAR = REPO / "runner" / "target" / "inferencebench-runner.jar"
 TOOLS = ["guidellm", "inference-perf", "vllm", "runner"]
+# `reparse`: recompute figures from the tools' saved outputs without running anything again.
+REPARSE = False
 
 
 def log(msg: str) -> None:
@@ -211,6 +213,9 @@ class Simulator:
 def timed(cmd: list[str], cwd: Path, timeout: float, env: dict | None = None) -> dict:
     """Runs cmd under /usr/bin/time -v; returns rc, wall and user+sys CPU of the whole process tree."""
     tfile = cwd / "time-v.txt"
+    if REPARSE:
+        prev = json.loads((cwd / "result.json").read_text())
+        return {k: prev[k] for k in ("rc", "wall_s", "cpu_s")}
     full = ["/usr/bin/time", "-v", "-o", str(tfile)] + cmd
     started = time.time()
     with open(cwd / "stdout.txt", "w") as out, open(cwd / "stderr.txt", "w") as err:
@@ -272,7 +277,8 @@ def run_guidellm(url: str, rate: float, n: int, d: Path, timeout: float) -> dict
     res.update(
         completed=len(ok), failed=len(b["requests"].get("errored") or []),
         achieved_rate=(len(starts) - 1) / (max(starts) - min(starts)) if len(starts) > 1 else math.nan,
-        p99_lag_ms=pct(lags, 99) * 1000, lag_source="request_start - targeted_start (per request)",
+        p99_lag_ms=pct(lags, 99) * 1000, p50_lag_ms=pct(lags, 50) * 1000,
+        lag_source="request_start - targeted_start (per request)",
         ttft_mean_ms=m["time_to_first_token_ms"]["successful"]["mean"],
         ttft_median_ms=m["time_to_first_token_ms"]["successful"]["median"],
         itl_mean_ms=m["inter_token_latency_ms"]["successful"]["mean"],
@@ -306,6 +312,7 @@ def run_inference_perf(url: str, rate: float, n: int, d: Path, timeout: float) -
         completed=s["successes"]["count"], failed=(s.get("failures") or {}).get("count", 0),
         achieved_rate=s["load_summary"]["achieved_rate"],
         p99_lag_ms=s["load_summary"]["schedule_delay"]["p99"] * 1000,
+        p50_lag_ms=s["load_summary"]["schedule_delay"]["median"] * 1000,
         lag_source="load_summary.schedule_delay (tool's own)",
         ttft_mean_ms=lat["time_to_first_token"]["mean"] * 1000,
         ttft_median_ms=lat["time_to_first_token"]["median"] * 1000,
@@ -333,6 +340,7 @@ def run_vllm(url: str, rate: float, n: int, d: Path, timeout: float) -> dict:
         completed=r["completed"], failed=r.get("failed", 0),
         achieved_rate=(len(starts) - 1) / (max(starts) - min(starts)) if len(starts) > 1 else math.nan,
         p99_lag_ms=pct(lag_from_send_times(starts, rate), 99) * 1000 if starts else math.nan,
+        p50_lag_ms=pct(lag_from_send_times(starts, rate), 50) * 1000 if starts else math.nan,
         lag_source="start_times vs ideal constant schedule anchored at the least-delayed request",
         ttft_mean_ms=r["mean_ttft_ms"], ttft_median_ms=r["median_ttft_ms"],
         itl_mean_ms=r["mean_itl_ms"], itl_median_ms=r["median_itl_ms"],
@@ -347,6 +355,20 @@ def find_metric(metrics: dict, *parts: str, prefer: tuple[str, ...] = ()) -> flo
             if k.startswith(p):
                 return float(metrics[k])
     return float(metrics[keys[0]]) if keys else math.nan
+
+
+_SNAPSHOT: list[Path] = []
+
+
+def runner_snapshot() -> Path:
+    """A copy of the runner jar taken once per harness process: a rebuild during a sweep must not
+    swap classes under a running JVM or mix two builds in one table."""
+    if not _SNAPSHOT:
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        snap = RESULTS / "inferencebench-runner-snapshot.jar"
+        shutil.copy2(RUNNER_JAR, snap)
+        _SNAPSHOT.append(snap)
+    return _SNAPSHOT[0]
 
 
 def java_21() -> str:
@@ -365,8 +387,9 @@ def run_runner(url: str, rate: float, n: int, d: Path, timeout: float) -> dict:
     if not RUNNER_JAR.exists():
         return {"rc": "jar missing", "wall_s": 0, "cpu_s": math.nan}
     java = os.environ.get("JAVA") or java_21()
+    jar = runner_snapshot()
     extra = os.environ.get("IB_RUNNER_ARGS", "").split()
-    cmd = [java, "-jar", str(RUNNER_JAR), "run", "--base-url", url, "--backend", "vllm", "--model", MODEL,
+    cmd = [java, "-jar", str(jar), "run", "--base-url", url, "--backend", "vllm", "--model", MODEL,
            "--dataset-name", "random", "--random-input-len", str(INPUT_LEN),
            "--random-output-len", str(OUTPUT_LEN), "--ignore-eos", "--arrival", "constant",
            "--request-rate", str(rate), "--num-prompts", str(n), "--result-dir", str(d / "out")] + extra
@@ -380,6 +403,7 @@ def run_runner(url: str, rate: float, n: int, d: Path, timeout: float) -> dict:
         completed=m.get("completed", m.get("num_prompts")),
         achieved_rate=find_metric(m, "achieved_rate"),
         p99_lag_ms=find_metric(m, "_schedule_lag_ms", prefer=("p99_",)),
+        p50_lag_ms=find_metric(m, "_schedule_lag_ms", prefer=("median_",)),
         lag_source="LPG metrics p99_schedule_lag_ms (tool's own)",
         ttft_mean_ms=find_metric(m, "_ttft_ms", prefer=("avg_", "mean_")),
         ttft_median_ms=find_metric(m, "_ttft_ms", prefer=("median_",)),
@@ -401,14 +425,21 @@ def available(tool: str) -> bool:
 
 def one_run(tool: str, sim: Simulator, rate: float, n: int, label: str, timeout: float) -> dict:
     d = RESULTS / "runs" / f"{tool}-{label}-{rate:g}qps-{n}"
-    if d.exists():
-        shutil.rmtree(d)
-    d.mkdir(parents=True)
-    sim_cpu = sim.cpu_seconds()
-    load = os.getloadavg()[0]
-    res = RUNNERS[tool](sim.url, rate, n, d, timeout)
-    res.update(tool=tool, rate=rate, n=n, label=label, loadavg_1m=round(load, 2),
-               sim_cpu_s=round(sim.cpu_seconds() - sim_cpu, 2))
+    if REPARSE:
+        prev = json.loads((d / "result.json").read_text())
+        res = RUNNERS[tool](prev.get("url", ""), rate, n, d, timeout)
+        res.update({k: prev[k] for k in ("loadavg_1m", "sim_cpu_s") if k in prev})
+        res.update({k: v for k, v in prev.items() if k.startswith("server_") or k.startswith("injected_")})
+        res.update(tool=tool, rate=rate, n=n, label=label)
+    else:
+        if d.exists():
+            shutil.rmtree(d)
+        d.mkdir(parents=True)
+        sim_cpu = sim.cpu_seconds()
+        load = os.getloadavg()[0]
+        res = RUNNERS[tool](sim.url, rate, n, d, timeout)
+        res.update(tool=tool, rate=rate, n=n, label=label, loadavg_1m=round(load, 2),
+                   sim_cpu_s=round(sim.cpu_seconds() - sim_cpu, 2))
     res["sustained"] = bool(
         res.get("achieved_rate", 0) >= 0.99 * rate and res.get("p99_lag_ms", math.inf) <= 2.0
         and res.get("completed") == n)
@@ -458,7 +489,9 @@ def accuracy(tools: list[str], ttft_ms: float, itl_ms: float, rate: float, n: in
             continue
         with Simulator(ttft_ms, itl_ms) as sim:
             r = one_run(tool, sim, rate, n, f"accuracy-ttft{ttft_ms:g}-itl{itl_ms:g}", timeout)
-            r.update(sim.server_view())
+            r.update(sim.server_view(), injected_ttft_ms=ttft_ms, injected_itl_ms=itl_ms)
+            d = RESULTS / "runs" / f"{tool}-{r['label']}-{rate:g}qps-{n}"
+            (d / "result.json").write_text(json.dumps(r, indent=2, default=str))
         r.update(injected_ttft_ms=ttft_ms, injected_itl_ms=itl_ms)
         for k in ("ttft_mean_ms", "ttft_median_ms"):
             r[k.replace("_ms", "_err_ms")] = r.get(k, math.nan) - ttft_ms
@@ -466,6 +499,30 @@ def accuracy(tools: list[str], ttft_ms: float, itl_ms: float, rate: float, n: in
             r[k.replace("_ms", "_err_ms")] = r.get(k, math.nan) - itl_ms
         all_results[tool] = r
         save("accuracy.json", all_results)
+
+
+def reparse() -> str:
+    global REPARSE
+    REPARSE = True
+    sw, acc = load("sweep.json") or {}, load("accuracy.json") or {}
+    for tool, tr in sw.items():
+        tr["baseline"] = one_run(tool, None, tr["baseline"]["rate"], tr["baseline"]["n"], "baseline", 0)
+        runs = [one_run(tool, None, r["rate"], r["n"], "sweep", 0) for r in tr["runs"]]
+        for r in runs:
+            if r.get("completed") and not math.isnan(tr["baseline"].get("cpu_s", math.nan)):
+                r["cpu_per_1k_requests_s"] = (r["cpu_s"] - tr["baseline"]["cpu_s"]) / (r["n"] - 20) * 1000
+        tr["runs"] = runs
+    for tool, a in acc.items():
+        r = one_run(tool, None, a["rate"], a["n"], a["label"], 0)
+        r.update({k: v for k, v in a.items() if k.startswith(("server_", "injected_"))})
+        for k in ("ttft_mean_ms", "ttft_median_ms"):
+            r[k.replace("_ms", "_err_ms")] = r.get(k, math.nan) - r["injected_ttft_ms"]
+        for k in ("itl_mean_ms", "itl_median_ms"):
+            r[k.replace("_ms", "_err_ms")] = r.get(k, math.nan) - r["injected_itl_ms"]
+        acc[tool] = r
+    save("sweep.json", sw)
+    save("accuracy.json", acc)
+    return report()
 
 
 def fmt(v, nd=1):
@@ -519,13 +576,14 @@ def report() -> str:
                 f"| {fmt(a.get('server_ttft_mean_ms'), 2)} / {fmt(a.get('server_itl_mean_ms'), 3)} "
                 f"| {fmt(a.get('p99_lag_ms'), 2)} | {a.get('loadavg_1m')} |")
     lines += ["", "Per rate (sweep):", "",
-              "| tool | target req/s | requests | achieved req/s | p99 schedule lag (ms) | sustained | tool CPU s "
+              "| tool | target req/s | requests | achieved req/s | p50 / p99 schedule lag (ms) | sustained | tool CPU s "
               "| CPU s/1k req (minus baseline run) | simulator CPU s | wall s | load avg |",
               "|---|---|---|---|---|---|---|---|---|---|---|"]
     for tool in TOOLS:
         for r in (sw.get(tool) or {}).get("runs", []):
             lines.append(
-                f"| {tool} | {r['rate']:g} | {r['n']} | {fmt(r.get('achieved_rate'))} | {fmt(r.get('p99_lag_ms'), 2)} "
+                f"| {tool} | {r['rate']:g} | {r['n']} | {fmt(r.get('achieved_rate'))} "
+                f"| {fmt(r.get('p50_lag_ms'), 2)} / {fmt(r.get('p99_lag_ms'), 2)} "
                 f"| {'yes' if r.get('sustained') else 'no'} | {fmt(r.get('cpu_s'))} | {fmt(r.get('cpu_per_1k_requests_s'), 2)} "
                 f"| {fmt(r.get('sim_cpu_s'), 2)} | {r.get('wall_s')} | {r.get('loadavg_1m')} |")
     return "\n".join(lines)
@@ -549,6 +607,7 @@ def main() -> None:
     p.add_argument("--num", type=int, default=100)
     p.add_argument("--timeout", type=float, default=120)
     sub.add_parser("report")
+    sub.add_parser("reparse", help="recompute sweep.json/accuracy.json from bench/results/runs")
     sub.add_parser("versions")
     a = ap.parse_args()
     if a.cmd == "install":
@@ -561,6 +620,8 @@ def main() -> None:
         print(report())
     elif a.cmd == "report":
         print(report())
+    elif a.cmd == "reparse":
+        print(reparse())
     else:
         print(json.dumps(versions(), indent=2))
 
