@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"sort"
 	"strings"
@@ -16,17 +17,42 @@ func median(v []time.Duration) time.Duration {
 }
 
 // Event arrival times seen by a client equal the injected delays: the median error of TTFT and
-// of the inter-token gaps stays well under a millisecond (the machine may be shared, so single
-// samples can be late; the medians cannot drift).
+// of the inter-token gaps stays well under a millisecond, and no event is ever early. The machine
+// may be shared, so a measurement whose medians are late is repeated (up to three attempts);
+// earliness fails at once.
 func TestStreamTimingFollowsInjectedDelays(t *testing.T) {
-	const ttft, itl, tokens = 20 * time.Millisecond, 5 * time.Millisecond, 20
+	const ttft, itl = 20 * time.Millisecond, 5 * time.Millisecond
 	ts, _ := startSim(t, "--time-to-first-token", "20", "--inter-token-latency", "5ms")
-	var ttfts, gaps []time.Duration
+	slack := time.Millisecond
+	if raceEnabled {
+		slack = 3 * time.Millisecond // the race detector slows every request path several-fold
+	}
+	var report []string
+	for attempt := 1; attempt <= 3; attempt++ {
+		ttfts, gaps, first := measureStreams(t, ts.URL)
+		if first < ttft {
+			t.Fatalf("a first token arrived after %v, before the injected %v", first, ttft)
+		}
+		mt, mg := median(ttfts), median(gaps)
+		if mt-ttft <= slack && (mg-itl).Abs() <= 300*time.Microsecond {
+			return
+		}
+		report = append(report, fmt.Sprintf("attempt %d: median TTFT %v (injected %v), median ITL %v (injected %v)",
+			attempt, mt, ttft, mg, itl))
+	}
+	t.Errorf("timing off in every attempt:\n%s", strings.Join(report, "\n"))
+}
+
+// measureStreams runs 5 completions and 5 chat streams of 20 tokens one after another and returns
+// the client-side TTFTs, the gaps between content events, and the smallest TTFT.
+func measureStreams(t *testing.T, base string) (ttfts, gaps []time.Duration, first time.Duration) {
+	const tokens = 20
+	first = time.Hour
 	for r := 0; r < 5; r++ {
 		for _, path := range []string{"/v1/completions", "/v1/chat/completions"} {
 			body := `{"model":"test-model","prompt":"p","messages":[{"role":"user","content":"p"}],"max_tokens":20,"ignore_eos":true,"stream":true}`
 			sent := time.Now()
-			resp, err := http.Post(ts.URL+path, "application/json", strings.NewReader(body))
+			resp, err := http.Post(base+path, "application/json", strings.NewReader(body))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -42,17 +68,13 @@ func TestStreamTimingFollowsInjectedDelays(t *testing.T) {
 				t.Fatalf("%s: %d content events", path, len(content))
 			}
 			ttfts = append(ttfts, content[0].Sub(sent))
+			first = min(first, content[0].Sub(sent))
 			for i := 1; i < len(content); i++ {
 				gaps = append(gaps, content[i].Sub(content[i-1]))
 			}
 		}
 	}
-	if e := median(ttfts) - ttft; e < 0 || e > time.Millisecond {
-		t.Errorf("median TTFT %v, injected %v", median(ttfts), ttft)
-	}
-	if e := (median(gaps) - itl).Abs(); e > 300*time.Microsecond {
-		t.Errorf("median ITL %v, injected %v", median(gaps), itl)
-	}
+	return ttfts, gaps, first
 }
 
 func TestNonStreamingAnswerTakesTheWholeSchedule(t *testing.T) {
