@@ -26,6 +26,8 @@ func startSim(t *testing.T, args ...string) (*httptest.Server, *server) {
 	return ts, s
 }
 
+func newLoopbackServer(h http.Handler) *httptest.Server { return httptest.NewServer(h) }
+
 func post(t *testing.T, url, body string) *http.Response {
 	t.Helper()
 	resp, err := http.Post(url, "application/json", strings.NewReader(body))
