@@ -195,6 +195,10 @@ func TestTGIGenerateStream(t *testing.T) {
 	if countTokens(m["generated_text"].(string)) != 4 || num(t, m["details"].(map[string]any)["generated_tokens"]) != 4 {
 		t.Errorf("/generate %s", raw)
 	}
+	auto := post(t, ts.URL+"/", `{"inputs":"x","stream":true,"parameters":{"max_new_tokens":3,"ignore_eos":true}}`)
+	if n := len(readEvents(t, auto.Body)); n != 3 {
+		t.Errorf("POST / with stream=true: %d events, want 3", n)
+	}
 	bad := post(t, ts.URL+"/generate", `{"inputs":""}`)
 	if bad.StatusCode != 422 || !strings.Contains(readAll(t, bad), `"error"`) {
 		t.Errorf("empty inputs: status %d", bad.StatusCode)
