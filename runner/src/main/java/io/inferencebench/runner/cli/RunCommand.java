@@ -22,6 +22,7 @@ import io.inferencebench.runner.dataset.Prompt;
 import io.inferencebench.runner.dataset.RandomDataset;
 import io.inferencebench.runner.engine.ArrivalKind;
 import io.inferencebench.runner.engine.LoadEngine;
+import io.inferencebench.runner.engine.SelfWarmup;
 import io.inferencebench.runner.engine.Slo;
 import io.inferencebench.runner.engine.StageObserver;
 import io.inferencebench.runner.engine.StagePlan;
@@ -289,6 +290,13 @@ public final class RunCommand implements Callable<Integer> {
     String progress;
 
     @Option(
+            names = "--no-self-warmup",
+            description =
+                    "Skip warming the client against a local throw-away server before the first"
+                            + " stage (about a second; nothing is sent to the target).")
+    boolean noSelfWarmup;
+
+    @Option(
             names = "--config",
             description = "YAML with the workload/load/slo sections of a BenchmarkRun spec.")
     Path config;
@@ -400,6 +408,16 @@ public final class RunCommand implements Callable<Integer> {
                             seedValue,
                             timeout,
                             observer);
+            if (!noSelfWarmup) {
+                long warmStart = System.nanoTime();
+                long exchanges =
+                        SelfWarmup.run(choice.protocol(), params, loops, Duration.ofMillis(1500));
+                err.printf(
+                        Locale.ROOT,
+                        "client warm-up: %d local exchanges in %.1f s (nothing sent to the target)%n",
+                        exchanges,
+                        (System.nanoTime() - warmStart) / 1e9);
+            }
             Instant start = Instant.now();
             err.printf(
                     Locale.ROOT,

@@ -92,6 +92,7 @@ public final class LoadEngine {
     private final long nanoAnchor;
     private final String accept;
     private long spinNanos = DEFAULT_SPIN_NANOS;
+    private boolean collectBeforeStage = true;
 
     public LoadEngine(
             HttpTransport transport,
@@ -134,6 +135,11 @@ public final class LoadEngine {
         this.epochAnchor = now.getEpochSecond() * 1_000_000_000L + now.getNano();
     }
 
+    /** Whether to run a GC before each stage (on by default; off for throw-away engines). */
+    public void setCollectBeforeStage(boolean collect) {
+        this.collectBeforeStage = collect;
+    }
+
     /** How long the dispatcher spins before a due instant instead of parking. */
     public void setSpinNanos(long spinNanos) {
         this.spinNanos = Math.max(0, spinNanos);
@@ -168,7 +174,9 @@ public final class LoadEngine {
         // Collect now, while nothing is measured, instead of pausing in the middle of the stage
         // (the first full collection also raises the metaspace threshold that class loading of
         // the warm-up would otherwise trip mid-stage).
-        System.gc();
+        if (collectBeforeStage) {
+            System.gc();
+        }
         return run(plan, false, observer);
     }
 

@@ -57,8 +57,8 @@ class StreamFramingTest {
                 // not when its first byte arrived.
                 assertThat(e.ttftNanos() / 1e6).isGreaterThanOrEqualTo(30);
                 // Events 2-4 arrived in one read: zero gap between them, 20 ms after event 1.
-                assertThat((e.contentInstant(1) - e.contentInstant(0)) / 1e6)
-                        .isGreaterThanOrEqualTo(19);
+                // (20 ms on the server; the first stamp can itself be late on a loaded machine)
+                assertThat((e.contentInstant(1) - e.contentInstant(0)) / 1e6).isGreaterThan(15.0);
                 assertThat((e.contentInstant(3) - e.contentInstant(1)) / 1e6).isLessThan(1.0);
             }
         }
