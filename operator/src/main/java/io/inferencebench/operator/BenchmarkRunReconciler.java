@@ -34,6 +34,7 @@ import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
+import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -92,6 +93,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
     private final TargetProbe targetProbe;
     private final ReferenceCheck references;
 
+    @Inject
     public BenchmarkRunReconciler(KubernetesClient client) {
         this(client, Clock.systemUTC());
     }

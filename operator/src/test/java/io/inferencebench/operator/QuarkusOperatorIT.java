@@ -1,0 +1,128 @@
+package io.inferencebench.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.inferencebench.crds.v1alpha1.BenchmarkRun;
+import io.inferencebench.crds.v1alpha1.Phase;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import java.net.URI;
+import java.net.URL;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Objects;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The packaged operator (Quarkus + QOSDK wiring, config, metrics, health) against a real API
+ * server.
+ */
+@QuarkusTest
+@QuarkusTestResource(value = ApiServerResource.class, restrictToAnnotatedClass = true)
+class QuarkusOperatorIT {
+
+    @TestHTTPResource("/q/metrics")
+    URL metrics;
+
+    @TestHTTPResource("/q/health/ready")
+    URL ready;
+
+    @Test
+    void operatorLaunchesRunnersAndServesMetricsAndHealth() throws Exception {
+        KubernetesClient client = ApiServerResource.fixture.client();
+        String ns = "quarkus-it";
+        client.namespaces()
+                .resource(
+                        new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+                .create();
+        client.services()
+                .inNamespace(ns)
+                .resource(
+                        new ServiceBuilder()
+                                .withNewMetadata()
+                                .withName("vllm")
+                                .endMetadata()
+                                .withNewSpec()
+                                .addNewPort()
+                                .withPort(8000)
+                                .endPort()
+                                .endSpec()
+                                .build())
+                .create();
+        client.discovery()
+                .v1()
+                .endpointSlices()
+                .inNamespace(ns)
+                .resource(
+                        new EndpointSliceBuilder()
+                                .withNewMetadata()
+                                .withName("vllm-1")
+                                .addToLabels("kubernetes.io/service-name", "vllm")
+                                .endMetadata()
+                                .withAddressType("IPv4")
+                                .addNewEndpoint()
+                                .withAddresses("10.9.9.9")
+                                .endEndpoint()
+                                .build())
+                .create();
+        BenchmarkRun run =
+                client.getKubernetesSerialization()
+                        .unmarshal(
+                                """
+                                apiVersion: inferencebench.io/v1alpha1
+                                kind: BenchmarkRun
+                                metadata: {name: quarkus-run}
+                                spec:
+                                  target: {service: {name: vllm, port: 8000}}
+                                  load: {requestRates: [1], numPrompts: 5}
+                                  runner: {image: "example/runner:1"}
+                                """,
+                                BenchmarkRun.class);
+        client.resources(BenchmarkRun.class).inNamespace(ns).resource(run).create();
+
+        var job =
+                await().atMost(Duration.ofSeconds(60))
+                        .until(
+                                () ->
+                                        client.batch()
+                                                .v1()
+                                                .jobs()
+                                                .inNamespace(ns)
+                                                .withName("quarkus-run-runner")
+                                                .get(),
+                                Objects::nonNull);
+        assertThat(job.getSpec().getTemplate().getSpec().getContainers().getFirst().getImage())
+                .isEqualTo("example/runner:1");
+        await().atMost(Duration.ofSeconds(30))
+                .until(
+                        () ->
+                                client.resources(BenchmarkRun.class)
+                                                .inNamespace(ns)
+                                                .withName("quarkus-run")
+                                                .get()
+                                                .getStatus()
+                                                .getPhase()
+                                        == Phase.INITIALIZING);
+
+        HttpClient http = HttpClient.newHttpClient();
+        HttpResponse<String> metricsPage =
+                http.send(
+                        HttpRequest.newBuilder(URI.create(metrics.toString())).build(),
+                        HttpResponse.BodyHandlers.ofString());
+        assertThat(metricsPage.statusCode()).isEqualTo(200);
+        assertThat(metricsPage.body()).contains("jvm_memory_used_bytes").contains("operator_sdk");
+        HttpResponse<String> health =
+                http.send(
+                        HttpRequest.newBuilder(URI.create(ready.toString())).build(),
+                        HttpResponse.BodyHandlers.ofString());
+        assertThat(health.statusCode()).isEqualTo(200);
+    }
+}
