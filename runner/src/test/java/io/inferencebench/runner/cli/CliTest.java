@@ -387,6 +387,101 @@ class CliTest {
         }
     }
 
+    @Test
+    void shareGptWithTokenizerCountsTokensWhenTheServerReportsNoUsage(@TempDir Path dir)
+            throws Exception {
+        Path data = dir.resolve("sharegpt.json");
+        StringBuilder json = new StringBuilder("[");
+        for (int i = 0; i < 10; i++) {
+            json.append(i == 0 ? "" : ",")
+                    .append("{\"conversations\":[{\"from\":\"human\",\"value\":\"the model server ")
+                    .append("is fast and the latency is small number ".repeat(1 + i % 3))
+                    .append(i)
+                    .append("\"},{\"from\":\"gpt\",\"value\":\"")
+                    .append("answer text ".repeat(5))
+                    .append("\"}]}");
+        }
+        Files.writeString(data, json.append("]").toString());
+        OpenAiStub stub = new OpenAiStub(1, 1, false);
+        try (StubServer server = new StubServer(stub)) {
+            Outcome o =
+                    run(
+                            "run",
+                            "--base-url",
+                            server.baseUrl(),
+                            "--model",
+                            "m",
+                            "--backend",
+                            "sglang",
+                            "--api",
+                            "chat",
+                            "--dataset-name",
+                            "sharegpt",
+                            "--dataset-path",
+                            data.toString(),
+                            "--tokenizer",
+                            "src/test/resources/tokenizer/tokenizer.json",
+                            "--request-rate",
+                            "inf",
+                            "--num-prompts",
+                            "6",
+                            "--progress",
+                            "none",
+                            "--result-dir",
+                            dir.resolve("r").toString());
+            assertThat(o.code()).as(o.err()).isZero();
+            JsonNode profile;
+            try (Stream<Path> s = Files.list(dir.resolve("r"))) {
+                profile = new ObjectMapper().readTree(s.findFirst().orElseThrow().toFile());
+            }
+            assertThat(profile.at("/metrics/output_token_source").asText()).isEqualTo("tokenizer");
+            assertThat(profile.at("/metrics/input_token_source").asText()).isEqualTo("tokenizer");
+            assertThat(profile.at("/metrics/total_output_token").asLong()).isPositive();
+            assertThat(profile.at("/dimensions/tokenizer_id").asText()).contains("tokenizer.json");
+            // ShareGPT replies set max_tokens; chat API got messages.
+            JsonNode body = stub.bodies.peek();
+            assertThat(body.path("messages").get(0).path("content").asText())
+                    .startsWith("the model server");
+            assertThat(body.path("max_tokens").asInt()).isPositive();
+        }
+    }
+
+    @Test
+    void closedLoopStageBoundedByDuration(@TempDir Path dir) throws Exception {
+        try (StubServer server = new StubServer(new ModelServer(5, 1))) {
+            long start = System.nanoTime();
+            Outcome o =
+                    run(
+                            "run",
+                            "--base-url",
+                            server.baseUrl(),
+                            "--model",
+                            "m",
+                            "--concurrency",
+                            "2",
+                            "--duration",
+                            "1s",
+                            "--random-output-len",
+                            "2",
+                            "--no-self-warmup",
+                            "--progress",
+                            "none",
+                            "--result-dir",
+                            dir.toString());
+            assertThat(o.code()).as(o.err()).isZero();
+            assertThat((System.nanoTime() - start) / 1e9).isLessThan(10);
+            JsonNode profile;
+            try (Stream<Path> s = Files.list(dir)) {
+                profile = new ObjectMapper().readTree(s.findFirst().orElseThrow().toFile());
+            }
+            assertThat(profile.at("/metrics/request_rate").asText()).isEqualTo("inf");
+            assertThat(profile.at("/metrics/max_concurrency").asInt()).isEqualTo(2);
+            assertThat(profile.at("/metrics/completed").asInt()).isGreaterThan(20);
+            assertThat(profile.at("/metrics/in_flight_peak").asInt()).isEqualTo(2);
+            assertThat(o.out()).contains("c=2");
+        }
+    }
+
     static String[] concat(String[] a, String... b) {
         String[] all = Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, all, a.length, b.length);
