@@ -154,6 +154,10 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                     after,
                     built.getMessage());
         }
+        Integer ttl = run.getSpec().getTtlSecondsAfterFinished();
+        if (requeue == null && after.isTerminal() && before != after && ttl != null) {
+            requeue = Duration.ofSeconds(ttl).plusMillis(100);
+        }
         boolean changed = status.changed();
         // The dependents follow the status decided just now (launch, barriers, cleanup, output),
         // in this same reconcile rather than one event later.

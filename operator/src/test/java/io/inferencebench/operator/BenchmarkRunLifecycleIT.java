@@ -445,6 +445,64 @@ class BenchmarkRunLifecycleIT {
     }
 
     @Test
+    void timeoutsFailTheRunWithTheirReasonAndTtlDeletesIt() {
+        service("vllm", false);
+        BenchmarkRun slowTarget =
+                client.getKubernetesSerialization()
+                        .unmarshal(
+                                """
+                                apiVersion: inferencebench.io/v1alpha1
+                                kind: BenchmarkRun
+                                metadata: {name: never-ready}
+                                spec:
+                                  target: {service: {name: vllm, port: 8000}, readinessTimeout: 1s}
+                                  load: {requestRates: [1], numPrompts: 5}
+                                  ttlSecondsAfterFinished: 2
+                                """,
+                                BenchmarkRun.class);
+        client.resources(BenchmarkRun.class).inNamespace(namespace).resource(slowTarget).create();
+        BenchmarkRunStatus failed = awaitStatus("never-ready", s -> s.getPhase() == Phase.FAILED);
+        assertThat(condition(failed, ConditionTypes.COMPLETED, "reason"))
+                .isEqualTo("TargetNotReady");
+        assertThat(failed.getMessage()).contains("spec.target.readinessTimeout 1s");
+        assertThat(failed.getCompletionTime()).isNotNull();
+        await().atMost(Duration.ofSeconds(20)).until(() -> get("never-ready") == null);
+
+        service("ready", true);
+        BenchmarkRun slowRunners =
+                client.getKubernetesSerialization()
+                        .unmarshal(
+                                """
+                                apiVersion: inferencebench.io/v1alpha1
+                                kind: BenchmarkRun
+                                metadata: {name: runners-late}
+                                spec:
+                                  target: {service: {name: ready, port: 8000}}
+                                  load: {requestRates: [1], numPrompts: 5}
+                                  runner: {startTimeout: 1s, cleanupPolicy: Always}
+                                """,
+                                BenchmarkRun.class);
+        client.resources(BenchmarkRun.class).inNamespace(namespace).resource(slowRunners).create();
+        BenchmarkRunStatus late = awaitStatus("runners-late", s -> s.getPhase() == Phase.FAILED);
+        assertThat(condition(late, ConditionTypes.COMPLETED, "reason"))
+                .isEqualTo("RunnersNotReady");
+        assertThat(condition(late, ConditionTypes.RUNNERS_READY, "reason"))
+                .isEqualTo("StartTimeout");
+        assertThat(late.getMessage()).contains("0 of 1 runner pod(s) ready");
+        // cleanupPolicy Always removes the runner Job after the failure.
+        await().atMost(Duration.ofSeconds(20))
+                .until(
+                        () ->
+                                client.batch()
+                                                .v1()
+                                                .jobs()
+                                                .inNamespace(namespace)
+                                                .withName("runners-late-runner")
+                                                .get()
+                                        == null);
+    }
+
+    @Test
     void applyToRunnerJobLatency() {
         service("vllm", true);
         List<Long> millis = new ArrayList<>();
