@@ -199,7 +199,8 @@ class CliTest {
                             "--result-dir",
                             dir.toString(),
                             "--progress",
-                            "none");
+                            "none",
+                            "--no-self-warmup");
             assertThat(o.code()).isEqualTo(1);
             assertThat(o.err()).contains("no successful request").contains("http_5xx");
             try (Stream<Path> s = Files.list(dir)) {
@@ -227,7 +228,8 @@ class CliTest {
                 "--random-output-len",
                 "4",
                 "--progress",
-                "none"
+                "none",
+                "--no-self-warmup"
             };
             Outcome missed =
                     run(
@@ -289,7 +291,8 @@ class CliTest {
                             "--result-dir",
                             dir.resolve("r").toString(),
                             "--progress",
-                            "none");
+                            "none",
+                            "--no-self-warmup");
             assertThat(o.code()).as(o.err()).isZero();
             List<JsonNode> profiles = new ArrayList<>();
             try (Stream<Path> s = Files.list(dir.resolve("r"))) {
@@ -354,6 +357,7 @@ class CliTest {
                                                     "0",
                                                     "--progress",
                                                     "none",
+                                                    "--no-self-warmup",
                                                     "--result-dir",
                                                     dir.toString()));
             java.util.regex.Pattern url =
@@ -427,6 +431,7 @@ class CliTest {
                             "6",
                             "--progress",
                             "none",
+                            "--no-self-warmup",
                             "--result-dir",
                             dir.resolve("r").toString());
             assertThat(o.code()).as(o.err()).isZero();
@@ -463,9 +468,9 @@ class CliTest {
                             "1s",
                             "--random-output-len",
                             "2",
-                            "--no-self-warmup",
                             "--progress",
                             "none",
+                            "--no-self-warmup",
                             "--result-dir",
                             dir.toString());
             assertThat(o.code()).as(o.err()).isZero();
