@@ -41,8 +41,31 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The local control plane and local node, end to end, with real Kubernetes controllers. */
-@ExtendWith(ClusterDumpExtension.class)
+@ExtendWith({ClusterDumpExtension.class, LocalClusterE2E.DeleteNamespacesOnSuccess.class})
 class LocalClusterE2E {
+
+    private static final List<String> namespacesOfCurrentTest =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /**
+     * Deletes a passing test's namespaces so its pods stop competing for CPU with later tests; a
+     * failing test's namespaces stay for the cluster dump.
+     */
+    static final class DeleteNamespacesOnSuccess
+            implements org.junit.jupiter.api.extension.BeforeEachCallback,
+                    org.junit.jupiter.api.extension.TestWatcher {
+        @Override
+        public void beforeEach(org.junit.jupiter.api.extension.ExtensionContext context) {
+            namespacesOfCurrentTest.clear();
+        }
+
+        @Override
+        public void testSuccessful(org.junit.jupiter.api.extension.ExtensionContext context) {
+            for (String ns : namespacesOfCurrentTest) {
+                client.namespaces().withName(ns).delete();
+            }
+        }
+    }
 
     /** Runs {@code java -cp <test classpath> <args...>}: our test programs. */
     static final String PROGRAMS_IMAGE = "ib-test/java-programs:latest";
@@ -91,6 +114,7 @@ class LocalClusterE2E {
                                 .endMetadata()
                                 .build())
                 .create();
+        namespacesOfCurrentTest.add(name);
         // the ServiceAccount controller creates "default" asynchronously; pods need it
         await().atMost(Duration.ofSeconds(30))
                 .until(

@@ -48,7 +48,15 @@ final class KubeletServer implements AutoCloseable {
                     exchange.getResponseBody().write(ok);
                     exchange.close();
                 });
-        server.start();
+        // The dispatcher thread inherits daemon status from the thread that starts the server;
+        // a non-daemon one would keep the JVM (and so the whole cluster) alive after main ends.
+        Thread starter = Thread.ofPlatform().daemon().unstarted(server::start);
+        starter.start();
+        try {
+            starter.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     int port() {
