@@ -22,6 +22,7 @@ import io.inferencebench.operator.dependent.ProfileConfigMapDependent;
 import io.inferencebench.operator.dependent.ProfilesAvailable;
 import io.inferencebench.operator.dependent.RunnerJobDependent;
 import io.inferencebench.operator.dependent.RunnerWorkOrderDependent;
+import io.inferencebench.profile.server.ServerMetricsReport;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -92,6 +93,11 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
     private final EventRecorder events;
     private final TargetProbe targetProbe;
     private final ReferenceCheck references;
+    private final ServerMetricsScraper scraper;
+
+    /** Stages whose window had at least one successful server-metrics scrape, per run uid. */
+    private final java.util.Map<String, java.util.Set<Integer>> scrapedStages =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     @Inject
     public BenchmarkRunReconciler(KubernetesClient client) {
@@ -104,6 +110,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         this.events = new EventRecorder(client);
         this.targetProbe = new TargetProbe(client);
         this.references = new ReferenceCheck(client);
+        this.scraper = new ServerMetricsScraper(client);
     }
 
     @Override
@@ -155,6 +162,9 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                     built.getMessage());
         }
         Integer ttl = run.getSpec().getTtlSecondsAfterFinished();
+        if (after.isTerminal()) {
+            scraper.forget(run);
+        }
         if (requeue == null && after.isTerminal() && before != after && ttl != null) {
             requeue = Duration.ofSeconds(ttl).plusMillis(100);
         }
@@ -310,6 +320,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         }
         int parallelism = run.getSpec().getRunner().getParallelism();
         List<StageSpec> stages = run.getSpec().getLoad().resolvedStages();
+        scraper.track(run);
         Parts parts = parts(run, context);
         List<String> starts = new ArrayList<>(status.view().getStageStartTimes());
         int current = starts.size();
@@ -368,15 +379,8 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                     met ? "every stage met spec.slo" : "some stage missed spec.slo");
             status.apply(s -> summary(s).setSlo(met ? "Met" : "Missed"));
         }
-        status.condition(
-                ConditionTypes.SERVER_METRICS_COLLECTED,
-                false,
-                Boolean.FALSE.equals(run.getSpec().getMetrics().getEnabled())
-                        ? "Disabled"
-                        : "NotCollected",
-                Boolean.FALSE.equals(run.getSpec().getMetrics().getEnabled())
-                        ? "spec.metrics.enabled is false"
-                        : "server metrics were not scraped for this run");
+        serverMetricsCondition(run, status, results == null ? 0 : results.size());
+        scraper.forget(run);
         finish(
                 status,
                 Phase.SUCCEEDED,
@@ -386,6 +390,32 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                         + ResourceNames.profile(run),
                 now);
         return null;
+    }
+
+    private void serverMetricsCondition(BenchmarkRun run, StatusAggregator status, int stages) {
+        if (Boolean.FALSE.equals(run.getSpec().getMetrics().getEnabled())) {
+            status.condition(
+                    ConditionTypes.SERVER_METRICS_COLLECTED,
+                    false,
+                    "Disabled",
+                    "spec.metrics.enabled is false");
+            return;
+        }
+        int scraped =
+                scrapedStages.getOrDefault(run.getMetadata().getUid(), java.util.Set.of()).size();
+        scrapedStages.remove(run.getMetadata().getUid());
+        boolean all = stages > 0 && scraped >= stages;
+        status.condition(
+                ConditionTypes.SERVER_METRICS_COLLECTED,
+                all,
+                all ? "Collected" : "ScrapesFailed",
+                all
+                        ? "server metrics scraped in every stage window"
+                        : "server metrics scraped in "
+                                + scraped
+                                + " of "
+                                + stages
+                                + " stage window(s); check spec.metrics.port and path");
     }
 
     private void assembleStage(BenchmarkRun run, StatusAggregator status, Parts parts, int stage) {
@@ -403,8 +433,21 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         Set<String> keys = ProfileAssembly.keys(results);
         String start = status.view().getStageStartTimes().get(stage - 1);
         String model = status.view().getModel() != null ? status.view().getModel() : "model";
+        long startMillis = Instant.parse(start).toEpochMilli();
+        ServerMetricsReport serverMetrics =
+                scraper.report(run, startMillis, clock.instant().toEpochMilli());
+        if (serverMetrics != null
+                && serverMetrics.coverage() != null
+                && serverMetrics.coverage().succeeded() > 0) {
+            scrapedStages
+                    .computeIfAbsent(
+                            run.getMetadata().getUid(),
+                            k -> java.util.concurrent.ConcurrentHashMap.newKeySet())
+                    .add(stage);
+        }
         ProfileAssembly.Assembled assembled =
-                ProfileAssembly.assemble(run, stage, stageParts, model, keys, Instant.parse(start));
+                ProfileAssembly.assemble(
+                        run, stage, stageParts, model, keys, Instant.parse(start), serverMetrics);
         results.add(assembled.result());
         List<JsonNode> profiles =
                 status.view().getProfiles() == null

@@ -9,6 +9,7 @@ import io.inferencebench.crds.v1alpha1.SloSpec;
 import io.inferencebench.profile.lpg.LpgProfileWriter;
 import io.inferencebench.profile.lpg.ProfileContext;
 import io.inferencebench.profile.lpg.StageResult;
+import io.inferencebench.profile.server.ServerMetricsReport;
 import io.inferencebench.profile.stats.MetricRecorder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -67,6 +68,7 @@ public final class ProfileAssembly {
      * @param model the model the requests used
      * @param usedKeys ConfigMap keys already taken by earlier stages (updated)
      * @param stageStart the stage's barrier instant
+     * @param serverMetrics server metrics of the stage window, or {@code null}
      * @return the profile and summary
      */
     public static Assembled assemble(
@@ -75,7 +77,8 @@ public final class ProfileAssembly {
             List<StageResult> parts,
             String model,
             Set<String> usedKeys,
-            Instant stageStart) {
+            Instant stageStart,
+            ServerMetricsReport serverMetrics) {
         StageResult merged = parts.size() == 1 ? parts.getFirst() : StageResult.merge(parts);
         var target = run.getSpec().getTarget();
         ProfileContext context =
@@ -94,7 +97,7 @@ public final class ProfileAssembly {
                         run.getSpec().getRunner().getParallelism(),
                         "operator",
                         Map.of("stage", Integer.toString(stage)));
-        JsonNode profile = LpgProfileWriter.write(merged, context);
+        JsonNode profile = LpgProfileWriter.write(merged, context, serverMetrics);
         String key = uniqueKey(LpgProfileWriter.fileName(merged, context), stage, usedKeys);
 
         var result = new io.inferencebench.crds.v1alpha1.StageResult();

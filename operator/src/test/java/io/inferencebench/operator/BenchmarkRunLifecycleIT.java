@@ -365,6 +365,9 @@ class BenchmarkRunLifecycleIT {
         assertThat(status.getResults().get(0).getStatistics()).isEqualTo("merged");
         assertThat(status.getProfiles().get(0).at("/metrics/num_prompts").asLong()).isEqualTo(20);
         assertThat(condition(status, ConditionTypes.COMPLETED, "status")).isEqualTo("True");
+        // 10.1.2.3 serves nothing: the run succeeds, but says its server metrics are missing.
+        assertThat(condition(status, ConditionTypes.SERVER_METRICS_COLLECTED, "reason"))
+                .isEqualTo("ScrapesFailed");
         assertThat(status.getSummary().getRps()).isNotBlank();
         assertThat(status.getProgress().getDone()).isEqualTo("40/40");
 
@@ -394,6 +397,80 @@ class BenchmarkRunLifecycleIT {
                                                 .withName("sweep-runner")
                                                 .get()
                                         == null);
+    }
+
+    @Test
+    void serverMetricsFromAUrlTargetLandInTheProfile() throws Exception {
+        com.sun.net.httpserver.HttpServer server =
+                com.sun.net.httpserver.HttpServer.create(
+                        new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        java.util.concurrent.atomic.AtomicInteger scrapes =
+                new java.util.concurrent.atomic.AtomicInteger();
+        server.createContext(
+                "/",
+                exchange -> {
+                    byte[] body;
+                    if (exchange.getRequestURI().getPath().equals("/metrics")) {
+                        scrapes.incrementAndGet();
+                        body =
+                                ("# TYPE vllm:num_requests_running gauge\n"
+                                                + "vllm:num_requests_running{model_name=\"m\"} 3\n"
+                                                + "# TYPE vllm:num_requests_waiting gauge\n"
+                                                + "vllm:num_requests_waiting{model_name=\"m\"} 1\n")
+                                        .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                        exchange.getResponseHeaders()
+                                .add("Content-Type", "text/plain; version=0.0.4");
+                    } else {
+                        body = "ok".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                    }
+                    exchange.sendResponseHeaders(200, body.length);
+                    exchange.getResponseBody().write(body);
+                    exchange.close();
+                });
+        server.start();
+        try {
+            String url = "http://127.0.0.1:" + server.getAddress().getPort();
+            BenchmarkRun run =
+                    client.getKubernetesSerialization()
+                            .unmarshal(
+                                    """
+                                    apiVersion: inferencebench.io/v1alpha1
+                                    kind: BenchmarkRun
+                                    metadata: {name: scraped}
+                                    spec:
+                                      target: {url: "%s", model: m}
+                                      load: {requestRates: [5], numPrompts: 10}
+                                      metrics: {interval: 200ms}
+                                    """
+                                            .formatted(url),
+                                    BenchmarkRun.class);
+            run =
+                    client.resources(BenchmarkRun.class)
+                            .inNamespace(namespace)
+                            .resource(run)
+                            .create();
+            awaitStatus("scraped", s -> s.getPhase() == Phase.INITIALIZING);
+            writePart(run, 0, Map.of(PartReport.STATE, PartReport.STATE_READY));
+            awaitStatus("scraped", s -> s.getPhase() == Phase.RUNNING);
+            await().atMost(Duration.ofSeconds(20)).until(() -> scrapes.get() >= 3);
+            Map<String, String> done =
+                    new LinkedHashMap<>(stageDone(1, 0, 5.0, run.getMetadata().getUid()));
+            done.put(PartReport.STATE, PartReport.STATE_DONE);
+            writePart(run, 0, done);
+            BenchmarkRunStatus status =
+                    awaitStatus("scraped", s -> s.getPhase() == Phase.SUCCEEDED);
+            assertThat(condition(status, ConditionTypes.SERVER_METRICS_COLLECTED, "status"))
+                    .isEqualTo("True");
+            assertThat(
+                            status.getProfiles()
+                                    .getFirst()
+                                    .at("/metrics/server_metrics/vllm:num_requests_running/Mean")
+                                    .asText())
+                    .isEqualTo("3");
+            assertThat(status.getResults().getFirst().getStatistics()).isEqualTo("exact");
+        } finally {
+            server.stop(0);
+        }
     }
 
     @Test
