@@ -37,7 +37,7 @@ e2e: tools
 	$(MVN) install -Pit -DskipITs=true
 
 test: tools
-	$(MVN) install -Pit
+	$(MVN) clean install -Pit
 
 demo: model-sim
 	$(MVN) -q -DskipTests install -pl runner -am
