@@ -1,0 +1,547 @@
+package io.inferencebench.runner.pod;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.inferencebench.crds.v1alpha1.LoadSpec;
+import io.inferencebench.crds.v1alpha1.ResourceNames;
+import io.inferencebench.crds.v1alpha1.WorkloadSpec;
+import io.inferencebench.crds.workorder.PartReport;
+import io.inferencebench.crds.workorder.RunnerWorkOrder;
+import io.inferencebench.crds.workorder.StageShare;
+import io.inferencebench.crds.workorder.StageShares;
+import io.inferencebench.profile.lpg.StageResult;
+import io.inferencebench.runner.backend.GenerationParams;
+import io.inferencebench.runner.backend.Protocol;
+import io.inferencebench.runner.dataset.HfTokenizer;
+import io.inferencebench.runner.dataset.Prompt;
+import io.inferencebench.runner.engine.LoadEngine;
+import io.inferencebench.runner.engine.SelfWarmup;
+import io.inferencebench.runner.engine.StagePlan;
+import io.inferencebench.runner.http.HttpTransport;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One runner pod's life (DESIGN §2 steps 3–5): read the work order, build this pod's share of every
+ * stage, warm up, report {@code ready} in the part ConfigMap, then for each stage wait for its
+ * start instant in the control ConfigMap, run it, publish progress while it runs and write its
+ * result; finally report {@code done}. Cancellation (control key or the run gone) stops promptly,
+ * keeping finished stages. Exit code 0 for done or cancelled, {@link #EXIT_FAILED} otherwise.
+ */
+public final class PodRun {
+
+    /** Exit code when the pod failed; the part says why. */
+    public static final int EXIT_FAILED = 1;
+
+    private static final ObjectMapper JSON =
+            new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
+    private final PodSettings settings;
+    private final KubernetesClient client;
+    private final PrintWriter log;
+    private final Clock clock;
+    private PartReporter reporter;
+    private volatile boolean ticking;
+    private long tickGeneration;
+    private final Object progressLock = new Object();
+
+    public PodRun(PodSettings settings, KubernetesClient client, PrintWriter log, Clock clock) {
+        this.settings = settings;
+        this.client = client;
+        this.log = log;
+        this.clock = clock;
+    }
+
+    /** Runs the pod's part of the benchmark and returns the process exit code. */
+    public int run() {
+        try {
+            return execute();
+        } catch (PodFailure e) {
+            return fail(e.getMessage(), null);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return fail("interrupted", e);
+        } catch (Exception | Error e) {
+            String message = e.getMessage() == null ? e.getClass().getName() : e.getMessage();
+            return fail(message, e);
+        }
+    }
+
+    private int execute() throws Exception {
+        RunnerWorkOrder order = readWorkOrder();
+        int index = settings.index();
+        if (index < 0 || index >= order.parallelism()) {
+            throw new PodFailure(
+                    PodSettings.INDEX_ENV
+                            + "="
+                            + index
+                            + " is outside 0.."
+                            + (order.parallelism() - 1)
+                            + " (work order parallelism "
+                            + order.parallelism()
+                            + ")");
+        }
+        String namespace = settings.namespace() != null ? settings.namespace() : order.namespace();
+        String partName =
+                order.partConfigMapPrefix() != null
+                        ? order.partConfigMapPrefix() + index
+                        : ResourceNames.part(order.runName(), index);
+        reporter =
+                new PartReporter(
+                        client,
+                        namespace,
+                        partName,
+                        order.runName(),
+                        order.runUid(),
+                        index,
+                        ApiRetry.standard());
+
+        List<StagePlan> plans = PodWorkload.plans(order, index);
+        WorkloadSpec workload = order.workload() == null ? new WorkloadSpec() : order.workload();
+        LoadSpec load = order.load() == null ? new LoadSpec() : order.load();
+        boolean stream = !Boolean.FALSE.equals(workload.getStreaming());
+        Protocol protocol = PodWorkload.protocol(order, stream);
+        String path =
+                order.path() == null || order.path().isBlank()
+                        ? protocol.defaultPath()
+                        : order.path();
+        HfTokenizer tokenizer = null;
+        if (settings.tokenizerFile() != null) {
+            try {
+                tokenizer = HfTokenizer.load(settings.tokenizerFile());
+            } catch (IOException | RuntimeException e) {
+                throw new PodFailure("tokenizer " + settings.tokenizerFile() + ": " + describe(e));
+            }
+        }
+        try (HfTokenizer closeTokenizer = tokenizer) {
+            return execute(
+                    order, namespace, plans, workload, load, stream, protocol, path, tokenizer);
+        }
+    }
+
+    private int execute(
+            RunnerWorkOrder order,
+            String namespace,
+            List<StagePlan> plans,
+            WorkloadSpec workload,
+            LoadSpec load,
+            boolean stream,
+            Protocol protocol,
+            String path,
+            HfTokenizer tokenizer)
+            throws Exception {
+        int index = settings.index();
+        long seed = PodWorkload.seed(order, index);
+        var dataset = PodWorkload.dataset(order);
+        boolean random =
+                dataset.getType() == null
+                        || dataset.getType() == io.inferencebench.crds.v1alpha1.DatasetType.RANDOM;
+        boolean tokenIds = PodWorkload.tokenIdPrompts(order, protocol, random, tokenizer);
+        Files.createDirectories(settings.scratchDir());
+        List<Prompt> prompts =
+                PodWorkload.prompts(
+                        order,
+                        PodWorkload.datasetSize(plans),
+                        tokenIds,
+                        tokenizer,
+                        seed,
+                        settings.datasetFile(),
+                        settings.scratchDir());
+        if (prompts.isEmpty()) {
+            throw new PodFailure("the dataset yielded no prompts after filtering");
+        }
+        Map<String, String> headers = new LinkedHashMap<>();
+        if (order.headers() != null) {
+            headers.putAll(order.headers());
+        }
+        if (order.apiKeyFromEnv()) {
+            if (settings.apiKey() == null || settings.apiKey().isBlank()) {
+                throw new PodFailure(
+                        "the work order expects an API key but "
+                                + RunnerWorkOrder.API_KEY_ENV
+                                + " is not set");
+            }
+            headers.put("Authorization", "Bearer " + settings.apiKey());
+        }
+        int loops = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
+        Duration timeout = load.requestTimeoutValue();
+        ProgressTracker tracker = new ProgressTracker(clock);
+        ScheduledExecutorService ticker =
+                Executors.newSingleThreadScheduledExecutor(
+                        r -> Thread.ofPlatform().daemon().name("ib-part-progress").unstarted(r));
+        ExecutorService stageThread =
+                Executors.newSingleThreadExecutor(
+                        r -> Thread.ofPlatform().daemon().name("ib-stage").unstarted(r));
+        HttpTransport transport =
+                new HttpTransport(order.baseUrl(), headers, loops, 20_000, timeout);
+        try (ControlWatch control =
+                new ControlWatch(
+                        client,
+                        namespace,
+                        order.controlConfigMap() != null
+                                ? order.controlConfigMap()
+                                : ResourceNames.control(order.runName()),
+                        order.runName(),
+                        order.runUid(),
+                        settings.pollInterval(),
+                        settings.runCheckInterval())) {
+            String model =
+                    order.model() != null && !order.model().isBlank()
+                            ? order.model()
+                            : discoverModel(transport, order.baseUrl());
+            var sampling = workload.getSampling();
+            boolean ignoreEos = workload.getIgnoreEos() != null ? workload.getIgnoreEos() : random;
+            GenerationParams params =
+                    new GenerationParams(
+                            model,
+                            stream,
+                            ignoreEos,
+                            sampling != null ? sampling.getTemperature() : Double.valueOf(0.0),
+                            sampling != null ? sampling.getTopP() : null,
+                            sampling != null ? sampling.getTopK() : null,
+                            null);
+            LoadEngine engine =
+                    new LoadEngine(
+                            transport,
+                            protocol,
+                            params,
+                            path,
+                            prompts,
+                            tokenizer,
+                            PodWorkload.slo(order.slo()),
+                            io.inferencebench.profile.stats.MetricRecorder.DEFAULT_SAMPLE_CAP,
+                            seed,
+                            timeout,
+                            tracker);
+            if (settings.selfWarmup()) {
+                SelfWarmup.run(protocol, params, loops, Duration.ofMillis(1500));
+            }
+            long warmupSent = 0;
+            int warmups = load.getWarmupRequests() == null ? 0 : load.getWarmupRequests();
+            if (warmups > 0) {
+                int mine = StageShares.split(warmups, order.parallelism()).get(index);
+                warmupSent = engine.warmUp(mine, load.getMaxConcurrency());
+            }
+            control.start();
+            Map<String, String> ready = new LinkedHashMap<>();
+            ready.put(PartReport.STATE, PartReport.STATE_READY);
+            ready.put(PartReport.STAGE, "0");
+            ready.put(PartReport.STAGES_DONE, "0");
+            reporter.create(ready);
+            log(
+                    "ready: %s%s model %s, %d stage(s), %d prompts, pod %d of %d",
+                    order.baseUrl(),
+                    path,
+                    model,
+                    plans.size(),
+                    prompts.size(),
+                    index,
+                    order.parallelism());
+
+            for (int i = 0; i < plans.size(); i++) {
+                int stage = i + 1;
+                String key = RunnerWorkOrder.stageStartKey(stage);
+                String startText = control.awaitKey(key);
+                if (startText == null) {
+                    return cancelled(control.stopReason(), i);
+                }
+                Instant start = StartBarrier.parse(key, startText);
+                Duration late =
+                        new StartBarrier(clock).await(start, () -> control.stopReason() != null);
+                if (control.stopReason() != null) {
+                    return cancelled(control.stopReason(), i);
+                }
+                tracker.beginStage(stage);
+                Map<String, String> running = new LinkedHashMap<>();
+                running.put(PartReport.STATE, PartReport.STATE_RUNNING);
+                running.put(PartReport.STAGE, Integer.toString(stage));
+                running.put(PartReport.PROGRESS, tracker.snapshot().toJson());
+                StagePlan plan = plans.get(i);
+                Future<StageResult> future =
+                        stageThread.submit(
+                                () ->
+                                        plan == null
+                                                ? empty(order.stages().get(stage - 1))
+                                                : engine.runStage(plan));
+                // The part is updated after the stage started so the API round trip does not delay
+                // the first request past the barrier.
+                reporter.put(running);
+                log(
+                        "stage %d/%d started %d ms after its barrier %s",
+                        stage, plans.size(), late.toMillis(), start);
+                startTicking(ticker, tracker, order);
+                StageResult result = null;
+                while (result == null) {
+                    try {
+                        result = future.get(200, TimeUnit.MILLISECONDS);
+                    } catch (TimeoutException e) {
+                        if (control.stopReason() != null) {
+                            stopTicking();
+                            // The engine has no stop hook; closing the transport fails what is in
+                            // flight and the abandoned stage is not reported.
+                            transport.close();
+                            return cancelled(control.stopReason(), i);
+                        }
+                    } catch (ExecutionException e) {
+                        stopTicking();
+                        throw new PodFailure(
+                                "stage " + stage + " failed: " + describe(e.getCause()));
+                    }
+                }
+                stopTicking();
+                result.stageIndex = i;
+                result.runnerCount = 1;
+                if (i == 0) {
+                    result.warmupExcluded = warmupSent;
+                }
+                String json = stageResultJson(result, stage);
+                Map<String, String> done = new LinkedHashMap<>();
+                done.put(PartReport.stageResultKey(stage), json);
+                done.put(PartReport.STAGES_DONE, Integer.toString(stage));
+                done.put(PartReport.PROGRESS, finalProgress(stage, result).toJson());
+                reporter.put(done);
+                log(
+                        "stage %d/%d done: %d ok, %d failed, %d sent",
+                        stage, plans.size(), result.completed, result.failed, result.sent);
+            }
+            reporter.put(Map.of(PartReport.STATE, PartReport.STATE_DONE));
+            log("done: %d stage(s)", plans.size());
+            return 0;
+        } finally {
+            stopTicking();
+            ticker.shutdownNow();
+            stageThread.shutdownNow();
+            transport.close();
+        }
+    }
+
+    private static StageResult empty(StageShare share) {
+        StageResult r = new StageResult();
+        r.requestedRate =
+                share.ratePerPod() != null ? share.ratePerPod() : Double.POSITIVE_INFINITY;
+        return r;
+    }
+
+    static String stageResultJson(StageResult result, int stage) throws IOException {
+        String json = JSON.writeValueAsString(result);
+        int bytes = json.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > PartReporter.MAX_STAGE_RESULT_BYTES) {
+            throw new PodFailure(
+                    "stage "
+                            + stage
+                            + " result is "
+                            + bytes
+                            + " bytes, over the "
+                            + PartReporter.MAX_STAGE_RESULT_BYTES
+                            + " bytes a part ConfigMap key may hold");
+        }
+        return json;
+    }
+
+    private ProgressReport finalProgress(int stage, StageResult r) {
+        double seconds = (r.lastDispatchEpochNanos - r.firstDispatchEpochNanos) / 1e9;
+        double rate = r.sent > 1 && seconds > 0 ? (r.sent - 1) / seconds : 0;
+        Double ttft = r.ttftMs != null && r.ttftMs.count() > 0 ? r.ttftMs.percentile(50) : null;
+        return new ProgressReport(
+                stage, r.completed, r.failed, 0, rate, ttft, clock.instant().toString());
+    }
+
+    private void startTicking(
+            ScheduledExecutorService ticker, ProgressTracker tracker, RunnerWorkOrder order) {
+        long period =
+                settings.progressInterval() != null
+                        ? settings.progressInterval().toMillis()
+                        : Math.max(
+                                        1,
+                                        order.reportIntervalSeconds() > 0
+                                                ? order.reportIntervalSeconds()
+                                                : 3)
+                                * 1000L;
+        ApiRetry once = new ApiRetry(Duration.ofSeconds(2), 200, 1000);
+        long generation;
+        synchronized (progressLock) {
+            ticking = true;
+            generation = ++tickGeneration;
+        }
+        ticker.schedule(
+                new Runnable() {
+                    @Override
+                    public void run() {
+                        synchronized (progressLock) {
+                            if (!ticking || generation != tickGeneration) {
+                                return;
+                            }
+                            try {
+                                reporter.put(
+                                        Map.of(PartReport.PROGRESS, tracker.snapshot().toJson()),
+                                        once);
+                            } catch (PodFailure e) {
+                                log("progress not published: %s", e.getMessage());
+                            }
+                            ticker.schedule(this, period, TimeUnit.MILLISECONDS);
+                        }
+                    }
+                },
+                period,
+                TimeUnit.MILLISECONDS);
+    }
+
+    private void stopTicking() {
+        synchronized (progressLock) {
+            ticking = false;
+        }
+    }
+
+    private int cancelled(String reason, int stagesDone) {
+        log("stopping: %s; %d finished stage(s) kept", reason, stagesDone);
+        Map<String, String> data = new LinkedHashMap<>();
+        data.put(PartReport.STATE, PartReport.STATE_DONE);
+        data.put(PartReporter.CANCELLED, "true");
+        try {
+            reporter.put(data);
+        } catch (PodFailure e) {
+            // The run is gone or going; nothing reads the part any more.
+            log("final state not written: %s", e.getMessage());
+        }
+        return 0;
+    }
+
+    private int fail(String message, Throwable cause) {
+        String safe = redact(message);
+        log("failed: %s", safe);
+        if (cause != null && !(cause instanceof PodFailure)) {
+            log("cause: %s", redact(cause.toString()));
+        }
+        if (reporter != null) {
+            Map<String, String> data = new LinkedHashMap<>();
+            data.put(PartReport.STATE, PartReport.STATE_FAILED);
+            data.put(PartReport.ERROR, safe);
+            try {
+                reporter.create(data);
+            } catch (RuntimeException e) {
+                log("failure not reported in the part ConfigMap: %s", redact(describe(e)));
+            }
+        }
+        return EXIT_FAILED;
+    }
+
+    private String redact(String text) {
+        if (text == null) {
+            return "";
+        }
+        String key = settings.apiKey();
+        return key == null || key.isBlank() ? text : text.replace(key, "<redacted>");
+    }
+
+    private RunnerWorkOrder readWorkOrder() throws IOException {
+        String json;
+        if (settings.workOrderFile() != null && Files.isRegularFile(settings.workOrderFile())) {
+            json = Files.readString(settings.workOrderFile(), StandardCharsets.UTF_8);
+        } else {
+            if (settings.runName() == null || settings.namespace() == null) {
+                throw new PodFailure(
+                        "no work order: file "
+                                + settings.workOrderFile()
+                                + " is missing and "
+                                + PodSettings.RUN_NAME_ENV
+                                + "/"
+                                + PodSettings.NAMESPACE_ENV
+                                + " are not both set to read ConfigMap <run>-runner");
+            }
+            String name = ResourceNames.runner(settings.runName());
+            ConfigMap cm =
+                    ApiRetry.standard()
+                            .call(
+                                    "reading ConfigMap " + settings.namespace() + "/" + name,
+                                    () ->
+                                            client.configMaps()
+                                                    .inNamespace(settings.namespace())
+                                                    .withName(name)
+                                                    .get());
+            if (cm == null
+                    || cm.getData() == null
+                    || cm.getData().get(RunnerWorkOrder.KEY) == null) {
+                throw new PodFailure(
+                        "no work order: ConfigMap "
+                                + settings.namespace()
+                                + "/"
+                                + name
+                                + (cm == null
+                                        ? " does not exist"
+                                        : " has no key " + RunnerWorkOrder.KEY));
+            }
+            json = cm.getData().get(RunnerWorkOrder.KEY);
+        }
+        RunnerWorkOrder order;
+        try {
+            order = JSON.readValue(json, RunnerWorkOrder.class);
+        } catch (IOException e) {
+            throw new PodFailure("work order is not valid JSON: " + describe(e));
+        }
+        if (order.runName() == null || order.baseUrl() == null || order.parallelism() < 1) {
+            throw new PodFailure("work order: runName, baseUrl and parallelism >= 1 are required");
+        }
+        if (settings.runName() != null && !settings.runName().equals(order.runName())) {
+            throw new PodFailure(
+                    "work order is for run "
+                            + order.runName()
+                            + " but this pod belongs to "
+                            + settings.runName());
+        }
+        return order;
+    }
+
+    private static String discoverModel(HttpTransport transport, String baseUrl) {
+        try {
+            JsonNode data =
+                    JSON.readTree(transport.get("/v1/models", Duration.ofSeconds(10))).path("data");
+            if (data.isArray() && !data.isEmpty() && data.get(0).path("id").isTextual()) {
+                return data.get(0).get("id").asText();
+            }
+        } catch (Exception e) {
+            // fall through to TGI's /info
+        }
+        try {
+            JsonNode info = JSON.readTree(transport.get("/info", Duration.ofSeconds(10)));
+            if (info.path("model_id").isTextual()) {
+                return info.get("model_id").asText();
+            }
+        } catch (Exception e) {
+            // reported below
+        }
+        throw new PodFailure(
+                "target.model is not set and "
+                        + baseUrl
+                        + " names no model at /v1/models or /info");
+    }
+
+    private static String describe(Throwable e) {
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+
+    private void log(String format, Object... args) {
+        synchronized (log) {
+            log.printf(Locale.ROOT, format + "%n", args);
+            log.flush();
+        }
+    }
+}
