@@ -249,6 +249,9 @@ public final class PrometheusApiSource implements AutoCloseable {
         long span = end - start;
         int intervals = span == 0 ? 0 : (int) Math.max(1, ceilDiv(span, requestedStep));
         long step = intervals == 0 ? Math.max(1, requestedStep) : Math.max(1, span / intervals);
+        // Prometheus steps are whole milliseconds, so start + intervals * step may fall short of
+        // the end by up to `intervals` ms: evaluate start + k * step for k < intervals, then the
+        // end itself in a query of its own.
         int points = intervals + 1;
 
         Set<String> queried = new LinkedHashSet<>(wanted);
@@ -257,18 +260,12 @@ public final class PrometheusApiSource implements AutoCloseable {
                 "{" + join("__name__=~\"" + nameRegex(queried) + "\"", selector.render()) + "}";
         Map<String, TreeMap<Long, List<Sample>>> samples = new TreeMap<>();
         Map<String, TreeMap<Long, Double>> up = new TreeMap<>();
-        for (int first = 0; first < points; first += MAX_POINTS_PER_QUERY) {
-            long chunkStart = start + first * step;
-            int last = Math.min(points - 1, first + MAX_POINTS_PER_QUERY - 1);
-            long chunkEnd = last == points - 1 ? end : start + last * step;
-            Map<String, List<String>> q = new LinkedHashMap<>();
-            q.put("query", List.of(query));
-            q.put("start", List.of(seconds(chunkStart)));
-            q.put("end", List.of(seconds(chunkEnd)));
-            q.put("step", List.of(seconds(step)));
-            JsonNode data = call("/api/v1/query_range", q, true, warnings);
-            decodeMatrix(data, samples, up, warnings);
+        for (int first = 0; first < intervals; first += MAX_POINTS_PER_QUERY) {
+            int last = Math.min(intervals - 1, first + MAX_POINTS_PER_QUERY - 1);
+            queryRange(
+                    query, start + first * step, start + last * step, step, samples, up, warnings);
         }
+        queryRange(query, end, end, step, samples, up, warnings);
 
         Map<String, SeriesShape> shapes = shapes(samples, metadata);
         Set<String> replicas = new TreeSet<>(samples.keySet());
@@ -294,6 +291,23 @@ public final class PrometheusApiSource implements AutoCloseable {
         }
         scrapes.sort(java.util.Comparator.comparingLong(Scrape::timestampMillis));
         return new Window(scrapes, points * replicas.size(), step, replicas, warnings);
+    }
+
+    private void queryRange(
+            String query,
+            long from,
+            long to,
+            long step,
+            Map<String, TreeMap<Long, List<Sample>>> samples,
+            Map<String, TreeMap<Long, Double>> up,
+            List<String> warnings)
+            throws PrometheusQueryException {
+        Map<String, List<String>> q = new LinkedHashMap<>();
+        q.put("query", List.of(query));
+        q.put("start", List.of(seconds(from)));
+        q.put("end", List.of(seconds(to)));
+        q.put("step", List.of(seconds(step)));
+        decodeMatrix(call("/api/v1/query_range", q, true, warnings), samples, up, warnings);
     }
 
     // ---- which names, which types ----

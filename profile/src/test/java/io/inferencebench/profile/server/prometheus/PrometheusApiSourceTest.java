@@ -114,7 +114,32 @@ class PrometheusApiSourceTest {
     private void recordedServer() {
         stub.json("/api/v1/label/__name__/values", NAMES)
                 .json("/api/v1/metadata", METADATA)
-                .json("/api/v1/query_range", MATRIX);
+                .route("/api/v1/query_range", PrometheusApiSourceTest::recordedRange);
+    }
+
+    /** The recorded matrix restricted to the requested [start, end], as Prometheus would. */
+    private static PrometheusStub.Answer recordedRange(PrometheusStub.Request r) {
+        try {
+            double from = Double.parseDouble(r.param("start"));
+            double to = Double.parseDouble(r.param("end"));
+            com.fasterxml.jackson.databind.ObjectMapper json =
+                    new com.fasterxml.jackson.databind.ObjectMapper();
+            com.fasterxml.jackson.databind.JsonNode root = json.readTree(MATRIX);
+            for (com.fasterxml.jackson.databind.JsonNode series :
+                    root.path("data").path("result")) {
+                com.fasterxml.jackson.databind.node.ArrayNode values =
+                        (com.fasterxml.jackson.databind.node.ArrayNode) series.path("values");
+                for (int i = values.size() - 1; i >= 0; i--) {
+                    double t = values.get(i).get(0).asDouble();
+                    if (t < from || t > to) {
+                        values.remove(i);
+                    }
+                }
+            }
+            return PrometheusStub.Answer.ok(json.writeValueAsString(root));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     /** The same data as the recorded matrix, as the text pages a direct scrape would have read. */
@@ -202,11 +227,16 @@ class PrometheusApiSourceTest {
             assertThat(a1.page().family("go_goroutines")).isNull();
         }
 
-        PrometheusStub.Request q = stub.requests("/api/v1/query_range").get(0);
+        List<PrometheusStub.Request> ranges = stub.requests("/api/v1/query_range");
+        assertThat(ranges).hasSize(2);
+        PrometheusStub.Request q = ranges.get(0);
         assertThat(q.method()).isEqualTo("POST");
         assertThat(q.param("start")).isEqualTo("1700000000.000");
-        assertThat(q.param("end")).isEqualTo("1700000002.000");
+        assertThat(q.param("end")).isEqualTo("1700000001.000");
         assertThat(q.param("step")).isEqualTo("1.000");
+        // the window end is evaluated on its own, so it is a point whatever the step rounding
+        assertThat(ranges.get(1).param("start")).isEqualTo("1700000002.000");
+        assertThat(ranges.get(1).param("end")).isEqualTo("1700000002.000");
         assertThat(q.param("query"))
                 .startsWith("{__name__=~\"")
                 .contains("vllm:time_to_first_token_seconds_bucket", "up", "namespace=\"llm\"")
@@ -478,8 +508,13 @@ class PrometheusApiSourceTest {
             // 2000 ms in ceil(2000/700) = 3 intervals of 666 ms
             assertThat(w.stepMillis()).isEqualTo(666);
         }
-        assertThat(stub.requests("/api/v1/query_range").get(0).param("end"))
-                .isEqualTo("1700000002.000");
+        List<PrometheusStub.Request> ranges = stub.requests("/api/v1/query_range");
+        assertThat(ranges)
+                .extracting(r -> r.param("start"), r -> r.param("end"))
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple("1700000000.000", "1700000001.332"),
+                        org.assertj.core.groups.Tuple.tuple("1700000002.000", "1700000002.000"));
+        assertThat(ranges.get(0).param("step")).isEqualTo("0.666");
     }
 
     @Test
@@ -495,11 +530,14 @@ class PrometheusApiSourceTest {
             source.fetch(CATALOG, T0, end);
         }
         List<PrometheusStub.Request> calls = stub.requests("/api/v1/query_range");
-        assertThat(calls).hasSize(3);
+        // 25,000 regular points in chunks of 11,000, 11,000 and 3,000, then the end point
+        assertThat(calls).hasSize(4);
         assertThat(calls.get(0).param("start")).isEqualTo("1700000000.000");
         assertThat(calls.get(0).param("end")).isEqualTo("1700010999.000");
         assertThat(calls.get(1).param("start")).isEqualTo("1700011000.000");
-        assertThat(calls.get(2).param("end")).isEqualTo("1700025000.000");
+        assertThat(calls.get(2).param("end")).isEqualTo("1700024999.000");
+        assertThat(calls.get(3).param("start")).isEqualTo("1700025000.000");
+        assertThat(calls.get(3).param("end")).isEqualTo("1700025000.000");
         for (PrometheusStub.Request c : calls) {
             double points =
                     (Double.parseDouble(c.param("end")) - Double.parseDouble(c.param("start")))
