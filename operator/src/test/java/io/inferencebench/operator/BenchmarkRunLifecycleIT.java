@@ -580,6 +580,57 @@ class BenchmarkRunLifecycleIT {
     }
 
     @Test
+    void runnerPodTemplateIsAdmittedByPodSecurityRestricted() {
+        String restricted = namespace + "-restricted";
+        client.namespaces()
+                .resource(
+                        new NamespaceBuilder()
+                                .withNewMetadata()
+                                .withName(restricted)
+                                .addToLabels("pod-security.kubernetes.io/enforce", "restricted")
+                                .addToLabels("pod-security.kubernetes.io/enforce-version", "latest")
+                                .endMetadata()
+                                .build())
+                .create();
+        BenchmarkRun run = TestRuns.sweep();
+        run.getMetadata().setNamespace(restricted);
+        run.getSpec().getRunner().setParallelism(2);
+        Job job =
+                io.inferencebench.operator.dependent.RunnerJobDependent.desired(
+                        run, new RunnerDefaults("example/runner:1", "IfNotPresent"));
+        io.fabric8.kubernetes.api.model.Pod pod =
+                new io.fabric8.kubernetes.api.model.PodBuilder()
+                        .withMetadata(job.getSpec().getTemplate().getMetadata())
+                        .editMetadata()
+                        .withName("sweep-runner-0-test")
+                        .withNamespace(restricted)
+                        .endMetadata()
+                        .withSpec(job.getSpec().getTemplate().getSpec())
+                        .build();
+        // Pod Security admission runs in the API server itself: a violation is a 403 here.
+        var created = client.pods().inNamespace(restricted).resource(pod).create();
+        assertThat(created.getMetadata().getUid()).isNotBlank();
+
+        // The same check rejects a privileged variant, so the assertion above can fail.
+        io.fabric8.kubernetes.api.model.Pod privileged =
+                new io.fabric8.kubernetes.api.model.PodBuilder(pod)
+                        .editMetadata()
+                        .withName("privileged")
+                        .endMetadata()
+                        .editSpec()
+                        .editFirstContainer()
+                        .editSecurityContext()
+                        .withPrivileged(true)
+                        .endSecurityContext()
+                        .endContainer()
+                        .endSpec()
+                        .build();
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> client.pods().inNamespace(restricted).resource(privileged).create())
+                .hasMessageContaining("restricted");
+    }
+
+    @Test
     void applyToRunnerJobLatency() {
         service("vllm", true);
         List<Long> millis = new ArrayList<>();
