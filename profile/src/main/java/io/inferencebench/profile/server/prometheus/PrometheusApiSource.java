@@ -745,6 +745,7 @@ public final class PrometheusApiSource implements AutoCloseable {
 
     private static String hint(int code) {
         return switch (code) {
+            case 301, 302, 303, 307, 308 -> " redirect (not followed): use the final URL";
             case 401 -> " unauthorized: check the bearer token";
             case 403 -> " forbidden: the bearer token lacks access";
             case 404 -> " not found: check the URL and its path prefix";

@@ -367,6 +367,13 @@ class PrometheusApiSourceTest {
             assertThat(e.getMessage())
                     .contains("HTTP 502", "not Prometheus API JSON", "Bad Gateway");
         }
+        stub.route("/api/v1/label/__name__/values", r -> new PrometheusStub.Answer(302, "", 0));
+        try (PrometheusApiSource source = new PrometheusApiSource(config())) {
+            PrometheusQueryException e =
+                    catchThrowableOfType(
+                            PrometheusQueryException.class, () -> source.fetch(CATALOG, T0, T2));
+            assertThat(e.getMessage()).contains("HTTP 302", "redirect", "(empty)");
+        }
         PrometheusSourceConfig wrongPrefix =
                 PrometheusSourceConfig.of(URI.create(stub.url() + "/nothing-here"), null)
                         .withStep(Duration.ofSeconds(1));
