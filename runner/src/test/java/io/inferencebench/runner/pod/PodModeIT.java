@@ -1,0 +1,489 @@
+package io.inferencebench.runner.pod;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.inferencebench.crds.v1alpha1.BenchmarkRun;
+import io.inferencebench.crds.v1alpha1.DatasetSpec;
+import io.inferencebench.crds.v1alpha1.LoadSpec;
+import io.inferencebench.crds.v1alpha1.ResourceNames;
+import io.inferencebench.crds.v1alpha1.StageSpec;
+import io.inferencebench.crds.v1alpha1.TokenDistribution;
+import io.inferencebench.crds.v1alpha1.WorkloadSpec;
+import io.inferencebench.crds.workorder.PartReport;
+import io.inferencebench.crds.workorder.RunnerWorkOrder;
+import io.inferencebench.crds.workorder.StageShares;
+import io.inferencebench.profile.lpg.StageResult;
+import io.inferencebench.runner.stub.OpenAiStub;
+import io.inferencebench.runner.stub.StubServer;
+import io.inferencebench.testkit.ApiServerFixture;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The pod mode against a real API server: the test plays the operator (work order, BenchmarkRun
+ * owner, control ConfigMap start instants) and runs runner pods in-process against a loopback
+ * OpenAI stub. The runners use a client impersonating the runner ServiceAccount bound to the Role
+ * from {@code config/rbac/runner}, so the verbs they need are exactly those granted.
+ */
+class PodModeIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String API_KEY = "sk-pod-mode-it-4a7c";
+    private static final AtomicInteger NAMESPACES = new AtomicInteger();
+
+    static ApiServerFixture fixture;
+    static KubernetesClient admin;
+    static StubServer server;
+    static final ConcurrentLinkedQueue<String> authorizations = new ConcurrentLinkedQueue<>();
+
+    @TempDir Path scratch;
+
+    @BeforeAll
+    static void start() throws Exception {
+        // A cancelled stage's dispatcher thread dies on the closed transport (the engine has no
+        // stop hook); that is expected and must not fail the next await.
+        org.awaitility.Awaitility.doNotCatchUncaughtExceptionsByDefault();
+        fixture = ApiServerFixture.shared();
+        admin = fixture.client();
+        if (admin.apiextensions()
+                        .v1()
+                        .customResourceDefinitions()
+                        .withName(BenchmarkRun.CRD_NAME)
+                        .get()
+                == null) {
+            try (InputStream yaml =
+                    BenchmarkRun.class.getResourceAsStream(
+                            "/META-INF/fabric8/benchmarkruns.inferencebench.io-v1.yml")) {
+                CustomResourceDefinition crd =
+                        admin.apiextensions().v1().customResourceDefinitions().load(yaml).item();
+                admin.apiextensions().v1().customResourceDefinitions().resource(crd).create();
+            }
+            admin.apiextensions()
+                    .v1()
+                    .customResourceDefinitions()
+                    .withName(BenchmarkRun.CRD_NAME)
+                    .waitUntilCondition(
+                            c ->
+                                    c.getStatus() != null
+                                            && c.getStatus().getConditions().stream()
+                                                    .anyMatch(
+                                                            x ->
+                                                                    x.getType()
+                                                                                    .equals(
+                                                                                            "Established")
+                                                                            && x.getStatus()
+                                                                                    .equals(
+                                                                                            "True")),
+                            60,
+                            TimeUnit.SECONDS);
+        }
+        OpenAiStub stub = new OpenAiStub(5, 1, true);
+        server =
+                new StubServer(
+                        (request, exchange) -> {
+                            authorizations.add(String.valueOf(request.header("Authorization")));
+                            stub.handle(request, exchange);
+                        });
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    /** A namespace with the runner ServiceAccount's Role and a BenchmarkRun to own the parts. */
+    private record Run(String namespace, String name, String uid, KubernetesClient runnerClient) {}
+
+    private Run newRun(String name) throws Exception {
+        String ns = "pod-mode-" + NAMESPACES.incrementAndGet();
+        admin.namespaces()
+                .resource(
+                        new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+                .create();
+        Path rbac = Path.of("../config/rbac/runner/runner.yaml");
+        for (HasMetadata item : admin.load(Files.newInputStream(rbac)).items()) {
+            item.getMetadata().setNamespace(ns);
+            if (item instanceof io.fabric8.kubernetes.api.model.rbac.RoleBinding binding) {
+                binding.getSubjects().forEach(s -> s.setNamespace(ns));
+            }
+            admin.resource(item).inNamespace(ns).create();
+        }
+        String manifest =
+                """
+                apiVersion: inferencebench.io/v1alpha1
+                kind: BenchmarkRun
+                metadata:
+                  name: %s
+                spec:
+                  target:
+                    url: %s
+                    model: stub
+                  load:
+                    requestRates: [10]
+                    numPrompts: 10
+                """
+                        .formatted(name, server.baseUrl());
+        BenchmarkRun run =
+                admin.resources(BenchmarkRun.class)
+                        .inNamespace(ns)
+                        .load(new java.io.ByteArrayInputStream(manifest.getBytes()))
+                        .create();
+        Config config = Config.fromKubeconfig(fixture.kubeconfigYaml());
+        config.setImpersonateUsername("system:serviceaccount:" + ns + ":inferencebench-runner");
+        config.setImpersonateGroups(
+                "system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated");
+        KubernetesClient runnerClient = new KubernetesClientBuilder().withConfig(config).build();
+        return new Run(ns, name, run.getMetadata().getUid(), runnerClient);
+    }
+
+    private static RunnerWorkOrder workOrder(Run run, LoadSpec load, int parallelism, boolean key) {
+        WorkloadSpec workload = new WorkloadSpec();
+        DatasetSpec dataset = new DatasetSpec();
+        dataset.setInputTokens(TokenDistribution.fixed(16));
+        dataset.setOutputTokens(TokenDistribution.fixed(4));
+        workload.setDataset(dataset);
+        return new RunnerWorkOrder(
+                run.name(),
+                run.namespace(),
+                run.uid(),
+                parallelism,
+                server.baseUrl(),
+                "/v1/completions",
+                "vllm",
+                "completions",
+                "stub",
+                Map.of("X-Bench", "pod-mode"),
+                key,
+                workload,
+                load,
+                StageShares.of(load, parallelism),
+                null,
+                ResourceNames.control(run.name()),
+                run.name() + "-part-",
+                1);
+    }
+
+    private void publishWorkOrder(Run run, RunnerWorkOrder order) throws Exception {
+        admin.configMaps()
+                .inNamespace(run.namespace())
+                .resource(
+                        new ConfigMapBuilder()
+                                .withNewMetadata()
+                                .withName(ResourceNames.runner(run.name()))
+                                .endMetadata()
+                                .withData(
+                                        Map.of(RunnerWorkOrder.KEY, JSON.writeValueAsString(order)))
+                                .build())
+                .create();
+    }
+
+    private PodSettings settings(Run run, int index, Path workOrderFile, String apiKey) {
+        return new PodSettings(
+                run.name(),
+                run.namespace(),
+                "pod-" + index,
+                index,
+                workOrderFile,
+                apiKey,
+                null,
+                null,
+                scratch.resolve("pod-" + index),
+                false,
+                Duration.ofSeconds(1),
+                Duration.ofMillis(500),
+                Duration.ofMillis(300));
+    }
+
+    private static CompletableFuture<Integer> startPod(
+            Run run, PodSettings settings, StringWriter log) {
+        return CompletableFuture.supplyAsync(
+                () ->
+                        new PodRun(
+                                        settings,
+                                        run.runnerClient(),
+                                        new PrintWriter(log, true),
+                                        Clock.systemUTC())
+                                .run(),
+                r -> Thread.ofPlatform().name("pod-" + settings.index()).start(r));
+    }
+
+    private static ConfigMap part(Run run, int index) {
+        return admin.configMaps()
+                .inNamespace(run.namespace())
+                .withName(ResourceNames.part(run.name(), index))
+                .get();
+    }
+
+    private static String data(Run run, int index, String key) {
+        ConfigMap cm = part(run, index);
+        return cm == null || cm.getData() == null ? null : cm.getData().get(key);
+    }
+
+    private static void control(Run run, Map<String, String> data) {
+        String name = ResourceNames.control(run.name());
+        if (admin.configMaps().inNamespace(run.namespace()).withName(name).get() == null) {
+            admin.configMaps()
+                    .inNamespace(run.namespace())
+                    .resource(
+                            new ConfigMapBuilder()
+                                    .withNewMetadata()
+                                    .withName(name)
+                                    .endMetadata()
+                                    .withData(data)
+                                    .build())
+                    .create();
+        } else {
+            try {
+                admin.configMaps()
+                        .inNamespace(run.namespace())
+                        .withName(name)
+                        .patch(
+                                PatchContext.of(PatchType.JSON_MERGE),
+                                JSON.writeValueAsString(Map.of("data", data)));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    private static StageResult stageResult(Run run, int index, int stage) throws Exception {
+        return JSON.readValue(
+                data(run, index, PartReport.stageResultKey(stage)), StageResult.class);
+    }
+
+    @Test
+    void twoPodsRunTwoStagesAtTheBarriersAndReportExactCounts() throws Exception {
+        Run run = newRun("sweep");
+        LoadSpec load = new LoadSpec();
+        StageSpec rate = new StageSpec();
+        rate.setRequestRate(20.0);
+        rate.setNumPrompts(10);
+        StageSpec closed = new StageSpec();
+        closed.setConcurrency(2);
+        closed.setNumPrompts(7);
+        load.setStages(List.of(rate, closed));
+        RunnerWorkOrder order = workOrder(run, load, 2, true);
+        publishWorkOrder(run, order);
+        Path orderFile = scratch.resolve("workorder.json");
+        Files.writeString(orderFile, JSON.writeValueAsString(order));
+        int requestsBefore = server.requests();
+        authorizations.clear();
+
+        StringWriter log0 = new StringWriter();
+        StringWriter log1 = new StringWriter();
+        // Pod 0 reads the mounted file, pod 1 falls back to the ConfigMap through the API.
+        CompletableFuture<Integer> pod0 = startPod(run, settings(run, 0, orderFile, API_KEY), log0);
+        CompletableFuture<Integer> pod1 =
+                startPod(run, settings(run, 1, scratch.resolve("absent.json"), API_KEY), log1);
+
+        await().atMost(Duration.ofSeconds(60))
+                .until(
+                        () ->
+                                PartReport.STATE_READY.equals(data(run, 0, PartReport.STATE))
+                                        && PartReport.STATE_READY.equals(
+                                                data(run, 1, PartReport.STATE)));
+        ConfigMap part0 = part(run, 0);
+        assertThat(part0.getMetadata().getLabels())
+                .containsEntry("app.kubernetes.io/name", "inferencebench")
+                .containsEntry("app.kubernetes.io/instance", run.name())
+                .containsEntry("app.kubernetes.io/managed-by", "inferencebench-operator")
+                .containsEntry("app.kubernetes.io/component", "runner")
+                .containsEntry("inferencebench.io/part-index", "0");
+        assertThat(part0.getMetadata().getOwnerReferences())
+                .singleElement()
+                .satisfies(
+                        o -> {
+                            assertThat(o.getUid()).isEqualTo(run.uid());
+                            assertThat(o.getKind()).isEqualTo("BenchmarkRun");
+                            assertThat(o.getName()).isEqualTo(run.name());
+                        });
+        assertThat(part0.getData()).containsEntry(PartReport.RUN_UID, run.uid());
+        // Nothing is sent before the start barrier.
+        Thread.sleep(500);
+        assertThat(server.requests()).isEqualTo(requestsBefore);
+
+        Instant start1 = Instant.now().plusSeconds(2);
+        control(
+                run,
+                Map.of(
+                        RunnerWorkOrder.stageStartKey(1),
+                        start1.toString(),
+                        RunnerWorkOrder.CANCEL_KEY,
+                        "false"));
+        await().atMost(Duration.ofSeconds(60))
+                .until(
+                        () ->
+                                "1".equals(data(run, 0, PartReport.STAGES_DONE))
+                                        && "1".equals(data(run, 1, PartReport.STAGES_DONE)));
+        assertThat(data(run, 0, PartReport.STATE)).isEqualTo(PartReport.STATE_RUNNING);
+        long startNanos = start1.getEpochSecond() * 1_000_000_000L + start1.getNano();
+        long sent1 = 0;
+        for (int i = 0; i < 2; i++) {
+            StageResult r = stageResult(run, i, 1);
+            assertThat(r.completed).isEqualTo(5);
+            assertThat(r.failed).isZero();
+            assertThat(r.stageIndex).isZero();
+            assertThat(r.requestedRate).isEqualTo(10.0);
+            // The stage window begins at the barrier instant, not before.
+            assertThat(r.firstDispatchEpochNanos).isGreaterThanOrEqualTo(startNanos);
+            assertThat(r.firstDispatchEpochNanos - startNanos)
+                    .isLessThan(Duration.ofMillis(1500).toNanos());
+            sent1 += r.sent;
+            ProgressReport progress = ProgressReport.fromJson(data(run, i, PartReport.PROGRESS));
+            assertThat(progress.stage()).isEqualTo(1);
+            assertThat(progress.completed()).isEqualTo(5);
+        }
+        assertThat(sent1).isEqualTo(10);
+        assertThat(server.requests() - requestsBefore).isEqualTo(10);
+        // Stage 2 waits for its own barrier.
+        assertThat(data(run, 0, PartReport.stageResultKey(2))).isNull();
+
+        Instant start2 = Instant.now().plusSeconds(2);
+        control(run, Map.of(RunnerWorkOrder.stageStartKey(2), start2.toString()));
+        assertThat(pod0.get(60, TimeUnit.SECONDS)).as(log0.toString()).isZero();
+        assertThat(pod1.get(60, TimeUnit.SECONDS)).as(log1.toString()).isZero();
+        long sent2 = 0;
+        for (int i = 0; i < 2; i++) {
+            assertThat(data(run, i, PartReport.STATE)).isEqualTo(PartReport.STATE_DONE);
+            assertThat(data(run, i, PartReport.STAGES_DONE)).isEqualTo("2");
+            StageResult r = stageResult(run, i, 2);
+            assertThat(r.completed).isEqualTo(i == 0 ? 4 : 3);
+            assertThat(r.concurrency).isEqualTo(1);
+            assertThat(r.stageIndex).isEqualTo(1);
+            sent2 += r.sent;
+        }
+        assertThat(sent2).isEqualTo(7);
+        assertThat(server.requests() - requestsBefore).isEqualTo(17);
+        // The API key reached the server as a bearer token and nowhere else.
+        assertThat(authorizations).hasSize(17).containsOnly("Bearer " + API_KEY);
+        for (int i = 0; i < 2; i++) {
+            assertThat(JSON.writeValueAsString(part(run, i))).doesNotContain(API_KEY);
+        }
+        assertThat(log0.toString() + log1).doesNotContain(API_KEY).contains("stage 2/2 done");
+        System.out.print(log0);
+        System.out.print(log1);
+        run.runnerClient().close();
+    }
+
+    @Test
+    void cancelStopsARunningStageKeepingNothingUnfinished() throws Exception {
+        Run run = newRun("cancel");
+        LoadSpec load = new LoadSpec();
+        StageSpec longStage = new StageSpec();
+        longStage.setRequestRate(5.0);
+        longStage.setDuration("60s");
+        load.setStages(List.of(longStage, longStage));
+        publishWorkOrder(run, workOrder(run, load, 1, false));
+        StringWriter log = new StringWriter();
+        CompletableFuture<Integer> pod = startPod(run, settings(run, 0, null, null), log);
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> PartReport.STATE_READY.equals(data(run, 0, PartReport.STATE)));
+        control(
+                run,
+                Map.of(RunnerWorkOrder.stageStartKey(1), Instant.now().plusMillis(500).toString()));
+        // Live progress is published while the stage runs.
+        await().atMost(Duration.ofSeconds(30))
+                .until(
+                        () -> {
+                            String p = data(run, 0, PartReport.PROGRESS);
+                            return p != null && ProgressReport.fromJson(p).completed() >= 3;
+                        });
+        assertThat(data(run, 0, PartReport.STATE)).isEqualTo(PartReport.STATE_RUNNING);
+        ProgressReport live = ProgressReport.fromJson(data(run, 0, PartReport.PROGRESS));
+        assertThat(live.stage()).isEqualTo(1);
+        assertThat(live.achievedRate()).isGreaterThan(0);
+        assertThat(live.ttftP50Ms()).isNotNull().isGreaterThanOrEqualTo(5.0);
+
+        long cancelAt = System.nanoTime();
+        control(run, Map.of(RunnerWorkOrder.CANCEL_KEY, "true"));
+        assertThat(pod.get(10, TimeUnit.SECONDS)).as(log.toString()).isZero();
+        assertThat(System.nanoTime() - cancelAt).isLessThan(Duration.ofSeconds(5).toNanos());
+        assertThat(data(run, 0, PartReport.STATE)).isEqualTo(PartReport.STATE_DONE);
+        assertThat(data(run, 0, PartReporter.CANCELLED)).isEqualTo("true");
+        assertThat(data(run, 0, PartReport.stageResultKey(1))).isNull();
+        assertThat(data(run, 0, PartReport.STAGES_DONE)).isEqualTo("0");
+        run.runnerClient().close();
+    }
+
+    @Test
+    void aDeletedRunEndsAPodWaitingAtTheBarrier() throws Exception {
+        Run run = newRun("deleted");
+        LoadSpec load = new LoadSpec();
+        load.setRequestRates(List.of(5.0));
+        load.setNumPrompts(5);
+        publishWorkOrder(run, workOrder(run, load, 1, false));
+        StringWriter log = new StringWriter();
+        CompletableFuture<Integer> pod = startPod(run, settings(run, 0, null, null), log);
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> PartReport.STATE_READY.equals(data(run, 0, PartReport.STATE)));
+        admin.resources(BenchmarkRun.class)
+                .inNamespace(run.namespace())
+                .withName(run.name())
+                .delete();
+        assertThat(pod.get(15, TimeUnit.SECONDS)).as(log.toString()).isZero();
+        assertThat(log.toString()).contains("was deleted");
+        assertThat(data(run, 0, PartReporter.CANCELLED)).isEqualTo("true");
+        run.runnerClient().close();
+    }
+
+    @Test
+    void aMissingApiKeyFailsThePodWithAReason() throws Exception {
+        Run run = newRun("nokey");
+        LoadSpec load = new LoadSpec();
+        load.setRequestRates(List.of(5.0));
+        load.setNumPrompts(5);
+        publishWorkOrder(run, workOrder(run, load, 1, true));
+        StringWriter log = new StringWriter();
+        int code = startPod(run, settings(run, 0, null, null), log).get(60, TimeUnit.SECONDS);
+        assertThat(code).isEqualTo(PodRun.EXIT_FAILED);
+        assertThat(data(run, 0, PartReport.STATE)).isEqualTo(PartReport.STATE_FAILED);
+        assertThat(data(run, 0, PartReport.ERROR)).contains(RunnerWorkOrder.API_KEY_ENV);
+        assertThat(part(run, 0).getMetadata().getOwnerReferences()).hasSize(1);
+        run.runnerClient().close();
+    }
+
+    @Test
+    void theRunnerIdentityIsRefusedSecrets() throws Exception {
+        Run run = newRun("rbac");
+        List<String> denied = new ArrayList<>();
+        try {
+            run.runnerClient().secrets().inNamespace(run.namespace()).list();
+        } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+            denied.add("secrets:" + e.getCode());
+        }
+        // Impersonation only proves something when the API server authorizes with RBAC.
+        assertThat(denied).containsExactly("secrets:403");
+        run.runnerClient().close();
+    }
+}
