@@ -85,6 +85,9 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
 
     static final Duration PROGRESS_REFRESH = Duration.ofSeconds(5);
 
+    /** Returned by a step that deleted the run (TTL): nothing left to patch. */
+    private static final Duration DELETED = Duration.ofMillis(-1);
+
     /** Soon, but after the watch has delivered the status just patched. */
     static final Duration LAUNCH_NOW = Duration.ofMillis(200);
 
@@ -138,12 +141,17 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         if (latest == null) {
             return UpdateControl.noUpdate();
         }
+        run.setSpec(latest.getSpec());
+        run.getMetadata().setGeneration(latest.getMetadata().getGeneration());
         run.setStatus(latest.getStatus());
         Instant now = clock.instant();
         StatusAggregator status =
                 new StatusAggregator(run.getStatus(), run.getMetadata().getGeneration(), now);
         Phase before = run.getStatus() == null ? null : run.getStatus().getPhase();
         Duration requeue = step(run, context, status, now);
+        if (requeue == DELETED) {
+            return UpdateControl.noUpdate();
+        }
         BenchmarkRunStatus built = status.build();
         Phase after = built.getPhase();
         if (after != before) {
@@ -636,7 +644,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                     "%s/%s: deleting after ttlSecondsAfterFinished=%d",
                     run.getMetadata().getNamespace(), run.getMetadata().getName(), ttl);
             client.resource(run).delete();
-            return null;
+            return DELETED;
         }
         return Duration.between(now, expiry).plusMillis(100);
     }
