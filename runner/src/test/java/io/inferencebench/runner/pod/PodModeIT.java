@@ -123,9 +123,9 @@ class PodModeIT {
     }
 
     /** A namespace with the runner ServiceAccount's Role and a BenchmarkRun to own the parts. */
-    private record Run(String namespace, String name, String uid, KubernetesClient runnerClient) {}
+    record Run(String namespace, String name, String uid, KubernetesClient runnerClient) {}
 
-    private Run newRun(String name) throws Exception {
+    static Run newRun(String name) throws Exception {
         String ns = "pod-mode-" + NAMESPACES.incrementAndGet();
         admin.namespaces()
                 .resource(
@@ -167,7 +167,7 @@ class PodModeIT {
         return new Run(ns, name, run.getMetadata().getUid(), runnerClient);
     }
 
-    private static RunnerWorkOrder workOrder(Run run, LoadSpec load, int parallelism, boolean key) {
+    static RunnerWorkOrder workOrder(Run run, LoadSpec load, int parallelism, boolean key) {
         WorkloadSpec workload = new WorkloadSpec();
         DatasetSpec dataset = new DatasetSpec();
         dataset.setInputTokens(TokenDistribution.fixed(16));
@@ -194,7 +194,7 @@ class PodModeIT {
                 1);
     }
 
-    private void publishWorkOrder(Run run, RunnerWorkOrder order) throws Exception {
+    static void publishWorkOrder(Run run, RunnerWorkOrder order) throws Exception {
         admin.configMaps()
                 .inNamespace(run.namespace())
                 .resource(
@@ -245,12 +245,12 @@ class PodModeIT {
                 .get();
     }
 
-    private static String data(Run run, int index, String key) {
+    static String data(Run run, int index, String key) {
         ConfigMap cm = part(run, index);
         return cm == null || cm.getData() == null ? null : cm.getData().get(key);
     }
 
-    private static void control(Run run, Map<String, String> data) {
+    static void control(Run run, Map<String, String> data) {
         String name = ResourceNames.control(run.name());
         if (admin.configMaps().inNamespace(run.namespace()).withName(name).get() == null) {
             admin.configMaps()
@@ -277,7 +277,7 @@ class PodModeIT {
         }
     }
 
-    private static StageResult stageResult(Run run, int index, int stage) throws Exception {
+    static StageResult stageResult(Run run, int index, int stage) throws Exception {
         return JSON.readValue(
                 data(run, index, PartReport.stageResultKey(stage)), StageResult.class);
     }

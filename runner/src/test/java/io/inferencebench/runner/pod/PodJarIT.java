@@ -1,0 +1,105 @@
+package io.inferencebench.runner.pod;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.inferencebench.crds.v1alpha1.LoadSpec;
+import io.inferencebench.crds.workorder.PartReport;
+import io.inferencebench.crds.workorder.RunnerWorkOrder;
+import io.inferencebench.profile.lpg.StageResult;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The shaded jar's {@code pod} command as a separate process, laid out as the local node runs a
+ * container: the work order mounted at its pod path re-rooted under {@code IB_VOLUME_ROOT}, /tmp as
+ * {@code IB_MOUNT_TMP}, identity from the Job's environment variables.
+ */
+class PodJarIT {
+
+    @BeforeAll
+    static void start() throws Exception {
+        PodModeIT.start();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        PodModeIT.stop();
+    }
+
+    @Test
+    void theJarRunsAStageFromTheMountedWorkOrder(@TempDir Path dir) throws Exception {
+        Path jar = Path.of("target/inferencebench-runner.jar");
+        assertThat(jar).exists();
+        PodModeIT.Run run = PodModeIT.newRun("jar");
+        LoadSpec load = new LoadSpec();
+        load.setRequestRates(List.of(8.0));
+        load.setNumPrompts(6);
+        RunnerWorkOrder order = PodModeIT.workOrder(run, load, 1, false);
+        Path root = dir.resolve("root");
+        Path mounted = root.resolve("etc/inferencebench/workorder");
+        Files.createDirectories(mounted);
+        Files.writeString(
+                mounted.resolve(RunnerWorkOrder.KEY),
+                new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(order));
+        Path tmp = Files.createDirectories(dir.resolve("pod-tmp"));
+        Path kubeconfig = dir.resolve("kubeconfig");
+        Files.writeString(kubeconfig, PodModeIT.fixture.kubeconfigYaml(), StandardCharsets.UTF_8);
+        Path log = dir.resolve("pod.log");
+
+        ProcessBuilder builder =
+                new ProcessBuilder(
+                                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                                "-jar",
+                                jar.toString(),
+                                "pod",
+                                "--no-self-warmup")
+                        .redirectErrorStream(true)
+                        .redirectOutput(log.toFile());
+        Map<String, String> env = builder.environment();
+        env.clear();
+        env.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
+        env.put("HOME", dir.toString());
+        env.put("KUBECONFIG", kubeconfig.toString());
+        env.put("RUN_NAME", run.name());
+        env.put("POD_NAMESPACE", run.namespace());
+        env.put("POD_NAME", run.name() + "-runner-0-abcde");
+        env.put("JOB_COMPLETION_INDEX", "0");
+        env.put("IB_VOLUME_ROOT", root.toString());
+        env.put("IB_MOUNT_TMP", tmp.toString());
+        Process process = builder.start();
+        try {
+            await().atMost(Duration.ofSeconds(60))
+                    .until(
+                            () ->
+                                    PartReport.STATE_READY.equals(
+                                            PodModeIT.data(run, 0, PartReport.STATE)));
+            PodModeIT.control(
+                    run,
+                    Map.of(
+                            RunnerWorkOrder.stageStartKey(1),
+                            Instant.now().plusSeconds(1).toString()));
+            assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            String output = Files.readString(log);
+            assertThat(process.exitValue()).as(output).isZero();
+            assertThat(output).contains("stage 1/1 done: 6 ok, 0 failed");
+            StageResult result = PodModeIT.stageResult(run, 0, 1);
+            assertThat(result.completed).isEqualTo(6);
+            assertThat(PodModeIT.data(run, 0, PartReport.STATE)).isEqualTo(PartReport.STATE_DONE);
+            // Scratch files went to the pod's /tmp, not the host's.
+            assertThat(tmp.resolve("inferencebench")).isDirectory();
+        } finally {
+            process.destroyForcibly();
+        }
+    }
+}
