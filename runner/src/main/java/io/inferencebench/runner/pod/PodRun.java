@@ -232,6 +232,7 @@ public final class PodRun {
                             seed,
                             timeout,
                             tracker);
+            engine.setCollectBeforeStage(false);
             if (settings.selfWarmup()) {
                 SelfWarmup.run(protocol, params, loops, Duration.ofMillis(1500));
             }
@@ -265,6 +266,11 @@ public final class PodRun {
                     return cancelled(control.stopReason(), i);
                 }
                 Instant start = StartBarrier.parse(key, startText);
+                if (StartBarrier.remaining(start, clock.instant()).toMillis() > 300) {
+                    // Collect while waiting rather than after the barrier (the engine's own
+                    // pre-stage collection is off), so the stage starts on the instant.
+                    System.gc();
+                }
                 Duration late =
                         new StartBarrier(clock).await(start, () -> control.stopReason() != null);
                 if (control.stopReason() != null) {
@@ -286,8 +292,8 @@ public final class PodRun {
                 // the first request past the barrier.
                 reporter.put(running);
                 log(
-                        "stage %d/%d started %d ms after its barrier %s",
-                        stage, plans.size(), late.toMillis(), start);
+                        "stage %d/%d started %d us after its barrier %s",
+                        stage, plans.size(), late.toNanos() / 1000, start);
                 startTicking(ticker, tracker, order);
                 StageResult result = null;
                 while (result == null) {
