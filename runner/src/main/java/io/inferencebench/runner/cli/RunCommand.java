@@ -14,6 +14,7 @@ import io.inferencebench.profile.lpg.LpgProfileWriter;
 import io.inferencebench.profile.lpg.ProfileContext;
 import io.inferencebench.profile.lpg.RequestRate;
 import io.inferencebench.profile.lpg.StageResult;
+import io.inferencebench.profile.server.ServerMetricsReport;
 import io.inferencebench.runner.backend.GenerationParams;
 import io.inferencebench.runner.dataset.FileDatasets;
 import io.inferencebench.runner.dataset.HfTokenizer;
@@ -27,6 +28,9 @@ import io.inferencebench.runner.engine.Slo;
 import io.inferencebench.runner.engine.StageObserver;
 import io.inferencebench.runner.engine.StagePlan;
 import io.inferencebench.runner.http.HttpTransport;
+import io.inferencebench.runner.metrics.ServerMetricsFlags;
+import io.inferencebench.runner.metrics.ServerMetricsLine;
+import io.inferencebench.runner.metrics.ServerMetricsSource;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -41,6 +45,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -301,6 +306,9 @@ public final class RunCommand implements Callable<Integer> {
             description = "YAML with the workload/load/slo sections of a BenchmarkRun spec.")
     Path config;
 
+    // ---- server metrics ----
+    @Mixin ServerMetricsFlags serverMetricsFlags = new ServerMetricsFlags();
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
@@ -317,6 +325,10 @@ public final class RunCommand implements Callable<Integer> {
         }
         if (maxConnections < 1) {
             throw new Main.UsageError("--max-connections: must be >= 1, got " + maxConnections);
+        }
+        List<String> serverMetricsProblems = serverMetricsFlags.validate(baseUrl);
+        if (!serverMetricsProblems.isEmpty()) {
+            throw new Main.UsageError(String.join("; ", serverMetricsProblems));
         }
         boolean stream = !noStream && !Boolean.FALSE.equals(workload.getStreaming());
         BackendChoice choice = BackendChoice.resolve(backend, api, endpoint, stream);
@@ -366,9 +378,13 @@ public final class RunCommand implements Callable<Integer> {
         }
         try (HttpTransport transport =
                         new HttpTransport(baseUrl, requestHeaders, loops, maxConnections, timeout);
-                LiveMetrics metrics = metricsPort == null ? null : LiveMetrics.start(metricsPort)) {
+                LiveMetrics metrics = metricsPort == null ? null : LiveMetrics.start(metricsPort);
+                ServerMetricsSource serverMetrics = openServerMetrics(choice.backend(), err)) {
             if (metrics != null) {
                 err.println("live metrics on http://127.0.0.1:" + metrics.port() + "/metrics");
+            }
+            if (serverMetrics != null) {
+                err.println("server metrics: " + serverMetrics.describe());
             }
             String modelName = model != null && !model.isBlank() ? model : discoverModel(transport);
             Double temp =
@@ -456,20 +472,34 @@ public final class RunCommand implements Callable<Integer> {
             Files.createDirectories(resultDir);
             List<StageResult> results = new ArrayList<>();
             List<String> files = new ArrayList<>();
+            List<ServerMetricsReport> serverReports = new ArrayList<>();
             for (int i = 0; i < plans.size(); i++) {
                 if (i > 0 && !cooldownValue.isZero()) {
                     Thread.sleep(cooldownValue.toMillis());
                 }
+                if (serverMetrics != null) {
+                    serverMetrics.stageStarting();
+                }
                 StageResult result = engine.runStage(plans.get(i));
+                ServerMetricsReport serverReport =
+                        serverMetrics == null ? null : serverMetrics.stageFinished();
                 if (i == 0) {
                     result.warmupExcluded = warmupSent;
                 }
                 results.add(result);
-                files.add(writeProfile(result, context));
+                serverReports.add(serverReport);
+                files.add(writeProfile(result, context, serverReport));
                 progressView.stageDone(plans.get(i), result, errors.take());
             }
             progressView.close();
             Summary.print(out, results, slo);
+            if (serverMetrics != null) {
+                for (int i = 0; i < results.size(); i++) {
+                    out.println(
+                            ServerMetricsLine.format(
+                                    results.get(i).stageIndex, serverReports.get(i)));
+                }
+            }
             for (String f : files) {
                 out.println("profile: " + f);
             }
@@ -505,8 +535,26 @@ public final class RunCommand implements Callable<Integer> {
         return code;
     }
 
-    private String writeProfile(StageResult result, ProfileContext context) throws IOException {
-        String json = LpgProfileWriter.toJson(LpgProfileWriter.write(result, context));
+    private ServerMetricsSource openServerMetrics(String backendName, PrintWriter err)
+            throws IOException {
+        try {
+            return serverMetricsFlags.open(
+                    baseUrl,
+                    backendName,
+                    warning -> {
+                        err.println(warning);
+                        err.flush();
+                    });
+        } catch (IllegalArgumentException e) {
+            throw new Main.UsageError(e.getMessage());
+        }
+    }
+
+    private String writeProfile(
+            StageResult result, ProfileContext context, ServerMetricsReport serverReport)
+            throws IOException {
+        String json =
+                LpgProfileWriter.toJson(LpgProfileWriter.write(result, context, serverReport));
         String name = LpgProfileWriter.fileName(result, context);
         Path target = resultDir.resolve(name);
         for (int n = 2; Files.exists(target); n++) {

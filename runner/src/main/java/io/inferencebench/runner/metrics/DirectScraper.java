@@ -1,0 +1,226 @@
+package io.inferencebench.runner.metrics;
+
+import io.inferencebench.profile.prom.ParsedPage;
+import io.inferencebench.profile.prom.PrometheusTextParser;
+import io.inferencebench.profile.server.Scrape;
+import io.inferencebench.profile.server.ServerMetricCatalog;
+import io.inferencebench.profile.server.ServerMetricsReport;
+import io.inferencebench.profile.server.WindowStatistics;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * Scrapes one server's Prometheus endpoint during each stage window: once when the stage starts,
+ * every interval while it runs and once when it ends.
+ *
+ * <p>Everything (requests, parsing, statistics) runs on one low-priority daemon thread of its own,
+ * with the JDK HTTP client's threads created from it (so they inherit its priority), never on the
+ * load engine's dispatcher or event loops. Scrapes are serialised on that thread, so a slow server
+ * delays the next scrape instead of piling requests up. Only the families the catalog needs are
+ * kept between scrapes. A failed scrape is recorded in the coverage and warned about once; it never
+ * fails the run.
+ */
+public final class DirectScraper implements ServerMetricsSource {
+
+    private final URI url;
+    private final String replica;
+    private final ServerMetricCatalog catalog;
+    private final Duration interval;
+    private final Duration timeout;
+    private final Consumer<String> warn;
+    private final ScheduledExecutorService scraperThread;
+    private final ExecutorService clientThreads;
+    private final AtomicBoolean warned = new AtomicBoolean();
+    private final List<Scrape> scrapes = new ArrayList<>();
+    private HttpClient client;
+    private ScheduledFuture<?> periodic;
+    private long windowStartMillis;
+
+    /**
+     * Creates a scraper; nothing is requested until {@link #stageStarting()}.
+     *
+     * @param url the metrics URL, e.g. {@code http://127.0.0.1:8000/metrics}
+     * @param catalog which metrics to keep and summarise
+     * @param interval time between scrapes inside a stage
+     * @param timeout limit on each scrape (connect to last byte)
+     * @param warn receives the one warning about failing scrapes
+     */
+    public DirectScraper(
+            URI url,
+            ServerMetricCatalog catalog,
+            Duration interval,
+            Duration timeout,
+            Consumer<String> warn) {
+        if (interval.isNegative() || interval.isZero()) {
+            throw new IllegalArgumentException("interval must be positive, got " + interval);
+        }
+        this.url = url;
+        this.replica = url.getAuthority() == null ? url.toString() : url.getAuthority();
+        this.catalog = catalog;
+        this.interval = interval;
+        this.timeout = timeout;
+        this.warn = warn;
+        this.scraperThread =
+                Executors.newSingleThreadScheduledExecutor(lowPriority("server-metrics-scraper"));
+        this.clientThreads = Executors.newCachedThreadPool(lowPriority("server-metrics-http"));
+    }
+
+    private static ThreadFactory lowPriority(String name) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            t.setPriority(Thread.MIN_PRIORITY);
+            return t;
+        };
+    }
+
+    @Override
+    public String describe() {
+        return "scraping " + url + " every " + interval.toMillis() + " ms";
+    }
+
+    @Override
+    public void stageStarting() {
+        onScraperThread(
+                () -> {
+                    scrapes.clear();
+                    Scrape first = scrapeOnce();
+                    windowStartMillis = first.timestampMillis();
+                    return null;
+                });
+        long period = interval.toMillis();
+        periodic =
+                scraperThread.scheduleAtFixedRate(
+                        this::scrapeOnce, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public ServerMetricsReport stageFinished() {
+        if (periodic == null) {
+            throw new IllegalStateException("stageFinished() without stageStarting()");
+        }
+        periodic.cancel(false);
+        periodic = null;
+        return onScraperThread(
+                () -> {
+                    Scrape last = scrapeOnce();
+                    long end = Math.max(last.timestampMillis(), windowStartMillis);
+                    long start = windowStartMillis;
+                    // the start and end scrapes plus one per interval tick strictly inside
+                    long ticks = Math.max(0, (end - start - 1) / interval.toMillis());
+                    int expected = (int) Math.min(Integer.MAX_VALUE, 2 + ticks);
+                    List<Scrape> window = List.copyOf(scrapes);
+                    scrapes.clear();
+                    return WindowStatistics.compute(catalog, window, start, end, expected);
+                });
+    }
+
+    private <T> T onScraperThread(java.util.concurrent.Callable<T> task) {
+        try {
+            return scraperThread.submit(task).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while scraping " + url, e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(
+                    "server metrics: " + e.getCause().getMessage(), e.getCause());
+        }
+    }
+
+    /** One scrape; runs on the scraper thread only, never throws. */
+    private Scrape scrapeOnce() {
+        Scrape scrape;
+        try {
+            if (client == null) {
+                // created here so the client's selector thread inherits this thread's priority
+                client =
+                        HttpClient.newBuilder()
+                                .version(HttpClient.Version.HTTP_1_1)
+                                .connectTimeout(timeout)
+                                .followRedirects(HttpClient.Redirect.NORMAL)
+                                .executor(clientThreads)
+                                .build();
+            }
+            HttpRequest request =
+                    HttpRequest.newBuilder(url)
+                            .timeout(timeout)
+                            .header("Accept", PrometheusTextParser.ACCEPT_HEADER)
+                            .header("Accept-Encoding", "gzip")
+                            .GET()
+                            .build();
+            HttpResponse<byte[]> response =
+                    client.send(request, HttpResponse.BodyHandlers.ofByteArray());
+            long now = System.currentTimeMillis();
+            if (response.statusCode() != 200) {
+                scrape = Scrape.failure(replica, now, "HTTP " + response.statusCode());
+            } else {
+                ParsedPage page =
+                        PrometheusTextParser.parse(
+                                response.body(),
+                                response.headers().firstValue("Content-Type").orElse(null));
+                scrape = Scrape.success(replica, now, catalog.trim(page));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            scrape = Scrape.failure(replica, System.currentTimeMillis(), "interrupted");
+        } catch (IOException | RuntimeException e) {
+            scrape = Scrape.failure(replica, System.currentTimeMillis(), describe(e));
+        }
+        scrapes.add(scrape);
+        if (!scrape.succeeded() && warned.compareAndSet(false, true)) {
+            warn.accept(
+                    "warning: server metrics: scraping "
+                            + url
+                            + " failed ("
+                            + scrape.error()
+                            + "); the run goes on and each profile's server_metrics_coverage"
+                            + " records the missed scrapes");
+        }
+        return scrape;
+    }
+
+    private String describe(Throwable e) {
+        if (e instanceof HttpTimeoutException) {
+            return "timed out after " + timeout.toMillis() + " ms";
+        }
+        if (e instanceof ConnectException) {
+            return "connection refused or unreachable";
+        }
+        String message = e.getMessage();
+        return e.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+    }
+
+    @Override
+    public void close() {
+        scraperThread.shutdownNow();
+        clientThreads.shutdownNow();
+        try {
+            scraperThread.awaitTermination(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        HttpClient c = client;
+        if (c != null) {
+            c.shutdownNow();
+        }
+    }
+}
