@@ -27,8 +27,9 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Runs as one pod of a BenchmarkRun's runner Job: reads the work order, reports through",
-            "the part ConfigMap, starts each stage at the operator's barrier instant.",
+            "Runs as one pod of a BenchmarkRun's runner Job.",
+            "Reads the work order, reports through the part ConfigMap and starts each stage at"
+                    + " the operator's barrier instant.",
             "Exit 0 when done or cancelled, 1 on failure, 2 on bad settings."
         })
 public final class PodCommand implements Callable<Integer> {
