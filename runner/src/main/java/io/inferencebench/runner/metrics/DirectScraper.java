@@ -3,6 +3,7 @@ package io.inferencebench.runner.metrics;
 import io.inferencebench.profile.prom.ParsedPage;
 import io.inferencebench.profile.prom.PrometheusTextParser;
 import io.inferencebench.profile.server.Scrape;
+import io.inferencebench.profile.server.ScrapeCoverage;
 import io.inferencebench.profile.server.ServerMetricCatalog;
 import io.inferencebench.profile.server.ServerMetricsReport;
 import io.inferencebench.profile.server.WindowStatistics;
@@ -16,6 +17,7 @@ import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -52,7 +54,7 @@ public final class DirectScraper implements ServerMetricsSource {
     private final List<Scrape> scrapes = new ArrayList<>();
     private HttpClient client;
     private ScheduledFuture<?> periodic;
-    private long windowStartMillis;
+    private volatile long windowStartMillis;
 
     /**
      * Creates a scraper; nothing is requested until {@link #stageStarting()}.
@@ -100,13 +102,18 @@ public final class DirectScraper implements ServerMetricsSource {
 
     @Override
     public void stageStarting() {
-        onScraperThread(
-                () -> {
-                    scrapes.clear();
-                    Scrape first = scrapeOnce();
-                    windowStartMillis = first.timestampMillis();
-                    return null;
-                });
+        try {
+            onScraperThread(
+                    () -> {
+                        scrapes.clear();
+                        Scrape first = scrapeOnce();
+                        windowStartMillis = first.timestampMillis();
+                        return null;
+                    });
+        } catch (IllegalStateException e) {
+            warn.accept("warning: " + e.getMessage());
+            windowStartMillis = System.currentTimeMillis();
+        }
         long period = interval.toMillis();
         periodic =
                 scraperThread.scheduleAtFixedRate(
@@ -120,18 +127,30 @@ public final class DirectScraper implements ServerMetricsSource {
         }
         periodic.cancel(false);
         periodic = null;
-        return onScraperThread(
-                () -> {
-                    Scrape last = scrapeOnce();
-                    long end = Math.max(last.timestampMillis(), windowStartMillis);
-                    long start = windowStartMillis;
-                    // the start and end scrapes plus one per interval tick strictly inside
-                    long ticks = Math.max(0, (end - start - 1) / interval.toMillis());
-                    int expected = (int) Math.min(Integer.MAX_VALUE, 2 + ticks);
-                    List<Scrape> window = List.copyOf(scrapes);
-                    scrapes.clear();
-                    return WindowStatistics.compute(catalog, window, start, end, expected);
-                });
+        try {
+            return onScraperThread(this::finishWindow);
+        } catch (IllegalStateException e) {
+            // whatever broke the summary, the load's own results still stand
+            warn.accept(
+                    "warning: " + e.getMessage() + "; this stage's profile has no server metrics");
+            return new ServerMetricsReport(
+                    List.of(),
+                    Map.of(),
+                    new ScrapeCoverage(0, 0, 1, 0, List.of(e.getMessage()), Map.of()));
+        }
+    }
+
+    /** Runs on the scraper thread: the end scrape, then the window's statistics. */
+    private ServerMetricsReport finishWindow() {
+        Scrape last = scrapeOnce();
+        long end = Math.max(last.timestampMillis(), windowStartMillis);
+        long start = windowStartMillis;
+        // the start and end scrapes plus one per interval tick strictly inside
+        long ticks = Math.max(0, (end - start - 1) / interval.toMillis());
+        int expected = (int) Math.min(Integer.MAX_VALUE, 2 + ticks);
+        List<Scrape> window = List.copyOf(scrapes);
+        scrapes.clear();
+        return WindowStatistics.compute(catalog, window, start, end, expected);
     }
 
     private <T> T onScraperThread(java.util.concurrent.Callable<T> task) {
@@ -141,8 +160,10 @@ public final class DirectScraper implements ServerMetricsSource {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while scraping " + url, e);
         } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            String message = cause.getMessage() == null ? "" : ": " + cause.getMessage();
             throw new IllegalStateException(
-                    "server metrics: " + e.getCause().getMessage(), e.getCause());
+                    "server metrics: " + cause.getClass().getSimpleName() + message, cause);
         }
     }
 
