@@ -74,6 +74,20 @@ public final class PodCommand implements Callable<Integer> {
             err.println("error: " + e.getMessage());
             return EXIT_USAGE;
         }
+        Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();
+        Thread.setDefaultUncaughtExceptionHandler(
+                (thread, e) -> {
+                    // A cancelled stage's dispatcher meets the closed transport; the process is
+                    // about to exit 0, so one line instead of a stack trace in the pod log.
+                    if (e instanceof java.util.concurrent.RejectedExecutionException
+                            && thread.getName().startsWith("ib-dispatcher-")) {
+                        err.println("stopped dispatching on " + thread.getName());
+                    } else if (previous != null) {
+                        previous.uncaughtException(thread, e);
+                    } else {
+                        e.printStackTrace(err);
+                    }
+                });
         try (KubernetesClient client = new KubernetesClientBuilder().build()) {
             if (settings.namespace() == null && client.getNamespace() != null) {
                 settings = withNamespace(settings, client.getNamespace());

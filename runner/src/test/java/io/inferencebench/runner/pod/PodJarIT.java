@@ -37,15 +37,11 @@ class PodJarIT {
         PodModeIT.stop();
     }
 
-    @Test
-    void theJarRunsAStageFromTheMountedWorkOrder(@TempDir Path dir) throws Exception {
+    /** Starts the jar's pod command laid out as the local node runs a container. */
+    private static Process startJar(PodModeIT.Run run, RunnerWorkOrder order, Path dir, Path log)
+            throws Exception {
         Path jar = Path.of("target/inferencebench-runner.jar");
         assertThat(jar).exists();
-        PodModeIT.Run run = PodModeIT.newRun("jar");
-        LoadSpec load = new LoadSpec();
-        load.setRequestRates(List.of(8.0));
-        load.setNumPrompts(6);
-        RunnerWorkOrder order = PodModeIT.workOrder(run, load, 1, false);
         Path root = dir.resolve("root");
         Path mounted = root.resolve("etc/inferencebench/workorder");
         Files.createDirectories(mounted);
@@ -55,8 +51,6 @@ class PodJarIT {
         Path tmp = Files.createDirectories(dir.resolve("pod-tmp"));
         Path kubeconfig = dir.resolve("kubeconfig");
         Files.writeString(kubeconfig, PodModeIT.fixture.kubeconfigYaml(), StandardCharsets.UTF_8);
-        Path log = dir.resolve("pod.log");
-
         ProcessBuilder builder =
                 new ProcessBuilder(
                                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -77,7 +71,18 @@ class PodJarIT {
         env.put("JOB_COMPLETION_INDEX", "0");
         env.put("IB_VOLUME_ROOT", root.toString());
         env.put("IB_MOUNT_TMP", tmp.toString());
-        Process process = builder.start();
+        return builder.start();
+    }
+
+    @Test
+    void theJarRunsAStageFromTheMountedWorkOrder(@TempDir Path dir) throws Exception {
+        PodModeIT.Run run = PodModeIT.newRun("jar");
+        LoadSpec load = new LoadSpec();
+        load.setRequestRates(List.of(8.0));
+        load.setNumPrompts(6);
+        Path log = dir.resolve("pod.log");
+        Process process = startJar(run, PodModeIT.workOrder(run, load, 1, false), dir, log);
+        Path tmp = dir.resolve("pod-tmp");
         try {
             await().atMost(Duration.ofSeconds(60))
                     .until(
@@ -98,6 +103,46 @@ class PodJarIT {
             assertThat(PodModeIT.data(run, 0, PartReport.STATE)).isEqualTo(PartReport.STATE_DONE);
             // Scratch files went to the pod's /tmp, not the host's.
             assertThat(tmp.resolve("inferencebench")).isDirectory();
+        } finally {
+            process.destroyForcibly();
+        }
+    }
+
+    @Test
+    void theJarStopsPromptlyOnCancelAndExitsZero(@TempDir Path dir) throws Exception {
+        PodModeIT.Run run = PodModeIT.newRun("jar-cancel");
+        LoadSpec load = new LoadSpec();
+        load.setRequestRates(List.of(10.0));
+        load.setDuration("60s");
+        Path log = dir.resolve("pod.log");
+        Process process = startJar(run, PodModeIT.workOrder(run, load, 1, false), dir, log);
+        try {
+            await().atMost(Duration.ofSeconds(60))
+                    .until(
+                            () ->
+                                    PartReport.STATE_READY.equals(
+                                            PodModeIT.data(run, 0, PartReport.STATE)));
+            PodModeIT.control(
+                    run,
+                    Map.of(
+                            RunnerWorkOrder.stageStartKey(1),
+                            Instant.now().plusMillis(500).toString()));
+            await().atMost(Duration.ofSeconds(30))
+                    .until(
+                            () -> {
+                                String p = PodModeIT.data(run, 0, PartReport.PROGRESS);
+                                return p != null && ProgressReport.fromJson(p).completed() >= 5;
+                            });
+            long cancelAt = System.nanoTime();
+            PodModeIT.control(run, Map.of(RunnerWorkOrder.CANCEL_KEY, "true"));
+            assertThat(process.waitFor(15, TimeUnit.SECONDS)).isTrue();
+            long stopMillis = (System.nanoTime() - cancelAt) / 1_000_000;
+            String output = Files.readString(log);
+            System.out.println("cancel to process exit: " + stopMillis + " ms");
+            assertThat(process.exitValue()).as(output).isZero();
+            assertThat(output).contains("stopping: the run was cancelled").doesNotContain("\tat ");
+            assertThat(PodModeIT.data(run, 0, PartReport.STATE)).isEqualTo(PartReport.STATE_DONE);
+            assertThat(PodModeIT.data(run, 0, PartReport.stageResultKey(1))).isNull();
         } finally {
             process.destroyForcibly();
         }
