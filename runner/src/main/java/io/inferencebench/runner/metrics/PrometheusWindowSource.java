@@ -1,9 +1,11 @@
 package io.inferencebench.runner.metrics;
 
+import io.inferencebench.profile.server.ScrapeCoverage;
 import io.inferencebench.profile.server.ServerMetricCatalog;
 import io.inferencebench.profile.server.ServerMetricsReport;
 import io.inferencebench.profile.server.prometheus.PrometheusApiSource;
 import io.inferencebench.profile.server.prometheus.PrometheusSourceConfig;
+import java.util.function.Consumer;
 
 /**
  * Asks a Prometheus server for each stage window once the stage has ended, for servers that
@@ -14,6 +16,8 @@ public final class PrometheusWindowSource implements ServerMetricsSource {
     private final PrometheusSourceConfig config;
     private final PrometheusApiSource source;
     private final ServerMetricCatalog catalog;
+    private final Consumer<String> warn;
+    private boolean warned;
     private long windowStartMillis = -1;
 
     /**
@@ -21,9 +25,12 @@ public final class PrometheusWindowSource implements ServerMetricsSource {
      *
      * @param config Prometheus URL, selector and token
      * @param catalog which metrics to read and summarise
+     * @param warn receives the one warning when a window could not be read
      */
-    public PrometheusWindowSource(PrometheusSourceConfig config, ServerMetricCatalog catalog) {
+    public PrometheusWindowSource(
+            PrometheusSourceConfig config, ServerMetricCatalog catalog, Consumer<String> warn) {
         this.config = config;
+        this.warn = warn;
         this.source = new PrometheusApiSource(config);
         this.catalog = catalog;
     }
@@ -46,7 +53,19 @@ public final class PrometheusWindowSource implements ServerMetricsSource {
         long end = System.currentTimeMillis();
         long start = windowStartMillis;
         windowStartMillis = -1;
-        return source.report(catalog, start, end);
+        ServerMetricsReport report = source.report(catalog, start, end);
+        ScrapeCoverage c = report.coverage();
+        if (!warned && (c == null || c.succeeded() == 0)) {
+            warned = true;
+            String why =
+                    c == null || c.errors().isEmpty() ? "no matching series" : c.errors().get(0);
+            warn.accept(
+                    "warning: server metrics: Prometheus gave nothing for the stage window ("
+                            + why
+                            + "); the run goes on and the profile's server_metrics_coverage"
+                            + " records it");
+        }
+        return report;
     }
 
     @Override

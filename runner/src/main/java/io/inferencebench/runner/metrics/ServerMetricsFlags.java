@@ -171,7 +171,7 @@ public final class ServerMetricsFlags {
                             "--prometheus-token-file: " + prometheusTokenFile + " is empty");
                 }
             }
-            return new PrometheusWindowSource(prometheusConfig(token), catalog);
+            return new PrometheusWindowSource(prometheusConfig(token), catalog, warn);
         }
         Duration interval = Durations.parse(scrapeInterval == null ? "5s" : scrapeInterval);
         Duration timeout =

@@ -332,7 +332,7 @@ class ScrapeMetricsCliTest {
                                     sim.baseUrl,
                                     results,
                                     "--request-rate",
-                                    "20",
+                                    "20,20",
                                     "--num-prompts",
                                     "5",
                                     "--prometheus-url",
@@ -344,6 +344,7 @@ class ScrapeMetricsCliTest {
                     profiles(results).get(0).path("metrics").path("server_metrics_coverage");
             assertThat(coverage.path("succeeded").asInt()).isZero();
             assertThat(coverage.path("errors").path(0).asText()).startsWith("prometheus: ");
+            assertThat(o.err().split("warning: server metrics", -1)).hasSize(2);
         }
     }
 
