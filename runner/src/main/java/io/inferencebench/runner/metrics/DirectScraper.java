@@ -42,8 +42,7 @@ import java.util.function.Consumer;
  */
 public final class DirectScraper implements ServerMetricsSource {
 
-    private final URI url;
-    private final String replica;
+    private final List<URI> urls;
     private final ServerMetricCatalog catalog;
     private final Duration interval;
     private final Duration timeout;
@@ -59,14 +58,15 @@ public final class DirectScraper implements ServerMetricsSource {
     /**
      * Creates a scraper; nothing is requested until {@link #stageStarting()}.
      *
-     * @param url the metrics URL, e.g. {@code http://127.0.0.1:8000/metrics}
+     * @param urls the replicas' metrics URLs, e.g. {@code http://127.0.0.1:8000/metrics}; each
+     *     round scrapes them one after the other
      * @param catalog which metrics to keep and summarise
      * @param interval time between scrapes inside a stage
      * @param timeout limit on each scrape (connect to last byte)
      * @param warn receives the one warning about failing scrapes
      */
     public DirectScraper(
-            URI url,
+            List<URI> urls,
             ServerMetricCatalog catalog,
             Duration interval,
             Duration timeout,
@@ -74,8 +74,10 @@ public final class DirectScraper implements ServerMetricsSource {
         if (interval.isNegative() || interval.isZero()) {
             throw new IllegalArgumentException("interval must be positive, got " + interval);
         }
-        this.url = url;
-        this.replica = url.getAuthority() == null ? url.toString() : url.getAuthority();
+        if (urls.isEmpty()) {
+            throw new IllegalArgumentException("at least one metrics URL is needed");
+        }
+        this.urls = List.copyOf(urls);
         this.catalog = catalog;
         this.interval = interval;
         this.timeout = timeout;
@@ -97,7 +99,11 @@ public final class DirectScraper implements ServerMetricsSource {
 
     @Override
     public String describe() {
-        return "scraping " + url + " every " + interval.toMillis() + " ms";
+        return "scraping "
+                + String.join(", ", urls.stream().map(URI::toString).toList())
+                + " every "
+                + interval.toMillis()
+                + " ms";
     }
 
     @Override
@@ -106,8 +112,7 @@ public final class DirectScraper implements ServerMetricsSource {
             onScraperThread(
                     () -> {
                         scrapes.clear();
-                        Scrape first = scrapeOnce();
-                        windowStartMillis = first.timestampMillis();
+                        windowStartMillis = scrapeRound()[0];
                         return null;
                     });
         } catch (IllegalStateException e) {
@@ -117,7 +122,7 @@ public final class DirectScraper implements ServerMetricsSource {
         long period = interval.toMillis();
         periodic =
                 scraperThread.scheduleAtFixedRate(
-                        this::scrapeOnce, period, period, TimeUnit.MILLISECONDS);
+                        this::scrapeRound, period, period, TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -142,12 +147,11 @@ public final class DirectScraper implements ServerMetricsSource {
 
     /** Runs on the scraper thread: the end scrape, then the window's statistics. */
     private ServerMetricsReport finishWindow() {
-        Scrape last = scrapeOnce();
-        long end = Math.max(last.timestampMillis(), windowStartMillis);
+        long end = Math.max(scrapeRound()[1], windowStartMillis);
         long start = windowStartMillis;
-        // the start and end scrapes plus one per interval tick strictly inside
+        // the start and end rounds plus one per interval tick strictly inside, per replica
         long ticks = Math.max(0, (end - start - 1) / interval.toMillis());
-        int expected = (int) Math.min(Integer.MAX_VALUE, 2 + ticks);
+        int expected = (int) Math.min(Integer.MAX_VALUE, (2 + ticks) * urls.size());
         List<Scrape> window = List.copyOf(scrapes);
         scrapes.clear();
         return WindowStatistics.compute(catalog, window, start, end, expected);
@@ -158,7 +162,7 @@ public final class DirectScraper implements ServerMetricsSource {
             return scraperThread.submit(task).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while scraping " + url, e);
+            throw new IllegalStateException("interrupted while scraping " + urls, e);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             String message = cause.getMessage() == null ? "" : ": " + cause.getMessage();
@@ -167,8 +171,26 @@ public final class DirectScraper implements ServerMetricsSource {
         }
     }
 
-    /** One scrape; runs on the scraper thread only, never throws. */
-    private Scrape scrapeOnce() {
+    /**
+     * One round: every replica once, in order. Runs on the scraper thread only, never throws.
+     *
+     * @return timestamps of the round's first and last scrape (the window runs from the start
+     *     round's first scrape to the end round's last)
+     */
+    private long[] scrapeRound() {
+        long first = -1;
+        long last = -1;
+        for (URI url : urls) {
+            long t = scrapeOnce(url).timestampMillis();
+            first = first < 0 ? t : first;
+            last = t;
+        }
+        return new long[] {first, last};
+    }
+
+    /** One scrape of one replica; runs on the scraper thread only, never throws. */
+    private Scrape scrapeOnce(URI url) {
+        String replica = url.getAuthority() == null ? url.toString() : url.getAuthority();
         Scrape scrape;
         try {
             if (client == null) {

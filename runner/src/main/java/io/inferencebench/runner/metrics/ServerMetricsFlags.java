@@ -24,10 +24,11 @@ public final class ServerMetricsFlags {
             names = "--scrape-metrics",
             arity = "0..1",
             fallbackValue = DEFAULT_URL,
-            paramLabel = "URL",
+            paramLabel = "URL[,URL...]",
             description =
                     "Scrape the server's Prometheus metrics during every stage (default URL"
-                            + " <base-url>/metrics) and put their statistics in the profiles.")
+                            + " <base-url>/metrics; a comma list scrapes several replicas) and put"
+                            + " their statistics in the profiles.")
     String scrapeUrl;
 
     @Option(
@@ -116,9 +117,11 @@ public final class ServerMetricsFlags {
                             .replace("metrics.exclude", "--metrics-exclude"));
         }
         if (scrapeUrl != null) {
-            String problem = httpUrlProblem(scrapeUrl(baseUrl));
-            if (problem != null) {
-                messages.add("--scrape-metrics: " + problem);
+            for (String url : scrapeUrls(baseUrl)) {
+                String problem = httpUrlProblem(url);
+                if (problem != null) {
+                    messages.add("--scrape-metrics: " + problem);
+                }
             }
             Duration interval = duration("--scrape-interval", scrapeInterval, "5s", messages);
             if (scrapeTimeout != null) {
@@ -180,7 +183,8 @@ public final class ServerMetricsFlags {
                         : (interval.compareTo(Duration.ofSeconds(10)) < 0
                                 ? interval
                                 : Duration.ofSeconds(10));
-        return new DirectScraper(URI.create(scrapeUrl(baseUrl)), catalog, interval, timeout, warn);
+        List<URI> urls = scrapeUrls(baseUrl).stream().map(URI::create).toList();
+        return new DirectScraper(urls, catalog, interval, timeout, warn);
     }
 
     private PrometheusSourceConfig prometheusConfig(String token) {
@@ -189,15 +193,21 @@ public final class ServerMetricsFlags {
         return token == null ? config : config.withBearerToken(token);
     }
 
-    String scrapeUrl(String baseUrl) {
+    List<String> scrapeUrls(String baseUrl) {
         if (scrapeUrl == null || scrapeUrl.equals(DEFAULT_URL) || scrapeUrl.isBlank()) {
             String base = baseUrl;
             while (base.endsWith("/")) {
                 base = base.substring(0, base.length() - 1);
             }
-            return base + "/metrics";
+            return List.of(base + "/metrics");
         }
-        return scrapeUrl;
+        List<String> urls = new ArrayList<>();
+        for (String part : scrapeUrl.split(",")) {
+            if (!part.isBlank()) {
+                urls.add(part.strip());
+            }
+        }
+        return urls.isEmpty() ? List.of(scrapeUrl) : urls;
     }
 
     private static String httpUrlProblem(String url) {

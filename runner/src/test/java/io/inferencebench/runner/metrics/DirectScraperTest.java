@@ -42,7 +42,7 @@ class DirectScraperTest {
         List<String> warnings = new CopyOnWriteArrayList<>();
         try (DirectScraper scraper =
                 new DirectScraper(
-                        URI.create("http://127.0.0.1:" + port + "/metrics"),
+                        List.of(URI.create("http://127.0.0.1:" + port + "/metrics")),
                         ServerMetricCatalog.forBackend("vllm"),
                         Duration.ofMillis(100),
                         Duration.ofMillis(500),
@@ -117,7 +117,7 @@ class DirectScraperTest {
                                 });
                 DirectScraper scraper =
                         new DirectScraper(
-                                URI.create(server.baseUrl() + "/metrics"),
+                                List.of(URI.create(server.baseUrl() + "/metrics")),
                                 ServerMetricCatalog.forBackend("vllm"),
                                 Duration.ofHours(1),
                                 Duration.ofSeconds(2),

@@ -235,6 +235,58 @@ class ScrapeMetricsCliTest {
     }
 
     @Test
+    void twoReplicasAggregateBySumOrMeanAndKeepTheirOwnBreakdown(@TempDir Path tmp)
+            throws Exception {
+        try (Sim first =
+                        new Sim(
+                                tmp.resolve("a.log"),
+                                "--fake-metrics",
+                                "{\"running-requests\":7,\"waiting-requests\":3,"
+                                        + "\"kv-cache-usage\":0.42}");
+                Sim second =
+                        new Sim(
+                                tmp.resolve("b.log"),
+                                "--fake-metrics",
+                                "{\"running-requests\":2,\"waiting-requests\":0,"
+                                        + "\"kv-cache-usage\":0.1}")) {
+            Path results = tmp.resolve("results");
+            Outcome o =
+                    run(
+                            load(
+                                    first.baseUrl,
+                                    results,
+                                    "--request-rate",
+                                    "20",
+                                    "--num-prompts",
+                                    "10",
+                                    "--scrape-metrics",
+                                    first.baseUrl + "/metrics," + second.baseUrl + "/metrics",
+                                    "--scrape-interval",
+                                    "200ms"));
+            assertThat(o.code()).as(o.err()).isZero();
+            JsonNode metrics = profiles(results).get(0).path("metrics");
+            JsonNode server = metrics.path("server_metrics");
+            // requests add up across replicas, cache usage is a per-replica fraction: mean
+            assertConstantGauge(server, "vllm:num_requests_running", "9");
+            assertConstantGauge(server, "vllm:num_requests_waiting", "3");
+            assertConstantGauge(server, "vllm:kv_cache_usage_perc", "0.26");
+            JsonNode byReplica = metrics.path("server_metrics_by_replica");
+            assertConstantGauge(
+                    byReplica.path(URI.create(first.baseUrl).getAuthority()),
+                    "vllm:num_requests_running",
+                    "7");
+            assertConstantGauge(
+                    byReplica.path(URI.create(second.baseUrl).getAuthority()),
+                    "vllm:kv_cache_usage_perc",
+                    "0.1");
+            JsonNode coverage = metrics.path("server_metrics_coverage");
+            assertThat(coverage.path("replicas").asInt()).isEqualTo(2);
+            assertThat(coverage.path("ratio").asDouble()).isEqualTo(1.0);
+            assertThat(coverage.path("succeeded").asInt() % 2).isZero();
+        }
+    }
+
+    @Test
     void realLatencyTtftHistogramMeanIsWithinOneBucketOfTheConfiguredTtft(@TempDir Path tmp)
             throws Exception {
         try (Sim sim =
