@@ -42,7 +42,7 @@ final class Summary {
         for (StageResult r : results) {
             double time = LpgProfileWriter.benchmarkTimeSeconds(r);
             List<String> row = new ArrayList<>();
-            row.add(Integer.toString(r.stageIndex));
+            row.add(Integer.toString(r.stageIndex + 1));
             row.add(
                     r.concurrency != null && Double.isInfinite(r.requestedRate)
                             ? "c=" + r.concurrency
