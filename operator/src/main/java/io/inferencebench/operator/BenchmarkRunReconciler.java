@@ -144,6 +144,9 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         run.setSpec(latest.getSpec());
         run.getMetadata().setGeneration(latest.getMetadata().getGeneration());
         run.setStatus(latest.getStatus());
+        // The status patch is optimistic-locked on the version the decisions were built from,
+        // not on the informer's older copy (which made every patch after a fresh read conflict).
+        run.getMetadata().setResourceVersion(latest.getMetadata().getResourceVersion());
         Instant now = clock.instant();
         StatusAggregator status =
                 new StatusAggregator(run.getStatus(), run.getMetadata().getGeneration(), now);
