@@ -6,12 +6,12 @@ MVN := ./mvnw -B -ntp
 # Maven runs on the selected JDK; keep its own warnings off the console.
 export MAVEN_OPTS ?= --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow
 
-.PHONY: help tools k8s-binaries model-sim build test unit it e2e demo fmt fmt-check clean control-plane-up control-plane-down
+.PHONY: help tools k8s-binaries model-sim model-sim-test build test unit it e2e demo fmt fmt-check clean control-plane-up control-plane-down
 
 help:
 	@echo "make demo    - build, start the local model-server simulator, run a rate sweep, write LPG profiles to results/"
 	@echo "make test    - provision binaries, then unit (*Test), API-server (*IT) and control-plane (*E2E) tiers"
-	@echo "make unit    - unit tests only"
+	@echo "make unit    - unit tests only (Java)"
 	@echo "make build   - compile and package (no tests)"
 	@echo "make tools   - Kubernetes control-plane binaries + model-server simulator (cached)"
 	@echo "make fmt     - format Java sources (google-java-format, AOSP)"
@@ -36,7 +36,10 @@ it: tools
 e2e: tools
 	$(MVN) install -Pit -DskipITs=true
 
-test: tools
+model-sim-test:
+	cd e2e/model-sim && go vet ./... && go test -count=1 ./...
+
+test: tools model-sim-test
 	$(MVN) clean install -Pit
 
 demo: model-sim
