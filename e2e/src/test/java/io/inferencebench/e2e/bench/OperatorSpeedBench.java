@@ -333,7 +333,7 @@ class OperatorSpeedBench {
             long created = System.nanoTime();
             long deadline = created + TimeUnit.MINUTES.toNanos(25);
             int terminal = 0;
-            int lastTerminal = -1;
+            String lastPhases = "";
             long lastProgress = System.nanoTime();
             while (System.nanoTime() < deadline) {
                 List<BenchmarkRun> runs =
@@ -362,11 +362,22 @@ class OperatorSpeedBench {
                 if (terminal == CONCURRENT_RUNS) {
                     break;
                 }
-                if (terminal != lastTerminal) {
-                    lastTerminal = terminal;
+                // progress = any run changed phase; runs finish in a burst at the end
+                String phases =
+                        runs.stream()
+                                .map(
+                                        r ->
+                                                r.getStatus() == null
+                                                        ? ""
+                                                        : "" + r.getStatus().getPhase())
+                                .sorted()
+                                .toList()
+                                .toString();
+                if (!phases.equals(lastPhases)) {
+                    lastPhases = phases;
                     lastProgress = System.nanoTime();
-                } else if (System.nanoTime() - lastProgress > TimeUnit.MINUTES.toNanos(2)) {
-                    report.add("no run finished for 2 min; stopped waiting");
+                } else if (System.nanoTime() - lastProgress > TimeUnit.MINUTES.toNanos(3)) {
+                    report.add("no run changed phase for 3 min; stopped waiting");
                     break;
                 }
                 Thread.sleep(1000);
