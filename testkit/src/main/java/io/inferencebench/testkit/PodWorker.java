@@ -418,8 +418,32 @@ final class PodWorker {
         }
     }
 
+    /**
+     * The Node authorizer learns that this pod references an object asynchronously, so the first
+     * read right after binding may be refused with 403; a kubelet keeps retrying, and so do we.
+     */
+    private static <T> T readAsNode(java.util.function.Supplier<T> read) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                return read.get();
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                if (e.getCode() != 403 || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(200);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
+    }
+
     private Map<String, byte[]> configMapData(String cmName, Boolean optional) {
-        ConfigMap cm = client.configMaps().inNamespace(namespace).withName(cmName).get();
+        ConfigMap cm =
+                readAsNode(() -> client.configMaps().inNamespace(namespace).withName(cmName).get());
         if (cm == null) {
             if (Boolean.TRUE.equals(optional)) {
                 return Map.of();
@@ -437,7 +461,9 @@ final class PodWorker {
     }
 
     private Map<String, byte[]> secretData(String secretName, Boolean optional) {
-        Secret secret = client.secrets().inNamespace(namespace).withName(secretName).get();
+        Secret secret =
+                readAsNode(
+                        () -> client.secrets().inNamespace(namespace).withName(secretName).get());
         if (secret == null) {
             if (Boolean.TRUE.equals(optional)) {
                 return Map.of();
