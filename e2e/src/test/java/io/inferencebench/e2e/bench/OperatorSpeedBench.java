@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceQuotaBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -21,6 +20,7 @@ import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.v1alpha1.StageResult;
+import io.inferencebench.e2e.OperatorFixtures;
 import io.inferencebench.testkit.ClusterDumpExtension;
 import io.inferencebench.testkit.ImageMap;
 import io.inferencebench.testkit.LocalCluster;
@@ -33,7 +33,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -661,139 +660,18 @@ class OperatorSpeedBench {
     }
 
     private static void installCrd() throws IOException {
-        try (InputStream yaml =
-                BenchmarkRun.class.getResourceAsStream(
-                        "/META-INF/fabric8/benchmarkruns.inferencebench.io-v1.yml")) {
-            CustomResourceDefinition crd =
-                    client.apiextensions().v1().customResourceDefinitions().load(yaml).item();
-            client.apiextensions()
-                    .v1()
-                    .customResourceDefinitions()
-                    .resource(crd)
-                    .forceConflicts()
-                    .serverSideApply();
-        }
-        client.apiextensions()
-                .v1()
-                .customResourceDefinitions()
-                .withName(BenchmarkRun.CRD_NAME)
-                .waitUntilCondition(
-                        c ->
-                                c.getStatus() != null
-                                        && c.getStatus().getConditions() != null
-                                        && c.getStatus().getConditions().stream()
-                                                .anyMatch(
-                                                        x ->
-                                                                x.getType().equals("Established")
-                                                                        && x.getStatus()
-                                                                                .equals("True")),
-                        60,
-                        TimeUnit.SECONDS);
+        OperatorFixtures.installCrd(client);
     }
 
-    /**
-     * The operator's ServiceAccount and RBAC from {@code config/rbac}; returns a kubeconfig with a
-     * token of that ServiceAccount so the operator runs with exactly its least-privilege rights.
-     */
     private static Path installOperatorIdentity(Path kubeconfig) throws IOException {
-        if (client.namespaces().withName(OPERATOR_NAMESPACE).get() == null) {
-            client.namespaces()
-                    .resource(
-                            new NamespaceBuilder()
-                                    .withNewMetadata()
-                                    .withName(OPERATOR_NAMESPACE)
-                                    .endMetadata()
-                                    .build())
-                    .create();
-        }
-        for (String file :
-                List.of(
-                        "service_account.yaml",
-                        "role.yaml",
-                        "role_binding.yaml",
-                        "leader_election_role.yaml")) {
-            try (InputStream yaml = Files.newInputStream(repoRoot.resolve("config/rbac/" + file))) {
-                for (HasMetadata item : client.load(yaml).items()) {
-                    if (item.getMetadata().getNamespace() != null) {
-                        item.getMetadata().setNamespace(OPERATOR_NAMESPACE);
-                    }
-                    if (item instanceof io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding b) {
-                        b.getSubjects().forEach(s -> s.setNamespace(OPERATOR_NAMESPACE));
-                    }
-                    if (item instanceof io.fabric8.kubernetes.api.model.rbac.RoleBinding b) {
-                        b.getSubjects().forEach(s -> s.setNamespace(OPERATOR_NAMESPACE));
-                    }
-                    client.resource(item).forceConflicts().serverSideApply();
-                }
-            }
-        }
-        String token =
-                client.serviceAccounts()
-                        .inNamespace(OPERATOR_NAMESPACE)
-                        .withName("inferencebench-operator")
-                        .tokenRequest(
-                                new io.fabric8.kubernetes.api.model.authentication
-                                                .TokenRequestBuilder()
-                                        .withNewSpec()
-                                        .withExpirationSeconds(6 * 3600L)
-                                        .endSpec()
-                                        .build())
-                        .getStatus()
-                        .getToken();
-        String ca =
-                Base64.getEncoder()
-                        .encodeToString(
-                                cluster.controlPlane()
-                                        .caCertificatePem()
-                                        .getBytes(StandardCharsets.UTF_8));
-        Files.writeString(
-                kubeconfig,
-                """
-                apiVersion: v1
-                kind: Config
-                clusters:
-                - name: local
-                  cluster:
-                    server: %s
-                    certificate-authority-data: %s
-                users:
-                - name: operator
-                  user:
-                    token: %s
-                contexts:
-                - name: operator
-                  context: {cluster: local, user: operator, namespace: %s}
-                current-context: operator
-                """
-                        .formatted(
-                                cluster.controlPlane().apiServerUrl(),
-                                ca,
-                                token,
-                                OPERATOR_NAMESPACE));
-        return kubeconfig;
+        return OperatorFixtures.installOperatorIdentity(client, cluster, repoRoot, kubeconfig);
     }
 
     private static void copyTree(Path from, Path to) throws IOException {
-        try (var paths = Files.walk(from)) {
-            for (Path source : paths.toList()) {
-                Path target = to.resolve(from.relativize(source).toString());
-                if (Files.isDirectory(source)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(source, target, StandardCopyOption.REPLACE_EXISTING);
-                }
-            }
-        }
+        OperatorFixtures.copyTree(from, to);
     }
 
     private static Path findRepoRoot() {
-        Path dir = Path.of("").toAbsolutePath();
-        while (dir != null && !Files.isDirectory(dir.resolve("config/rbac/runner"))) {
-            dir = dir.getParent();
-        }
-        if (dir == null) {
-            throw new IllegalStateException("no config/rbac/runner above " + Path.of(""));
-        }
-        return dir;
+        return OperatorFixtures.findRepoRoot();
     }
 }
