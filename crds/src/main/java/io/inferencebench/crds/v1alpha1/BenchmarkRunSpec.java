@@ -98,7 +98,9 @@ public class BenchmarkRunSpec {
             "Service-level objectives; when set, the SloMet condition gives the pass/fail verdict.")
     private SloSpec slo;
 
-    @JsonPropertyDescription("Server metrics scraping.")
+    @JsonPropertyDescription(
+            "Server metrics per stage: scraped from every ready endpoint, or read from a"
+                    + " Prometheus server (metrics.prometheus).")
     private MetricsSpec metrics = new MetricsSpec();
 
     @JsonPropertyDescription("Runner pods: image, parallelism, resources, scheduling.")

@@ -10,12 +10,19 @@ import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 import java.util.List;
 
-/** Scraping the model server's Prometheus metrics during each stage. */
+/**
+ * The model server's Prometheus metrics during each stage: scraped directly from every ready
+ * endpoint, or read from a Prometheus server when {@link #getPrometheus() prometheus} is set.
+ */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
         value = "!has(self.interval) || self.interval.matches('[1-9]')",
         message = "interval must be greater than zero",
         fieldPath = ".interval")
+@ValidationRule(
+        value = "!has(self.prometheus) || !has(self.enabled) || self.enabled",
+        message = "prometheus needs enabled: true (enabled: false turns server metrics off)",
+        fieldPath = ".prometheus")
 public class MetricsSpec {
 
     /** A Prometheus metric name, optionally ending in {@code *} to match a prefix. */
@@ -55,6 +62,12 @@ public class MetricsSpec {
             "Metric names to drop from the catalog; a trailing * matches a prefix.")
     @Size(max = 256)
     private List<@Size(min = 1, max = 256) @Pattern(METRIC_NAME_PATTERN) String> exclude;
+
+    @JsonPropertyDescription(
+            "Read the server's metrics from this Prometheus server's HTTP API for each stage"
+                    + " window instead of scraping the server pods (path, port and interval are"
+                    + " then unused). For servers that a Prometheus already scrapes.")
+    private PrometheusSpec prometheus;
 
     public Boolean getEnabled() {
         return enabled;
@@ -102,5 +115,13 @@ public class MetricsSpec {
 
     public void setExclude(List<String> exclude) {
         this.exclude = exclude;
+    }
+
+    public PrometheusSpec getPrometheus() {
+        return prometheus;
+    }
+
+    public void setPrometheus(PrometheusSpec prometheus) {
+        this.prometheus = prometheus;
     }
 }

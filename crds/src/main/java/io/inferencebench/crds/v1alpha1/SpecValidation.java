@@ -64,6 +64,71 @@ public final class SpecValidation {
             }
         }
         optionalPositiveDuration("spec.timeout", spec.getTimeout(), problems);
+        if (spec.getMetrics() != null && spec.getMetrics().getPrometheus() != null) {
+            if (Boolean.FALSE.equals(spec.getMetrics().getEnabled())) {
+                problems.add(
+                        "spec.metrics.prometheus: needs spec.metrics.enabled true (false turns"
+                                + " server metrics off)");
+            }
+            problems.addAll(
+                    validatePrometheus(
+                            spec.getMetrics().getPrometheus(), "spec.metrics.prometheus"));
+        }
+        return problems;
+    }
+
+    /**
+     * Validates a Prometheus source as the CRD schema does (the selector's full grammar is checked
+     * where it is parsed, by the server-metrics library).
+     *
+     * @param prometheus the section
+     * @param prefix field path prefix, e.g. {@code spec.metrics.prometheus}
+     * @return problems, empty when valid
+     */
+    public static List<String> validatePrometheus(PrometheusSpec prometheus, String prefix) {
+        List<String> problems = new ArrayList<>();
+        String url = prometheus.getUrl();
+        if (url == null || url.isEmpty()) {
+            problems.add(prefix + ".url: is required, e.g. http://prometheus.monitoring:9090");
+        } else if (url.length() > 2048
+                || !java.util.regex.Pattern.matches(PrometheusSpec.URL_PATTERN, url)) {
+            problems.add(
+                    prefix
+                            + ".url: must be an http:// or https:// URL with a host and an optional"
+                            + " path, without user info, query or fragment");
+        }
+        if (prometheus.getSelector() != null
+                && !java.util.regex.Pattern.matches(
+                        PrometheusSpec.SELECTOR_PATTERN, prometheus.getSelector())) {
+            problems.add(
+                    prefix
+                            + ".selector: must be PromQL label matchers such as"
+                            + " {namespace=\"llm\",job=~\"vllm-.*\"}");
+        }
+        if (prometheus.getLabels() != null) {
+            for (String key : prometheus.getLabels().keySet()) {
+                if (key == null
+                        || !java.util.regex.Pattern.matches(PrometheusSpec.LABEL_NAME_PATTERN, key)
+                        || key.equals("__name__")) {
+                    problems.add(
+                            prefix
+                                    + ".labels: '"
+                                    + key
+                                    + "' is not a label name (letters, digits and _, not"
+                                    + " starting with a digit; __name__ not allowed)");
+                }
+            }
+        }
+        if (prometheus.getJob() != null && prometheus.getJob().isBlank()) {
+            problems.add(prefix + ".job: must not be blank");
+        }
+        if (prometheus.getReplicaLabel() != null
+                && !java.util.regex.Pattern.matches(
+                        PrometheusSpec.LABEL_NAME_PATTERN, prometheus.getReplicaLabel())) {
+            problems.add(prefix + ".replicaLabel: must be a label name such as pod or instance");
+        }
+        optionalPositiveDuration(prefix + ".step", prometheus.getStep(), problems);
+        optionalPositiveDuration(prefix + ".timeout", prometheus.getTimeout(), problems);
         return problems;
     }
 

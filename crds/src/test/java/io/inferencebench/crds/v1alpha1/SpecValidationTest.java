@@ -87,4 +87,33 @@ class SpecValidationTest {
                         "spec.load.stages[0].concurrency: 2 is lower than spec.runner.parallelism"
                                 + " 4; every runner pod needs at least one request in flight");
     }
+
+    @Test
+    void prometheusSectionIsCheckedLikeTheSchema() {
+        BenchmarkRunSpec spec = validSpec();
+        PrometheusSpec prometheus = new PrometheusSpec();
+        prometheus.setUrl("http://prometheus.monitoring:9090/prefix");
+        prometheus.setSelector("{namespace=\"llm\", job=~'vllm-.*',}");
+        prometheus.setLabels(java.util.Map.of("cluster", "east"));
+        prometheus.setStep("500ms");
+        spec.getMetrics().setPrometheus(prometheus);
+        assertThat(SpecValidation.validate(spec)).isEmpty();
+
+        prometheus.setUrl("http://user:pw@prometheus:9090");
+        prometheus.setSelector("up{job=\"x\"}");
+        prometheus.setLabels(java.util.Map.of("k8s-ns", "x"));
+        prometheus.setReplicaLabel("pod name");
+        prometheus.setStep("0s");
+        prometheus.setTimeout("30");
+        spec.getMetrics().setEnabled(false);
+        assertThat(SpecValidation.validate(spec))
+                .anyMatch(p -> p.startsWith("spec.metrics.prometheus: needs spec.metrics.enabled"))
+                .anyMatch(p -> p.startsWith("spec.metrics.prometheus.url: must be an http://"))
+                .anyMatch(p -> p.startsWith("spec.metrics.prometheus.selector: must be PromQL"))
+                .anyMatch(p -> p.startsWith("spec.metrics.prometheus.labels: 'k8s-ns'"))
+                .anyMatch(p -> p.startsWith("spec.metrics.prometheus.replicaLabel: must be"))
+                .anyMatch(p -> p.equals("spec.metrics.prometheus.step: must be greater than zero"))
+                .anyMatch(p -> p.startsWith("spec.metrics.prometheus.timeout: invalid duration"))
+                .hasSize(7);
+    }
 }
