@@ -969,73 +969,12 @@ class LocalClusterE2E {
     @Test
     void modelServerSimulatorImageServesOpenAiApiBehindAService() throws Exception {
         String ns = newNamespace("sim");
-        client.apps()
-                .deployments()
-                .inNamespace(ns)
-                .resource(
-                        new DeploymentBuilder()
-                                .withNewMetadata()
-                                .withName("sim")
-                                .endMetadata()
-                                .withNewSpec()
-                                .withReplicas(1)
-                                .withNewSelector()
-                                .addToMatchLabels("app", "sim")
-                                .endSelector()
-                                .withNewTemplate()
-                                .withNewMetadata()
-                                .addToLabels("app", "sim")
-                                .endMetadata()
-                                .withNewSpec()
-                                .addNewContainer()
-                                .withName("vllm")
-                                .withImage("ghcr.io/llm-d/llm-d-inference-sim:v0.8.0")
-                                .withArgs(
-                                        "--model",
-                                        "tiny-model",
-                                        "--port",
-                                        "8000",
-                                        "--time-to-first-token",
-                                        "10ms",
-                                        "--inter-token-latency",
-                                        "2ms",
-                                        "--max-num-seqs",
-                                        "8",
-                                        "--force-dummy-tokenizer")
-                                .addNewPort()
-                                .withName("http")
-                                .withContainerPort(8000)
-                                .endPort()
-                                .withNewReadinessProbe()
-                                .withNewHttpGet()
-                                .withPath("/ready")
-                                .withPort(new IntOrString("http"))
-                                .endHttpGet()
-                                .withPeriodSeconds(1)
-                                .endReadinessProbe()
-                                .endContainer()
-                                .endSpec()
-                                .endTemplate()
-                                .endSpec()
-                                .build())
-                .create();
-        client.services()
-                .inNamespace(ns)
-                .resource(
-                        new ServiceBuilder()
-                                .withNewMetadata()
-                                .withName("sim")
-                                .endMetadata()
-                                .withNewSpec()
-                                .addToSelector("app", "sim")
-                                .addNewPort()
-                                .withName("http")
-                                .withPort(8000)
-                                .withTargetPort(new IntOrString("http"))
-                                .endPort()
-                                .endSpec()
-                                .build())
-                .create();
+        SimulatorDeployment.named("sim")
+                .model("tiny-model")
+                .timeToFirstToken(10)
+                .interTokenLatency(2)
+                .maxNumSeqs(8)
+                .create(client, ns);
 
         await().atMost(Duration.ofSeconds(120))
                 .pollInterval(Duration.ofMillis(250))

@@ -5,12 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceQuotaBuilder;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.Watch;
@@ -21,6 +18,7 @@ import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.v1alpha1.StageResult;
 import io.inferencebench.e2e.OperatorFixtures;
+import io.inferencebench.e2e.SimulatorDeployment;
 import io.inferencebench.testkit.ClusterDumpExtension;
 import io.inferencebench.testkit.ImageMap;
 import io.inferencebench.testkit.LocalCluster;
@@ -67,7 +65,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class OperatorSpeedBench {
 
     static final String RUNNER_IMAGE = "ghcr.io/inferencebench/runner:bench";
-    static final String SIM_IMAGE = "ghcr.io/llm-d/llm-d-inference-sim:v0.8.0";
     static final String MODEL = "tiny-model";
     static final String OPERATOR_NAMESPACE = "inferencebench-system";
 
@@ -575,88 +572,16 @@ class OperatorSpeedBench {
 
     /** The simulator as a Deployment + Service {@code sim:8000}, 5 ms TTFT, 1 ms ITL. */
     private static void deploySimulator(String ns) {
-        client.apps()
-                .deployments()
-                .inNamespace(ns)
-                .resource(
-                        new DeploymentBuilder()
-                                .withNewMetadata()
-                                .withName("sim")
-                                .endMetadata()
-                                .withNewSpec()
-                                .withReplicas(1)
-                                .withNewSelector()
-                                .addToMatchLabels("app", "sim")
-                                .endSelector()
-                                .withNewTemplate()
-                                .withNewMetadata()
-                                .addToLabels("app", "sim")
-                                .endMetadata()
-                                .withNewSpec()
-                                .addNewContainer()
-                                .withName("vllm")
-                                .withImage(SIM_IMAGE)
-                                .withArgs(
-                                        "--model",
-                                        MODEL,
-                                        "--port",
-                                        "8000",
-                                        "--time-to-first-token",
-                                        "5ms",
-                                        "--inter-token-latency",
-                                        "1ms",
-                                        "--max-num-seqs",
-                                        "1024",
-                                        "--force-dummy-tokenizer")
-                                .addNewPort()
-                                .withName("http")
-                                .withContainerPort(8000)
-                                .endPort()
-                                .withNewReadinessProbe()
-                                .withNewHttpGet()
-                                .withPath("/ready")
-                                .withPort(new IntOrString("http"))
-                                .endHttpGet()
-                                .withPeriodSeconds(1)
-                                .endReadinessProbe()
-                                .endContainer()
-                                .endSpec()
-                                .endTemplate()
-                                .endSpec()
-                                .build())
-                .create();
-        client.services()
-                .inNamespace(ns)
-                .resource(
-                        new ServiceBuilder()
-                                .withNewMetadata()
-                                .withName("sim")
-                                .endMetadata()
-                                .withNewSpec()
-                                .addToSelector("app", "sim")
-                                .addNewPort()
-                                .withName("http")
-                                .withPort(8000)
-                                .withTargetPort(new IntOrString("http"))
-                                .endPort()
-                                .endSpec()
-                                .build())
-                .create();
+        SimulatorDeployment.named("sim")
+                .model(MODEL)
+                .timeToFirstToken(5)
+                .interTokenLatency(1)
+                .maxNumSeqs(1024)
+                .create(client, ns);
     }
 
     private static void awaitSimulatorReady(String ns) {
-        await().atMost(Duration.ofSeconds(120))
-                .pollInterval(Duration.ofMillis(250))
-                .until(
-                        () ->
-                                client.apps()
-                                                .deployments()
-                                                .inNamespace(ns)
-                                                .withName("sim")
-                                                .get()
-                                                .getStatus()
-                                                .getReadyReplicas()
-                                        != null);
+        SimulatorDeployment.named("sim").awaitReady(client, ns, Duration.ofSeconds(120));
     }
 
     private static void installCrd() throws IOException {

@@ -13,7 +13,6 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -24,6 +23,7 @@ import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.v1alpha1.StageResult;
 import io.inferencebench.crds.workorder.PartReport;
 import io.inferencebench.e2e.OperatorFixtures;
+import io.inferencebench.e2e.SimulatorDeployment;
 import io.inferencebench.testkit.ClusterDumpExtension;
 import io.inferencebench.testkit.ImageMap;
 import io.inferencebench.testkit.LocalCluster;
@@ -70,7 +70,6 @@ import org.junit.jupiter.api.extension.TestWatcher;
 class OperatorE2E {
 
     static final String RUNNER_IMAGE = "ghcr.io/inferencebench/runner:e2e";
-    static final String SIM_IMAGE = "ghcr.io/llm-d/llm-d-inference-sim:v0.8.0";
     static final String PROGRAMS_IMAGE = "ib-test/operator-e2e-programs:latest";
     static final String MODEL = "tiny-model";
     static final int SIM_TTFT_MS = 20;
@@ -280,77 +279,16 @@ class OperatorE2E {
 
     /** The simulator as a Deployment + Service {@code sim:8000} with fixed TTFT and ITL. */
     private static void deploySimulator(String ns) {
-        client.apps()
-                .deployments()
-                .inNamespace(ns)
-                .resource(
-                        new DeploymentBuilder()
-                                .withNewMetadata()
-                                .withName("sim")
-                                .endMetadata()
-                                .withNewSpec()
-                                .withReplicas(1)
-                                .withNewSelector()
-                                .addToMatchLabels("app", "sim")
-                                .endSelector()
-                                .withNewTemplate()
-                                .withNewMetadata()
-                                .addToLabels("app", "sim")
-                                .endMetadata()
-                                .withNewSpec()
-                                .addNewContainer()
-                                .withName("vllm")
-                                .withImage(SIM_IMAGE)
-                                .withArgs(
-                                        "--model",
-                                        MODEL,
-                                        "--port",
-                                        "8000",
-                                        "--time-to-first-token",
-                                        SIM_TTFT_MS + "ms",
-                                        "--inter-token-latency",
-                                        SIM_ITL_MS + "ms",
-                                        "--max-num-seqs",
-                                        "256",
-                                        "--force-dummy-tokenizer")
-                                .addNewPort()
-                                .withName("http")
-                                .withContainerPort(8000)
-                                .endPort()
-                                .withNewReadinessProbe()
-                                .withNewHttpGet()
-                                .withPath("/ready")
-                                .withPort(new IntOrString("http"))
-                                .endHttpGet()
-                                .withPeriodSeconds(1)
-                                .endReadinessProbe()
-                                .endContainer()
-                                .endSpec()
-                                .endTemplate()
-                                .endSpec()
-                                .build())
-                .create();
-        service(ns, "sim", "sim");
+        SimulatorDeployment.named("sim")
+                .model(MODEL)
+                .timeToFirstToken(SIM_TTFT_MS)
+                .interTokenLatency(SIM_ITL_MS)
+                .maxNumSeqs(256)
+                .create(client, ns);
     }
 
     private static void service(String ns, String name, String appLabel) {
-        client.services()
-                .inNamespace(ns)
-                .resource(
-                        new ServiceBuilder()
-                                .withNewMetadata()
-                                .withName(name)
-                                .endMetadata()
-                                .withNewSpec()
-                                .addToSelector("app", appLabel)
-                                .addNewPort()
-                                .withName("http")
-                                .withPort(8000)
-                                .withTargetPort(new IntOrString("http"))
-                                .endPort()
-                                .endSpec()
-                                .build())
-                .create();
+        SimulatorDeployment.createService(client, ns, name, appLabel);
     }
 
     private static BenchmarkRun createRun(String ns, String yaml) {
@@ -493,18 +431,7 @@ class OperatorE2E {
     }
 
     private static void awaitSimulatorReady(String ns) {
-        await().atMost(Duration.ofSeconds(120))
-                .pollInterval(Duration.ofMillis(250))
-                .until(
-                        () ->
-                                client.apps()
-                                                .deployments()
-                                                .inNamespace(ns)
-                                                .withName("sim")
-                                                .get()
-                                                .getStatus()
-                                                .getReadyReplicas()
-                                        != null);
+        SimulatorDeployment.named("sim").awaitReady(client, ns, Duration.ofSeconds(120));
     }
 
     private static void assertProfileMatchesSimulator(JsonNode profile, long expectedRequests) {

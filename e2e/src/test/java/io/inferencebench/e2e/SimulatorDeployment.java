@@ -1,0 +1,241 @@
+package io.inferencebench.e2e;
+
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The model-server simulator (llm-d-inference-sim's image, run by the local node as model-sim) as a
+ * Deployment, optionally with a Service {@code <service>:8000} in front of it. One place for the
+ * container, its readiness probe and the simulator flags every E2E scenario sets.
+ *
+ * <pre>{@code
+ * SimulatorDeployment.named("sim").model("tiny-model").timeToFirstToken(20).interTokenLatency(5)
+ *         .maxNumSeqs(256).create(client, ns);
+ * }</pre>
+ *
+ * <p>The pods carry {@code app=<appLabel>} (default: the Deployment name) plus any {@link
+ * #podLabel}; the Deployment selects all of them, the Service only {@code app}. Several Deployments
+ * with the same {@code appLabel}, distinct pod labels and one Service give replicas that differ in
+ * their flags (for example in their {@code --fake-metrics}).
+ */
+public final class SimulatorDeployment {
+
+    /** The image the local node maps to model-sim (and a real cluster pulls). */
+    public static final String IMAGE = "ghcr.io/llm-d/llm-d-inference-sim:v0.8.0";
+
+    /** Container port, named {@code http}; also the Service port. */
+    public static final int PORT = 8000;
+
+    private final String name;
+    private String appLabel;
+    private final Map<String, String> podLabels = new LinkedHashMap<>();
+    private String model = "tiny-model";
+    private int replicas = 1;
+    private Integer timeToFirstTokenMs;
+    private Integer interTokenLatencyMs;
+    private int maxNumSeqs = 256;
+    private String fakeMetrics;
+    private final List<String> extraArgs = new ArrayList<>();
+    private String serviceName;
+
+    private SimulatorDeployment(String name) {
+        this.name = name;
+        this.appLabel = name;
+        this.serviceName = name;
+    }
+
+    /** A simulator Deployment called {@code name}, with a Service of the same name. */
+    public static SimulatorDeployment named(String name) {
+        return new SimulatorDeployment(name);
+    }
+
+    public SimulatorDeployment model(String model) {
+        this.model = model;
+        return this;
+    }
+
+    public SimulatorDeployment replicas(int replicas) {
+        this.replicas = replicas;
+        return this;
+    }
+
+    /** {@code --time-to-first-token} in ms (the simulator's default is 0). */
+    public SimulatorDeployment timeToFirstToken(int millis) {
+        this.timeToFirstTokenMs = millis;
+        return this;
+    }
+
+    /** {@code --inter-token-latency} in ms (the simulator's default is 0). */
+    public SimulatorDeployment interTokenLatency(int millis) {
+        this.interTokenLatencyMs = millis;
+        return this;
+    }
+
+    /** {@code --max-num-seqs}: requests served at once before they queue (default here 256). */
+    public SimulatorDeployment maxNumSeqs(int maxNumSeqs) {
+        this.maxNumSeqs = maxNumSeqs;
+        return this;
+    }
+
+    /** {@code --fake-metrics}: the JSON document of fixed values /metrics reports. */
+    public SimulatorDeployment fakeMetrics(String json) {
+        this.fakeMetrics = json;
+        return this;
+    }
+
+    /** Further simulator flags, appended after the ones this class sets. */
+    public SimulatorDeployment extraArgs(String... args) {
+        extraArgs.addAll(List.of(args));
+        return this;
+    }
+
+    /** The pods' {@code app} label, which the Service selects (default: the Deployment name). */
+    public SimulatorDeployment appLabel(String appLabel) {
+        this.appLabel = appLabel;
+        return this;
+    }
+
+    /** An extra pod label, also part of the Deployment's selector. */
+    public SimulatorDeployment podLabel(String key, String value) {
+        podLabels.put(key, value);
+        return this;
+    }
+
+    /** The Service to create in front of the pods; {@code null} for none. */
+    public SimulatorDeployment service(String serviceName) {
+        this.serviceName = serviceName;
+        return this;
+    }
+
+    /** The simulator's command-line arguments. */
+    public List<String> args() {
+        List<String> args = new ArrayList<>(List.of("--model", model, "--port", "" + PORT));
+        if (timeToFirstTokenMs != null) {
+            args.addAll(List.of("--time-to-first-token", timeToFirstTokenMs + "ms"));
+        }
+        if (interTokenLatencyMs != null) {
+            args.addAll(List.of("--inter-token-latency", interTokenLatencyMs + "ms"));
+        }
+        args.addAll(List.of("--max-num-seqs", "" + maxNumSeqs));
+        if (fakeMetrics != null) {
+            args.addAll(List.of("--fake-metrics", fakeMetrics));
+        }
+        // model-sim never downloads a tokenizer; llm-d-inference-sim would without this flag
+        args.add("--force-dummy-tokenizer");
+        args.addAll(extraArgs);
+        return args;
+    }
+
+    /** The Deployment object. */
+    public Deployment deployment() {
+        Map<String, String> labels = new LinkedHashMap<>();
+        labels.put("app", appLabel);
+        labels.putAll(podLabels);
+        return new DeploymentBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withNewSpec()
+                .withReplicas(replicas)
+                .withNewSelector()
+                .addToMatchLabels(labels)
+                .endSelector()
+                .withNewTemplate()
+                .withNewMetadata()
+                .addToLabels(labels)
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("vllm")
+                .withImage(IMAGE)
+                .withArgs(args())
+                .addNewPort()
+                .withName("http")
+                .withContainerPort(PORT)
+                .endPort()
+                .withNewReadinessProbe()
+                .withNewHttpGet()
+                .withPath("/ready")
+                .withPort(new IntOrString("http"))
+                .endHttpGet()
+                .withPeriodSeconds(1)
+                .endReadinessProbe()
+                .endContainer()
+                .endSpec()
+                .endTemplate()
+                .endSpec()
+                .build();
+    }
+
+    /** Creates the Deployment and, unless {@code service(null)}, its Service. */
+    public SimulatorDeployment create(KubernetesClient client, String namespace) {
+        client.apps().deployments().inNamespace(namespace).resource(deployment()).create();
+        if (serviceName != null) {
+            createService(client, namespace, serviceName, appLabel);
+        }
+        return this;
+    }
+
+    /** Waits until every replica of the Deployment is ready. */
+    public SimulatorDeployment awaitReady(
+            KubernetesClient client, String namespace, Duration atMost) {
+        await().atMost(atMost)
+                .pollInterval(Duration.ofMillis(250))
+                .until(
+                        () -> {
+                            Deployment d =
+                                    client.apps()
+                                            .deployments()
+                                            .inNamespace(namespace)
+                                            .withName(name)
+                                            .get();
+                            Integer ready = d == null ? null : d.getStatus().getReadyReplicas();
+                            return ready != null && ready >= replicas;
+                        });
+        return this;
+    }
+
+    /** The Deployment's pods (any phase). */
+    public List<Pod> pods(KubernetesClient client, String namespace) {
+        Map<String, String> labels = new LinkedHashMap<>();
+        labels.put("app", appLabel);
+        labels.putAll(podLabels);
+        return client.pods().inNamespace(namespace).withLabels(labels).list().getItems();
+    }
+
+    /**
+     * A Service {@code name:8000} forwarding to the {@code http} port of pods labelled {@code
+     * app=<appLabel>}.
+     */
+    public static void createService(
+            KubernetesClient client, String namespace, String name, String appLabel) {
+        client.services()
+                .inNamespace(namespace)
+                .resource(
+                        new ServiceBuilder()
+                                .withNewMetadata()
+                                .withName(name)
+                                .endMetadata()
+                                .withNewSpec()
+                                .addToSelector("app", appLabel)
+                                .addNewPort()
+                                .withName("http")
+                                .withPort(PORT)
+                                .withTargetPort(new IntOrString("http"))
+                                .endPort()
+                                .endSpec()
+                                .build())
+                .create();
+    }
+}
