@@ -101,6 +101,11 @@ public final class LpgProfileWriter {
         metrics.put("completed", stage.completed);
         metrics.put("failures", stage.failed);
         metrics.put("warmup_requests_excluded", stage.warmupExcluded);
+        if (stage.partial) {
+            // Only a cancelled stage carries these, so complete profiles keep their key set.
+            metrics.put("partial", true);
+            metrics.put("cancelled_requests", stage.cancelledRequests);
+        }
         Map<String, Long> errorsByClass =
                 stage.errorsByClass == null ? Map.of() : stage.errorsByClass;
         ObjectNode errors = metrics.putObject("errors_by_class");

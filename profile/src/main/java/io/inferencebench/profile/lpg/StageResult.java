@@ -70,6 +70,15 @@ public final class StageResult {
     /** Warm-up requests sent and excluded from the statistics. */
     public long warmupExcluded;
 
+    /**
+     * Requests aborted because the stage was cancelled (in flight or not yet sent); counted neither
+     * as completed nor as failed.
+     */
+    public long cancelledRequests;
+
+    /** The stage was cancelled before it finished: its figures cover only part of it. */
+    public boolean partial;
+
     /** Failed requests by class; keys from {@link #ERROR_CLASSES}. */
     @JsonSetter(nulls = Nulls.SKIP)
     public Map<String, Long> errorsByClass = new TreeMap<>();
@@ -269,6 +278,8 @@ public final class StageResult {
             m.completed += p.completed;
             m.failed += p.failed;
             m.warmupExcluded += p.warmupExcluded;
+            m.cancelledRequests += p.cancelledRequests;
+            m.partial |= p.partial;
             if (p.errorsByClass != null) {
                 p.errorsByClass.forEach((k, v) -> m.errorsByClass.merge(k, v, Long::sum));
             }

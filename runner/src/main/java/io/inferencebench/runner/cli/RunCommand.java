@@ -376,6 +376,7 @@ public final class RunCommand implements Callable<Integer> {
         if (loops < 1) {
             throw new Main.UsageError("--event-loops: must be >= 1, got " + loops);
         }
+        Interrupts interrupts = null;
         try (HttpTransport transport =
                         new HttpTransport(baseUrl, requestHeaders, loops, maxConnections, timeout);
                 LiveMetrics metrics = metricsPort == null ? null : LiveMetrics.start(metricsPort);
@@ -424,6 +425,7 @@ public final class RunCommand implements Callable<Integer> {
                             seedValue,
                             timeout,
                             observer);
+            interrupts = Interrupts.install(engine::cancel, err);
             if (!noSelfWarmup) {
                 long warmStart = System.nanoTime();
                 long exchanges =
@@ -473,14 +475,24 @@ public final class RunCommand implements Callable<Integer> {
             List<StageResult> results = new ArrayList<>();
             List<String> files = new ArrayList<>();
             List<ServerMetricsReport> serverReports = new ArrayList<>();
-            for (int i = 0; i < plans.size(); i++) {
+            for (int i = 0; i < plans.size() && !engine.isCancelled(); i++) {
                 if (i > 0 && !cooldownValue.isZero()) {
-                    Thread.sleep(cooldownValue.toMillis());
+                    sleepUnlessCancelled(engine, cooldownValue);
+                    if (engine.isCancelled()) {
+                        break;
+                    }
                 }
                 if (serverMetrics != null) {
                     serverMetrics.stageStarting();
                 }
                 StageResult result = engine.runStage(plans.get(i));
+                if (result.partial && result.sent == 0) {
+                    // Cancelled before its first request: nothing to report.
+                    if (serverMetrics != null) {
+                        serverMetrics.stageFinished();
+                    }
+                    break;
+                }
                 ServerMetricsReport serverReport =
                         serverMetrics == null ? null : serverMetrics.stageFinished();
                 if (i == 0) {
@@ -504,11 +516,34 @@ public final class RunCommand implements Callable<Integer> {
                 out.println("profile: " + f);
             }
             out.flush();
+            if (engine.isCancelled()) {
+                err.printf(
+                        "interrupted: %d of %d stage(s) finished%s%n",
+                        results.stream().filter(r -> !r.partial).count(),
+                        plans.size(),
+                        results.stream().anyMatch(r -> r.partial)
+                                ? "; the last profile is partial"
+                                : "");
+                err.flush();
+                return Interrupts.EXIT_INTERRUPTED;
+            }
             return verdict(results, slo, err);
         } finally {
+            if (interrupts != null) {
+                interrupts.close();
+            }
             if (tokenizerValue != null) {
                 tokenizerValue.close();
             }
+        }
+    }
+
+    private static void sleepUnlessCancelled(LoadEngine engine, Duration pause)
+            throws InterruptedException {
+        long end = System.nanoTime() + pause.toNanos();
+        long left;
+        while (!engine.isCancelled() && (left = end - System.nanoTime()) > 0) {
+            Thread.sleep(Math.min(50, Math.max(1, left / 1_000_000)));
         }
     }
 
@@ -556,6 +591,9 @@ public final class RunCommand implements Callable<Integer> {
         String json =
                 LpgProfileWriter.toJson(LpgProfileWriter.write(result, context, serverReport));
         String name = LpgProfileWriter.fileName(result, context);
+        if (result.partial) {
+            name = name.substring(0, name.length() - 5) + "-partial.json";
+        }
         Path target = resultDir.resolve(name);
         for (int n = 2; Files.exists(target); n++) {
             target = resultDir.resolve(name.substring(0, name.length() - 5) + "-" + n + ".json");

@@ -42,7 +42,7 @@ final class Summary {
         for (StageResult r : results) {
             double time = LpgProfileWriter.benchmarkTimeSeconds(r);
             List<String> row = new ArrayList<>();
-            row.add(Integer.toString(r.stageIndex + 1));
+            row.add((r.stageIndex + 1) + (r.partial ? "*" : ""));
             row.add(
                     r.concurrency != null && Double.isInfinite(r.requestedRate)
                             ? "c=" + r.concurrency
@@ -80,6 +80,14 @@ final class Summary {
         }
         out.println(
                 "(rates in req/s; times in ms; lag = due -> sent; peak = most requests in flight)");
+        for (StageResult r : results) {
+            if (r.partial) {
+                out.printf(
+                        "* stage %d is partial: interrupted, %d request(s) cancelled (not counted"
+                                + " as failed)%n",
+                        r.stageIndex + 1, r.cancelledRequests);
+            }
+        }
     }
 
     private static String line(List<String> cells, int[] widths) {

@@ -45,6 +45,10 @@ public final class LoadEngine {
         public final StageRecorder recorder;
         public final long startNanos;
         final AtomicLong issued = new AtomicLong();
+
+        /** Issued requests a cancel caught before they were written. */
+        final AtomicLong unsent = new AtomicLong();
+
         final AtomicInteger inFlight = new AtomicInteger();
         final AtomicInteger inFlightPeak = new AtomicInteger();
 
@@ -93,6 +97,8 @@ public final class LoadEngine {
     private final String accept;
     private long spinNanos = DEFAULT_SPIN_NANOS;
     private boolean collectBeforeStage = true;
+    private volatile boolean cancelled;
+    private volatile StageRun current;
 
     public LoadEngine(
             HttpTransport transport,
@@ -169,7 +175,29 @@ public final class LoadEngine {
         return ignored.sent;
     }
 
-    /** Runs one stage to completion (every request finished or timed out). */
+    /**
+     * Cancels the running stage and every later one: no new request is sent, requests in flight are
+     * aborted (their connections reset) and counted as cancelled, not as failures, and {@link
+     * #runStage} returns the partial result (marked {@link StageResult#partial}) as soon as the
+     * event loops have processed the aborts. Callable from any thread, any number of times.
+     */
+    public void cancel() {
+        cancelled = true;
+        StageRun run = current;
+        if (run != null) {
+            run.cancel();
+        }
+    }
+
+    /** Whether {@link #cancel()} was called. */
+    public boolean isCancelled() {
+        return cancelled;
+    }
+
+    /**
+     * Runs one stage to completion (every request finished or timed out), or until {@link
+     * #cancel()}.
+     */
     public StageResult runStage(StagePlan plan) {
         // Collect now, while nothing is measured, instead of pausing in the middle of the stage
         // (the first full collection also raises the metaspace threshold that class loading of
@@ -199,13 +227,23 @@ public final class LoadEngine {
         Live live = new Live(plan, recorder, start);
         StageRun run = new StageRun(plan, live, warmup, start);
         stageObserver.onStageStart(plan, recorder, live);
+        current = run;
+        if (cancelled) {
+            // Cancelled between stages: this one sends nothing.
+            run.cancel();
+        }
         Thread dispatcher =
                 Thread.ofPlatform()
                         .name("ib-dispatcher-" + plan.index())
                         .priority(Thread.MAX_PRIORITY)
                         .unstarted(
                                 plan.closedLoop() ? run::startClosedLoop : run::dispatchOpenLoop);
+        run.dispatcher = dispatcher;
         dispatcher.start();
+        if (run.cancelled) {
+            // A cancel that raced with the start may have missed the thread: repeat it.
+            dispatcher.interrupt();
+        }
         try {
             dispatcher.join();
             long guard = requestTimeout.toMillis() + 30_000;
@@ -221,8 +259,10 @@ public final class LoadEngine {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        current = null;
         stageObserver.onStageEnd(plan);
-        return recorder.finish(live.issued(), live.inFlightPeak.get());
+        return recorder.finish(
+                live.issued() - live.unsent.get(), live.inFlightPeak.get(), run.cancelled);
     }
 
     /**
@@ -263,6 +303,11 @@ public final class LoadEngine {
         final CountDownLatch done = new CountDownLatch(1);
         final BlockedIntervals slotBlocked = new BlockedIntervals();
         volatile boolean dispatchDone;
+        volatile boolean cancelled;
+        volatile Thread dispatcher;
+
+        /** Heads of the per-loop lists of requests in flight (each only touched on its loop). */
+        final RequestExecution[] inFlightHeads = new RequestExecution[transport.loops()];
 
         StageRun(StagePlan plan, Live live, boolean warmup, long start) {
             this.plan = plan;
@@ -289,13 +334,16 @@ public final class LoadEngine {
             int loops = transport.loops();
             long limit = plan.numPrompts() > 0 ? plan.numPrompts() : Long.MAX_VALUE;
             try {
-                for (long i = 0; i < limit; i++) {
+                for (long i = 0; i < limit && !cancelled; i++) {
                     long offset = schedule == null ? 0 : schedule.nextOffsetNanos();
                     long due = start + offset;
                     if (due >= deadline) {
                         break;
                     }
-                    waitUntil(due);
+                    if (!waitUntil(due)) {
+                        break;
+                    }
+                    long woke = System.nanoTime();
                     long slotWait = 0;
                     if (slots != null) {
                         if (!slots.tryAcquire()) {
@@ -318,7 +366,7 @@ public final class LoadEngine {
                     int loop = (int) (i % loops);
                     live.issued.incrementAndGet();
                     live.started();
-                    transport.execute(loop, () -> send(loop, index, due, slotWaitFinal));
+                    transport.execute(loop, () -> send(loop, index, due, slotWaitFinal, woke));
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -342,20 +390,20 @@ public final class LoadEngine {
             long limit = plan.numPrompts() > 0 ? plan.numPrompts() : Long.MAX_VALUE;
             while (true) {
                 long current = live.issued.get();
-                if (current >= limit || System.nanoTime() >= deadline) {
+                if (current >= limit || System.nanoTime() >= deadline || cancelled) {
                     markDispatchDone();
                     return;
                 }
                 if (live.issued.compareAndSet(current, current + 1)) {
                     live.started();
                     long now = System.nanoTime();
-                    send(loop, current, now, 0);
+                    send(loop, current, now, 0, now);
                     return;
                 }
             }
         }
 
-        void send(int loop, long index, long due, long slotWait) {
+        void send(int loop, long index, long due, long slotWait, long dispatched) {
             int p = (int) (index % prompts.size());
             RequestExecution execution =
                     new RequestExecution(
@@ -367,11 +415,68 @@ public final class LoadEngine {
                             params,
                             tokenCounter,
                             finished -> onFinished(loop, finished));
+            if (cancelled) {
+                live.unsent.incrementAndGet();
+                execution.onCancelled(System.nanoTime());
+                return;
+            }
+            execution.dispatchedNanos = dispatched;
             execution.sendNanos = System.nanoTime();
-            transport.post(loop, path, accept, Buffer.buffer(bodies[p]), execution);
+            RequestExecution head = inFlightHeads[loop];
+            execution.nextInFlight = head;
+            if (head != null) {
+                head.previousInFlight = execution;
+            }
+            inFlightHeads[loop] = execution;
+            execution.exchange =
+                    transport.post(loop, path, accept, Buffer.buffer(bodies[p]), execution);
+        }
+
+        void unlink(int loop, RequestExecution e) {
+            if (e.previousInFlight != null) {
+                e.previousInFlight.nextInFlight = e.nextInFlight;
+            } else if (inFlightHeads[loop] == e) {
+                inFlightHeads[loop] = e.nextInFlight;
+            }
+            if (e.nextInFlight != null) {
+                e.nextInFlight.previousInFlight = e.previousInFlight;
+            }
+            e.previousInFlight = null;
+            e.nextInFlight = null;
+        }
+
+        /** Stops dispatching and aborts what is in flight, on each loop. */
+        synchronized void cancel() {
+            if (cancelled) {
+                return;
+            }
+            cancelled = true;
+            Thread thread = dispatcher;
+            if (thread != null) {
+                thread.interrupt();
+            }
+            for (int loop = 0; loop < inFlightHeads.length; loop++) {
+                int owner = loop;
+                transport.execute(
+                        owner,
+                        () -> {
+                            RequestExecution e = inFlightHeads[owner];
+                            while (e != null) {
+                                RequestExecution next = e.nextInFlight;
+                                if (e.exchange != null) {
+                                    e.exchange.cancel();
+                                }
+                                e = next;
+                            }
+                        });
+            }
+            if (plan.closedLoop()) {
+                markDispatchDone();
+            }
         }
 
         void onFinished(int loop, RequestExecution execution) {
+            unlink(loop, execution);
             live.inFlight.decrementAndGet();
             if (slots != null) {
                 slots.release();
@@ -397,14 +502,19 @@ public final class LoadEngine {
             }
         }
 
-        private void waitUntil(long due) {
+        /** Waits for {@code due}; false when the stage was cancelled meanwhile. */
+        private boolean waitUntil(long due) {
             long remaining;
             while ((remaining = due - System.nanoTime()) > spinNanos) {
                 LockSupport.parkNanos(remaining - spinNanos);
+                if (cancelled) {
+                    return false;
+                }
             }
             while (System.nanoTime() < due) {
                 Thread.onSpinWait();
             }
+            return !cancelled;
         }
     }
 }

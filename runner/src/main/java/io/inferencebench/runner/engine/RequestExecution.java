@@ -6,6 +6,7 @@ import io.inferencebench.runner.backend.ResponseState;
 import io.inferencebench.runner.dataset.Prompt;
 import io.inferencebench.runner.dataset.TokenCounter;
 import io.inferencebench.runner.http.FailureClass;
+import io.inferencebench.runner.http.HttpTransport;
 import io.inferencebench.runner.http.ResponseSink;
 import io.inferencebench.runner.http.SseParser;
 import io.netty.buffer.ByteBuf;
@@ -41,6 +42,7 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
     private final TokenCounter tokenCounter;
     private final Completion completion;
 
+    long dispatchedNanos;
     long sendNanos;
     long endNanos;
     long firstContentNanos = -1;
@@ -52,6 +54,17 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
     FailureClass failure;
     String errorMessage;
     boolean done;
+
+    /** Aborted by {@link LoadEngine#cancel()}: neither completed nor failed. */
+    boolean cancelled;
+
+    /** The transport's handle, for cancelling; set once the request was handed over. */
+    HttpTransport.Exchange exchange;
+
+    /** Links of the owning loop's in-flight list (only touched on that loop). */
+    RequestExecution previousInFlight;
+
+    RequestExecution nextInFlight;
 
     private boolean sse;
     private SseParser parser;
@@ -86,7 +99,17 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
     // ---- results -------------------------------------------------------------------------
 
     public boolean succeeded() {
-        return failure == null;
+        return failure == null && !cancelled;
+    }
+
+    /** Whether the request was aborted by a cancel (it then neither completed nor failed). */
+    public boolean cancelled() {
+        return cancelled;
+    }
+
+    /** Whether the request was written to the server (a cancel can come before that). */
+    public boolean wasSent() {
+        return sendNanos != 0;
     }
 
     public FailureClass failure() {
@@ -243,6 +266,13 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
             failure = failureClass;
             errorMessage = message;
         }
+        completion.completed(this);
+    }
+
+    @Override
+    public void onCancelled(long nanos) {
+        endNanos = nanos;
+        cancelled = true;
         completion.completed(this);
     }
 

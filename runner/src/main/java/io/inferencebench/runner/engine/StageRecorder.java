@@ -21,6 +21,7 @@ public final class StageRecorder {
     private final TreeSet<String> outputSources = new TreeSet<>();
     private final TreeSet<String> inputSources = new TreeSet<>();
     private final StageObserver observer;
+    private final LagTrace trace = LagTrace.forStage();
 
     private long firstSend = Long.MAX_VALUE;
     private long lastSend = Long.MIN_VALUE;
@@ -64,6 +65,24 @@ public final class StageRecorder {
     }
 
     synchronized void record(RequestExecution e) {
+        if (trace != null && e.wasSent()) {
+            trace.add(e);
+        }
+        if (e.cancelled) {
+            // Aborted by a cancel: its send (if any) belongs to the stage's window and lag, its
+            // outcome to nothing.
+            if (e.wasSent()) {
+                firstSend = Math.min(firstSend, e.sendNanos);
+                lastSend = Math.max(lastSend, e.sendNanos);
+                if (recordScheduleLag) {
+                    result.scheduleLagMs.record(
+                            Math.max(0, e.sendNanos - e.dueNanos) / NANOS_PER_MS);
+                }
+            }
+            result.cancelledRequests++;
+            finishedCount++;
+            return;
+        }
         firstSend = Math.min(firstSend, e.sendNanos);
         lastSend = Math.max(lastSend, e.sendNanos);
         lastEnd = Math.max(lastEnd, e.endNanos);
@@ -120,13 +139,17 @@ public final class StageRecorder {
     }
 
     /** Completes the result once every dispatched request has been recorded. */
-    synchronized StageResult finish(long sent, long inFlightPeak) {
+    synchronized StageResult finish(long sent, long inFlightPeak, boolean partial) {
+        result.partial = partial;
+        if (trace != null && result.stageIndex >= 0) {
+            trace.write(result.stageIndex);
+        }
         result.sent = sent;
         result.inFlightPeak = inFlightPeak;
-        if (finishedCount > 0) {
+        if (firstSend != Long.MAX_VALUE) {
             result.firstDispatchEpochNanos = toEpoch(firstSend);
             result.lastDispatchEpochNanos = toEpoch(lastSend);
-            result.lastCompletionEpochNanos = toEpoch(lastEnd);
+            result.lastCompletionEpochNanos = toEpoch(Math.max(lastEnd, lastSend));
         }
         result.outputTokenSource = outputSources.isEmpty() ? null : String.join("+", outputSources);
         result.inputTokenSource = inputSources.isEmpty() ? null : String.join("+", inputSources);

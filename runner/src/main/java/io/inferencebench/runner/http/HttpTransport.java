@@ -149,8 +149,10 @@ public final class HttpTransport implements AutoCloseable {
     /**
      * Starts one POST exchange. Must be called on loop {@code loop} (from {@link #execute}); the
      * caller takes the send instant right before calling.
+     *
+     * @return the exchange, which can be cancelled on the same loop
      */
-    public void post(int loop, String path, String accept, Buffer body, ResponseSink sink) {
+    public Exchange post(int loop, String path, String accept, Buffer body, ResponseSink sink) {
         Exchange exchange = new Exchange(sink);
         RequestOptions options =
                 new RequestOptions()
@@ -172,6 +174,7 @@ public final class HttpTransport implements AutoCloseable {
                             }
                             exchange.start(ar.result(), body);
                         });
+        return exchange;
     }
 
     /** A GET whose whole body is returned as a string (model discovery); not for load. */
@@ -256,7 +259,7 @@ public final class HttpTransport implements AutoCloseable {
     }
 
     /** State of one exchange; only touched on its event loop. */
-    private final class Exchange {
+    public final class Exchange {
         private final ResponseSink sink;
         private HttpClientRequest request;
         private long timer = -1;
@@ -340,6 +343,22 @@ public final class HttpTransport implements AutoCloseable {
                             ? cause.getClass().getSimpleName()
                             : cause.getMessage();
             sink.onFailure(failure, message, now);
+        }
+
+        /**
+         * Aborts the exchange (its connection is reset, so no half-read stream is reused) and
+         * reports {@link ResponseSink#onCancelled}; nothing if it already finished. Call on the
+         * exchange's loop.
+         */
+        public void cancel() {
+            if (finished) {
+                return;
+            }
+            finish();
+            if (request != null) {
+                request.reset();
+            }
+            sink.onCancelled(System.nanoTime());
         }
 
         /** The sink rejected the body; drop the connection so no half-read stream is reused. */

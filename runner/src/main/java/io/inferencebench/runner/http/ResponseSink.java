@@ -4,7 +4,8 @@ import io.vertx.core.buffer.Buffer;
 
 /**
  * Receives one HTTP exchange as it happens, always on the event loop that owns the exchange.
- * Exactly one of {@link #onEnd} or {@link #onFailure} is called, exactly once.
+ * Exactly one of {@link #onEnd}, {@link #onFailure} or {@link #onCancelled} is called, exactly
+ * once.
  */
 public interface ResponseSink {
 
@@ -22,4 +23,10 @@ public interface ResponseSink {
     void onEnd(long nanos);
 
     void onFailure(FailureClass failure, String message, long nanos);
+
+    /**
+     * The exchange was aborted by {@link HttpTransport.Exchange#cancel()}: not a failure of the
+     * server. Called instead of {@link #onEnd} or {@link #onFailure}.
+     */
+    void onCancelled(long nanos);
 }

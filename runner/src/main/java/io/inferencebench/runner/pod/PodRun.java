@@ -302,9 +302,10 @@ public final class PodRun {
                     } catch (TimeoutException e) {
                         if (control.stopReason() != null) {
                             stopTicking();
-                            // The engine has no stop hook; closing the transport fails what is in
-                            // flight and the abandoned stage is not reported.
-                            transport.close();
+                            // Stops sending and aborts what is in flight (counted as cancelled,
+                            // not failed); the abandoned stage is not reported.
+                            engine.cancel();
+                            awaitCancelled(future, stage, transport);
                             return cancelled(control.stopReason(), i);
                         }
                     } catch (ExecutionException e) {
@@ -337,6 +338,22 @@ public final class PodRun {
             ticker.shutdownNow();
             stageThread.shutdownNow();
             transport.close();
+        }
+    }
+
+    /** Waits briefly for a cancelled stage to return; closes the connections if it does not. */
+    private void awaitCancelled(
+            Future<StageResult> future, int stage, HttpTransport transportToClose) {
+        try {
+            StageResult partial = future.get(10, TimeUnit.SECONDS);
+            log(
+                    "stage %d cancelled: %d ok, %d failed, %d aborted in flight",
+                    stage, partial.completed, partial.failed, partial.cancelledRequests);
+        } catch (TimeoutException | ExecutionException e) {
+            log("stage %d did not stop within 10 s of the cancel; dropping its connections", stage);
+            transportToClose.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

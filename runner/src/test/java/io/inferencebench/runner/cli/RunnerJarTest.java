@@ -130,6 +130,92 @@ class RunnerJarTest {
     }
 
     @Test
+    void interruptKeepsFinishedStagesAndWritesThePartialOne(@TempDir Path dir) throws Exception {
+        // 10 tokens 100 ms apart: about 1 s per request.
+        try (StubServer server = new StubServer(new OpenAiStub(0, 100, true))) {
+            Path results = dir.resolve("results");
+            String java = ProcessHandle.current().info().command().orElse("java");
+            Process p =
+                    new ProcessBuilder(
+                                    java,
+                                    "-jar",
+                                    JAR.toString(),
+                                    "run",
+                                    "--base-url",
+                                    server.baseUrl(),
+                                    "--backend",
+                                    "openai",
+                                    "--model",
+                                    "m",
+                                    "--random-input-len",
+                                    "8",
+                                    "--random-output-len",
+                                    "10",
+                                    "--request-rate",
+                                    "50,10",
+                                    "--num-prompts",
+                                    "10",
+                                    "--cooldown",
+                                    "0",
+                                    "--no-self-warmup",
+                                    "--progress",
+                                    "lines",
+                                    "--result-dir",
+                                    results.toString())
+                            .redirectOutput(dir.resolve("stdout.txt").toFile())
+                            .redirectError(dir.resolve("stderr.txt").toFile())
+                            .start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (countFiles(results) < 1 && System.nanoTime() < deadline && p.isAlive()) {
+                Thread.sleep(50);
+            }
+            assertThat(countFiles(results)).as("stage 1 profile before the interrupt").isOne();
+            Thread.sleep(400); // stage 2 is sending, its requests take 1 s each
+            new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor();
+            long signalled = System.nanoTime();
+            assertThat(p.waitFor(20, TimeUnit.SECONDS)).as("exited after SIGINT").isTrue();
+            assertThat((System.nanoTime() - signalled) / 1_000_000).isLessThan(5000);
+            String out = Files.readString(dir.resolve("stdout.txt"));
+            String err = Files.readString(dir.resolve("stderr.txt"));
+            assertThat(p.exitValue()).as(err).isEqualTo(130);
+            assertThat(err).contains("interrupted");
+            assertThat(out).contains("stage 2 is partial");
+            List<Path> files;
+            try (Stream<Path> s = Files.list(results)) {
+                files = s.sorted().toList();
+            }
+            assertThat(files).hasSize(2);
+            ObjectMapper json = new ObjectMapper();
+            JsonNode complete = null;
+            JsonNode partial = null;
+            for (Path f : files) {
+                if (f.getFileName().toString().endsWith("-partial.json")) {
+                    partial = json.readTree(f.toFile());
+                } else {
+                    complete = json.readTree(f.toFile());
+                }
+            }
+            assertThat(complete).as("the finished stage's profile").isNotNull();
+            assertThat(complete.at("/metrics/completed").asInt()).isEqualTo(10);
+            assertThat(complete.at("/metrics/partial").isMissingNode()).isTrue();
+            assertThat(partial).as("the interrupted stage's profile").isNotNull();
+            assertThat(partial.at("/metrics/partial").asBoolean()).isTrue();
+            assertThat(partial.at("/metrics/cancelled_requests").asInt()).isPositive();
+            assertThat(partial.at("/metrics/failures").asInt()).isZero();
+            assertThat(partial.at("/metrics/requests_sent").asInt()).isBetween(1, 9);
+        }
+    }
+
+    private static long countFiles(Path dir) throws java.io.IOException {
+        if (!Files.isDirectory(dir)) {
+            return 0;
+        }
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.count();
+        }
+    }
+
+    @Test
     void jarRejectsBadFlagsWithExitCodeTwo(@TempDir Path dir) throws Exception {
         Result r = runJar(dir, "run", "--request-rate", "-3");
         assertThat(r.code()).isEqualTo(2);
