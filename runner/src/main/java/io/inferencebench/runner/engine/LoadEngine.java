@@ -39,6 +39,9 @@ public final class LoadEngine {
     private static final Logger LOG = Logger.getLogger(LoadEngine.class.getName());
     private static final long DEFAULT_SPIN_NANOS = 50_000;
 
+    /** How far ahead of "now" a stage's schedule starts, once its dispatcher thread is waiting. */
+    private static final long STAGE_LEAD_NANOS = 1_000_000;
+
     /** What the progress display and live metrics can read while a stage runs. */
     public static final class Live {
         public final StagePlan plan;
@@ -223,27 +226,39 @@ public final class LoadEngine {
                         epochAnchor,
                         nanoAnchor,
                         stageObserver);
-        long start = System.nanoTime();
+        // The dispatcher thread is started and waiting before the schedule is anchored, and the
+        // first due instant lies a little ahead: thread start-up (a millisecond, far more on a
+        // loaded machine) would otherwise be charged as lag to the first requests of every stage.
+        CountDownLatch go = new CountDownLatch(1);
+        StageRun[] handed = new StageRun[1];
+        Thread dispatcher =
+                Thread.ofPlatform()
+                        .name("ib-dispatcher-" + plan.index())
+                        .priority(Thread.MAX_PRIORITY)
+                        .unstarted(
+                                () -> {
+                                    awaitUninterruptibly(go);
+                                    StageRun r = handed[0];
+                                    if (plan.closedLoop()) {
+                                        r.startClosedLoop();
+                                    } else {
+                                        r.dispatchOpenLoop();
+                                    }
+                                });
+        dispatcher.start();
+        awaitWaiting(dispatcher);
+        long start = System.nanoTime() + STAGE_LEAD_NANOS;
         Live live = new Live(plan, recorder, start);
         StageRun run = new StageRun(plan, live, warmup, start);
+        run.dispatcher = dispatcher;
+        handed[0] = run;
         stageObserver.onStageStart(plan, recorder, live);
         current = run;
         if (cancelled) {
             // Cancelled between stages: this one sends nothing.
             run.cancel();
         }
-        Thread dispatcher =
-                Thread.ofPlatform()
-                        .name("ib-dispatcher-" + plan.index())
-                        .priority(Thread.MAX_PRIORITY)
-                        .unstarted(
-                                plan.closedLoop() ? run::startClosedLoop : run::dispatchOpenLoop);
-        run.dispatcher = dispatcher;
-        dispatcher.start();
-        if (run.cancelled) {
-            // A cancel that raced with the start may have missed the thread: repeat it.
-            dispatcher.interrupt();
-        }
+        go.countDown();
         try {
             dispatcher.join();
             long guard = requestTimeout.toMillis() + 30_000;
@@ -263,6 +278,30 @@ public final class LoadEngine {
         stageObserver.onStageEnd(plan);
         return recorder.finish(
                 live.issued() - live.unsent.get(), live.inFlightPeak.get(), run.cancelled);
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                latch.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            // A cancel interrupted the wait; the dispatcher sees it and stops.
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Waits (at most 200 ms) until a freshly started thread is parked on its start latch. */
+    private static void awaitWaiting(Thread thread) {
+        long end = System.nanoTime() + 200_000_000L;
+        while (thread.getState() != Thread.State.WAITING && System.nanoTime() < end) {
+            Thread.onSpinWait();
+        }
     }
 
     /**
