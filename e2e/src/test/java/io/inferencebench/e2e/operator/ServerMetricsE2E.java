@@ -1,0 +1,983 @@
+package io.inferencebench.e2e.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.inferencebench.crds.v1alpha1.BenchmarkRun;
+import io.inferencebench.crds.v1alpha1.ConditionTypes;
+import io.inferencebench.crds.v1alpha1.Phase;
+import io.inferencebench.e2e.OperatorFixtures;
+import io.inferencebench.e2e.PrometheusServer;
+import io.inferencebench.e2e.SimulatorDeployment;
+import io.inferencebench.testkit.ClusterDumpExtension;
+import io.inferencebench.testkit.ImageMap;
+import io.inferencebench.testkit.LocalCluster;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.TestWatcher;
+
+/**
+ * Server metrics end to end (issue 5): the packaged operator scrapes the simulator's {@code
+ * /metrics} on every ready endpoint during each stage and writes the statistics into the LPG
+ * profile ({@code metrics.server_metrics}, {@code metrics.server_metrics_by_replica}, {@code
+ * metrics.server_metrics_coverage}, {@code summary_stats.stats[].model_server_metrics}).
+ *
+ * <p>Expected values are computed here from the simulator's flags only, never read back from the
+ * code under test.
+ */
+@ExtendWith({ClusterDumpExtension.class, ServerMetricsE2E.DumpAndCleanUp.class})
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Timeout(value = 6, unit = TimeUnit.MINUTES)
+class ServerMetricsE2E {
+
+    static final String RUNNER_IMAGE = "ghcr.io/inferencebench/runner:e2e";
+    static final String MODEL = "tiny-model";
+
+    /** vLLM's (and the simulator's) TTFT bucket bounds, seconds. */
+    static final double[] TTFT_BUCKETS = {
+        0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
+        20.0, 40.0, 80.0, 160.0, 640.0, 2560.0
+    };
+
+    /** vLLM's inter-token-latency bucket bounds, seconds. */
+    static final double[] ITL_BUCKETS = {
+        0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
+        20.0, 40.0, 80.0
+    };
+
+    private static final List<String> namespacesOfCurrentTest = new CopyOnWriteArrayList<>();
+
+    private static Path repoRoot;
+    private static Path operatorJar;
+    private static Path operatorKubeconfig;
+    private static LocalCluster cluster;
+    private static KubernetesClient client;
+    private static OperatorProcess operator;
+    private static final Path OPERATOR_LOG_DIR = Path.of("target", "server-metrics-e2e");
+
+    /** On failure: runs' YAML and the operator log; on success: the namespaces are deleted. */
+    static final class DumpAndCleanUp implements BeforeEachCallback, TestWatcher {
+        @Override
+        public void beforeEach(ExtensionContext context) {
+            namespacesOfCurrentTest.clear();
+        }
+
+        @Override
+        public void testSuccessful(ExtensionContext context) {
+            for (String ns : namespacesOfCurrentTest) {
+                client.namespaces().withName(ns).delete();
+            }
+        }
+
+        @Override
+        public void testFailed(ExtensionContext context, Throwable cause) {
+            StringBuilder out = new StringBuilder();
+            for (String ns : namespacesOfCurrentTest) {
+                out.append("##### BenchmarkRuns in ").append(ns).append('\n');
+                try {
+                    for (BenchmarkRun run :
+                            client.resources(BenchmarkRun.class)
+                                    .inNamespace(ns)
+                                    .list()
+                                    .getItems()) {
+                        out.append(client.getKubernetesSerialization().asYaml(run)).append('\n');
+                    }
+                } catch (RuntimeException e) {
+                    out.append("(cannot list: ").append(e).append(")\n");
+                }
+            }
+            String log = operator == null ? "(no operator)" : operator.log();
+            out.append("##### operator log (tail)\n")
+                    .append(log.substring(Math.max(0, log.length() - 30_000)));
+            System.err.println(out);
+            try {
+                Path dir = Path.of("target", "cluster-dumps");
+                Files.createDirectories(dir);
+                Files.writeString(
+                        dir.resolve(
+                                "ServerMetricsE2E."
+                                        + context.getTestMethod().map(m -> m.getName()).orElse("")
+                                        + ".operator.txt"),
+                        out);
+            } catch (IOException e) {
+                // stderr has it
+            }
+        }
+    }
+
+    @BeforeAll
+    static void startClusterAndOperator() throws IOException {
+        repoRoot = OperatorFixtures.findRepoRoot();
+        operatorJar =
+                Path.of(
+                        System.getProperty(
+                                "inferencebench.operator.jar",
+                                repoRoot.resolve("operator/target/quarkus-app/quarkus-run.jar")
+                                        .toString()));
+        Path runnerJar =
+                Path.of(
+                        System.getProperty(
+                                "inferencebench.runner.jar",
+                                repoRoot.resolve("runner/target/inferencebench-runner.jar")
+                                        .toString()));
+        assertThat(operatorJar).as("operator package (mvn -pl operator -am install)").exists();
+        assertThat(runnerJar).as("runner jar (mvn -pl runner -am install)").exists();
+        // private copies: a concurrent rebuild of either module must not change them mid-test
+        Path copies = Path.of("target", "server-metrics-e2e").toAbsolutePath();
+        OperatorFixtures.copyTree(operatorJar.getParent(), copies.resolve("quarkus-app"));
+        operatorJar = copies.resolve("quarkus-app").resolve(operatorJar.getFileName());
+        Path runnerCopy = copies.resolve("inferencebench-runner.jar");
+        Files.copy(runnerJar, runnerCopy, StandardCopyOption.REPLACE_EXISTING);
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        cluster =
+                LocalCluster.shared(
+                        node ->
+                                node.images(ImageMap.defaults())
+                                        .image(
+                                                "ghcr.io/inferencebench/runner*",
+                                                ImageMap.Mapping.of(
+                                                        java,
+                                                        "-XX:+UseSerialGC",
+                                                        "-Xmx256m",
+                                                        "-jar",
+                                                        runnerCopy.toString()))
+                                        .restartBackoff(Duration.ofSeconds(1)));
+        client = cluster.client();
+        OperatorFixtures.installCrd(client);
+        operatorKubeconfig =
+                OperatorFixtures.installOperatorIdentity(
+                        client, cluster, repoRoot, copies.resolve("operator.kubeconfig"));
+        operator =
+                OperatorProcess.start(
+                        operatorJar,
+                        operatorKubeconfig,
+                        RUNNER_IMAGE,
+                        OPERATOR_LOG_DIR.resolve("operator.log"));
+    }
+
+    @AfterAll
+    static void stopOperator() {
+        if (operator != null) {
+            operator.close();
+        }
+    }
+
+    // ---------------------------------------------------------------- the simulator's fake values
+
+    /** One simulator replica reporting fixed values: what {@code --fake-metrics} says. */
+    record FakeReplica(
+            String name,
+            int running,
+            int waiting,
+            double kvCacheUsage,
+            int[] ttftBuckets,
+            int[] tpotBuckets,
+            int[] e2eBuckets) {
+
+        String json() {
+            return """
+                    {"running-requests": %d, "waiting-requests": %d, "kv-cache-usage": %s,
+                     "ttft-buckets-values": %s, "tpot-buckets-values": %s,
+                     "e2erl-buckets-values": %s,
+                     "request-prompt-tokens": [16, 16, 32], "request-generation-tokens": [8, 8],
+                     "request-success-total": {"stop": 12, "length": 3}}
+                    """
+                    .formatted(
+                            running,
+                            waiting,
+                            Double.toString(kvCacheUsage),
+                            json(ttftBuckets),
+                            json(tpotBuckets),
+                            json(e2eBuckets))
+                    .replace('\n', ' ');
+        }
+
+        private static String json(int[] values) {
+            StringBuilder sb = new StringBuilder("[");
+            for (int i = 0; i < values.length; i++) {
+                sb.append(i == 0 ? "" : ", ").append(values[i]);
+            }
+            return sb.append(']').toString();
+        }
+
+        SimulatorDeployment deployment() {
+            return SimulatorDeployment.named("sim-" + name)
+                    .model(MODEL)
+                    .appLabel("sim")
+                    .podLabel("replica", name)
+                    .service(null)
+                    .timeToFirstToken(5)
+                    .interTokenLatency(1)
+                    .fakeMetrics(json());
+        }
+    }
+
+    // Values are binary fractions so sums and means are exact in floating point: the profile must
+    // equal them exactly, not approximately.
+    static final FakeReplica REPLICA_A =
+            new FakeReplica(
+                    "a", 3, 2, 0.25, new int[] {0, 0, 1, 4, 2}, new int[] {5, 3}, new int[] {2, 1});
+    static final FakeReplica REPLICA_B =
+            new FakeReplica(
+                    "b",
+                    5,
+                    7,
+                    0.625,
+                    new int[] {0, 1, 0, 0, 6, 1},
+                    new int[] {0, 2, 2},
+                    new int[] {0, 0, 4});
+
+    /** Gauges of the vLLM catalog and how replicas combine: requests add up, usage averages. */
+    static Map<String, Double> expectedGaugeAggregate(List<FakeReplica> replicas) {
+        Map<String, Double> out = new LinkedHashMap<>();
+        double running = 0;
+        double waiting = 0;
+        double kv = 0;
+        for (FakeReplica r : replicas) {
+            running += r.running();
+            waiting += r.waiting();
+            kv += r.kvCacheUsage();
+        }
+        out.put("vllm:num_requests_running", running);
+        out.put("vllm:num_requests_waiting", waiting);
+        out.put("vllm:kv_cache_usage_perc", kv / replicas.size());
+        return out;
+    }
+
+    static Map<String, Double> expectedGauges(FakeReplica r) {
+        return expectedGaugeAggregate(List.of(r));
+    }
+
+    /** Counters and histograms the fake document sets; fixed values, so nothing increases. */
+    static final List<String> FIXED_COUNTERS =
+            List.of(
+                    "vllm:prompt_tokens_total",
+                    "vllm:generation_tokens_total",
+                    "vllm:request_success_total");
+
+    static final List<String> FIXED_HISTOGRAMS =
+            List.of(
+                    "vllm:time_to_first_token_seconds",
+                    // the simulator also exposes the deprecated alias time_per_output_token_seconds
+                    "vllm:inter_token_latency_seconds",
+                    "vllm:e2e_request_latency_seconds",
+                    "vllm:request_prompt_tokens",
+                    "vllm:request_generation_tokens");
+
+    // ---------------------------------------------------------------- scenarios
+
+    @Test
+    @Order(1)
+    void fakeMetricsOfTwoReplicasGiveExactlyTheExpectedStatistics() throws Exception {
+        String ns = newNamespace("srvmetrics-fake");
+        Map<String, String> podOf = deployFakePair(ns);
+        createRun(ns, run("fake", "sim", 4, 16, ""));
+
+        BenchmarkRun done = awaitPhase(ns, "fake", Duration.ofMinutes(3), Phase.SUCCEEDED);
+        JsonNode profile = done.getStatus().getProfiles().get(0);
+        JsonNode metrics = profile.get("metrics");
+        System.out.println(
+                "fake pair, direct scraping: server_metrics = "
+                        + metrics.get("server_metrics")
+                        + "\ncoverage = "
+                        + metrics.get("server_metrics_coverage"));
+
+        assertExactFakeStatistics(metrics, podOf, List.of(REPLICA_A, REPLICA_B));
+        assertModelServerMetricsMirrorServerMetrics(profile);
+
+        JsonNode coverage = metrics.get("server_metrics_coverage");
+        assertThat(coverage.get("replicas").asInt()).isEqualTo(2);
+        assertThat(coverage.get("failed").asInt()).isZero();
+        assertThat(coverage.get("errors")).isEmpty();
+        // a 4 s stage scraped every second: at least 3 rounds of 2 replicas
+        assertThat(coverage.get("succeeded").asInt()).isGreaterThanOrEqualTo(6);
+        assertThat(done.getStatus().condition(ConditionTypes.SERVER_METRICS_COLLECTED))
+                .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
+    }
+
+    @Test
+    @Order(2)
+    void realLatencyPutsTheServerTtftAndItlMeansWithinOneBucketOfTheFlags() throws Exception {
+        int ttftMs = 50;
+        int itlMs = 5;
+        int prompts = 24;
+        String ns = newNamespace("srvmetrics-latency");
+        SimulatorDeployment.named("sim")
+                .model(MODEL)
+                .timeToFirstToken(ttftMs)
+                .interTokenLatency(itlMs)
+                .create(client, ns)
+                .awaitReady(client, ns, Duration.ofMinutes(2));
+        createRun(ns, run("latency", "sim", 8, prompts, ""));
+
+        BenchmarkRun done = awaitPhase(ns, "latency", Duration.ofMinutes(3), Phase.SUCCEEDED);
+        JsonNode metrics = done.getStatus().getProfiles().get(0).get("metrics");
+        JsonNode server = metrics.get("server_metrics");
+        System.out.println("real latency, direct scraping: server_metrics = " + server);
+
+        JsonNode ttft = server.get("vllm:time_to_first_token_seconds");
+        assertThat(ttft).as("TTFT histogram in %s", server).isNotNull();
+        assertWithinOneBucket("TTFT mean", number(ttft, "Mean"), ttftMs / 1000.0, TTFT_BUCKETS);
+        assertWithinOneBucket("TTFT median", number(ttft, "Median"), ttftMs / 1000.0, TTFT_BUCKETS);
+        long ttftCount = Math.round(number(ttft, "Count"));
+
+        JsonNode itl = server.get("vllm:inter_token_latency_seconds");
+        assertThat(itl).as("ITL histogram in %s", server).isNotNull();
+        assertWithinOneBucket("ITL mean", number(itl, "Mean"), itlMs / 1000.0, ITL_BUCKETS);
+        JsonNode e2e = server.get("vllm:e2e_request_latency_seconds");
+        assertWithinOneBucket(
+                "e2e latency mean",
+                number(e2e, "Mean"),
+                (ttftMs + 7.0 * itlMs) / 1000.0,
+                new double[] {0.3, 0.5, 0.8, 1.0});
+
+        // What the stage sent, counted by the server: the window runs from the stage's start
+        // barrier (scraped before the first request, warm-up requests end before it) to its end
+        // barrier (after the last response), so every request of the stage is in it exactly once.
+        System.out.printf(
+                "server counts in the stage window: TTFT %s, ITL %s, e2e %s, request_success +%s,"
+                        + " prompt_tokens +%s, generation_tokens +%s (stage: %d requests x 16 in"
+                        + " / 8 out tokens)%n",
+                ttft.get("Count").asText(),
+                itl.get("Count").asText(),
+                e2e.get("Count").asText(),
+                server.get("vllm:request_success_total").get("Increase").asText(),
+                server.get("vllm:prompt_tokens_total").get("Increase").asText(),
+                server.get("vllm:generation_tokens_total").get("Increase").asText(),
+                prompts);
+        assertThat(number(server.get("vllm:request_success_total"), "Increase")).isEqualTo(prompts);
+        assertThat(number(server.get("vllm:prompt_tokens_total"), "Increase"))
+                .isEqualTo(16.0 * prompts);
+        assertThat(number(server.get("vllm:generation_tokens_total"), "Increase"))
+                .isEqualTo(8.0 * prompts);
+        assertThat(number(e2e, "Count")).isEqualTo(prompts);
+        // every request asked for exactly 16 prompt and 8 output tokens: Δsum/Δcount is exact
+        assertThat(number(server.get("vllm:request_prompt_tokens"), "Mean")).isEqualTo(16.0);
+        assertThat(number(server.get("vllm:request_generation_tokens"), "Mean")).isEqualTo(8.0);
+        assertThat(ttftCount).as("TTFT observations in the stage window").isEqualTo(prompts);
+        // 8 output tokens: 7 gaps per request
+        assertThat(number(itl, "Count")).as("ITL observations").isEqualTo(7.0 * prompts);
+        System.out.printf(
+                "TTFT flag %d ms: server histogram mean %s median %s count %d of %d requests;"
+                        + " ITL flag %d ms: mean %s count %s%n",
+                ttftMs,
+                ttft.get("Mean").asText(),
+                ttft.get("Median").asText(),
+                ttftCount,
+                prompts,
+                itlMs,
+                itl.get("Mean").asText(),
+                itl.get("Count").asText());
+    }
+
+    @Test
+    @Order(3)
+    void losingOneReplicaMidStageLowersCoverageAndTheRunStillSucceeds() throws Exception {
+        String ns = newNamespace("srvmetrics-loss");
+        Map<String, String> podOf = deployFakePair(ns);
+        // 10 s stage
+        createRun(ns, run("loss", "sim", 4, 40, ""));
+
+        await().atMost(Duration.ofMinutes(2))
+                .pollInterval(Duration.ofMillis(200))
+                .until(
+                        () -> {
+                            BenchmarkRun r = get(ns, "loss");
+                            if (r == null || r.getStatus() == null) {
+                                return false;
+                            }
+                            List<String> starts = r.getStatus().getStageStartTimes();
+                            return isTerminal(r.getStatus().getPhase())
+                                    || starts != null
+                                            && !starts.isEmpty()
+                                            && Instant.now()
+                                                    .isAfter(
+                                                            Instant.parse(starts.get(0))
+                                                                    .plusSeconds(4));
+                        });
+        assertThat(phase(ns, "loss")).isEqualTo(Phase.RUNNING);
+        // kill replica b: no replacement (scaled to 0) and no graceful shutdown
+        client.apps().deployments().inNamespace(ns).withName("sim-b").scale(0);
+        Pod victim = client.pods().inNamespace(ns).withName(podOf.get("b")).get();
+        if (victim != null) {
+            client.pods().inNamespace(ns).resource(victim).withGracePeriod(0).delete();
+        }
+        Instant killedAt = Instant.now();
+
+        BenchmarkRun done = awaitPhase(ns, "loss", Duration.ofMinutes(3), Phase.SUCCEEDED);
+        JsonNode metrics = done.getStatus().getProfiles().get(0).get("metrics");
+        JsonNode coverage = metrics.get("server_metrics_coverage");
+        System.out.println(
+                "replica b killed at "
+                        + killedAt
+                        + "; coverage = "
+                        + coverage
+                        + "\nserver_metrics = "
+                        + metrics.get("server_metrics")
+                        + "\nby replica = "
+                        + metrics.get("server_metrics_by_replica")
+                        + "\nServerMetricsCollected = "
+                        + done.getStatus().condition(ConditionTypes.SERVER_METRICS_COLLECTED));
+
+        // the requests all went to the replica left, none failed
+        assertThat(metrics.get("completed").asLong()).isEqualTo(40);
+        assertThat(metrics.get("failures").asLong()).isZero();
+
+        // the surviving replica's own statistics are complete and exact
+        JsonNode byReplica = metrics.get("server_metrics_by_replica");
+        assertThat(byReplica.has(podOf.get("a"))).as("replicas: %s", byReplica).isTrue();
+        assertGaugeStats(
+                byReplica.get(podOf.get("a")), expectedGauges(REPLICA_A), "replica a after loss");
+
+        // The aggregate saw rounds of both replicas, then rounds of a alone. With S successful
+        // scrapes, b's n of them paired with a's first n and a's other S-2n stood alone: each
+        // gauge's statistics are those of {a+b} x n and {a} x (S-2n) (means for kv usage).
+        // Find n from the running-requests mean, then every statistic of every gauge must fit.
+        JsonNode server = metrics.get("server_metrics");
+        JsonNode running = server.get("vllm:num_requests_running");
+        assertThat(number(running, "Max")).isEqualTo(REPLICA_A.running() + REPLICA_B.running());
+        assertThat(number(running, "Min")).isEqualTo(REPLICA_A.running());
+        int succeeded = coverage.get("succeeded").asInt();
+        Integer pairedRounds = null;
+        for (int n = 1; 2 * n < succeeded; n++) {
+            double mean =
+                    gaugeStatsOverRounds(
+                                    REPLICA_A.running() + REPLICA_B.running(),
+                                    n,
+                                    REPLICA_A.running(),
+                                    succeeded - 2 * n)
+                            .get("Mean");
+            if (mean == number(running, "Mean")) {
+                pairedRounds = n;
+            }
+        }
+        assertThat(pairedRounds)
+                .as("rounds with both replicas behind running mean %s", running.get("Mean"))
+                .isNotNull();
+        Map<String, Double> both = expectedGaugeAggregate(List.of(REPLICA_A, REPLICA_B));
+        Map<String, Double> aAlone = expectedGauges(REPLICA_A);
+        for (String gauge : both.keySet()) {
+            Map<String, Double> expectedStats =
+                    gaugeStatsOverRounds(
+                            both.get(gauge),
+                            pairedRounds,
+                            aAlone.get(gauge),
+                            succeeded - 2 * pairedRounds);
+            JsonNode actual = server.get(gauge);
+            System.out.printf(
+                    "after loss %s: expected %s (%d rounds of a+b, %d of a), profile %s%n",
+                    gauge, expectedStats, pairedRounds, succeeded - 2 * pairedRounds, actual);
+            expectedStats.forEach(
+                    (stat, value) ->
+                            assertThat(number(actual, stat))
+                                    .as("%s %s", gauge, stat)
+                                    .isCloseTo(value, org.assertj.core.data.Offset.offset(1e-12)));
+        }
+
+        // coverage: replica b's missing scrapes show
+        int expected = coverage.get("expected").asInt();
+        int failed = coverage.get("failed").asInt();
+        assertThat(coverage.get("replicas").asInt()).isEqualTo(2);
+        assertThat(succeeded < expected || failed > 0)
+                .as(
+                        "coverage after losing one of two replicas mid-stage shows missing or"
+                                + " failed scrapes: %s",
+                        coverage)
+                .isTrue();
+        assertThat(coverage.get("ratio").asDouble()).isLessThan(1.0);
+    }
+
+    @Test
+    @Order(4)
+    void prometheusSourceGivesTheSameValuesAsDirectScraping() throws Exception {
+        String ns = newNamespace("srvmetrics-prom");
+        Map<String, String> podOf = deployFakePair(ns);
+        int ttftMs = 50;
+        int itlMs = 5;
+        int rate = 8;
+        int prompts = 24;
+        SimulatorDeployment real =
+                SimulatorDeployment.named("real")
+                        .model(MODEL)
+                        .timeToFirstToken(ttftMs)
+                        .interTokenLatency(itlMs)
+                        .create(client, ns)
+                        .awaitReady(client, ns, Duration.ofMinutes(2));
+        Pod realPod = real.pods(client, ns).get(0);
+
+        Map<String, String> targets = new LinkedHashMap<>();
+        for (String replica : List.of("a", "b")) {
+            Pod pod = client.pods().inNamespace(ns).withName(podOf.get(replica)).get();
+            targets.put(pod.getMetadata().getName(), pod.getStatus().getPodIP() + "|sim");
+        }
+        targets.put(realPod.getMetadata().getName(), realPod.getStatus().getPodIP() + "|real");
+        try (PrometheusServer prometheus =
+                PrometheusServer.start(
+                        OPERATOR_LOG_DIR.resolve("prometheus-" + ns).toAbsolutePath(),
+                        ns,
+                        targets)) {
+            prometheus.awaitTargetsUp(targets.size(), Duration.ofSeconds(60));
+            String fromPrometheus =
+                    """
+                        prometheus:
+                          url: %s
+                          selector: '{namespace="%s",service="%%s"}'
+                          replicaLabel: pod
+                    """
+                            .formatted(prometheus.url(), ns);
+            // fixed gauges: both sources run at the same time against the same pair
+            createRun(ns, run("fake-direct", "sim", 4, 16, ""));
+            createRun(ns, run("fake-prom", "sim", 4, 16, fromPrometheus.formatted("sim")));
+            createRun(ns, run("real-direct", "real", rate, prompts, ""));
+            BenchmarkRun fakeDirect =
+                    awaitPhase(ns, "fake-direct", Duration.ofMinutes(3), Phase.SUCCEEDED);
+            BenchmarkRun fakeProm =
+                    awaitPhase(ns, "fake-prom", Duration.ofMinutes(3), Phase.SUCCEEDED);
+            BenchmarkRun realDirect =
+                    awaitPhase(ns, "real-direct", Duration.ofMinutes(3), Phase.SUCCEEDED);
+            // the measured histograms: the same workload again, now read from Prometheus
+            createRun(
+                    ns, run("real-prom", "real", rate, prompts, fromPrometheus.formatted("real")));
+            BenchmarkRun realProm =
+                    awaitPhase(ns, "real-prom", Duration.ofMinutes(3), Phase.SUCCEEDED);
+
+            JsonNode fakeDirectMetrics = fakeDirect.getStatus().getProfiles().get(0).get("metrics");
+            JsonNode fakePromMetrics = fakeProm.getStatus().getProfiles().get(0).get("metrics");
+            System.out.println(
+                    "fake pair via Prometheus: server_metrics = "
+                            + fakePromMetrics.get("server_metrics")
+                            + "\ncoverage = "
+                            + fakePromMetrics.get("server_metrics_coverage")
+                            + "\nServerMetricsCollected = "
+                            + fakeProm.getStatus()
+                                    .condition(ConditionTypes.SERVER_METRICS_COLLECTED));
+            // Fixed gauges hold the same value at every instant, so a lag of up to one scrape
+            // interval at the window edges cannot change any statistic: both sources must give
+            // exactly the values the fake document implies, per replica too.
+            assertExactFakeStatistics(fakePromMetrics, podOf, List.of(REPLICA_A, REPLICA_B));
+            assertExactFakeStatistics(fakeDirectMetrics, podOf, List.of(REPLICA_A, REPLICA_B));
+            assertThat(fakePromMetrics.get("server_metrics"))
+                    .isEqualTo(fakeDirectMetrics.get("server_metrics"));
+            assertModelServerMetricsMirrorServerMetrics(fakeProm.getStatus().getProfiles().get(0));
+            assertThat(fakePromMetrics.get("server_metrics_coverage").get("succeeded").asInt())
+                    .isGreaterThan(0);
+
+            JsonNode direct =
+                    realDirect
+                            .getStatus()
+                            .getProfiles()
+                            .get(0)
+                            .get("metrics")
+                            .get("server_metrics");
+            JsonNode viaProm =
+                    realProm.getStatus().getProfiles().get(0).get("metrics").get("server_metrics");
+            System.out.println(
+                    "real latency, direct: " + direct + "\nreal latency, Prometheus: " + viaProm);
+            for (String histogram :
+                    List.of(
+                            "vllm:time_to_first_token_seconds",
+                            "vllm:inter_token_latency_seconds")) {
+                double[] bounds = histogram.contains("first_token") ? TTFT_BUCKETS : ITL_BUCKETS;
+                JsonNode d = direct.get(histogram);
+                JsonNode p = viaProm.get(histogram);
+                assertThat(d).as("%s direct in %s", histogram, direct).isNotNull();
+                assertThat(p).as("%s via Prometheus in %s", histogram, viaProm).isNotNull();
+                // histogram_quantile interpolates inside buckets: the same distribution read
+                // from the same buckets lands in the same bucket, whatever the edge lag
+                for (String stat : List.of("Mean", "Median", "P90", "P99")) {
+                    assertWithinOneBucket(
+                            histogram + " " + stat + " Prometheus vs direct",
+                            number(p, stat),
+                            number(d, stat),
+                            bounds);
+                }
+                System.out.printf(
+                        "%s Count: direct %s, Prometheus %s%n",
+                        histogram, d.get("Count").asText(), p.get("Count").asText());
+            }
+            // Prometheus' sample at a window edge is up to one scrape interval (1 s) old: each
+            // edge may miss the requests of one interval (rate x 1 s), never add any (warm-up
+            // requests end more than the 2 s barrier lead before the stage starts)
+            long promTtftCount =
+                    Math.round(number(viaProm.get("vllm:time_to_first_token_seconds"), "Count"));
+            assertThat(promTtftCount).isBetween((long) prompts - 2L * rate, (long) prompts);
+            assertWithinOneBucket(
+                    "TTFT mean via Prometheus",
+                    number(viaProm.get("vllm:time_to_first_token_seconds"), "Mean"),
+                    ttftMs / 1000.0,
+                    TTFT_BUCKETS);
+            // nothing ever queues at max-num-seqs 256: exactly 0 in both
+            assertThat(number(viaProm.get("vllm:num_requests_waiting"), "Max")).isEqualTo(0.0);
+            assertThat(number(direct.get("vllm:num_requests_waiting"), "Max")).isEqualTo(0.0);
+        }
+    }
+
+    /**
+     * numpy's statistics (population SD, linear-interpolation percentiles) of {@code value1} {@code
+     * count1} times and {@code value2} {@code count2} times.
+     */
+    static Map<String, Double> gaugeStatsOverRounds(
+            double value1, int count1, double value2, int count2) {
+        double[] values = new double[count1 + count2];
+        java.util.Arrays.fill(values, 0, count1, value1);
+        java.util.Arrays.fill(values, count1, values.length, value2);
+        java.util.Arrays.sort(values);
+        double sum = 0;
+        for (double v : values) {
+            sum += v;
+        }
+        double mean = sum / values.length;
+        double squares = 0;
+        for (double v : values) {
+            squares += (v - mean) * (v - mean);
+        }
+        Map<String, Double> stats = new LinkedHashMap<>();
+        stats.put("Mean", mean);
+        stats.put("Median", percentile(values, 50));
+        stats.put("Sd", Math.sqrt(squares / values.length));
+        stats.put("Min", values[0]);
+        stats.put("Max", values[values.length - 1]);
+        stats.put("P90", percentile(values, 90));
+        stats.put("P99", percentile(values, 99));
+        return stats;
+    }
+
+    private static double percentile(double[] sorted, double p) {
+        double rank = (sorted.length - 1) * p / 100.0;
+        int below = (int) Math.floor(rank);
+        int above = Math.min(below + 1, sorted.length - 1);
+        return sorted[below] + (rank - below) * (sorted[above] - sorted[below]);
+    }
+
+    // ---------------------------------------------------------------- assertions
+
+    private static void assertExactFakeStatistics(
+            JsonNode metrics, Map<String, String> podOf, List<FakeReplica> replicas) {
+        JsonNode server = metrics.get("server_metrics");
+        assertThat(server).as("server_metrics in %s", metrics).isNotNull();
+        Set<String> expectedNames = new TreeSet<>();
+        expectedNames.addAll(expectedGaugeAggregate(replicas).keySet());
+        expectedNames.addAll(FIXED_COUNTERS);
+        expectedNames.addAll(FIXED_HISTOGRAMS);
+        assertThat(fieldNames(server))
+                .as("the catalog's metrics the simulator exposes; no info gauge, no alias twice")
+                .isEqualTo(expectedNames);
+        assertGaugeStats(server, expectedGaugeAggregate(replicas), "aggregate");
+        assertFixedCountersAndHistograms(server, "aggregate");
+
+        JsonNode byReplica = metrics.get("server_metrics_by_replica");
+        assertThat(byReplica).as("server_metrics_by_replica in %s", metrics).isNotNull();
+        Set<String> pods = new TreeSet<>();
+        for (FakeReplica r : replicas) {
+            pods.add(podOf.get(r.name()));
+        }
+        assertThat(fieldNames(byReplica)).isEqualTo(pods);
+        for (FakeReplica r : replicas) {
+            JsonNode own = byReplica.get(podOf.get(r.name()));
+            assertThat(fieldNames(own)).isEqualTo(expectedNames);
+            assertGaugeStats(own, expectedGauges(r), "replica " + r.name());
+            assertFixedCountersAndHistograms(own, "replica " + r.name());
+        }
+    }
+
+    /**
+     * A gauge that holds one value in every scrape: all location statistics are that value and the
+     * SD is 0 (a round missing a replica would break both for summed gauges).
+     */
+    private static void assertGaugeStats(JsonNode server, Map<String, Double> gauges, String who) {
+        gauges.forEach(
+                (name, value) -> {
+                    JsonNode stats = server.get(name);
+                    assertThat(stats).as("%s %s in %s", who, name, server).isNotNull();
+                    assertThat(fieldNames(stats))
+                            .isEqualTo(
+                                    Set.of(
+                                            "Mean", "Median", "Sd", "Min", "Max", "P90", "P99",
+                                            "Type"));
+                    assertThat(stats.get("Type").asText()).isEqualTo("gauge");
+                    for (String key : List.of("Mean", "Median", "Min", "Max", "P90", "P99")) {
+                        assertThat(number(stats, key))
+                                .as("%s %s %s (expected %s)", who, name, key, value)
+                                .isEqualTo(value);
+                    }
+                    assertThat(number(stats, "Sd")).as("%s %s Sd", who, name).isEqualTo(0.0);
+                    System.out.printf(
+                            "%s %s: expected %s, profile Mean=%s Median=%s Sd=%s Min=%s Max=%s"
+                                    + " P90=%s P99=%s%n",
+                            who,
+                            name,
+                            value,
+                            stats.get("Mean").asText(),
+                            stats.get("Median").asText(),
+                            stats.get("Sd").asText(),
+                            stats.get("Min").asText(),
+                            stats.get("Max").asText(),
+                            stats.get("P90").asText(),
+                            stats.get("P99").asText());
+                });
+    }
+
+    /**
+     * Fixed counters increase by 0 (rate 0). Fixed histograms have no observation in the window:
+     * Count 0 and, as Prometheus' histogram_quantile gives NaN for an empty histogram and Δsum/0 is
+     * undefined, no Mean, quantiles, Min or Max at all.
+     */
+    private static void assertFixedCountersAndHistograms(JsonNode server, String who) {
+        for (String name : FIXED_COUNTERS) {
+            JsonNode stats = server.get(name);
+            assertThat(stats).as("%s %s", who, name).isNotNull();
+            assertThat(fieldNames(stats)).isEqualTo(Set.of("Mean", "Increase", "Rate", "Type"));
+            assertThat(stats.get("Type").asText()).isEqualTo("counter");
+            assertThat(number(stats, "Increase")).as("%s %s Increase", who, name).isEqualTo(0.0);
+            assertThat(number(stats, "Rate")).as("%s %s Rate", who, name).isEqualTo(0.0);
+            assertThat(number(stats, "Mean")).as("%s %s Mean", who, name).isEqualTo(0.0);
+        }
+        for (String name : FIXED_HISTOGRAMS) {
+            JsonNode stats = server.get(name);
+            assertThat(stats).as("%s %s", who, name).isNotNull();
+            assertThat(fieldNames(stats)).as("%s %s", who, name).isEqualTo(Set.of("Count", "Type"));
+            assertThat(stats.get("Type").asText()).isEqualTo("histogram");
+            assertThat(number(stats, "Count")).as("%s %s Count", who, name).isEqualTo(0.0);
+        }
+    }
+
+    /** LPG's summary_stats copy: the same statistics, as a list with a Name each. */
+    private static void assertModelServerMetricsMirrorServerMetrics(JsonNode profile) {
+        JsonNode server = profile.get("metrics").get("server_metrics");
+        JsonNode list =
+                profile.get("summary_stats").get("stats").get(0).get("model_server_metrics");
+        assertThat(list).as("summary_stats.stats[0].model_server_metrics").isNotNull();
+        assertThat(list.size()).isEqualTo(server.size());
+        Set<String> names = new TreeSet<>();
+        for (JsonNode entry : list) {
+            String name = entry.get("Name").asText();
+            names.add(name);
+            com.fasterxml.jackson.databind.node.ObjectNode withoutName = entry.deepCopy();
+            withoutName.remove("Name");
+            assertThat(withoutName).as("model_server_metrics %s", name).isEqualTo(server.get(name));
+        }
+        assertThat(names).isEqualTo(fieldNames(server));
+    }
+
+    /** |actual - configured| is at most the width of the bucket holding the configured value. */
+    static void assertWithinOneBucket(
+            String what, double actual, double configured, double[] bounds) {
+        double lower = 0;
+        double upper = bounds[bounds.length - 1];
+        for (double bound : bounds) {
+            if (configured <= bound) {
+                upper = bound;
+                break;
+            }
+            lower = bound;
+        }
+        double width = upper - lower;
+        System.out.printf(
+                "%s: %s, configured %s, bucket (%s, %s]%n", what, actual, configured, lower, upper);
+        assertThat(actual)
+                .as("%s within one bucket (%s, %s] of %s", what, lower, upper, configured)
+                .isBetween(configured - width, configured + width);
+    }
+
+    // ---------------------------------------------------------------- fixtures
+
+    /** Replicas a and b (fake metrics) behind one Service {@code sim}; replica name to pod name. */
+    private static Map<String, String> deployFakePair(String ns) {
+        SimulatorDeployment a = REPLICA_A.deployment().create(client, ns);
+        SimulatorDeployment b = REPLICA_B.deployment().create(client, ns);
+        SimulatorDeployment.createService(client, ns, "sim", "sim");
+        a.awaitReady(client, ns, Duration.ofMinutes(2));
+        b.awaitReady(client, ns, Duration.ofMinutes(2));
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(250))
+                .until(() -> readyEndpoints(ns, "sim") == 2);
+        Map<String, String> podOf = new LinkedHashMap<>();
+        podOf.put("a", onlyPod(a.pods(client, ns)));
+        podOf.put("b", onlyPod(b.pods(client, ns)));
+        return podOf;
+    }
+
+    private static String onlyPod(List<Pod> pods) {
+        assertThat(pods).hasSize(1);
+        return pods.get(0).getMetadata().getName();
+    }
+
+    private static int readyEndpoints(String ns, String service) {
+        int n = 0;
+        for (var slice :
+                client.discovery()
+                        .v1()
+                        .endpointSlices()
+                        .inNamespace(ns)
+                        .withLabel("kubernetes.io/service-name", service)
+                        .list()
+                        .getItems()) {
+            if (slice.getEndpoints() == null) {
+                continue;
+            }
+            for (var endpoint : slice.getEndpoints()) {
+                if (endpoint.getConditions() == null
+                        || !Boolean.FALSE.equals(endpoint.getConditions().getReady())) {
+                    n++;
+                }
+            }
+        }
+        return n;
+    }
+
+    private static String newNamespace(String prefix) {
+        String name = prefix + "-" + UUID.randomUUID().toString().substring(0, 6);
+        client.namespaces()
+                .resource(
+                        new NamespaceBuilder()
+                                .withNewMetadata()
+                                .withName(name)
+                                .endMetadata()
+                                .build())
+                .create();
+        namespacesOfCurrentTest.add(name);
+        await().atMost(Duration.ofSeconds(30))
+                .until(
+                        () ->
+                                client.serviceAccounts().inNamespace(name).withName("default").get()
+                                        != null);
+        try (InputStream yaml =
+                Files.newInputStream(repoRoot.resolve("config/rbac/runner/runner.yaml"))) {
+            for (HasMetadata item : client.load(yaml).items()) {
+                item.getMetadata().setNamespace(name);
+                client.resource(item).inNamespace(name).create();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return name;
+    }
+
+    /**
+     * One streaming stage at {@code rate} req/s against {@code service}, 16 input and 8 output
+     * tokens, server metrics scraped every second; {@code metricsExtra} goes under {@code
+     * spec.metrics}.
+     */
+    static String run(String name, String service, int rate, int prompts, String metricsExtra) {
+        return """
+                apiVersion: inferencebench.io/v1alpha1
+                kind: BenchmarkRun
+                metadata: {name: %s}
+                spec:
+                  target:
+                    service: {name: %s, port: 8000}
+                    backend: vllm
+                    api: completions
+                    model: %s
+                    readinessTimeout: 2m
+                  workload:
+                    dataset:
+                      type: random
+                      inputTokens: {type: fixed, mean: 16}
+                      outputTokens: {type: fixed, mean: 8}
+                      seed: 7
+                    streaming: true
+                    ignoreEos: true
+                  load:
+                    requestRates: [%d]
+                    numPrompts: %d
+                    arrival: constant
+                    warmupRequests: 4
+                    cooldown: 1s
+                    requestTimeout: 30s
+                  metrics:
+                    interval: 1s
+                %s
+                  runner:
+                    parallelism: 1
+                    startTimeout: 2m
+                """
+                .formatted(name, service, MODEL, rate, prompts, metricsExtra);
+    }
+
+    private static void createRun(String ns, String yaml) {
+        client.resources(BenchmarkRun.class)
+                .inNamespace(ns)
+                .load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)))
+                .create();
+    }
+
+    private static BenchmarkRun get(String ns, String name) {
+        return client.resources(BenchmarkRun.class).inNamespace(ns).withName(name).get();
+    }
+
+    private static Phase phase(String ns, String name) {
+        BenchmarkRun run = get(ns, name);
+        return run == null || run.getStatus() == null ? null : run.getStatus().getPhase();
+    }
+
+    private static boolean isTerminal(Phase phase) {
+        return phase == Phase.SUCCEEDED || phase == Phase.FAILED || phase == Phase.CANCELLED;
+    }
+
+    private static BenchmarkRun awaitPhase(String ns, String name, Duration atMost, Phase wanted) {
+        await().atMost(atMost)
+                .pollInterval(Duration.ofMillis(250))
+                .until(
+                        () -> {
+                            assertThat(operator.isAlive())
+                                    .as("operator process (log: %s)", OPERATOR_LOG_DIR)
+                                    .isTrue();
+                            Phase phase = phase(ns, name);
+                            return phase != null && (phase == wanted || isTerminal(phase));
+                        });
+        BenchmarkRun run = get(ns, name);
+        assertThat(run.getStatus().getPhase())
+                .as("phase of %s (message: %s)", name, run.getStatus().getMessage())
+                .isEqualTo(wanted);
+        assertThat(run.getStatus().getProfiles()).as("profiles of %s", name).isNotEmpty();
+        return run;
+    }
+
+    static double number(JsonNode stats, String key) {
+        JsonNode value = stats.get(key);
+        assertThat(value).as("%s in %s", key, stats).isNotNull();
+        assertThat(value.isTextual()).as("%s is an LPG string in %s", key, stats).isTrue();
+        return Double.parseDouble(value.asText());
+    }
+
+    static Set<String> fieldNames(JsonNode node) {
+        Set<String> names = new TreeSet<>();
+        for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+            names.add(it.next());
+        }
+        return names;
+    }
+}
