@@ -6,7 +6,6 @@ import io.inferencebench.runner.backend.Protocol;
 import io.inferencebench.runner.dataset.Prompt;
 import io.inferencebench.runner.dataset.TokenCounter;
 import io.inferencebench.runner.http.HttpTransport;
-import io.vertx.core.buffer.Buffer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -38,6 +37,9 @@ public final class LoadEngine {
 
     private static final Logger LOG = Logger.getLogger(LoadEngine.class.getName());
     private static final long DEFAULT_SPIN_NANOS = 50_000;
+
+    /** Most connections opened ahead of a stage (more are opened on demand). */
+    private static final long MAX_PRECONNECT = 1024;
 
     /** How far ahead of "now" a stage's schedule starts, once its dispatcher thread is waiting. */
     private static final long STAGE_LEAD_NANOS = 1_000_000;
@@ -88,7 +90,7 @@ public final class LoadEngine {
     private final GenerationParams params;
     private final String path;
     private final List<Prompt> prompts;
-    private final byte[][] bodies;
+    private final HttpTransport.PreparedRequest[] requests;
     private final TokenCounter tokenCounter;
     private final Slo slo;
     private final int sampleCap;
@@ -130,11 +132,13 @@ public final class LoadEngine {
         this.requestTimeout = requestTimeout;
         this.observer = observer;
         this.accept = params.stream() ? "text/event-stream" : "application/json";
-        // Bodies are serialized once, before any clock starts, so the hot path only wraps bytes.
-        this.bodies = new byte[this.prompts.size()][];
-        for (int i = 0; i < bodies.length; i++) {
+        // Requests are encoded once, before any clock starts, so the hot path only wraps bytes.
+        this.requests = new HttpTransport.PreparedRequest[this.prompts.size()];
+        for (int i = 0; i < requests.length; i++) {
             try {
-                bodies[i] = protocol.requestBody(this.prompts.get(i), params);
+                requests[i] =
+                        transport.preparePost(
+                                path, accept, protocol.requestBody(this.prompts.get(i), params));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -229,6 +233,9 @@ public final class LoadEngine {
         // The dispatcher thread is started and waiting before the schedule is anchored, and the
         // first due instant lies a little ahead: thread start-up (a millisecond, far more on a
         // loaded machine) would otherwise be charged as lag to the first requests of every stage.
+        if (!cancelled) {
+            transport.preconnect(connectionsToOpen(plan), Duration.ofSeconds(2));
+        }
         CountDownLatch go = new CountDownLatch(1);
         StageRun[] handed = new StageRun[1];
         Thread dispatcher =
@@ -278,6 +285,31 @@ public final class LoadEngine {
         stageObserver.onStageEnd(plan);
         return recorder.finish(
                 live.issued() - live.unsent.get(), live.inFlightPeak.get(), run.cancelled);
+    }
+
+    /**
+     * Keep-alive connections per loop to open before a stage starts, so that its first requests do
+     * not wait for (and its event loops do not spend their time on) connection set-up: enough for
+     * the requests of the stage's first 100 ms, or its concurrency.
+     */
+    int connectionsToOpen(StagePlan plan) {
+        long total;
+        if (plan.closedLoop()) {
+            total = plan.concurrency();
+        } else {
+            total =
+                    Double.isInfinite(plan.requestRate())
+                            ? MAX_PRECONNECT
+                            : (long) Math.ceil(plan.requestRate() * 0.1) + 2;
+            if (plan.maxConcurrency() != null) {
+                total = Math.min(total, plan.maxConcurrency());
+            }
+        }
+        if (plan.numPrompts() > 0) {
+            total = Math.min(total, plan.numPrompts());
+        }
+        total = Math.min(total, MAX_PRECONNECT);
+        return (int) ((total + transport.loops() - 1) / transport.loops());
     }
 
     private static void awaitUninterruptibly(CountDownLatch latch) {
@@ -467,8 +499,7 @@ public final class LoadEngine {
                 head.previousInFlight = execution;
             }
             inFlightHeads[loop] = execution;
-            execution.exchange =
-                    transport.post(loop, path, accept, Buffer.buffer(bodies[p]), execution);
+            execution.exchange = transport.post(loop, requests[p], execution);
         }
 
         void unlink(int loop, RequestExecution e) {

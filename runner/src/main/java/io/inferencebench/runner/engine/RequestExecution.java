@@ -10,7 +10,6 @@ import io.inferencebench.runner.http.HttpTransport;
 import io.inferencebench.runner.http.ResponseSink;
 import io.inferencebench.runner.http.SseParser;
 import io.netty.buffer.ByteBuf;
-import io.vertx.core.buffer.Buffer;
 import java.io.IOException;
 import java.util.Arrays;
 
@@ -197,8 +196,7 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
     }
 
     @Override
-    public boolean onBytes(Buffer bytes) {
-        ByteBuf buf = bytes.getByteBuf();
+    public boolean onBytes(ByteBuf buf) {
         int length = buf.readableBytes();
         if (failure != null) {
             // An HTTP error body: keep its start for the message, drain the rest.

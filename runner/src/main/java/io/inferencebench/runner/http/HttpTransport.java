@@ -1,60 +1,93 @@
 package io.inferencebench.runner.http;
 
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.ConnectTimeoutException;
-import io.vertx.core.Context;
-import io.vertx.core.MultiMap;
-import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
-import io.vertx.core.http.HttpClientRequest;
-import io.vertx.core.http.HttpClientResponse;
-import io.vertx.core.http.HttpClosedException;
-import io.vertx.core.http.HttpHeaders;
-import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.PoolOptions;
-import io.vertx.core.http.RequestOptions;
-import io.vertx.core.impl.VertxInternal;
+import io.netty.channel.EventLoop;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseDecoder;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.channels.ClosedChannelException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLException;
 
 /**
- * Non-blocking HTTP/1.1 transport with pooled keep-alive connections, built on Vert.x core (the
- * Vert.x managed by the project's BOM; no Quarkus).
+ * Non-blocking HTTP/1.1 client for load generation, written directly on Netty's event loops: one
+ * connection pool per loop, pre-encoded requests, response bytes handed to the sink as the network
+ * delivered them.
  *
- * <p>Why Vert.x core rather than raw Netty: it is a thin layer over Netty's event loops that
- * already gets the hard parts of an HTTP client right — connection pooling and keep-alive reuse,
- * chunked framing, back-pressure, connect timeouts, and no automatic retries — while every body
- * read still reaches us as the raw bytes of one network read on the event loop, which is all the
- * SSE parser needs. Raw Netty would only save the Future allocations per request, which JFR shows
- * are not where the time goes.
+ * <p>Why not a general HTTP client (the runner used Vert.x's before): JFR showed that per request
+ * it allocated about 10 KB of request objects, header maps, futures and a heap copy of every body
+ * read, which cost young collections inside stages; and its pool can only be filled by requests, so
+ * every stage started by opening connections while it was already due to send. Here a request is
+ * one pre-encoded byte array wrapped in a buffer, reads arrive in pooled heap buffers that the SSE
+ * parser scans in place, and {@link #preconnect} opens keep-alive connections before a stage.
  *
- * <p>Threading: one Vert.x event-loop context and one {@link HttpClient} per loop. Every exchange
- * is started and finished on the loop it was assigned to, so a pooled connection, its timers and
- * the per-request state are only ever touched by one thread and need no locks.
+ * <p>Threading: every exchange is started and finished on the loop it was assigned to, so a
+ * connection, its timer and the per-request state are only ever touched by one thread.
  *
  * <p>Timeouts: one deadline per request, from send to the end of the body. When it fires the
- * exchange fails with {@link FailureClass#TIMEOUT} and its connection is reset; nothing is retried.
+ * exchange fails with {@link FailureClass#TIMEOUT} and its connection is closed; nothing is
+ * retried. A connection found closed when taken from the pool is dropped before it is used.
  */
 public final class HttpTransport implements AutoCloseable {
 
-    private final Vertx vertx;
-    private final boolean ownsVertx;
-    private final Context[] contexts;
-    private final HttpClient[] clients;
+    /** A request encoded once (request line, headers, body), sent many times. */
+    public static final class PreparedRequest {
+        private final byte[] wire;
+
+        private PreparedRequest(byte[] wire) {
+            this.wire = wire;
+        }
+    }
+
+    private final NioEventLoopGroup group;
+    private final EventLoop[] loops;
+    private final Pool[] pools;
+    private final SslContext ssl;
     private final String host;
     private final int port;
     private final String basePath;
-    private final MultiMap baseHeaders;
+    private final Map<String, String> baseHeaders;
     private final long timeoutMillis;
+    private final int maxConnectionsPerLoop;
 
     /**
      * @param baseUrl scheme, host, port and an optional path prefix, e.g. http://127.0.0.1:8000
@@ -77,140 +110,178 @@ public final class HttpTransport implements AutoCloseable {
         String path = uri.getRawPath() == null ? "" : uri.getRawPath();
         this.basePath = path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
         this.timeoutMillis = Math.max(1, requestTimeout.toMillis());
-        this.baseHeaders = MultiMap.caseInsensitiveMultiMap();
-        headers.forEach(baseHeaders::add);
-        this.vertx =
-                Vertx.vertx(
-                        new VertxOptions()
-                                .setEventLoopPoolSize(eventLoops)
-                                .setWorkerPoolSize(1)
-                                .setInternalBlockingPoolSize(1)
-                                .setBlockedThreadCheckInterval(1)
-                                .setBlockedThreadCheckIntervalUnit(TimeUnit.HOURS));
-        this.ownsVertx = true;
-        this.contexts = new Context[eventLoops];
-        this.clients = new HttpClient[eventLoops];
-        HttpClientOptions options =
-                new HttpClientOptions()
-                        .setSsl(tls)
-                        .setTrustAll(tls)
-                        .setVerifyHost(false)
-                        .setKeepAlive(true)
-                        .setKeepAliveTimeout(60)
-                        .setPipelining(false)
-                        .setTcpNoDelay(true)
-                        .setTryUseCompression(false)
-                        .setDecompressionSupported(false)
-                        .setConnectTimeout((int) Math.min(timeoutMillis, 30_000))
-                        .setMaxInitialLineLength(16 * 1024)
-                        .setMaxHeaderSize(64 * 1024);
-        PoolOptions pool =
-                new PoolOptions()
-                        .setHttp1MaxSize(maxConnectionsPerLoop)
-                        .setMaxWaitQueueSize(-1)
-                        .setEventLoopSize(0);
-        // One context per distinct event loop: contexts made from a non-Vert.x thread may share a
-        // loop (JFR showed all traffic on one of two loops), so pick loops explicitly.
-        VertxInternal internal = (VertxInternal) vertx;
-        java.util.Set<io.netty.channel.EventLoop> used = new java.util.HashSet<>();
-        int made = 0;
-        for (io.netty.util.concurrent.EventExecutor executor : internal.getEventLoopGroup()) {
-            if (made == eventLoops) {
-                break;
-            }
-            io.netty.channel.EventLoop loop = (io.netty.channel.EventLoop) executor;
-            if (used.add(loop)) {
-                contexts[made] =
-                        internal.createEventLoopContext(
-                                loop, null, Thread.currentThread().getContextClassLoader());
-                clients[made] = vertx.createHttpClient(options, pool);
-                made++;
-            }
+        this.baseHeaders = new LinkedHashMap<>(headers);
+        this.maxConnectionsPerLoop = maxConnectionsPerLoop;
+        try {
+            this.ssl =
+                    tls
+                            ? SslContextBuilder.forClient()
+                                    .trustManager(InsecureTrustManagerFactory.INSTANCE)
+                                    .build()
+                            : null;
+        } catch (SSLException e) {
+            throw new IllegalStateException("TLS client context: " + e.getMessage(), e);
         }
-        if (made != eventLoops) {
-            throw new IllegalStateException(
-                    "expected " + eventLoops + " event loops, found " + made);
+        AtomicInteger threads = new AtomicInteger();
+        ThreadFactory factory =
+                r -> {
+                    Thread t =
+                            new io.netty.util.concurrent.FastThreadLocalThread(
+                                    r, "ib-loop-" + threads.getAndIncrement());
+                    t.setDaemon(true);
+                    t.setPriority(Thread.MAX_PRIORITY);
+                    return t;
+                };
+        this.group = new NioEventLoopGroup(eventLoops, factory);
+        this.loops = new EventLoop[eventLoops];
+        this.pools = new Pool[eventLoops];
+        Iterator<io.netty.util.concurrent.EventExecutor> it = group.iterator();
+        for (int i = 0; i < eventLoops; i++) {
+            loops[i] = (EventLoop) it.next();
+            pools[i] = new Pool(loops[i]);
         }
     }
 
     public int loops() {
-        return contexts.length;
-    }
-
-    public Vertx vertx() {
-        return vertx;
+        return loops.length;
     }
 
     /** Runs {@code task} on loop {@code loop}. Callable from any thread. */
     public void execute(int loop, Runnable task) {
-        contexts[loop].runOnContext(v -> task.run());
+        loops[loop].execute(task);
+    }
+
+    /** Encodes a POST of {@code body} to {@code path} once, for any number of sends. */
+    public PreparedRequest preparePost(String path, String accept, byte[] body) {
+        byte[] head = head("POST", path, accept, "Content-Type: application/json\r\n", body.length);
+        byte[] wire = new byte[head.length + body.length];
+        System.arraycopy(head, 0, wire, 0, head.length);
+        System.arraycopy(body, 0, wire, head.length, body.length);
+        return new PreparedRequest(wire);
+    }
+
+    private byte[] head(String method, String path, String accept, String extra, int length) {
+        StringBuilder sb = new StringBuilder(256);
+        sb.append(method).append(' ').append(basePath).append(path).append(" HTTP/1.1\r\n");
+        sb.append("Host: ").append(host);
+        if (port != (ssl != null ? 443 : 80)) {
+            sb.append(':').append(port);
+        }
+        sb.append("\r\n");
+        sb.append("User-Agent: inferencebench-runner\r\n");
+        sb.append("Accept: ").append(accept).append("\r\n");
+        sb.append(extra);
+        baseHeaders.forEach(
+                (k, v) -> {
+                    if (k.indexOf('\r') >= 0
+                            || k.indexOf('\n') >= 0
+                            || v.indexOf('\r') >= 0
+                            || v.indexOf('\n') >= 0) {
+                        throw new IllegalArgumentException(
+                                "header " + k + ": line breaks are not allowed in headers");
+                    }
+                    sb.append(k).append(": ").append(v).append("\r\n");
+                });
+        sb.append("Content-Length: ").append(length).append("\r\n\r\n");
+        return sb.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     /**
-     * Starts one POST exchange. Must be called on loop {@code loop} (from {@link #execute}); the
-     * caller takes the send instant right before calling.
+     * Starts one exchange. Must be called on loop {@code loop} (from {@link #execute}); the caller
+     * takes the send instant right before calling.
      *
      * @return the exchange, which can be cancelled on the same loop
      */
-    public Exchange post(int loop, String path, String accept, Buffer body, ResponseSink sink) {
-        Exchange exchange = new Exchange(sink);
-        RequestOptions options =
-                new RequestOptions()
-                        .setMethod(HttpMethod.POST)
-                        .setHost(host)
-                        .setPort(port)
-                        .setURI(basePath + path)
-                        .setHeaders(MultiMap.caseInsensitiveMultiMap().addAll(baseHeaders))
-                        .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                        .putHeader(HttpHeaders.ACCEPT, accept);
-        exchange.timer = vertx.setTimer(timeoutMillis, id -> exchange.timedOut());
-        clients[loop]
-                .request(options)
-                .onComplete(
-                        ar -> {
-                            if (ar.failed()) {
-                                exchange.fail(classifyConnect(ar.cause()), ar.cause());
-                                return;
-                            }
-                            exchange.start(ar.result(), body);
-                        });
+    public Exchange post(int loop, PreparedRequest request, ResponseSink sink) {
+        Exchange exchange = new Exchange(pools[loop], request, sink);
+        exchange.timer =
+                loops[loop].schedule(exchange::timedOut, timeoutMillis, TimeUnit.MILLISECONDS);
+        pools[loop].acquire(exchange);
         return exchange;
+    }
+
+    /**
+     * Opens keep-alive connections until every loop has {@code perLoop} of them (idle or busy),
+     * waiting at most {@code timeout}. Connections that fail to open are not reported: the requests
+     * that need them will be.
+     *
+     * @return the number of idle connections ready when it returned
+     */
+    public int preconnect(int perLoop, Duration timeout) {
+        int wanted = Math.min(perLoop, maxConnectionsPerLoop);
+        CountDownLatch opened = new CountDownLatch(loops.length);
+        for (Pool pool : pools) {
+            pool.loop.execute(() -> pool.fill(wanted, opened::countDown));
+        }
+        try {
+            opened.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        int idle = 0;
+        for (Pool pool : pools) {
+            idle += pool.idleCount;
+        }
+        return idle;
     }
 
     /** A GET whose whole body is returned as a string (model discovery); not for load. */
     public String get(String path, Duration timeout) throws Exception {
-        var future =
-                clients[0]
-                        .request(
-                                new RequestOptions()
-                                        .setMethod(HttpMethod.GET)
-                                        .setHost(host)
-                                        .setPort(port)
-                                        .setURI(basePath + path)
-                                        .setHeaders(
-                                                MultiMap.caseInsensitiveMultiMap()
-                                                        .addAll(baseHeaders))
-                                        .setTimeout(timeout.toMillis()))
-                        .compose(
-                                req ->
-                                        req.send()
-                                                .compose(
-                                                        resp -> {
-                                                            if (resp.statusCode() >= 400) {
-                                                                return io.vertx.core.Future
-                                                                        .failedFuture(
-                                                                                "HTTP "
-                                                                                        + resp
-                                                                                                .statusCode()
-                                                                                        + " for GET "
-                                                                                        + path);
-                                                            }
-                                                            return resp.body();
-                                                        }));
-        return future.toCompletionStage()
-                .toCompletableFuture()
-                .get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS)
-                .toString();
+        PreparedRequest request = new PreparedRequest(head("GET", path, "*/*", "", 0));
+        CompletableFuture<String> result = new CompletableFuture<>();
+        ResponseSink sink =
+                new ResponseSink() {
+                    private final ByteArrayOutputStream body = new ByteArrayOutputStream();
+                    private int status;
+
+                    @Override
+                    public void onStatus(int statusCode, String contentType) {
+                        status = statusCode;
+                    }
+
+                    @Override
+                    public boolean onBytes(ByteBuf bytes) {
+                        byte[] copy = new byte[bytes.readableBytes()];
+                        bytes.getBytes(bytes.readerIndex(), copy);
+                        body.writeBytes(copy);
+                        return true;
+                    }
+
+                    @Override
+                    public void onEnd(long nanos) {
+                        if (status >= 400) {
+                            result.completeExceptionally(
+                                    new IOException("HTTP " + status + " for GET " + path));
+                        } else {
+                            result.complete(body.toString(StandardCharsets.UTF_8));
+                        }
+                    }
+
+                    @Override
+                    public void onFailure(FailureClass failure, String message, long nanos) {
+                        result.completeExceptionally(
+                                new IOException(failure.wireName() + ": " + message));
+                    }
+
+                    @Override
+                    public void onCancelled(long nanos) {
+                        result.completeExceptionally(new IOException("cancelled"));
+                    }
+                };
+        execute(
+                0,
+                () -> {
+                    Exchange exchange = new Exchange(pools[0], request, sink);
+                    exchange.timer =
+                            loops[0].schedule(
+                                    exchange::timedOut, timeout.toMillis(), TimeUnit.MILLISECONDS);
+                    pools[0].acquire(exchange);
+                });
+        try {
+            return result.get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        }
     }
 
     static FailureClass classifyConnect(Throwable cause) {
@@ -225,15 +296,12 @@ public final class HttpTransport implements AutoCloseable {
     }
 
     static FailureClass classifyStream(Throwable cause) {
-        if (cause instanceof HttpClosedException
-                || cause instanceof ClosedChannelException
+        String message = cause.getMessage() == null ? "" : cause.getMessage();
+        if (cause instanceof ClosedChannelException
                 || (cause instanceof IOException
-                        && cause.getMessage() != null
-                        && (cause.getMessage().contains("reset")
-                                || cause.getMessage().contains("closed")
-                                || cause.getMessage().contains("Broken pipe")))
-                || (cause.getMessage() != null
-                        && cause.getMessage().contains("Connection was closed"))) {
+                        && (message.contains("reset")
+                                || message.contains("closed")
+                                || message.contains("Broken pipe")))) {
             return FailureClass.RESET;
         }
         if (cause instanceof ConnectException) {
@@ -244,89 +312,279 @@ public final class HttpTransport implements AutoCloseable {
 
     @Override
     public void close() {
-        for (HttpClient client : clients) {
-            if (client != null) {
-                client.close();
+        try {
+            group.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Connections of one loop: idle ones, how many are open, exchanges waiting for one. */
+    private final class Pool {
+        final EventLoop loop;
+        final Bootstrap bootstrap;
+        final ArrayDeque<Connection> idle = new ArrayDeque<>();
+        final ArrayDeque<Exchange> waiting = new ArrayDeque<>();
+        int open;
+        int idleCount;
+
+        Pool(EventLoop loop) {
+            this.loop = loop;
+            this.bootstrap =
+                    new Bootstrap()
+                            .group(loop)
+                            .channel(NioSocketChannel.class)
+                            .option(ChannelOption.TCP_NODELAY, true)
+                            .option(ChannelOption.SO_KEEPALIVE, true)
+                            // Heap buffers: the SSE parser scans their arrays in place.
+                            .option(ChannelOption.ALLOCATOR, new PooledByteBufAllocator(false))
+                            .option(
+                                    ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                                    (int) Math.min(timeoutMillis, 30_000))
+                            .handler(
+                                    new ChannelInitializer<SocketChannel>() {
+                                        @Override
+                                        protected void initChannel(SocketChannel ch) {
+                                            if (ssl != null) {
+                                                ch.pipeline()
+                                                        .addLast(
+                                                                ssl.newHandler(
+                                                                        ch.alloc(), host, port));
+                                            }
+                                            ch.pipeline()
+                                                    .addLast(
+                                                            new HttpResponseDecoder(
+                                                                    16 * 1024, 64 * 1024, 64 * 1024,
+                                                                    false))
+                                                    .addLast(new Connection(Pool.this));
+                                        }
+                                    });
+        }
+
+        void acquire(Exchange exchange) {
+            Connection c;
+            while ((c = idle.pollLast()) != null) {
+                idleCount--;
+                if (c.channel.isActive()) {
+                    exchange.start(c);
+                    return;
+                }
+            }
+            if (open < maxConnectionsPerLoop) {
+                connect(exchange, null);
+            } else {
+                waiting.addLast(exchange);
             }
         }
-        if (ownsVertx) {
+
+        /** Opens a connection for {@code exchange}, or into the idle pool when it is null. */
+        void connect(Exchange exchange, Runnable onOpened) {
+            open++;
+            ChannelFuture f = bootstrap.connect(host, port);
+            f.addListener(
+                    done -> {
+                        if (!done.isSuccess()) {
+                            open--;
+                            if (exchange != null) {
+                                exchange.fail(classifyConnect(done.cause()), done.cause());
+                            }
+                            if (onOpened != null) {
+                                onOpened.run();
+                            }
+                            serveWaiting();
+                            return;
+                        }
+                        Connection c = f.channel().pipeline().get(Connection.class);
+                        if (exchange != null && !exchange.finished) {
+                            exchange.start(c);
+                        } else {
+                            release(c);
+                        }
+                        if (onOpened != null) {
+                            onOpened.run();
+                        }
+                    });
+        }
+
+        void fill(int wanted, Runnable done) {
+            int missing = wanted - open;
+            if (missing <= 0) {
+                done.run();
+                return;
+            }
+            AtomicInteger left = new AtomicInteger(missing);
+            for (int i = 0; i < missing; i++) {
+                connect(
+                        null,
+                        () -> {
+                            if (left.decrementAndGet() == 0) {
+                                done.run();
+                            }
+                        });
+            }
+        }
+
+        /** A connection whose exchange ended cleanly goes back to the pool (or a waiter). */
+        void release(Connection c) {
+            if (!c.channel.isActive()) {
+                return;
+            }
+            Exchange next;
+            while ((next = waiting.pollFirst()) != null) {
+                if (!next.finished) {
+                    next.start(c);
+                    return;
+                }
+            }
+            idle.addLast(c);
+            idleCount++;
+        }
+
+        /** A connection closed: count it and let a waiting exchange open a new one. */
+        void closed() {
+            open--;
+            serveWaiting();
+        }
+
+        private void serveWaiting() {
+            Exchange next;
+            while (open < maxConnectionsPerLoop && (next = waiting.pollFirst()) != null) {
+                if (!next.finished) {
+                    connect(next, null);
+                }
+            }
+        }
+    }
+
+    /** One keep-alive connection; carries at most one exchange at a time. */
+    private static final class Connection extends ChannelInboundHandlerAdapter {
+        final Pool pool;
+        Channel channel;
+        Exchange current;
+        boolean keepAlive;
+
+        Connection(Pool pool) {
+            this.pool = pool;
+        }
+
+        @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            channel = ctx.channel();
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
             try {
-                vertx.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                // Closing is best effort; the loops are daemon-free but the process is ending.
+                Exchange exchange = current;
+                if (exchange == null) {
+                    // Bytes without a request (a server that ignored keep-alive rules): drop it.
+                    ctx.close();
+                    return;
+                }
+                if (msg instanceof HttpObject http && http.decoderResult().isFailure()) {
+                    exchange.fail(FailureClass.OTHER, http.decoderResult().cause());
+                    return;
+                }
+                if (msg instanceof HttpResponse response) {
+                    keepAlive = HttpUtil.isKeepAlive(response);
+                    exchange.sink.onStatus(
+                            response.status().code(),
+                            response.headers().get(HttpHeaderNames.CONTENT_TYPE));
+                }
+                if (msg instanceof HttpContent content && current == exchange) {
+                    ByteBuf bytes = content.content();
+                    if (bytes.isReadable() && !exchange.sink.onBytes(bytes)) {
+                        exchange.abort();
+                        return;
+                    }
+                    if (msg instanceof LastHttpContent && current == exchange) {
+                        exchange.complete();
+                    }
+                }
+            } finally {
+                ReferenceCountUtil.release(msg);
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            Exchange exchange = current;
+            if (exchange != null) {
+                exchange.fail(
+                        FailureClass.RESET,
+                        new ClosedChannelException() {
+                            @Override
+                            public String getMessage() {
+                                return "connection closed before the response ended";
+                            }
+                        });
+            }
+            pool.closed();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            Exchange exchange = current;
+            if (exchange != null) {
+                exchange.fail(classifyStream(cause), cause);
+            } else {
+                ctx.close();
             }
         }
     }
 
     /** State of one exchange; only touched on its event loop. */
     public final class Exchange {
+        private final Pool pool;
+        private final PreparedRequest request;
         private final ResponseSink sink;
-        private HttpClientRequest request;
-        private long timer = -1;
+        private ScheduledFuture<?> timer;
+        private Connection connection;
         private boolean finished;
 
-        Exchange(ResponseSink sink) {
+        Exchange(Pool pool, PreparedRequest request, ResponseSink sink) {
+            this.pool = pool;
+            this.request = request;
             this.sink = sink;
         }
 
-        void start(HttpClientRequest req, Buffer body) {
-            if (finished) {
-                req.reset();
-                return;
-            }
-            this.request = req;
+        void start(Connection c) {
+            connection = c;
+            c.current = this;
+            c.keepAlive = false;
             sink.onConnected(System.nanoTime());
-            req.exceptionHandler(e -> fail(classifyStream(e), e));
-            req.response()
-                    .onComplete(
-                            ar -> {
-                                if (ar.failed()) {
-                                    fail(classifyStream(ar.cause()), ar.cause());
-                                    return;
+            c.channel
+                    .writeAndFlush(Unpooled.wrappedBuffer(request.wire))
+                    .addListener(
+                            written -> {
+                                if (!written.isSuccess()) {
+                                    fail(classifyStream(written.cause()), written.cause());
                                 }
-                                onResponse(ar.result());
                             });
-            req.end(body);
         }
 
-        void onResponse(HttpClientResponse response) {
-            if (finished) {
-                return;
+        /** The response ended: the connection goes back to the pool before the sink hears. */
+        void complete() {
+            Connection c = detach();
+            if (c.keepAlive) {
+                pool.release(c);
+            } else {
+                c.channel.close();
             }
-            response.exceptionHandler(e -> fail(classifyStream(e), e));
-            response.handler(
-                    buffer -> {
-                        if (finished) {
-                            return;
-                        }
-                        if (!sink.onBytes(buffer)) {
-                            abort();
-                        }
-                    });
-            response.endHandler(
-                    v -> {
-                        if (finished) {
-                            return;
-                        }
-                        finish();
-                        sink.onEnd(System.nanoTime());
-                    });
-            sink.onStatus(response.statusCode(), response.getHeader(HttpHeaders.CONTENT_TYPE));
+            sink.onEnd(System.nanoTime());
         }
 
         void timedOut() {
-            timer = -1;
+            timer = null;
             if (finished) {
                 return;
             }
-            finish();
-            if (request != null) {
-                request.reset();
-            }
+            long now = System.nanoTime();
+            closeConnection();
             sink.onFailure(
                     FailureClass.TIMEOUT,
                     "no complete response within " + timeoutMillis + " ms",
-                    System.nanoTime());
+                    now);
         }
 
         void fail(FailureClass failure, Throwable cause) {
@@ -334,10 +592,7 @@ public final class HttpTransport implements AutoCloseable {
                 return;
             }
             long now = System.nanoTime();
-            finish();
-            if (request != null) {
-                request.reset();
-            }
+            closeConnection();
             String message =
                     cause.getMessage() == null
                             ? cause.getClass().getSimpleName()
@@ -346,7 +601,7 @@ public final class HttpTransport implements AutoCloseable {
         }
 
         /**
-         * Aborts the exchange (its connection is reset, so no half-read stream is reused) and
+         * Aborts the exchange (its connection is closed, so no half-read stream is reused) and
          * reports {@link ResponseSink#onCancelled}; nothing if it already finished. Call on the
          * exchange's loop.
          */
@@ -354,27 +609,43 @@ public final class HttpTransport implements AutoCloseable {
             if (finished) {
                 return;
             }
-            finish();
-            if (request != null) {
-                request.reset();
-            }
+            closeConnection();
             sink.onCancelled(System.nanoTime());
         }
 
         /** The sink rejected the body; drop the connection so no half-read stream is reused. */
         void abort() {
-            finish();
-            if (request != null) {
-                request.reset();
+            closeConnection();
+        }
+
+        private void closeConnection() {
+            Connection c = detach();
+            if (c != null) {
+                c.channel.close();
+            } else {
+                pool.waiting.remove(this);
             }
         }
 
-        private void finish() {
+        /** Marks the exchange finished, stops its timer and unhooks it from its connection. */
+        private Connection detach() {
             finished = true;
-            if (timer >= 0) {
-                vertx.cancelTimer(timer);
-                timer = -1;
+            if (timer != null) {
+                timer.cancel(false);
+                timer = null;
             }
+            Connection c = connection;
+            if (c != null && c.current == this) {
+                c.current = null;
+            }
+            connection = null;
+            return c;
         }
+    }
+
+    @Override
+    public String toString() {
+        return String.format(
+                Locale.ROOT, "HttpTransport[%s:%d, %d loops]", host, port, loops.length);
     }
 }

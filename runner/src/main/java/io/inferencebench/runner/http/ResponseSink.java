@@ -1,6 +1,6 @@
 package io.inferencebench.runner.http;
 
-import io.vertx.core.buffer.Buffer;
+import io.netty.buffer.ByteBuf;
 
 /**
  * Receives one HTTP exchange as it happens, always on the event loop that owns the exchange.
@@ -15,10 +15,11 @@ public interface ResponseSink {
     void onStatus(int status, String contentType);
 
     /**
-     * A network read of the body. Returns false to abort the exchange (the sink has decided it
-     * failed; it then calls nothing else and the transport closes the connection).
+     * A network read of the body (valid only during the call). Returns false to abort the exchange
+     * (the sink has decided it failed; it then calls nothing else and the transport closes the
+     * connection).
      */
-    boolean onBytes(Buffer bytes);
+    boolean onBytes(ByteBuf bytes);
 
     void onEnd(long nanos);
 

@@ -70,8 +70,8 @@ class PodModeIT {
 
     @BeforeAll
     static void start() throws Exception {
-        // A cancelled stage's dispatcher thread dies on the closed transport (the engine has no
-        // stop hook); that is expected and must not fail the next await.
+        // Threads of a cancelled stage may end with an exception while its connections close;
+        // that is expected and must not fail the next await.
         org.awaitility.Awaitility.doNotCatchUncaughtExceptionsByDefault();
         fixture = ApiServerFixture.shared();
         admin = fixture.client();
