@@ -98,10 +98,6 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
     private final ReferenceCheck references;
     private final ServerMetricsScraper scraper;
 
-    /** Stages whose window had at least one successful server-metrics scrape, per run uid. */
-    private final java.util.Map<String, java.util.Set<Integer>> scrapedStages =
-            new java.util.concurrent.ConcurrentHashMap<>();
-
     @Inject
     public BenchmarkRunReconciler(KubernetesClient client) {
         this(client, Clock.systemUTC());
@@ -174,7 +170,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         }
         Integer ttl = run.getSpec().getTtlSecondsAfterFinished();
         if (after.isTerminal()) {
-            scraper.forget(run);
+            scraper.forget(run, before != after);
         }
         if (requeue == null && after.isTerminal() && before != after && ttl != null) {
             requeue = Duration.ofSeconds(ttl).plusMillis(100);
@@ -195,7 +191,12 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         if (phase.isTerminal()) {
             return finished(run, status, now);
         }
-        List<String> problems = SpecValidation.validate(run.getSpec());
+        List<String> problems = new ArrayList<>(SpecValidation.validate(run.getSpec()));
+        if (run.getSpec().getMetrics() != null
+                && run.getSpec().getMetrics().getPrometheus() != null) {
+            problems.addAll(
+                    PrometheusSourceConfigs.validate(run.getSpec().getMetrics().getPrometheus()));
+        }
         if (!problems.isEmpty()) {
             String message = String.join("; ", problems);
             events.record(run, EventRecorder.WARNING, "InvalidSpec", message);
@@ -288,6 +289,9 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                     "AllReady",
                     parallelism + " runner pod(s) ready at the start barrier");
             status.phase(Phase.RUNNING, "stage 1 starts at " + StatusAggregator.format(start));
+            // Scraping starts now, before the barrier, not at the first Running reconcile.
+            scraper.track(run);
+            scraper.windowStarts(run, Instant.parse(StatusAggregator.format(start)).toEpochMilli());
             List<StageSpec> stages = run.getSpec().getLoad().resolvedStages();
             status.apply(
                     s -> {
@@ -335,6 +339,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         Parts parts = parts(run, context);
         List<String> starts = new ArrayList<>(status.view().getStageStartTimes());
         int current = starts.size();
+        scraper.windowStarts(run, Instant.parse(starts.get(current - 1)).toEpochMilli());
         live(status, parts, current, stages, now);
         if (parts.finishedStage(current) >= parallelism) {
             assembleStage(run, status, parts, current);
@@ -352,6 +357,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
             }
             Instant next = now.plus(run.getSpec().getLoad().cooldownValue()).plus(BARRIER_LEAD);
             starts.add(StatusAggregator.format(next));
+            scraper.windowStarts(run, Instant.parse(starts.getLast()).toEpochMilli());
             int nextStage = current + 1;
             status.phase(
                     Phase.RUNNING,
@@ -391,7 +397,6 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
             status.apply(s -> summary(s).setSlo(met ? "Met" : "Missed"));
         }
         serverMetricsCondition(run, status, results == null ? 0 : results.size());
-        scraper.forget(run);
         finish(
                 status,
                 Phase.SUCCEEDED,
@@ -404,29 +409,18 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
     }
 
     private void serverMetricsCondition(BenchmarkRun run, StatusAggregator status, int stages) {
-        if (Boolean.FALSE.equals(run.getSpec().getMetrics().getEnabled())) {
-            status.condition(
-                    ConditionTypes.SERVER_METRICS_COLLECTED,
-                    false,
-                    "Disabled",
-                    "spec.metrics.enabled is false");
-            return;
-        }
-        int scraped =
-                scrapedStages.getOrDefault(run.getMetadata().getUid(), java.util.Set.of()).size();
-        scrapedStages.remove(run.getMetadata().getUid());
-        boolean all = stages > 0 && scraped >= stages;
+        ServerMetricsCondition.Decision decision =
+                ServerMetricsCondition.decide(
+                        run.getSpec().getMetrics(),
+                        status.view().getProfiles() == null
+                                ? List.of()
+                                : status.view().getProfiles(),
+                        stages);
         status.condition(
                 ConditionTypes.SERVER_METRICS_COLLECTED,
-                all,
-                all ? "Collected" : "ScrapesFailed",
-                all
-                        ? "server metrics scraped in every stage window"
-                        : "server metrics scraped in "
-                                + scraped
-                                + " of "
-                                + stages
-                                + " stage window(s); check spec.metrics.port and path");
+                decision.status(),
+                decision.reason(),
+                decision.message());
     }
 
     private void assembleStage(BenchmarkRun run, StatusAggregator status, Parts parts, int stage) {
@@ -449,12 +443,20 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                 scraper.report(run, startMillis, clock.instant().toEpochMilli());
         if (serverMetrics != null
                 && serverMetrics.coverage() != null
-                && serverMetrics.coverage().succeeded() > 0) {
-            scrapedStages
-                    .computeIfAbsent(
-                            run.getMetadata().getUid(),
-                            k -> java.util.concurrent.ConcurrentHashMap.newKeySet())
-                    .add(stage);
+                && serverMetrics.coverage().succeeded() == 0) {
+            boolean prometheus = run.getSpec().getMetrics().getPrometheus() != null;
+            List<String> errors = serverMetrics.coverage().errors();
+            events.record(
+                    run,
+                    EventRecorder.WARNING,
+                    prometheus
+                            ? ServerMetricsCondition.PROMETHEUS_QUERY_FAILED
+                            : ServerMetricsCondition.SCRAPES_FAILED,
+                    "no server metrics for stage "
+                            + stage
+                            + (prometheus ? " from Prometheus" : "")
+                            + (errors.isEmpty() ? "" : ": " + errors.getFirst())
+                            + "; the run continues without them");
         }
         ProfileAssembly.Assembled assembled =
                 ProfileAssembly.assemble(

@@ -21,6 +21,7 @@ public final class Labels {
     public static final String RUNNER = "runner";
     public static final String CONTROL = "control";
     public static final String PROFILE = "profile";
+    public static final String SERVER_METRICS = "server-metrics";
 
     private Labels() {}
 

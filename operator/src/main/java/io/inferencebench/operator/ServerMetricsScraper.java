@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.Durations;
 import io.inferencebench.crds.v1alpha1.MetricsSpec;
+import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.v1alpha1.TargetSpec;
 import io.inferencebench.profile.prom.ParsedPage;
 import io.inferencebench.profile.prom.PrometheusTextParser;
@@ -30,18 +31,42 @@ import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
 
 /**
- * Scrapes the target's Prometheus endpoint while a run is running: every ready endpoint of the
- * target Service (or the target URL) at {@code spec.metrics.interval}, plus on demand at each stage
- * end. Pages are trimmed to the backend's catalog right away, so memory stays small. Samples live
- * in memory: after an operator restart a stage's window has only the scrapes taken since.
+ * Server metrics of a run's stage windows. Direct scraping: every ready endpoint of the target
+ * Service (or the target URL) at {@code spec.metrics.interval}, plus once more at each stage end;
+ * pages are trimmed to the backend's catalog right away, so memory stays small, and the current
+ * stage window's scrapes are checkpointed in a ConfigMap ({@link ServerMetricsCheckpoint}) so an
+ * operator restart keeps them. With {@code spec.metrics.prometheus} nothing is scraped: each stage
+ * window is read from that Prometheus server when the stage ends ({@link PrometheusStageSource}).
  */
 public class ServerMetricsScraper implements AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(ServerMetricsScraper.class);
 
+    /**
+     * Least time between two checkpoint writes of one run. Each write replaces the whole ConfigMap,
+     * which grows through the stage, and etcd keeps every version until its next compaction (5
+     * minutes by default). Measured (ServerMetricsCheckpointTest): two vLLM replicas at the default
+     * 5 s interval make a 100 KiB checkpoint after 10 minutes, and saving every round sends 6 MiB
+     * in 121 writes over those 10 minutes, about 10 KiB/s per run. So a round is saved right after
+     * it is scraped, but never more often than every 5 s: faster intervals are batched, and a
+     * restart loses at most the last 5 s of scrapes, next to the ones it misses while no operator
+     * runs anyway.
+     */
+    static final long MIN_SAVE_GAP_MILLIS = 5_000;
+
+    /** How long before a start barrier its scrape is taken (a loopback scrape takes a few ms). */
+    static final long BARRIER_SCRAPE_LEAD_MILLIS = 150;
+
     private final KubernetesClient client;
+    private final ServerMetricsCheckpoint checkpoint;
+    private final PrometheusStageSource prometheus;
+    // HTTP/1.1: metrics endpoints speak it, and the default HTTP/2 client first tries an h2c
+    // upgrade on every plain-http request.
     private final HttpClient http =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+            HttpClient.newBuilder()
+                    .version(HttpClient.Version.HTTP_1_1)
+                    .connectTimeout(Duration.ofSeconds(2))
+                    .build();
     private final ScheduledExecutorService scheduler =
             Executors.newScheduledThreadPool(
                     1,
@@ -52,14 +77,28 @@ public class ServerMetricsScraper implements AutoCloseable {
                     });
     private final Map<String, Tracked> runs = new ConcurrentHashMap<>();
 
-    private record Tracked(
-            String uid,
-            ServerMetricCatalog catalog,
-            List<Scrape> scrapes,
-            ScheduledFuture<?> task) {}
+    private static final class Tracked {
+        final String uid;
+        final BenchmarkRun run;
+        final ServerMetricCatalog catalog;
+        final List<Scrape> scrapes;
+        volatile ScheduledFuture<?> task;
+        volatile long windowStartMillis = Long.MIN_VALUE;
+        volatile long lastSaveMillis;
+        volatile boolean dirty;
+
+        Tracked(BenchmarkRun run, ServerMetricCatalog catalog, List<Scrape> scrapes) {
+            this.uid = run.getMetadata().getUid();
+            this.run = run;
+            this.catalog = catalog;
+            this.scrapes = scrapes;
+        }
+    }
 
     public ServerMetricsScraper(KubernetesClient client) {
         this.client = client;
+        this.checkpoint = new ServerMetricsCheckpoint(client);
+        this.prometheus = new PrometheusStageSource(client);
     }
 
     /** The catalog a run's metrics spec selects. */
@@ -72,82 +111,198 @@ public class ServerMetricsScraper implements AutoCloseable {
     }
 
     /**
-     * Starts periodic scraping of a running run (no-op when already tracked or disabled).
+     * Starts periodic scraping of a running run, first reloading the scrapes checkpointed before an
+     * operator restart (no-op when already tracked, disabled, or reading from Prometheus).
      *
      * @param run the run
      */
     public void track(BenchmarkRun run) {
-        if (Boolean.FALSE.equals(run.getSpec().getMetrics().getEnabled())) {
+        MetricsSpec metrics = run.getSpec().getMetrics();
+        if (Boolean.FALSE.equals(metrics.getEnabled()) || metrics.getPrometheus() != null) {
             return;
         }
         String key = key(run);
         Tracked existing = runs.get(key);
-        if (existing != null && existing.uid().equals(run.getMetadata().getUid())) {
+        if (existing != null && existing.uid.equals(run.getMetadata().getUid())) {
             return;
         }
         if (existing != null) {
-            existing.task().cancel(false);
+            existing.task.cancel(false);
         }
-        long intervalMillis =
-                Math.max(200, Durations.parse(run.getSpec().getMetrics().getInterval()).toMillis());
         List<Scrape> scrapes = new CopyOnWriteArrayList<>();
-        ServerMetricCatalog catalog = catalog(run);
-        BenchmarkRun snapshot = run;
-        ScheduledFuture<?> task =
+        checkpoint.load(run).ifPresent(scrapes::addAll);
+        if (!scrapes.isEmpty()) {
+            LOG.infof(
+                    "%s: %d server-metric scrape(s) reloaded from ConfigMap %s",
+                    key, scrapes.size(), ResourceNames.serverMetrics(run.getMetadata().getName()));
+        }
+        Tracked tracked = new Tracked(run, catalog(run), scrapes);
+        tracked.lastSaveMillis = System.currentTimeMillis();
+        runs.put(key, tracked);
+        tracked.task =
                 scheduler.scheduleAtFixedRate(
-                        () -> scrapeInto(snapshot, catalog, scrapes),
+                        () -> {
+                            // an exception escaping here would cancel the periodic task for good
+                            try {
+                                scrapeInto(tracked.run, tracked.catalog, tracked.scrapes, null);
+                                tracked.dirty = true;
+                                saveIfDue(tracked);
+                            } catch (RuntimeException e) {
+                                LOG.warnf(e, "%s: server-metrics round failed", key);
+                            }
+                        },
                         0,
-                        intervalMillis,
+                        intervalMillis(run),
                         TimeUnit.MILLISECONDS);
-        runs.put(key, new Tracked(run.getMetadata().getUid(), catalog, scrapes, task));
     }
 
     /**
-     * Stops scraping a run and forgets its samples.
+     * Announces a stage's start barrier: one scrape is taken right before it and stamped with the
+     * barrier instant, so the window's counters and histograms start exactly there, and the scrapes
+     * before the barrier (the previous window, already reported, and the cool-down) are dropped at
+     * that moment. Stamping the barrier is exact because no runner sends anything between that
+     * scrape and the barrier. When the barrier has already passed (the operator restarted or saw it
+     * late) the old scrapes are dropped at once and no barrier scrape is taken. Repeated calls with
+     * the same instant do nothing.
      *
      * @param run the run
+     * @param startMillis the stage's start barrier, epoch ms
      */
-    public void forget(BenchmarkRun run) {
-        Tracked tracked = runs.remove(key(run));
-        if (tracked != null) {
-            tracked.task().cancel(false);
+    public void windowStarts(BenchmarkRun run, long startMillis) {
+        Tracked tracked = runs.get(key(run));
+        if (tracked == null || tracked.windowStartMillis == startMillis) {
+            return;
+        }
+        tracked.windowStartMillis = startMillis;
+        long lead = startMillis - BARRIER_SCRAPE_LEAD_MILLIS - System.currentTimeMillis();
+        if (lead <= 0) {
+            dropBefore(tracked, startMillis);
+            return;
+        }
+        scheduler.schedule(
+                () -> {
+                    if (runs.get(key(run)) != tracked || tracked.windowStartMillis != startMillis) {
+                        return;
+                    }
+                    try {
+                        dropBefore(tracked, startMillis);
+                        scrapeInto(tracked.run, tracked.catalog, tracked.scrapes, startMillis);
+                        tracked.dirty = true;
+                    } catch (RuntimeException e) {
+                        LOG.warnf(e, "%s: barrier scrape failed", key(run));
+                    }
+                },
+                lead,
+                TimeUnit.MILLISECONDS);
+    }
+
+    private static void dropBefore(Tracked tracked, long startMillis) {
+        if (tracked.scrapes.removeIf(s -> s.timestampMillis() < startMillis)) {
+            tracked.dirty = true;
         }
     }
 
     /**
-     * The server-metric report of one stage window, after one more scrape at its end.
+     * Stops scraping a run and forgets its samples, deleting its checkpoint.
+     *
+     * @param run the run
+     * @param finishedJustNow whether the run just became terminal: then the checkpoint is deleted
+     *     even if this operator never tracked the run (it may have been written before a restart)
+     */
+    public void forget(BenchmarkRun run, boolean finishedJustNow) {
+        Tracked tracked = runs.remove(key(run));
+        if (tracked != null) {
+            tracked.task.cancel(false);
+        }
+        if (tracked != null || finishedJustNow) {
+            checkpoint.delete(run);
+        }
+    }
+
+    /**
+     * The server-metric report of one stage window: from Prometheus when {@code
+     * spec.metrics.prometheus} is set, else from the scrapes taken plus one more at its end.
      *
      * @param run the run
      * @param startMillis window start, epoch ms
      * @param endMillis window end, epoch ms
-     * @return the report, or {@code null} when scraping is disabled or was not running
+     * @return the report, or {@code null} when server metrics are disabled or scraping was not
+     *     running
      */
     public ServerMetricsReport report(BenchmarkRun run, long startMillis, long endMillis) {
+        MetricsSpec metrics = run.getSpec().getMetrics();
+        if (Boolean.FALSE.equals(metrics.getEnabled())) {
+            return null;
+        }
+        if (metrics.getPrometheus() != null) {
+            return prometheus.report(run, catalog(run), startMillis, endMillis);
+        }
         Tracked tracked = runs.get(key(run));
         if (tracked == null) {
             return null;
         }
-        scrapeInto(run, tracked.catalog(), tracked.scrapes());
+        scrapeInto(run, tracked.catalog, tracked.scrapes, null);
         long end = Math.max(endMillis, System.currentTimeMillis());
-        long intervalMillis =
-                Math.max(200, Durations.parse(run.getSpec().getMetrics().getInterval()).toMillis());
-        int expected = (int) Math.max(1, (end - startMillis) / intervalMillis + 1);
+        List<Scrape> scrapes = List.copyOf(tracked.scrapes);
+        // One scrape per interval and replica is expected (the barrier and end scrapes are extra
+        // samples, not extra expectations); a replica seen in the window and lost later counts.
+        long replicas =
+                scrapes.stream()
+                        .filter(
+                                s ->
+                                        s.timestampMillis() >= startMillis
+                                                && s.timestampMillis() <= end)
+                        .map(Scrape::replica)
+                        .distinct()
+                        .count();
+        long rounds = (end - startMillis) / intervalMillis(run) + 1;
+        int expected =
+                (int) Math.min(Integer.MAX_VALUE, Math.max(1, rounds * Math.max(1, replicas)));
         ServerMetricsReport report =
-                WindowStatistics.compute(
-                        tracked.catalog(),
-                        List.copyOf(tracked.scrapes()),
-                        startMillis,
-                        end,
-                        expected);
-        // Samples before this window are no longer needed.
-        tracked.scrapes().removeIf(s -> s.timestampMillis() < startMillis);
+                WindowStatistics.compute(tracked.catalog, scrapes, startMillis, end, expected);
+        // Samples before this window are no longer needed; the window itself is kept until the
+        // next one starts, so a retried reconcile of this stage computes the same report.
+        dropBefore(tracked, startMillis);
         return report;
     }
 
-    private void scrapeInto(BenchmarkRun run, ServerMetricCatalog catalog, List<Scrape> scrapes) {
+    private void saveIfDue(Tracked tracked) {
+        long now = System.currentTimeMillis();
+        // half a second of slack: rounds at exactly the gap must not wait for the next one
+        if (!tracked.dirty || now - tracked.lastSaveMillis + 500 < MIN_SAVE_GAP_MILLIS) {
+            return;
+        }
+        tracked.dirty = false;
+        tracked.lastSaveMillis = now;
+        if (runs.get(key(tracked.run)) != tracked) {
+            return; // forgotten meanwhile: do not recreate its checkpoint
+        }
+        checkpoint.save(tracked.run, List.copyOf(tracked.scrapes));
+        if (runs.get(key(tracked.run)) != tracked) {
+            checkpoint.delete(tracked.run); // forgotten while saving
+        }
+    }
+
+    private static long intervalMillis(BenchmarkRun run) {
+        return Math.max(200, Durations.parse(run.getSpec().getMetrics().getInterval()).toMillis());
+    }
+
+    /**
+     * Scrapes every endpoint once.
+     *
+     * @param stampMillis timestamp to record instead of the scrape's own, or {@code null}
+     */
+    private void scrapeInto(
+            BenchmarkRun run, ServerMetricCatalog catalog, List<Scrape> scrapes, Long stampMillis) {
         try {
             for (Map.Entry<String, URI> target : endpoints(run).entrySet()) {
-                scrapes.add(scrape(target.getKey(), target.getValue(), catalog));
+                Scrape scrape = scrape(target.getKey(), target.getValue(), catalog);
+                if (stampMillis != null) {
+                    scrape =
+                            new Scrape(
+                                    scrape.replica(), stampMillis, scrape.page(), scrape.error());
+                }
+                scrapes.add(scrape);
             }
         } catch (RuntimeException e) {
             LOG.debugf(e, "scrape of %s failed", key(run));

@@ -451,8 +451,15 @@ class BenchmarkRunLifecycleIT {
                             .create();
             awaitStatus("scraped", s -> s.getPhase() == Phase.INITIALIZING);
             writePart(run, 0, Map.of(PartReport.STATE, PartReport.STATE_READY));
-            awaitStatus("scraped", s -> s.getPhase() == Phase.RUNNING);
-            await().atMost(Duration.ofSeconds(20)).until(() -> scrapes.get() >= 3);
+            Instant stageStart =
+                    Instant.parse(
+                            awaitStatus("scraped", s -> s.getPhase() == Phase.RUNNING)
+                                    .getStageStartTimes()
+                                    .getFirst());
+            // A runner finishes its stage only after the start barrier: let the window run 1.5 s.
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> Instant.now().isAfter(stageStart.plusMillis(1500)));
+            assertThat(scrapes.get()).isGreaterThanOrEqualTo(3);
             Map<String, String> done =
                     new LinkedHashMap<>(stageDone(1, 0, 5.0, run.getMetadata().getUid()));
             done.put(PartReport.STATE, PartReport.STATE_DONE);
@@ -460,6 +467,7 @@ class BenchmarkRunLifecycleIT {
             BenchmarkRunStatus status =
                     awaitStatus("scraped", s -> s.getPhase() == Phase.SUCCEEDED);
             assertThat(condition(status, ConditionTypes.SERVER_METRICS_COLLECTED, "status"))
+                    .as("%s", status.condition(ConditionTypes.SERVER_METRICS_COLLECTED))
                     .isEqualTo("True");
             assertThat(
                             status.getProfiles()

@@ -40,6 +40,17 @@ public final class ResourceNames {
     }
 
     /**
+     * The ConfigMap the operator checkpoints the current stage's server-metric scrapes in, so an
+     * operator restart keeps them.
+     *
+     * @param run the BenchmarkRun name
+     * @return {@code <run>-server-metrics}
+     */
+    public static String serverMetrics(String run) {
+        return run + "-server-metrics";
+    }
+
+    /**
      * The default output ConfigMap.
      *
      * @param run the BenchmarkRun name
