@@ -112,6 +112,12 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         this.scraper = new ServerMetricsScraper(client);
     }
 
+    /** Stops the server-metrics scraping threads (their checkpoints stay for a successor). */
+    @jakarta.annotation.PreDestroy
+    public void close() {
+        scraper.close();
+    }
+
     @Override
     public List<EventSource<?, BenchmarkRun>> prepareEventSources(
             EventSourceContext<BenchmarkRun> context) {

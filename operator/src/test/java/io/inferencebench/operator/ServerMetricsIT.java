@@ -1,0 +1,716 @@
+package io.inferencebench.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.inferencebench.crds.v1alpha1.BenchmarkRun;
+import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
+import io.inferencebench.crds.v1alpha1.ConditionTypes;
+import io.inferencebench.crds.v1alpha1.Phase;
+import io.inferencebench.crds.v1alpha1.ResourceNames;
+import io.inferencebench.crds.workorder.PartReport;
+import io.inferencebench.profile.lpg.StageResult;
+import io.inferencebench.profile.server.Scrape;
+import io.inferencebench.testkit.ApiServerFixture;
+import io.inferencebench.testkit.ModelSim;
+import io.javaoperatorsdk.operator.Operator;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Server metrics through the operator, in-process against a real kube-apiserver + etcd: the
+ * per-stage checkpoint keeps the scrapes of a stage across an operator restart, and {@code
+ * spec.metrics.prometheus} reads them from a real Prometheus server scraping the model-server
+ * simulator. The test plays the runner pods by writing their part ConfigMaps.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ServerMetricsIT {
+
+    private static final String TOKEN = "tok-" + UUID.randomUUID();
+
+    private final ObjectMapper json = new ObjectMapper();
+    private final HttpClient http =
+            HttpClient.newBuilder()
+                    .version(HttpClient.Version.HTTP_1_1)
+                    .connectTimeout(Duration.ofSeconds(5))
+                    .build();
+    private ApiServerFixture apiServer;
+    private KubernetesClient client;
+    private Operator operator;
+    private BenchmarkRunReconciler reconciler;
+    private String namespace;
+
+    @BeforeAll
+    void startApiServer() throws Exception {
+        apiServer = ApiServerFixture.start();
+        client = apiServer.newClient();
+        try (InputStream crdYaml =
+                BenchmarkRun.class.getResourceAsStream(
+                        "/META-INF/fabric8/benchmarkruns.inferencebench.io-v1.yml")) {
+            CustomResourceDefinition crd =
+                    client.apiextensions().v1().customResourceDefinitions().load(crdYaml).item();
+            client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
+        }
+        client.apiextensions()
+                .v1()
+                .customResourceDefinitions()
+                .withName(BenchmarkRun.CRD_NAME)
+                .waitUntilCondition(
+                        c ->
+                                c.getStatus() != null
+                                        && c.getStatus().getConditions().stream()
+                                                .anyMatch(
+                                                        x ->
+                                                                x.getType().equals("Established")
+                                                                        && x.getStatus()
+                                                                                .equals("True")),
+                        60,
+                        TimeUnit.SECONDS);
+        startOperator();
+    }
+
+    private void startOperator() {
+        reconciler = new BenchmarkRunReconciler(client);
+        operator = new Operator(o -> o.withKubernetesClient(apiServer.newClient()));
+        operator.register(reconciler);
+        operator.start();
+    }
+
+    /** What a crash does to the operator process: its informers and scraping threads stop. */
+    private void stopOperator() {
+        operator.stop();
+        reconciler.close();
+    }
+
+    @AfterAll
+    void stop() {
+        if (operator != null) {
+            stopOperator();
+        }
+        if (client != null) {
+            client.close();
+        }
+        if (apiServer != null) {
+            apiServer.close();
+        }
+    }
+
+    @BeforeEach
+    void freshNamespace() {
+        namespace = "sm-" + UUID.randomUUID().toString().substring(0, 8);
+        client.namespaces()
+                .resource(
+                        new NamespaceBuilder()
+                                .withNewMetadata()
+                                .withName(namespace)
+                                .endMetadata()
+                                .build())
+                .create();
+    }
+
+    @AfterEach
+    void secretsNeverLeak() {
+        // The bearer token must not appear in any status, ConfigMap or Event of the namespace.
+        String statuses =
+                client
+                        .resources(BenchmarkRun.class)
+                        .inNamespace(namespace)
+                        .list()
+                        .getItems()
+                        .stream()
+                        .map(r -> client.getKubernetesSerialization().asJson(r.getStatus()))
+                        .reduce("", String::concat);
+        String configMaps =
+                client.configMaps().inNamespace(namespace).list().getItems().stream()
+                        .map(c -> client.getKubernetesSerialization().asJson(c))
+                        .reduce("", String::concat);
+        String events =
+                client.v1().events().inNamespace(namespace).list().getItems().stream()
+                        .map(e -> client.getKubernetesSerialization().asJson(e))
+                        .reduce("", String::concat);
+        assertThat(statuses + configMaps + events).doesNotContain(TOKEN);
+    }
+
+    // ------------------------------------------------------------------ checkpoint over a restart
+
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void scrapesTakenBeforeAnOperatorRestartCountInTheStageAfterIt() throws Exception {
+        List<Long> scrapeTimes = new CopyOnWriteArrayList<>();
+        com.sun.net.httpserver.HttpServer server =
+                com.sun.net.httpserver.HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext(
+                "/metrics",
+                exchange -> {
+                    scrapeTimes.add(System.currentTimeMillis());
+                    byte[] body =
+                            ("# TYPE vllm:num_requests_running gauge\n"
+                                            + "vllm:num_requests_running{model_name=\"m\"} 4\n")
+                                    .getBytes(StandardCharsets.UTF_8);
+                    exchange.getResponseHeaders().add("Content-Type", "text/plain; version=0.0.4");
+                    exchange.sendResponseHeaders(200, body.length);
+                    exchange.getResponseBody().write(body);
+                    exchange.close();
+                });
+        server.createContext(
+                "/",
+                exchange -> {
+                    exchange.sendResponseHeaders(200, -1);
+                    exchange.close();
+                });
+        server.start();
+        try {
+            BenchmarkRun run =
+                    create(
+                            "restart",
+                            """
+                            target: {url: "http://127.0.0.1:%d", model: m}
+                            load: {requestRates: [5], numPrompts: 10}
+                            metrics: {interval: 500ms}
+                            """
+                                    .formatted(server.getAddress().getPort()));
+            awaitStatus("restart", s -> s.getPhase() == Phase.INITIALIZING);
+            writePart(run, 0, Map.of(PartReport.STATE, PartReport.STATE_READY));
+            Instant stageStart =
+                    Instant.parse(
+                            awaitStatus("restart", s -> s.getPhase() == Phase.RUNNING)
+                                    .getStageStartTimes()
+                                    .getFirst());
+
+            // Wait for a checkpoint holding at least 6 scrapes of the stage window, then "crash"
+            // right after it was written.
+            String checkpointName = ResourceNames.serverMetrics("restart");
+            await().atMost(Duration.ofSeconds(40))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> inWindow(checkpoint(checkpointName), stageStart) >= 6);
+            String version =
+                    client.configMaps()
+                            .inNamespace(namespace)
+                            .withName(checkpointName)
+                            .get()
+                            .getMetadata()
+                            .getResourceVersion();
+            await().atMost(Duration.ofSeconds(15))
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(
+                            () ->
+                                    !version.equals(
+                                            client.configMaps()
+                                                    .inNamespace(namespace)
+                                                    .withName(checkpointName)
+                                                    .get()
+                                                    .getMetadata()
+                                                    .getResourceVersion()));
+            stopOperator();
+            List<Scrape> saved = checkpoint(checkpointName);
+            int savedInWindow = inWindow(saved, stageStart);
+            assertThat(saved).allMatch(Scrape::succeeded);
+            assertThat(saved)
+                    .as("the barrier scrape is stamped with the stage start")
+                    .anyMatch(s -> s.timestampMillis() == stageStart.toEpochMilli());
+
+            // Nobody scrapes while no operator runs.
+            Thread.sleep(1500);
+            long restartedAt = System.currentTimeMillis();
+            startOperator();
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> scrapeTimes.stream().filter(t -> t >= restartedAt).count() >= 4);
+
+            Map<String, String> done =
+                    new LinkedHashMap<>(stageDone(1, run.getMetadata().getUid()));
+            done.put(PartReport.STATE, PartReport.STATE_DONE);
+            long doneAt = System.currentTimeMillis();
+            writePart(run, 0, done);
+            BenchmarkRunStatus status =
+                    awaitStatus("restart", s -> s.getPhase() == Phase.SUCCEEDED);
+            // scrapes before the stage ended are all in its window; a few more may follow
+            // until the run is Succeeded
+            long afterRestartInWindow =
+                    scrapeTimes.stream().filter(t -> t >= restartedAt && t <= doneAt).count();
+            long afterRestart = scrapeTimes.stream().filter(t -> t >= restartedAt).count();
+
+            JsonNode coverage =
+                    status.getProfiles().getFirst().at("/metrics/server_metrics_coverage");
+            System.out.printf(
+                    "checkpoint over restart: %d scrape(s) of the window checkpointed before the"
+                            + " restart, %d taken after it; profile coverage %s%n",
+                    savedInWindow, afterRestart, coverage);
+            // The checkpointed scrapes plus those the new operator took in the window; without
+            // the checkpoint it could be at most afterRestart.
+            assertThat(coverage.path("succeeded").asLong())
+                    .isBetween(savedInWindow + afterRestartInWindow, savedInWindow + afterRestart)
+                    .isGreaterThan(afterRestart);
+            assertThat(coverage.path("failed").asInt()).isZero();
+            // the gap without an operator shows in the ratio
+            assertThat(coverage.path("ratio").asDouble()).isLessThan(1.0);
+            assertThat(
+                            status.getProfiles()
+                                    .getFirst()
+                                    .at("/metrics/server_metrics/vllm:num_requests_running/Mean")
+                                    .asText())
+                    .isEqualTo("4");
+            // the checkpoint is deleted when the run finishes
+            await().atMost(Duration.ofSeconds(10))
+                    .until(
+                            () ->
+                                    client.configMaps()
+                                                    .inNamespace(namespace)
+                                                    .withName(checkpointName)
+                                                    .get()
+                                            == null);
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    private List<Scrape> checkpoint(String name) {
+        ConfigMap cm = client.configMaps().inNamespace(namespace).withName(name).get();
+        if (cm == null || cm.getBinaryData() == null) {
+            return List.of();
+        }
+        assertThat(cm.getMetadata().getOwnerReferences())
+                .singleElement()
+                .satisfies(o -> assertThat(o.getKind()).isEqualTo("BenchmarkRun"));
+        return ServerMetricsCheckpoint.decode(
+                Base64.getDecoder()
+                        .decode(cm.getBinaryData().get(ServerMetricsCheckpoint.SCRAPES_KEY)));
+    }
+
+    private static int inWindow(List<Scrape> scrapes, Instant start) {
+        return (int)
+                scrapes.stream().filter(s -> s.timestampMillis() >= start.toEpochMilli()).count();
+    }
+
+    // ------------------------------------------------------------------ Prometheus source
+
+    @Test
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
+    void prometheusSourceFillsTheProfileAndAWrongSecretOnlyClearsTheCondition(@TempDir Path tmp)
+            throws Exception {
+        Path prometheus = provisionPrometheus();
+        int simPort = freePort();
+        int promPort = freePort();
+        Process sim = null;
+        Process prom = null;
+        Path simLog = tmp.resolve("model-sim.log");
+        Path promLog = tmp.resolve("prometheus.log");
+        try {
+            sim =
+                    new ProcessBuilder(
+                                    ModelSim.binary().toString(),
+                                    "--model",
+                                    "sim",
+                                    "--host",
+                                    "127.0.0.1",
+                                    "--port",
+                                    String.valueOf(simPort),
+                                    "--max-num-seqs",
+                                    "8",
+                                    "--force-dummy-tokenizer",
+                                    "--fake-metrics",
+                                    "{\"running-requests\":7,\"waiting-requests\":3,"
+                                            + "\"kv-cache-usage\":0.42}")
+                            .redirectErrorStream(true)
+                            .redirectOutput(simLog.toFile())
+                            .start();
+            awaitOk("http://127.0.0.1:" + simPort + "/metrics", sim, simLog);
+            Path config = tmp.resolve("prometheus.yml");
+            Files.writeString(
+                    config,
+                    """
+                    global: {scrape_interval: 1s, scrape_timeout: 1s, evaluation_interval: 1s}
+                    scrape_configs:
+                      - job_name: model-sim
+                        static_configs:
+                          - targets: ['127.0.0.1:%d']
+                            labels: {namespace: llm}
+                    """
+                            .formatted(simPort));
+            prom =
+                    new ProcessBuilder(
+                                    prometheus.toString(),
+                                    "--config.file=" + config,
+                                    "--storage.tsdb.path=" + tmp.resolve("data"),
+                                    "--web.listen-address=127.0.0.1:" + promPort,
+                                    "--log.level=warn")
+                            .redirectErrorStream(true)
+                            .redirectOutput(promLog.toFile())
+                            .start();
+            String promUrl = "http://127.0.0.1:" + promPort;
+            awaitOk(promUrl + "/-/ready", prom, promLog);
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(250))
+                    .until(
+                            () ->
+                                    get(promUrl
+                                                    + "/api/v1/query?query="
+                                                    + java.net.URLEncoder.encode(
+                                                            "up{job=\"model-sim\"} == 1",
+                                                            StandardCharsets.UTF_8))
+                                            .contains("\"model-sim\""));
+
+            // The token is sent to Prometheus (which ignores it) and must never be copied.
+            client.secrets()
+                    .inNamespace(namespace)
+                    .resource(
+                            new SecretBuilder()
+                                    .withNewMetadata()
+                                    .withName("prom-token")
+                                    .endMetadata()
+                                    .addToStringData("token", TOKEN + "\n")
+                                    .build())
+                    .create();
+            String target = "target: {url: \"http://127.0.0.1:%d\", model: sim}".formatted(simPort);
+            String load = "load: {requestRates: [5], numPrompts: 10}";
+            BenchmarkRun good =
+                    create(
+                            "prom-ok",
+                            """
+                            %s
+                            %s
+                            metrics:
+                              prometheus:
+                                url: %s
+                                bearerTokenSecretRef: {name: prom-token, key: token}
+                                selector: '{job="model-sim"}'
+                                labels: {namespace: llm}
+                                step: 1s
+                                timeout: 5s
+                            """
+                                    .formatted(target, load, promUrl));
+            BenchmarkRun wrongKey =
+                    create(
+                            "prom-wrong-key",
+                            """
+                            %s
+                            %s
+                            metrics:
+                              prometheus:
+                                url: %s
+                                bearerTokenSecretRef: {name: prom-token, key: other}
+                            """
+                                    .formatted(target, load, promUrl));
+            BenchmarkRun unreachable =
+                    create(
+                            "prom-down",
+                            """
+                            %s
+                            %s
+                            metrics:
+                              prometheus:
+                                url: http://127.0.0.1:%d
+                                bearerTokenSecretRef: {name: prom-token, key: token}
+                                timeout: 2s
+                            """
+                                    .formatted(target, load, freePort()));
+            List<BenchmarkRun> runs = List.of(good, wrongKey, unreachable);
+            for (BenchmarkRun run : runs) {
+                awaitStatus(run.getMetadata().getName(), s -> s.getPhase() == Phase.INITIALIZING);
+                writePart(run, 0, Map.of(PartReport.STATE, PartReport.STATE_READY));
+            }
+            Instant latestStart = Instant.EPOCH;
+            for (BenchmarkRun run : runs) {
+                Instant start =
+                        Instant.parse(
+                                awaitStatus(
+                                                run.getMetadata().getName(),
+                                                s -> s.getPhase() == Phase.RUNNING)
+                                        .getStageStartTimes()
+                                        .getFirst());
+                latestStart = start.isAfter(latestStart) ? start : latestStart;
+            }
+            // Let Prometheus scrape the stage window a few times.
+            Instant until = latestStart.plusSeconds(4);
+            await().atMost(Duration.ofSeconds(30)).until(() -> Instant.now().isAfter(until));
+            for (BenchmarkRun run : runs) {
+                Map<String, String> done =
+                        new LinkedHashMap<>(stageDone(1, run.getMetadata().getUid()));
+                done.put(PartReport.STATE, PartReport.STATE_DONE);
+                writePart(run, 0, done);
+            }
+
+            BenchmarkRunStatus ok = awaitStatus("prom-ok", s -> s.getPhase() == Phase.SUCCEEDED);
+            JsonNode metrics = ok.getProfiles().getFirst().path("metrics");
+            System.out.println(
+                    "Prometheus source through the operator: server_metrics = "
+                            + metrics.path("server_metrics")
+                            + "\ncoverage = "
+                            + metrics.path("server_metrics_coverage"));
+            assertThat(metrics.at("/server_metrics/vllm:num_requests_running/Mean").asText())
+                    .isEqualTo("7");
+            assertThat(metrics.at("/server_metrics/vllm:num_requests_waiting/Max").asText())
+                    .isEqualTo("3");
+            assertThat(metrics.at("/server_metrics/vllm:kv_cache_usage_perc/Median").asText())
+                    .isEqualTo("0.42");
+            assertThat(metrics.at("/server_metrics_coverage/succeeded").asInt())
+                    .isGreaterThanOrEqualTo(4);
+            assertThat(metrics.at("/server_metrics_coverage/replicas").asInt()).isEqualTo(1);
+            assertThat(ok.condition(ConditionTypes.SERVER_METRICS_COLLECTED))
+                    .hasValueSatisfying(
+                            c -> {
+                                assertThat(c.getStatus()).isEqualTo("True");
+                                assertThat(c.getMessage()).contains("from Prometheus");
+                            });
+            // model_server_metrics in summary_stats too
+            assertThat(
+                            ok.getProfiles()
+                                    .getFirst()
+                                    .at("/summary_stats/stats/0/model_server_metrics")
+                                    .toString())
+                    .contains("vllm:num_requests_running");
+            // Prometheus source: nothing scraped directly, so no checkpoint
+            assertThat(
+                            client.configMaps()
+                                    .inNamespace(namespace)
+                                    .withName(ResourceNames.serverMetrics("prom-ok"))
+                                    .get())
+                    .isNull();
+
+            BenchmarkRunStatus wrong =
+                    awaitStatus("prom-wrong-key", s -> s.getPhase() == Phase.SUCCEEDED);
+            assertThat(wrong.condition(ConditionTypes.SERVER_METRICS_COLLECTED))
+                    .hasValueSatisfying(
+                            c -> {
+                                assertThat(c.getStatus()).isEqualTo("False");
+                                assertThat(c.getReason()).isEqualTo("PrometheusQueryFailed");
+                                assertThat(c.getMessage())
+                                        .contains(
+                                                "spec.metrics.prometheus.bearerTokenSecretRef:"
+                                                        + " Secret prom-token has no key other");
+                            });
+            assertThat(wrong.getProfiles().getFirst().at("/metrics/server_metrics").size())
+                    .isZero();
+
+            BenchmarkRunStatus down =
+                    awaitStatus("prom-down", s -> s.getPhase() == Phase.SUCCEEDED);
+            assertThat(down.condition(ConditionTypes.SERVER_METRICS_COLLECTED))
+                    .hasValueSatisfying(
+                            c -> {
+                                assertThat(c.getStatus()).isEqualTo("False");
+                                assertThat(c.getReason()).isEqualTo("PrometheusQueryFailed");
+                                assertThat(c.getMessage()).contains("cannot connect to Prometheus");
+                            });
+            await().atMost(Duration.ofSeconds(10))
+                    .until(
+                            () ->
+                                    client
+                                                    .v1()
+                                                    .events()
+                                                    .inNamespace(namespace)
+                                                    .list()
+                                                    .getItems()
+                                                    .stream()
+                                                    .filter(e -> "Warning".equals(e.getType()))
+                                                    .filter(
+                                                            e ->
+                                                                    "PrometheusQueryFailed"
+                                                                            .equals(e.getReason()))
+                                                    .count()
+                                            >= 2);
+        } finally {
+            stopProcess(prom);
+            stopProcess(sim);
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private BenchmarkRun create(String name, String specBody) {
+        StringBuilder yaml =
+                new StringBuilder(
+                        "apiVersion: inferencebench.io/v1alpha1\nkind: BenchmarkRun\nmetadata:"
+                                + " {name: "
+                                + name
+                                + "}\nspec:\n");
+        specBody.lines().forEach(l -> yaml.append("  ").append(l).append('\n'));
+        BenchmarkRun run =
+                client.getKubernetesSerialization().unmarshal(yaml.toString(), BenchmarkRun.class);
+        return client.resources(BenchmarkRun.class).inNamespace(namespace).resource(run).create();
+    }
+
+    private BenchmarkRunStatus awaitStatus(
+            String name, java.util.function.Predicate<BenchmarkRunStatus> predicate) {
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(200))
+                .until(
+                        () -> {
+                            BenchmarkRun run =
+                                    client.resources(BenchmarkRun.class)
+                                            .inNamespace(namespace)
+                                            .withName(name)
+                                            .get();
+                            return run.getStatus() != null && predicate.test(run.getStatus());
+                        });
+        return client.resources(BenchmarkRun.class)
+                .inNamespace(namespace)
+                .withName(name)
+                .get()
+                .getStatus();
+    }
+
+    private Map<String, String> stageDone(int stage, String uid) throws IOException {
+        StageResult result = new StageResult();
+        result.stageIndex = stage - 1;
+        result.requestedRate = 5;
+        result.numPromptsRequested = 10;
+        result.sent = 10;
+        result.completed = 10;
+        long start = System.currentTimeMillis() * 1_000_000L - 4_000_000_000L;
+        result.firstDispatchEpochNanos = start;
+        result.lastDispatchEpochNanos = start + 1_800_000_000L;
+        result.lastCompletionEpochNanos = start + 2_000_000_000L;
+        result.totalInputTokens = 1000;
+        result.totalOutputTokens = 500;
+        result.outputTokenSource = "usage";
+        result.inputTokenSource = "usage";
+        for (int r = 0; r < 10; r++) {
+            result.latencyMs.record(400 + r);
+            result.ttftMs.record(40 + r);
+            result.tpotMs.record(7.5);
+            result.itlMs.record(7.5);
+            result.perTokenLatencySec.record(0.0027);
+            result.perOutputTokenLatencyMs.record(8.0);
+            result.inputLen.record(100);
+            result.outputLen.record(50);
+            result.scheduleLagMs.record(0.5);
+        }
+        return Map.of(
+                PartReport.STATE,
+                PartReport.STATE_RUNNING,
+                PartReport.STAGES_DONE,
+                Integer.toString(stage),
+                PartReport.RUN_UID,
+                uid,
+                PartReport.stageResultKey(stage),
+                json.writeValueAsString(result));
+    }
+
+    private void writePart(BenchmarkRun run, int index, Map<String, String> data) {
+        ConfigMap part =
+                new ConfigMapBuilder()
+                        .withNewMetadata()
+                        .withName(ResourceNames.part(run.getMetadata().getName(), index))
+                        .withNamespace(namespace)
+                        .addToLabels(Labels.of(run, Labels.RUNNER))
+                        .addToLabels(Labels.PART_INDEX, Integer.toString(index))
+                        .withOwnerReferences(
+                                new OwnerReferenceBuilder()
+                                        .withApiVersion("inferencebench.io/v1alpha1")
+                                        .withKind("BenchmarkRun")
+                                        .withName(run.getMetadata().getName())
+                                        .withUid(run.getMetadata().getUid())
+                                        .build())
+                        .endMetadata()
+                        .withData(data)
+                        .build();
+        client.configMaps().inNamespace(namespace).resource(part).createOr(c -> c.update());
+    }
+
+    private String get(String url) throws IOException, InterruptedException {
+        return http.send(
+                        HttpRequest.newBuilder(URI.create(url))
+                                .timeout(Duration.ofSeconds(5))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
+    }
+
+    private void awaitOk(String url, Process process, Path log) {
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(200))
+                .ignoreExceptions()
+                .until(
+                        () -> {
+                            if (!process.isAlive()) {
+                                throw new AssertionError(
+                                        url + ": process exited:\n" + Files.readString(log));
+                            }
+                            return http.send(
+                                                    HttpRequest.newBuilder(URI.create(url))
+                                                            .timeout(Duration.ofSeconds(2))
+                                                            .build(),
+                                                    HttpResponse.BodyHandlers.discarding())
+                                            .statusCode()
+                                    == 200;
+                        });
+    }
+
+    /** The Prometheus binary from e2e/scripts/provision-prometheus.sh; skips when unavailable. */
+    private static Path provisionPrometheus() throws Exception {
+        Path script =
+                Path.of(System.getProperty("user.dir"))
+                        .toAbsolutePath()
+                        .getParent()
+                        .resolve("e2e/scripts/provision-prometheus.sh");
+        Process p =
+                new ProcessBuilder("bash", script.toString())
+                        .redirectError(ProcessBuilder.Redirect.PIPE)
+                        .start();
+        Future<byte[]> err =
+                Executors.newVirtualThreadPerTaskExecutor()
+                        .submit(() -> p.getErrorStream().readAllBytes());
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        boolean finished = p.waitFor(15, TimeUnit.MINUTES);
+        String stderr = new String(err.get(), StandardCharsets.UTF_8);
+        Assumptions.assumeTrue(
+                finished && p.exitValue() == 0 && !out.isBlank(),
+                () -> "skipped: no Prometheus server here (" + script + ": " + stderr + ")");
+        return Path.of(out.strip());
+    }
+
+    private static void stopProcess(Process p) throws InterruptedException {
+        if (p == null) {
+            return;
+        }
+        p.destroy();
+        if (!p.waitFor(10, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            p.waitFor(5, TimeUnit.SECONDS);
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+}
