@@ -32,6 +32,14 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
 
     private static final int MAX_ERROR_BODY = 2048;
 
+    private static final io.netty.util.concurrent.FastThreadLocal<byte[]> SCRATCH =
+            new io.netty.util.concurrent.FastThreadLocal<>() {
+                @Override
+                protected byte[] initialValue() {
+                    return new byte[16 * 1024];
+                }
+            };
+
     final Prompt prompt;
     final boolean warmup;
     final long dueNanos;
@@ -210,9 +218,15 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
         if (buf.hasArray()) {
             parser.feed(buf.array(), buf.arrayOffset() + buf.readerIndex(), length);
         } else {
-            byte[] copy = new byte[length];
-            buf.getBytes(buf.readerIndex(), copy);
-            parser.feed(copy, 0, length);
+            // Socket reads land in direct buffers; the parser keeps nothing of its input after
+            // feed returns, so one scratch array per event-loop thread serves every response.
+            byte[] scratch = SCRATCH.get();
+            if (scratch.length < length) {
+                scratch = new byte[Math.max(length, scratch.length * 2)];
+                SCRATCH.set(scratch);
+            }
+            buf.getBytes(buf.readerIndex(), scratch, 0, length);
+            parser.feed(scratch, 0, length);
         }
         if (failure != null) {
             endNanos = System.nanoTime();
