@@ -22,6 +22,7 @@ import io.inferencebench.runner.dataset.LengthDistribution;
 import io.inferencebench.runner.dataset.Prompt;
 import io.inferencebench.runner.dataset.RandomDataset;
 import io.inferencebench.runner.engine.ArrivalKind;
+import io.inferencebench.runner.engine.HeapHeadroom;
 import io.inferencebench.runner.engine.LoadEngine;
 import io.inferencebench.runner.engine.SelfWarmup;
 import io.inferencebench.runner.engine.Slo;
@@ -426,6 +427,7 @@ public final class RunCommand implements Callable<Integer> {
                             timeout,
                             observer);
             interrupts = Interrupts.install(engine::cancel, err);
+            HeapHeadroom.apply();
             if (!noSelfWarmup) {
                 long warmStart = System.nanoTime();
                 long exchanges =

@@ -233,6 +233,7 @@ public final class PodRun {
                             timeout,
                             tracker);
             engine.setCollectBeforeStage(false);
+            io.inferencebench.runner.engine.HeapHeadroom.apply();
             if (settings.selfWarmup()) {
                 SelfWarmup.run(protocol, params, loops, Duration.ofMillis(1500));
             }
