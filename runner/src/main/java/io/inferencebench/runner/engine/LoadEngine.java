@@ -234,7 +234,7 @@ public final class LoadEngine {
         // first due instant lies a little ahead: thread start-up (a millisecond, far more on a
         // loaded machine) would otherwise be charged as lag to the first requests of every stage.
         if (!cancelled) {
-            transport.preconnect(connectionsToOpen(plan), Duration.ofSeconds(2));
+            prepareStage(plan);
         }
         CountDownLatch go = new CountDownLatch(1);
         StageRun[] handed = new StageRun[1];
@@ -285,6 +285,15 @@ public final class LoadEngine {
         stageObserver.onStageEnd(plan);
         return recorder.finish(
                 live.issued() - live.unsent.get(), live.inFlightPeak.get(), run.cancelled);
+    }
+
+    /**
+     * Opens the keep-alive connections {@code plan} will start with (at most 2 s). {@link
+     * #runStage} does it too; calling it earlier (e.g. before a start barrier) keeps the connection
+     * set-up out of the time between the barrier and the first request.
+     */
+    public void prepareStage(StagePlan plan) {
+        transport.preconnect(connectionsToOpen(plan), Duration.ofSeconds(2));
     }
 
     /**

@@ -267,6 +267,9 @@ public final class PodRun {
                     return cancelled(control.stopReason(), i);
                 }
                 Instant start = StartBarrier.parse(key, startText);
+                if (plans.get(i) != null) {
+                    engine.prepareStage(plans.get(i));
+                }
                 if (StartBarrier.remaining(start, clock.instant()).toMillis() > 300) {
                     // Collect while waiting rather than after the barrier (the engine's own
                     // pre-stage collection is off), so the stage starts on the instant.
