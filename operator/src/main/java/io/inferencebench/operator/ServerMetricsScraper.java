@@ -68,8 +68,9 @@ public class ServerMetricsScraper implements AutoCloseable {
                     .connectTimeout(Duration.ofSeconds(2))
                     .build();
     private final ScheduledExecutorService scheduler =
+            // two threads: a barrier scrape must not wait behind another run's slow round
             Executors.newScheduledThreadPool(
-                    1,
+                    2,
                     r -> {
                         Thread thread = new Thread(r, "server-metrics-scraper");
                         thread.setDaemon(true);
@@ -290,14 +291,17 @@ public class ServerMetricsScraper implements AutoCloseable {
     /**
      * Scrapes every endpoint once.
      *
-     * @param stampMillis timestamp to record instead of the scrape's own, or {@code null}
+     * @param stampMillis timestamp to record instead of the scrape's own when the scrape started
+     *     before it, or {@code null}
      */
     private void scrapeInto(
             BenchmarkRun run, ServerMetricCatalog catalog, List<Scrape> scrapes, Long stampMillis) {
         try {
             for (Map.Entry<String, URI> target : endpoints(run).entrySet()) {
                 Scrape scrape = scrape(target.getKey(), target.getValue(), catalog);
-                if (stampMillis != null) {
+                // Only a scrape started before the barrier may stand for the barrier; a busy
+                // scheduler may run it late, and then it keeps its own, true time.
+                if (stampMillis != null && scrape.timestampMillis() < stampMillis) {
                     scrape =
                             new Scrape(
                                     scrape.replica(), stampMillis, scrape.page(), scrape.error());

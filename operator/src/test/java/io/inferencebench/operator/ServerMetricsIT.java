@@ -97,6 +97,7 @@ class ServerMetricsIT {
                 .waitUntilCondition(
                         c ->
                                 c.getStatus() != null
+                                        && c.getStatus().getConditions() != null
                                         && c.getStatus().getConditions().stream()
                                                 .anyMatch(
                                                         x ->
