@@ -14,7 +14,12 @@ public final class ConditionTypes {
     /** The run finished (any terminal phase); the reason says how. */
     public static final String COMPLETED = "Completed";
 
-    /** Server metrics were scraped for every stage. */
+    /**
+     * Server metrics were collected for every stage window (scraped, or read from {@code
+     * spec.metrics.prometheus}) with at least 80 % of the expected scrapes. When False the reason
+     * is {@code LowCoverage}, {@code ScrapesFailed}, {@code PrometheusQueryFailed} or {@code
+     * Disabled}; it never fails the run.
+     */
     public static final String SERVER_METRICS_COLLECTED = "ServerMetricsCollected";
 
     /**
