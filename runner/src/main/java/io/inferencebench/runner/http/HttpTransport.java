@@ -218,6 +218,14 @@ public final class HttpTransport implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        return idleConnections();
+    }
+
+    /**
+     * Idle keep-alive connections over all loops. Exact on return from {@link #preconnect} or when
+     * the loops are quiet; a moment's snapshot otherwise.
+     */
+    public int idleConnections() {
         int idle = 0;
         for (Pool pool : pools) {
             idle += pool.idleCount;

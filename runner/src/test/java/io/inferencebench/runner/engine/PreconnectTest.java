@@ -3,9 +3,13 @@ package io.inferencebench.runner.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.inferencebench.profile.lpg.StageResult;
+import io.inferencebench.runner.backend.GenerationParams;
+import io.inferencebench.runner.backend.OpenAiCompletions;
+import io.inferencebench.runner.http.HttpTransport;
 import io.inferencebench.runner.stub.OpenAiStub;
 import io.inferencebench.runner.stub.StubServer;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -13,25 +17,56 @@ import org.junit.jupiter.api.Test;
 class PreconnectTest {
 
     @Test
-    void connectionsForTheFirst100MsAreOpenBeforeTheFirstRequest() throws Exception {
-        AtomicInteger connectionsAtFirstRequest = new AtomicInteger(-1);
-        OpenAiStub stub = new OpenAiStub(0, 1, true);
-        StubServer[] self = new StubServer[1];
-        try (StubServer server =
-                        new StubServer(
-                                (req, ex) -> {
-                                    connectionsAtFirstRequest.compareAndSet(
-                                            -1, self[0].connections());
-                                    stub.handle(req, ex);
-                                });
-                EngineFixture f = new EngineFixture(server.baseUrl(), 4, Duration.ofSeconds(10))) {
-            self[0] = server;
+    void connectionsForTheFirst100MsAreOpenWhenTheStageStarts() throws Exception {
+        AtomicInteger idleAtStart = new AtomicInteger(-1);
+        try (StubServer server = new StubServer(new OpenAiStub(0, 1, true));
+                HttpTransport transport =
+                        new HttpTransport(
+                                server.baseUrl(), Map.of(), 2, 4096, Duration.ofSeconds(10))) {
+            LoadEngine engine =
+                    new LoadEngine(
+                            transport,
+                            new OpenAiCompletions(),
+                            new GenerationParams("m", true, true, 0.0, null, null, null),
+                            "/v1/completions",
+                            EngineFixture.prompts(4, 4),
+                            null,
+                            Slo.NONE,
+                            1000,
+                            1,
+                            Duration.ofSeconds(10),
+                            new StageObserver() {
+                                @Override
+                                public void onStageStart(
+                                        StagePlan plan,
+                                        StageRecorder recorder,
+                                        LoadEngine.Live live) {
+                                    idleAtStart.set(transport.idleConnections());
+                                }
+                            });
             StagePlan plan = EngineFixture.open(200, 40, ArrivalKind.CONSTANT);
             // 200 req/s: 20 requests in the first 100 ms, plus 2, over 2 loops.
-            assertThat(f.engine.connectionsToOpen(plan)).isEqualTo(11);
-            StageResult r = f.engine.runStage(plan);
+            assertThat(engine.connectionsToOpen(plan)).isEqualTo(11);
+            assertThat(transport.idleConnections()).isZero();
+            StageResult r = engine.runStage(plan);
             assertThat(r.completed).isEqualTo(40);
-            assertThat(connectionsAtFirstRequest.get()).isGreaterThanOrEqualTo(22);
+            assertThat(idleAtStart.get())
+                    .as("idle connections before the first request")
+                    .isEqualTo(22);
+        }
+    }
+
+    @Test
+    void prepareStageOpensThemAheadAndOnlyOnce() throws Exception {
+        try (StubServer server = new StubServer(new OpenAiStub(0, 1, true));
+                EngineFixture f = new EngineFixture(server.baseUrl(), 4, Duration.ofSeconds(10))) {
+            StagePlan plan = EngineFixture.closed(6, 30);
+            f.engine.prepareStage(plan);
+            assertThat(f.transport.idleConnections()).isEqualTo(6);
+            f.engine.prepareStage(plan);
+            assertThat(f.transport.idleConnections()).isEqualTo(6);
+            assertThat(f.engine.runStage(plan).completed).isEqualTo(30);
+            assertThat(server.connections()).as("the closed loop reuses them").isEqualTo(6);
         }
     }
 
