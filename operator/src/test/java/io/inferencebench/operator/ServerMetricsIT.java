@@ -79,8 +79,37 @@ class ServerMetricsIT {
     private BenchmarkRunReconciler reconciler;
     private String namespace;
 
+    /** Everything logged in this JVM (the operator runs in-process), debug level included. */
+    private final StringBuffer logs = new StringBuffer();
+
+    private final java.util.logging.Handler logCapture =
+            new java.util.logging.Handler() {
+                @Override
+                public void publish(java.util.logging.LogRecord r) {
+                    logs.append(r.getMessage());
+                    if (r.getParameters() != null) {
+                        for (Object p : r.getParameters()) {
+                            logs.append(' ').append(p);
+                        }
+                    }
+                    if (r.getThrown() != null) {
+                        logs.append(' ').append(r.getThrown());
+                    }
+                    logs.append('\n');
+                }
+
+                @Override
+                public void flush() {}
+
+                @Override
+                public void close() {}
+            };
+
     @BeforeAll
     void startApiServer() throws Exception {
+        java.util.logging.Logger.getLogger("").addHandler(logCapture);
+        java.util.logging.Logger.getLogger("io.inferencebench")
+                .setLevel(java.util.logging.Level.FINEST);
         apiServer = ApiServerFixture.start();
         client = apiServer.newClient();
         try (InputStream crdYaml =
@@ -124,6 +153,7 @@ class ServerMetricsIT {
 
     @AfterAll
     void stop() {
+        java.util.logging.Logger.getLogger("").removeHandler(logCapture);
         if (operator != null) {
             stopOperator();
         }
@@ -169,6 +199,8 @@ class ServerMetricsIT {
                         .map(e -> client.getKubernetesSerialization().asJson(e))
                         .reduce("", String::concat);
         assertThat(statuses + configMaps + events).doesNotContain(TOKEN);
+        assertThat(logs.length()).as("operator log lines captured").isPositive();
+        assertThat(logs.toString()).doesNotContain(TOKEN);
     }
 
     // ------------------------------------------------------------------ checkpoint over a restart
