@@ -321,8 +321,10 @@ class ServerMetricsE2E {
         assertThat(coverage.get("replicas").asInt()).isEqualTo(2);
         assertThat(coverage.get("failed").asInt()).isZero();
         assertThat(coverage.get("errors")).isEmpty();
-        // a 4 s stage scraped every second: at least 3 rounds of 2 replicas
+        // a 4 s stage scraped every second: at least 3 rounds of 2 replicas, every one expected
         assertThat(coverage.get("succeeded").asInt()).isGreaterThanOrEqualTo(6);
+        assertThat(coverage.get("expected").asInt()).isGreaterThanOrEqualTo(6);
+        assertThat(coverage.get("ratio").asDouble()).isEqualTo(1.0);
         assertThat(done.getStatus().condition(ConditionTypes.SERVER_METRICS_COLLECTED))
                 .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
     }
@@ -451,9 +453,13 @@ class ServerMetricsE2E {
                         + "\nServerMetricsCollected = "
                         + done.getStatus().condition(ConditionTypes.SERVER_METRICS_COLLECTED));
 
-        // the requests all went to the replica left, none failed
-        assertThat(metrics.get("completed").asLong()).isEqualTo(40);
-        assertThat(metrics.get("failures").asLong()).isZero();
+        // Every request was sent and answered or counted as failed. Only requests in flight on b
+        // when it died, or sent through the Service before its endpoint was removed (under a
+        // second at 4 req/s), may fail.
+        assertThat(metrics.get("requests_sent").asLong()).isEqualTo(40);
+        assertThat(metrics.get("completed").asLong() + metrics.get("failures").asLong())
+                .isEqualTo(40);
+        assertThat(metrics.get("completed").asLong()).isGreaterThanOrEqualTo(35);
 
         // the surviving replica's own statistics are complete and exact
         JsonNode byReplica = metrics.get("server_metrics_by_replica");
