@@ -16,6 +16,22 @@ import java.util.Map;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
+        value = "!has(self.url) || self.url.matches(r'''" + PrometheusSpec.URL_PATTERN + "''')",
+        message =
+                "url must be an http:// or https:// URL with a host and an optional path, e.g."
+                        + " http://prometheus.monitoring:9090; no user info (put credentials in"
+                        + " bearerTokenSecretRef), query or fragment",
+        fieldPath = ".url")
+@ValidationRule(
+        value =
+                "!has(self.selector) || self.selector.matches(r'''"
+                        + PrometheusSpec.SELECTOR_PATTERN
+                        + "''')",
+        message =
+                "selector must be PromQL label matchers with quoted values, with or without"
+                        + " braces, e.g. {namespace=\"llm\",job=~\"vllm-.*\"}; no metric name",
+        fieldPath = ".selector")
+@ValidationRule(
         value = "!has(self.selector) || !self.selector.matches('(^|[{,])\\\\s*__name__\\\\s*[=!]')",
         message =
                 "selector must not match __name__: the metric names come from the backend's"
@@ -76,7 +92,6 @@ public class PrometheusSpec {
                     + " appended). No user info, query or fragment.")
     @Required
     @Size(min = 1, max = 2048)
-    @Pattern(URL_PATTERN)
     private String url;
 
     @JsonPropertyDescription(
@@ -92,7 +107,6 @@ public class PrometheusSpec {
                     + " =, !=, =~, !~; no metric name and no __name__ (the metric names come from"
                     + " the backend's catalog).")
     @Size(min = 1, max = 1024)
-    @Pattern(SELECTOR_PATTERN)
     private String selector;
 
     @JsonPropertyDescription(
