@@ -811,13 +811,13 @@ class ServerMetricsE2E {
         assertThat(names).isEqualTo(fieldNames(server));
     }
 
-    /** |actual - configured| is at most the width of the bucket holding the configured value. */
+    /** |actual - reference| is at most the width of the bucket holding the reference value. */
     static void assertWithinOneBucket(
-            String what, double actual, double configured, double[] bounds) {
+            String what, double actual, double reference, double[] bounds) {
         double lower = 0;
         double upper = bounds[bounds.length - 1];
         for (double bound : bounds) {
-            if (configured <= bound) {
+            if (reference <= bound) {
                 upper = bound;
                 break;
             }
@@ -825,10 +825,10 @@ class ServerMetricsE2E {
         }
         double width = upper - lower;
         System.out.printf(
-                "%s: %s, configured %s, bucket (%s, %s]%n", what, actual, configured, lower, upper);
+                "%s: %s, reference %s, bucket (%s, %s]%n", what, actual, reference, lower, upper);
         assertThat(actual)
-                .as("%s within one bucket (%s, %s] of %s", what, lower, upper, configured)
-                .isBetween(configured - width, configured + width);
+                .as("%s within one bucket (%s, %s] of %s", what, lower, upper, reference)
+                .isBetween(reference - width, reference + width);
     }
 
     /** The bucket index of {@code actual} differs from that of {@code reference} by at most 1. */
