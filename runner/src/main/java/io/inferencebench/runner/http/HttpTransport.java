@@ -12,6 +12,10 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
@@ -78,7 +82,8 @@ public final class HttpTransport implements AutoCloseable {
         }
     }
 
-    private final NioEventLoopGroup group;
+    private final EventLoopGroup group;
+    private final boolean epoll;
     private final EventLoop[] loops;
     private final Pool[] pools;
     private final SslContext ssl;
@@ -132,7 +137,15 @@ public final class HttpTransport implements AutoCloseable {
                     t.setPriority(Thread.MAX_PRIORITY);
                     return t;
                 };
-        this.group = new NioEventLoopGroup(eventLoops, factory);
+        // Epoll where the native library loads (Linux x86-64), else the JDK's selector;
+        // -Dinferencebench.transport=nio forces the latter (for comparisons).
+        this.epoll =
+                !"nio".equals(System.getProperty("inferencebench.transport"))
+                        && Epoll.isAvailable();
+        this.group =
+                epoll
+                        ? new EpollEventLoopGroup(eventLoops, factory)
+                        : new NioEventLoopGroup(eventLoops, factory);
         this.loops = new EventLoop[eventLoops];
         this.pools = new Pool[eventLoops];
         Iterator<io.netty.util.concurrent.EventExecutor> it = group.iterator();
@@ -341,7 +354,7 @@ public final class HttpTransport implements AutoCloseable {
             this.bootstrap =
                     new Bootstrap()
                             .group(loop)
-                            .channel(NioSocketChannel.class)
+                            .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
                             .option(ChannelOption.TCP_NODELAY, true)
                             .option(ChannelOption.SO_KEEPALIVE, true)
                             // Heap buffers: the SSE parser scans their arrays in place.
