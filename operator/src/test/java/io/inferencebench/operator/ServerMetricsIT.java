@@ -585,6 +585,88 @@ class ServerMetricsIT {
         }
     }
 
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void theTokenIsReadAtReportTimeAndSentAsABearerHeaderOnly() throws Exception {
+        List<String> authorizations = new CopyOnWriteArrayList<>();
+        com.sun.net.httpserver.HttpServer prometheus =
+                com.sun.net.httpserver.HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        prometheus.createContext(
+                "/",
+                exchange -> {
+                    // the same stub also answers the operator's target probe (any status will do)
+                    if (exchange.getRequestURI().getPath().startsWith("/prefix/api/v1/")) {
+                        authorizations.add(
+                                String.valueOf(
+                                        exchange.getRequestHeaders().getFirst("Authorization")));
+                    }
+                    byte[] body =
+                            "{\"status\":\"error\",\"errorType\":\"unauthorized\",\"error\":\"bad token\"}"
+                                    .getBytes(StandardCharsets.UTF_8);
+                    exchange.sendResponseHeaders(401, body.length);
+                    exchange.getResponseBody().write(body);
+                    exchange.close();
+                });
+        prometheus.start();
+        try {
+            BenchmarkRun run =
+                    create(
+                            "prom-auth",
+                            """
+                            target: {url: "http://127.0.0.1:%d", model: m}
+                            load: {requestRates: [5], numPrompts: 10}
+                            metrics:
+                              prometheus:
+                                url: http://127.0.0.1:%d/prefix
+                                bearerTokenSecretRef: {name: late-token, key: token}
+                                step: 1s
+                            """
+                                    .formatted(
+                                            prometheus.getAddress().getPort(),
+                                            prometheus.getAddress().getPort()));
+            awaitStatus("prom-auth", s -> s.getPhase() == Phase.INITIALIZING);
+            writePart(run, 0, Map.of(PartReport.STATE, PartReport.STATE_READY));
+            awaitStatus("prom-auth", s -> s.getPhase() == Phase.RUNNING);
+            // Created only now: the Secret is read when the stage ends, not when the run starts.
+            client.secrets()
+                    .inNamespace(namespace)
+                    .resource(
+                            new SecretBuilder()
+                                    .withNewMetadata()
+                                    .withName("late-token")
+                                    .endMetadata()
+                                    .addToData(
+                                            "token",
+                                            Base64.getEncoder()
+                                                    .encodeToString(
+                                                            (TOKEN + "\n")
+                                                                    .getBytes(
+                                                                            StandardCharsets
+                                                                                    .UTF_8)))
+                                    .build())
+                    .create();
+            Map<String, String> done =
+                    new LinkedHashMap<>(stageDone(1, run.getMetadata().getUid()));
+            done.put(PartReport.STATE, PartReport.STATE_DONE);
+            writePart(run, 0, done);
+            BenchmarkRunStatus status =
+                    awaitStatus("prom-auth", s -> s.getPhase() == Phase.SUCCEEDED);
+            // the token file's trailing newline is trimmed, as Prometheus does for its own files
+            assertThat(authorizations).isNotEmpty().allMatch(a -> a.equals("Bearer " + TOKEN));
+            assertThat(status.condition(ConditionTypes.SERVER_METRICS_COLLECTED))
+                    .hasValueSatisfying(
+                            c -> {
+                                assertThat(c.getReason()).isEqualTo("PrometheusQueryFailed");
+                                assertThat(c.getMessage())
+                                        .contains("HTTP 401 unauthorized: check the bearer token")
+                                        .contains("http://127.0.0.1:")
+                                        .contains("/prefix");
+                            });
+        } finally {
+            prometheus.stop(0);
+        }
+    }
+
     // ------------------------------------------------------------------ helpers
 
     private BenchmarkRun create(String name, String specBody) {
