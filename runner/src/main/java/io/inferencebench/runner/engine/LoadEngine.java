@@ -41,6 +41,9 @@ public final class LoadEngine {
     /** Most connections opened ahead of a stage (more are opened on demand). */
     private static final long MAX_PRECONNECT = 1024;
 
+    /** Head start of the dispatcher over the first due instant when it had to re-anchor. */
+    private static final long WAKE_MARGIN_NANOS = 20_000;
+
     /** How far ahead of "now" a stage's schedule starts, once its dispatcher thread is waiting. */
     private static final long STAGE_LEAD_NANOS = 1_000_000;
 
@@ -48,7 +51,10 @@ public final class LoadEngine {
     public static final class Live {
         public final StagePlan plan;
         public final StageRecorder recorder;
-        public final long startNanos;
+
+        /** Stage start (nanoTime): the first due instant of an open-loop schedule. */
+        public volatile long startNanos;
+
         final AtomicLong issued = new AtomicLong();
 
         /** Issued requests a cancel caught before they were written. */
@@ -246,6 +252,13 @@ public final class LoadEngine {
                                 () -> {
                                     awaitUninterruptibly(go);
                                     StageRun r = handed[0];
+                                    // Woken after the planned start (a loaded machine): the
+                                    // schedule begins now instead, so the wake-up is not
+                                    // charged to the first requests as lag.
+                                    long ready = System.nanoTime() + WAKE_MARGIN_NANOS;
+                                    if (ready > r.start) {
+                                        r.anchor(ready);
+                                    }
                                     if (plan.closedLoop()) {
                                         r.startClosedLoop();
                                     } else {
@@ -377,8 +390,8 @@ public final class LoadEngine {
         final StagePlan plan;
         final Live live;
         final boolean warmup;
-        final long start;
-        final long deadline;
+        volatile long start;
+        volatile long deadline;
         final Semaphore slots;
         final CountDownLatch done = new CountDownLatch(1);
         final BlockedIntervals slotBlocked = new BlockedIntervals();
@@ -393,16 +406,26 @@ public final class LoadEngine {
             this.plan = plan;
             this.live = live;
             this.warmup = warmup;
-            this.start = start;
-            this.deadline =
-                    plan.duration() == null ? Long.MAX_VALUE : start + plan.duration().toNanos();
+            anchor(start);
             this.slots =
                     !plan.closedLoop() && plan.maxConcurrency() != null
                             ? new Semaphore(plan.maxConcurrency(), true)
                             : null;
         }
 
+        /** Sets the stage start; only before the first request is dispatched. */
+        void anchor(long startNanos) {
+            this.start = startNanos;
+            this.deadline =
+                    plan.duration() == null
+                            ? Long.MAX_VALUE
+                            : startNanos + plan.duration().toNanos();
+            live.startNanos = startNanos;
+        }
+
         void dispatchOpenLoop() {
+            long start = this.start;
+            long deadline = this.deadline;
             ArrivalSchedule schedule =
                     Double.isInfinite(plan.requestRate())
                             ? null
