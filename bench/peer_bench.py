@@ -371,6 +371,12 @@ def runner_snapshot() -> Path:
     return _SNAPSHOT[0]
 
 
+def jar_digest(jar: Path) -> str:
+    """sha256 of the runner jar a result came from, so tables can name the build."""
+    import hashlib
+    return hashlib.sha256(jar.read_bytes()).hexdigest()
+
+
 def java_21() -> str:
     """The runner needs Java >= 21; the repository's helper script picks such a JDK."""
     try:
@@ -394,6 +400,7 @@ def run_runner(url: str, rate: float, n: int, d: Path, timeout: float) -> dict:
            "--random-output-len", str(OUTPUT_LEN), "--ignore-eos", "--arrival", "constant",
            "--request-rate", str(rate), "--num-prompts", str(n), "--result-dir", str(d / "out")] + extra
     res = timed(cmd, d, timeout)
+    res["jar_sha256"] = jar_digest(jar)
     files = sorted((d / "out").glob("*.json")) if (d / "out").exists() else []
     if not files:
         return res
