@@ -589,11 +589,13 @@ class ServerMetricsIT {
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void theTokenIsReadAtReportTimeAndSentAsABearerHeaderOnly() throws Exception {
         List<String> authorizations = new CopyOnWriteArrayList<>();
+        List<String> paths = new CopyOnWriteArrayList<>();
         com.sun.net.httpserver.HttpServer prometheus =
                 com.sun.net.httpserver.HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         prometheus.createContext(
                 "/",
                 exchange -> {
+                    paths.add(exchange.getRequestURI().getPath());
                     // the same stub also answers the operator's target probe (any status will do)
                     if (exchange.getRequestURI().getPath().startsWith("/prefix/api/v1/")) {
                         authorizations.add(
@@ -653,6 +655,8 @@ class ServerMetricsIT {
                     awaitStatus("prom-auth", s -> s.getPhase() == Phase.SUCCEEDED);
             // the token file's trailing newline is trimmed, as Prometheus does for its own files
             assertThat(authorizations).isNotEmpty().allMatch(a -> a.equals("Bearer " + TOKEN));
+            // with a Prometheus source the target itself is never scraped
+            assertThat(paths).isNotEmpty().doesNotContain("/metrics");
             assertThat(status.condition(ConditionTypes.SERVER_METRICS_COLLECTED))
                     .hasValueSatisfying(
                             c -> {
