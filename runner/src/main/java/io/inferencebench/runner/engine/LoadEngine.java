@@ -36,7 +36,8 @@ import java.util.logging.Logger;
 public final class LoadEngine {
 
     private static final Logger LOG = Logger.getLogger(LoadEngine.class.getName());
-    private static final long DEFAULT_SPIN_NANOS = 50_000;
+    private static final long DEFAULT_SPIN_NANOS =
+            Long.getLong("inferencebench.spinMicros", 50) * 1000;
 
     /** Most connections opened ahead of a stage (more are opened on demand). */
     private static final long MAX_PRECONNECT = 1024;
