@@ -250,6 +250,20 @@ class PodModeIT {
                 r -> Thread.ofPlatform().name("pod-" + settings.index()).start(r));
     }
 
+    /** Waits up to 60 s; on timeout the failure carries both pods' logs. */
+    private static void awaitOrShowLogs(
+            java.util.concurrent.Callable<Boolean> condition, StringWriter... logs) {
+        try {
+            await().atMost(Duration.ofSeconds(60)).until(condition);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            StringBuilder all = new StringBuilder(e.getMessage());
+            for (int i = 0; i < logs.length; i++) {
+                all.append("\n--- pod ").append(i).append(" log ---\n").append(logs[i]);
+            }
+            throw new AssertionError(all.toString(), e);
+        }
+    }
+
     private static ConfigMap part(Run run, int index) {
         return admin.configMaps()
                 .inNamespace(run.namespace())
@@ -353,11 +367,12 @@ class PodModeIT {
                         start1.toString(),
                         RunnerWorkOrder.CANCEL_KEY,
                         "false"));
-        await().atMost(Duration.ofSeconds(60))
-                .until(
-                        () ->
-                                "1".equals(data(run, 0, PartReport.STAGES_DONE))
-                                        && "1".equals(data(run, 1, PartReport.STAGES_DONE)));
+        awaitOrShowLogs(
+                () ->
+                        "1".equals(data(run, 0, PartReport.STAGES_DONE))
+                                && "1".equals(data(run, 1, PartReport.STAGES_DONE)),
+                log0,
+                log1);
         assertThat(data(run, 0, PartReport.STATE)).isEqualTo(PartReport.STATE_RUNNING);
         long startNanos = start1.getEpochSecond() * 1_000_000_000L + start1.getNano();
         long sent1 = 0;
