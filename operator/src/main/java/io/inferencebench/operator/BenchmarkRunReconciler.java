@@ -348,6 +348,18 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         scraper.windowStarts(run, Instant.parse(starts.get(current - 1)).toEpochMilli());
         live(status, parts, current, stages, now);
         if (parts.finishedStage(current) >= parallelism) {
+            boolean assembled =
+                    status.view().getResults() != null
+                            && status.view().getResults().stream()
+                                    .anyMatch(r -> r.getStage() == current);
+            if (!assembled) {
+                // A Prometheus source is read only once its first sample at or after the stage
+                // end exists; reconcile again then rather than wait here.
+                Duration due = scraper.reportDueIn(run, current, now.toEpochMilli());
+                if (due.isPositive()) {
+                    return due;
+                }
+            }
             assembleStage(run, status, parts, current);
             long completed = 0;
             long failed = 0;
@@ -446,7 +458,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         String model = status.view().getModel() != null ? status.view().getModel() : "model";
         long startMillis = Instant.parse(start).toEpochMilli();
         ServerMetricsReport serverMetrics =
-                scraper.report(run, startMillis, clock.instant().toEpochMilli());
+                scraper.report(run, stage, startMillis, clock.instant().toEpochMilli());
         if (serverMetrics != null
                 && serverMetrics.coverage() != null
                 && serverMetrics.coverage().succeeded() == 0) {

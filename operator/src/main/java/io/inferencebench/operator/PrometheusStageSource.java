@@ -63,6 +63,33 @@ public class PrometheusStageSource {
         }
     }
 
+    /**
+     * The step the window query of a run uses at most ({@link PrometheusApiSource#step}): how old
+     * Prometheus' newest sample may be. Zero when the query cannot be made anyway (token Secret or
+     * configuration problem), so nobody waits for a report that will say so.
+     *
+     * @param run the run (its spec has {@code metrics.prometheus})
+     * @return milliseconds
+     */
+    public long stepMillis(BenchmarkRun run) {
+        PrometheusSpec spec = run.getSpec().getMetrics().getPrometheus();
+        String token = null;
+        if (spec.getBearerTokenSecretRef() != null) {
+            TokenLookup lookup =
+                    token(run.getMetadata().getNamespace(), spec.getBearerTokenSecretRef());
+            if (lookup.problem() != null) {
+                return 0;
+            }
+            token = lookup.token();
+        }
+        try (PrometheusApiSource source =
+                new PrometheusApiSource(PrometheusSourceConfigs.from(spec, token))) {
+            return source.step().toMillis();
+        } catch (IllegalArgumentException e) {
+            return 0;
+        }
+    }
+
     private record TokenLookup(String token, String problem) {}
 
     private TokenLookup token(String namespace, SecretKeyRef ref) {

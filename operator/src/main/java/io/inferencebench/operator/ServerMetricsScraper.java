@@ -1,8 +1,14 @@
 package io.inferencebench.operator;
 
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointPort;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.Durations;
 import io.inferencebench.crds.v1alpha1.MetricsSpec;
@@ -14,14 +20,17 @@ import io.inferencebench.profile.server.Scrape;
 import io.inferencebench.profile.server.ServerMetricCatalog;
 import io.inferencebench.profile.server.ServerMetricsReport;
 import io.inferencebench.profile.server.WindowStatistics;
+import io.inferencebench.profile.server.prometheus.PrometheusApiSource;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
@@ -32,11 +41,13 @@ import org.jboss.logging.Logger;
 
 /**
  * Server metrics of a run's stage windows. Direct scraping: every ready endpoint of the target
- * Service (or the target URL) at {@code spec.metrics.interval}, plus once more at each stage end;
- * pages are trimmed to the backend's catalog right away, so memory stays small, and the current
- * stage window's scrapes are checkpointed in a ConfigMap ({@link ServerMetricsCheckpoint}) so an
- * operator restart keeps them. With {@code spec.metrics.prometheus} nothing is scraped: each stage
- * window is read from that Prometheus server when the stage ends ({@link PrometheusStageSource}).
+ * Service (or the target URL) at {@code spec.metrics.interval}, plus once at each stage's start
+ * barrier and once more at its end; {@code spec.metrics.port} may name a port of the Service (as
+ * its EndpointSlices list them) or, failing that, a container port of the endpoint's pod; pages are
+ * trimmed to the backend's catalog right away, so memory stays small, and the current stage
+ * window's scrapes are checkpointed in a ConfigMap ({@link ServerMetricsCheckpoint}) so an operator
+ * restart keeps them. With {@code spec.metrics.prometheus} nothing is scraped: each stage window is
+ * read from that Prometheus server when the stage ends ({@link PrometheusStageSource}).
  */
 public class ServerMetricsScraper implements AutoCloseable {
 
@@ -56,6 +67,12 @@ public class ServerMetricsScraper implements AutoCloseable {
 
     /** How long before a start barrier its scrape is taken (a loopback scrape takes a few ms). */
     static final long BARRIER_SCRAPE_LEAD_MILLIS = 150;
+
+    /**
+     * Time allowed, beyond one step, for the first Prometheus scrape at or after a stage end to be
+     * taken and stored before the window is queried.
+     */
+    static final long PROMETHEUS_END_MARGIN_MILLIS = 500;
 
     private final KubernetesClient client;
     private final ServerMetricsCheckpoint checkpoint;
@@ -77,12 +94,23 @@ public class ServerMetricsScraper implements AutoCloseable {
                         return thread;
                     });
     private final Map<String, Tracked> runs = new ConcurrentHashMap<>();
+    private final Map<String, PrometheusEnd> prometheusEnds = new ConcurrentHashMap<>();
+
+    /**
+     * When a stage's window read from Prometheus ends: one step (Prometheus' newest sample is up to
+     * that old) plus a margin after the operator saw the stage finish.
+     */
+    private record PrometheusEnd(String uid, int stage, long windowEndMillis) {}
 
     private static final class Tracked {
         final String uid;
         final BenchmarkRun run;
         final ServerMetricCatalog catalog;
         final List<Scrape> scrapes;
+
+        /** When each scrape round of the current window started (or the barrier it stands for). */
+        final List<Long> rounds = new CopyOnWriteArrayList<>();
+
         volatile ScheduledFuture<?> task;
         volatile long windowStartMillis = Long.MIN_VALUE;
         volatile long lastSaveMillis;
@@ -145,7 +173,7 @@ public class ServerMetricsScraper implements AutoCloseable {
                         () -> {
                             // an exception escaping here would cancel the periodic task for good
                             try {
-                                scrapeInto(tracked.run, tracked.catalog, tracked.scrapes, null);
+                                scrapeInto(tracked, null);
                                 tracked.dirty = true;
                                 saveIfDue(tracked);
                             } catch (RuntimeException e) {
@@ -187,7 +215,7 @@ public class ServerMetricsScraper implements AutoCloseable {
                     }
                     try {
                         dropBefore(tracked, startMillis);
-                        scrapeInto(tracked.run, tracked.catalog, tracked.scrapes, startMillis);
+                        scrapeInto(tracked, startMillis);
                         tracked.dirty = true;
                     } catch (RuntimeException e) {
                         LOG.warnf(e, "%s: barrier scrape failed", key(run));
@@ -198,6 +226,7 @@ public class ServerMetricsScraper implements AutoCloseable {
     }
 
     private static void dropBefore(Tracked tracked, long startMillis) {
+        tracked.rounds.removeIf(t -> t < startMillis);
         if (tracked.scrapes.removeIf(s -> s.timestampMillis() < startMillis)) {
             tracked.dirty = true;
         }
@@ -212,6 +241,7 @@ public class ServerMetricsScraper implements AutoCloseable {
      */
     public void forget(BenchmarkRun run, boolean finishedJustNow) {
         Tracked tracked = runs.remove(key(run));
+        prometheusEnds.remove(key(run));
         if (tracked != null) {
             tracked.task.cancel(false);
         }
@@ -221,32 +251,80 @@ public class ServerMetricsScraper implements AutoCloseable {
     }
 
     /**
-     * The server-metric report of one stage window: from Prometheus when {@code
-     * spec.metrics.prometheus} is set, else from the scrapes taken plus one more at its end.
+     * How long until a finished stage's server metrics can be reported. Zero for direct scraping
+     * (the end scrape is taken when reporting). From Prometheus, whose newest sample is up to one
+     * scrape interval old, the window ends one step ({@link PrometheusApiSource#step}) plus {@link
+     * #PROMETHEUS_END_MARGIN_MILLIS} after the first call for the stage, so that its last
+     * evaluation point sees the first sample taken at or after the stage end; the caller reconciles
+     * again after the returned time instead of waiting. An operator restart in between starts that
+     * wait over.
      *
      * @param run the run
+     * @param stage the finished stage, 1-based
+     * @param nowMillis the stage end as seen now, epoch ms
+     * @return the time left, zero when due
+     */
+    public Duration reportDueIn(BenchmarkRun run, int stage, long nowMillis) {
+        MetricsSpec metrics = run.getSpec().getMetrics();
+        if (Boolean.FALSE.equals(metrics.getEnabled()) || metrics.getPrometheus() == null) {
+            return Duration.ZERO;
+        }
+        String uid = run.getMetadata().getUid();
+        PrometheusEnd end =
+                prometheusEnds.compute(
+                        key(run),
+                        (k, old) ->
+                                old != null && old.uid().equals(uid) && old.stage() == stage
+                                        ? old
+                                        : new PrometheusEnd(
+                                                uid,
+                                                stage,
+                                                nowMillis
+                                                        + prometheus.stepMillis(run)
+                                                        + PROMETHEUS_END_MARGIN_MILLIS));
+        return Duration.ofMillis(Math.max(0, end.windowEndMillis() - nowMillis));
+    }
+
+    /**
+     * The server-metric report of one stage window: from Prometheus when {@code
+     * spec.metrics.prometheus} is set (ending where {@link #reportDueIn} decided), else from the
+     * scrapes taken plus one more at its end.
+     *
+     * @param run the run
+     * @param stage the stage, 1-based
      * @param startMillis window start, epoch ms
      * @param endMillis window end, epoch ms
      * @return the report, or {@code null} when server metrics are disabled or scraping was not
      *     running
      */
-    public ServerMetricsReport report(BenchmarkRun run, long startMillis, long endMillis) {
+    public ServerMetricsReport report(
+            BenchmarkRun run, int stage, long startMillis, long endMillis) {
         MetricsSpec metrics = run.getSpec().getMetrics();
         if (Boolean.FALSE.equals(metrics.getEnabled())) {
             return null;
         }
         if (metrics.getPrometheus() != null) {
-            return prometheus.report(run, catalog(run), startMillis, endMillis);
+            PrometheusEnd end = prometheusEnds.get(key(run));
+            long windowEnd =
+                    end != null
+                                    && end.uid().equals(run.getMetadata().getUid())
+                                    && end.stage() == stage
+                            ? end.windowEndMillis()
+                            : endMillis;
+            return prometheus.report(run, catalog(run), startMillis, windowEnd);
         }
         Tracked tracked = runs.get(key(run));
         if (tracked == null) {
             return null;
         }
-        scrapeInto(run, tracked.catalog, tracked.scrapes, null);
+        scrapeInto(tracked, null);
         long end = Math.max(endMillis, System.currentTimeMillis());
         List<Scrape> scrapes = List.copyOf(tracked.scrapes);
-        // One scrape per interval and replica is expected (the barrier and end scrapes are extra
-        // samples, not extra expectations); a replica seen in the window and lost later counts.
+        // Every replica seen in the window (a replica lost later counts) is expected in every
+        // round attempted in it: the periodic ones, the start barrier's and the end's. After an
+        // operator restart the rounds before it are unknown; the schedule then stands in for them
+        // (one round per interval plus the barrier's and the end's), so the time without an
+        // operator shows as missing scrapes.
         long replicas =
                 scrapes.stream()
                         .filter(
@@ -256,7 +334,10 @@ public class ServerMetricsScraper implements AutoCloseable {
                         .map(Scrape::replica)
                         .distinct()
                         .count();
-        long rounds = (end - startMillis) / intervalMillis(run) + 1;
+        long attempted = tracked.rounds.stream().filter(t -> t >= startMillis && t <= end).count();
+        boolean barrierScraped = scrapes.stream().anyMatch(s -> s.timestampMillis() == startMillis);
+        long scheduled = (end - startMillis) / intervalMillis(run) + (barrierScraped ? 1 : 0) + 1;
+        long rounds = Math.max(attempted, scheduled);
         int expected =
                 (int) Math.min(Integer.MAX_VALUE, Math.max(1, rounds * Math.max(1, replicas)));
         ServerMetricsReport report =
@@ -289,16 +370,26 @@ public class ServerMetricsScraper implements AutoCloseable {
     }
 
     /**
-     * Scrapes every endpoint once.
+     * Scrapes every endpoint once: one round.
      *
      * @param stampMillis timestamp to record instead of the scrape's own when the scrape started
      *     before it, or {@code null}
      */
-    private void scrapeInto(
-            BenchmarkRun run, ServerMetricCatalog catalog, List<Scrape> scrapes, Long stampMillis) {
+    private void scrapeInto(Tracked tracked, Long stampMillis) {
+        BenchmarkRun run = tracked.run;
+        long roundStart = System.currentTimeMillis();
+        tracked.rounds.add(
+                stampMillis != null && roundStart < stampMillis ? stampMillis : roundStart);
         try {
-            for (Map.Entry<String, URI> target : endpoints(run).entrySet()) {
-                Scrape scrape = scrape(target.getKey(), target.getValue(), catalog);
+            for (Map.Entry<String, MetricsEndpoint> target : endpoints(run).entrySet()) {
+                MetricsEndpoint endpoint = target.getValue();
+                Scrape scrape =
+                        endpoint.problem() != null
+                                ? Scrape.failure(
+                                        target.getKey(),
+                                        System.currentTimeMillis(),
+                                        endpoint.problem())
+                                : scrape(target.getKey(), endpoint.uri(), tracked.catalog);
                 // Only a scrape started before the barrier may stand for the barrier; a busy
                 // scheduler may run it late, and then it keeps its own, true time.
                 if (stampMillis != null && scrape.timestampMillis() < stampMillis) {
@@ -306,7 +397,7 @@ public class ServerMetricsScraper implements AutoCloseable {
                             new Scrape(
                                     scrape.replica(), stampMillis, scrape.page(), scrape.error());
                 }
-                scrapes.add(scrape);
+                tracked.scrapes.add(scrape);
             }
         } catch (RuntimeException e) {
             LOG.debugf(e, "scrape of %s failed", key(run));
@@ -340,31 +431,54 @@ public class ServerMetricsScraper implements AutoCloseable {
         }
     }
 
-    /** Replica name to metrics URL of every ready endpoint (or the target URL). */
-    Map<String, URI> endpoints(BenchmarkRun run) {
+    /**
+     * Where one replica's metrics are: a URL, or why there is none (for its coverage errors).
+     *
+     * @param uri the metrics URL, or {@code null}
+     * @param problem what is wrong, naming the field, or {@code null}
+     */
+    record MetricsEndpoint(URI uri, String problem) {}
+
+    /** Replica name to metrics endpoint of every ready endpoint (or the target URL). */
+    Map<String, MetricsEndpoint> endpoints(BenchmarkRun run) {
         TargetSpec target = run.getSpec().getTarget();
         MetricsSpec metrics = run.getSpec().getMetrics();
-        Map<String, URI> endpoints = new java.util.TreeMap<>();
+        IntOrString port = metrics.getPort();
+        String portName = port == null ? null : port.getStrVal();
+        Map<String, MetricsEndpoint> endpoints = new java.util.TreeMap<>();
         if (target.getUrl() != null) {
             URI base = URI.create(target.getUrl());
-            int port = metrics.getPort() != null ? metrics.getPort() : base.getPort();
+            if (portName != null) {
+                endpoints.put(
+                        base.getHost(),
+                        new MetricsEndpoint(
+                                null,
+                                "spec.metrics.port: the port name '"
+                                        + portName
+                                        + "' needs spec.target.service (a URL target has no"
+                                        + " port names); give a number"));
+                return endpoints;
+            }
+            int number = port != null ? port.getIntVal() : base.getPort();
             endpoints.put(
                     base.getHost(),
-                    URI.create(
-                            base.getScheme()
-                                    + "://"
-                                    + base.getHost()
-                                    + (port > 0 ? ":" + port : "")
-                                    + metrics.getPath()));
+                    new MetricsEndpoint(
+                            URI.create(
+                                    base.getScheme()
+                                            + "://"
+                                            + base.getHost()
+                                            + (number > 0 ? ":" + number : "")
+                                            + metrics.getPath()),
+                            null));
             return endpoints;
         }
-        int port = metrics.getPort() != null ? metrics.getPort() : target.getService().getPort();
         String scheme = target.getService().getScheme();
+        String namespace = run.getMetadata().getNamespace();
         List<EndpointSlice> slices =
                 client.discovery()
                         .v1()
                         .endpointSlices()
-                        .inNamespace(run.getMetadata().getNamespace())
+                        .inNamespace(namespace)
                         .withLabel("kubernetes.io/service-name", target.getService().getName())
                         .list()
                         .getItems();
@@ -385,13 +499,118 @@ public class ServerMetricsScraper implements AutoCloseable {
                         endpoint.getTargetRef() != null && endpoint.getTargetRef().getName() != null
                                 ? endpoint.getTargetRef().getName()
                                 : address;
+                PortLookup lookup =
+                        portName == null
+                                ? new PortLookup(
+                                        port != null
+                                                ? port.getIntVal()
+                                                : target.getService().getPort(),
+                                        null)
+                                : portByName(portName, target, namespace, slice, endpoint);
+                if (lookup.problem() != null) {
+                    endpoints.put(replica, new MetricsEndpoint(null, lookup.problem()));
+                    continue;
+                }
                 String host = address.contains(":") ? "[" + address + "]" : address;
                 endpoints.put(
                         replica,
-                        URI.create(scheme + "://" + host + ":" + port + metrics.getPath()));
+                        new MetricsEndpoint(
+                                URI.create(
+                                        scheme
+                                                + "://"
+                                                + host
+                                                + ":"
+                                                + lookup.port()
+                                                + metrics.getPath()),
+                                null));
             }
         }
         return endpoints;
+    }
+
+    private record PortLookup(int port, String problem) {}
+
+    /**
+     * A port name as a Service targetPort resolves it: the Service's port of that name (its
+     * EndpointSlice ports carry the Service port names with the pod-side numbers), else a container
+     * port of that name on the endpoint's pod.
+     */
+    private PortLookup portByName(
+            String name,
+            TargetSpec target,
+            String namespace,
+            EndpointSlice slice,
+            Endpoint endpoint) {
+        Map<String, Integer> servicePorts = new HashMap<>();
+        for (EndpointPort p :
+                slice.getPorts() == null ? List.<EndpointPort>of() : slice.getPorts()) {
+            if (p.getName() != null && p.getPort() != null) {
+                servicePorts.put(p.getName(), p.getPort());
+            }
+        }
+        if (servicePorts.containsKey(name)) {
+            return new PortLookup(servicePorts.get(name), null);
+        }
+        String service = target.getService().getName();
+        String known =
+                servicePorts.isEmpty()
+                        ? "Service " + service + " has no named ports"
+                        : "Service " + service + " has " + new TreeSet<>(servicePorts.keySet());
+        var ref = endpoint.getTargetRef();
+        if (ref == null || !"Pod".equals(ref.getKind()) || ref.getName() == null) {
+            return new PortLookup(
+                    0,
+                    "spec.metrics.port: no port named '"
+                            + name
+                            + "': "
+                            + known
+                            + " and the endpoint names no pod");
+        }
+        Pod pod;
+        try {
+            pod = client.pods().inNamespace(namespace).withName(ref.getName()).get();
+        } catch (KubernetesClientException e) {
+            return new PortLookup(
+                    0,
+                    "spec.metrics.port: no port named '"
+                            + name
+                            + "': "
+                            + known
+                            + ", and pod "
+                            + ref.getName()
+                            + " cannot be read to look up its container ports (HTTP "
+                            + e.getCode()
+                            + (e.getCode() == 403 ? ": the operator may not get pods" : "")
+                            + ")");
+        }
+        Map<String, Integer> containerPorts = new HashMap<>();
+        if (pod != null && pod.getSpec() != null && pod.getSpec().getContainers() != null) {
+            for (Container c : pod.getSpec().getContainers()) {
+                for (ContainerPort p :
+                        c.getPorts() == null ? List.<ContainerPort>of() : c.getPorts()) {
+                    if (p.getName() != null && p.getContainerPort() != null) {
+                        containerPorts.putIfAbsent(p.getName(), p.getContainerPort());
+                    }
+                }
+            }
+        }
+        if (containerPorts.containsKey(name)) {
+            return new PortLookup(containerPorts.get(name), null);
+        }
+        return new PortLookup(
+                0,
+                "spec.metrics.port: no port named '"
+                        + name
+                        + "': "
+                        + known
+                        + (pod == null
+                                ? " and pod " + ref.getName() + " is gone"
+                                : containerPorts.isEmpty()
+                                        ? " and pod " + ref.getName() + " has no named ports"
+                                        : " and pod "
+                                                + ref.getName()
+                                                + " has container ports "
+                                                + new TreeSet<>(containerPorts.keySet())));
     }
 
     private static String key(BenchmarkRun run) {

@@ -671,6 +671,423 @@ class ServerMetricsIT {
         }
     }
 
+    // ------------------------------------------------------------------ Prometheus end edge
+
+    /**
+     * A Prometheus stand-in scraping every 2 s: a sample exists only from 50 ms after its scrape
+     * time, and a query at t answers the newest sample at or before t, as Prometheus does. Requests
+     * finish just after one scrape; the stage ends right after them. Read at once, the window's end
+     * sees the scrape before them and misses them all; read after one scrape interval (found in the
+     * targets API) plus a margin, it sees the next scrape and counts each exactly once.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aPrometheusWindowIsReadOnlyOnceTheFirstScrapeAfterTheStageEndExists() throws Exception {
+        long scrapeEvery = 2000;
+        long anchor = System.currentTimeMillis() / scrapeEvery * scrapeEvery - 10 * scrapeEvery;
+        List<Long> completions = new CopyOnWriteArrayList<>();
+        List<long[]> rangeQueries = new CopyOnWriteArrayList<>();
+        com.sun.net.httpserver.HttpServer prometheus =
+                com.sun.net.httpserver.HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        prometheus.createContext(
+                "/",
+                exchange -> {
+                    String path = exchange.getRequestURI().getPath();
+                    String body =
+                            switch (path) {
+                                case "/api/v1/targets" ->
+                                        """
+                                        {"status":"success","data":{"activeTargets":[
+                                         {"labels":{"job":"edge"},"scrapeInterval":"2s"}],
+                                         "droppedTargets":[]}}""";
+                                case "/api/v1/label/__name__/values" ->
+                                        """
+                                        {"status":"success","data":
+                                         ["up","vllm:request_success_total"]}""";
+                                case "/api/v1/metadata" ->
+                                        """
+                                        {"status":"success","data":{"vllm:request_success_total":
+                                         [{"type":"counter","help":"","unit":""}]}}""";
+                                case "/api/v1/query_range" -> {
+                                    Map<String, String> form =
+                                            form(
+                                                    new String(
+                                                            exchange.getRequestBody()
+                                                                    .readAllBytes(),
+                                                            StandardCharsets.UTF_8));
+                                    long from = millis(form.get("start"));
+                                    long to = millis(form.get("end"));
+                                    long step = millis(form.get("step"));
+                                    rangeQueries.add(new long[] {from, to});
+                                    yield matrix(
+                                            from,
+                                            to,
+                                            step,
+                                            anchor,
+                                            scrapeEvery,
+                                            System.currentTimeMillis(),
+                                            completions);
+                                }
+                                default -> "{}";
+                            };
+                    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+                    exchange.getResponseHeaders().add("Content-Type", "application/json");
+                    exchange.sendResponseHeaders(200, bytes.length);
+                    exchange.getResponseBody().write(bytes);
+                    exchange.close();
+                });
+        prometheus.start();
+        try {
+            String url = "http://127.0.0.1:" + prometheus.getAddress().getPort();
+            BenchmarkRun run =
+                    create(
+                            "prom-edge",
+                            """
+                            target: {url: "%s", model: m}
+                            load: {requestRates: [5], numPrompts: 10}
+                            metrics:
+                              prometheus: {url: "%s", selector: '{job="edge"}', timeout: 5s}
+                            """
+                                    .formatted(url, url));
+            awaitStatus("prom-edge", s -> s.getPhase() == Phase.INITIALIZING);
+            writePart(run, 0, Map.of(PartReport.STATE, PartReport.STATE_READY));
+            long stageStart =
+                    Instant.parse(
+                                    awaitStatus("prom-edge", s -> s.getPhase() == Phase.RUNNING)
+                                            .getStageStartTimes()
+                                            .getFirst())
+                            .toEpochMilli();
+            // 100 ms after a scrape at least 3 s into the stage, 5 requests finish and the
+            // stage ends: the next scrape is 1.9 s away.
+            long scrape = anchor + ((stageStart + 3000 - anchor) / scrapeEvery + 1) * scrapeEvery;
+            Thread.sleep(Math.max(0, scrape + 100 - System.currentTimeMillis()));
+            long endedAt = System.currentTimeMillis();
+            for (int i = 0; i < 5; i++) {
+                completions.add(endedAt);
+            }
+            Map<String, String> done =
+                    new LinkedHashMap<>(stageDone(1, run.getMetadata().getUid()));
+            done.put(PartReport.STATE, PartReport.STATE_DONE);
+            writePart(run, 0, done);
+
+            BenchmarkRunStatus status =
+                    awaitStatus("prom-edge", s -> s.getPhase() == Phase.SUCCEEDED);
+            JsonNode metrics = status.getProfiles().getFirst().path("metrics");
+            long lastEvaluation = rangeQueries.stream().mapToLong(q -> q[1]).max().orElse(0);
+            System.out.printf(
+                    "Prometheus end edge: stage ended %d ms after a scrape, last evaluation %d ms"
+                            + " after the stage end; server_metrics = %s, coverage = %s%n",
+                    endedAt - scrape,
+                    lastEvaluation - endedAt,
+                    metrics.path("server_metrics"),
+                    metrics.path("server_metrics_coverage"));
+            // the window ends one scrape interval plus the margin after the stage end
+            assertThat(lastEvaluation - endedAt)
+                    .isBetween(
+                            scrapeEvery + ServerMetricsScraper.PROMETHEUS_END_MARGIN_MILLIS,
+                            scrapeEvery + ServerMetricsScraper.PROMETHEUS_END_MARGIN_MILLIS + 2000);
+            assertThat(metrics.at("/server_metrics/vllm:request_success_total/Increase").asText())
+                    .as("requests finished in the last scrape interval of the stage")
+                    .isEqualTo("5");
+        } finally {
+            prometheus.stop(0);
+        }
+    }
+
+    private static Map<String, String> form(String body) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String pair : body.split("&")) {
+            int eq = pair.indexOf('=');
+            if (eq > 0) {
+                out.put(
+                        java.net.URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
+                        java.net.URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+            }
+        }
+        return out;
+    }
+
+    private static long millis(String seconds) {
+        return new java.math.BigDecimal(seconds).movePointRight(3).longValueExact();
+    }
+
+    /**
+     * The range answer of a target scraped at {@code anchor + n * every}, whose samples exist from
+     * 50 ms after their scrape, and whose request counter counts the completions up to each scrape.
+     */
+    private static String matrix(
+            long from,
+            long to,
+            long step,
+            long anchor,
+            long every,
+            long now,
+            List<Long> completions) {
+        StringBuilder up = new StringBuilder();
+        StringBuilder requests = new StringBuilder();
+        for (long t = from; t <= to; t += step) {
+            long newest = Math.min(t, now - 50);
+            if (newest < anchor) {
+                continue;
+            }
+            long sample = anchor + (newest - anchor) / every * every;
+            long count = completions.stream().filter(c -> c <= sample).count();
+            String time = java.math.BigDecimal.valueOf(t, 3).toPlainString();
+            up.append(up.isEmpty() ? "" : ",").append("[").append(time).append(",\"1\"]");
+            requests.append(requests.isEmpty() ? "" : ",")
+                    .append("[")
+                    .append(time)
+                    .append(",\"")
+                    .append(count)
+                    .append("\"]");
+        }
+        String labels = "\"job\":\"edge\",\"instance\":\"sim:8000\"";
+        return """
+                {"status":"success","data":{"resultType":"matrix","result":[
+                 {"metric":{"__name__":"up",%s},"values":[%s]},
+                 {"metric":{"__name__":"vllm:request_success_total",%s},"values":[%s]}]}}"""
+                .formatted(labels, up, labels, requests);
+    }
+
+    // ------------------------------------------------------------------ metrics port by name
+
+    /**
+     * {@code spec.metrics.port} by name resolves as a Service targetPort does: a port name of the
+     * target Service (its EndpointSlice's ports), else a container port name of the endpoint's pod.
+     * EndpointSlices may not hold loopback addresses, so the endpoint here has a TEST-NET-1 address
+     * that is resolved but never contacted; an unknown name leaves the run Succeeded with
+     * ServerMetricsCollected False naming the field and the names that exist (nothing is scraped).
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void theMetricsPortIsFoundByServicePortNameOrContainerPortName() throws Exception {
+        client.pods()
+                .inNamespace(namespace)
+                .resource(
+                        new io.fabric8.kubernetes.api.model.PodBuilder()
+                                .withNewMetadata()
+                                .withName("server-0")
+                                .addToLabels("app", "server")
+                                .endMetadata()
+                                .withNewSpec()
+                                .addNewContainer()
+                                .withName("server")
+                                .withImage("model-server")
+                                .addNewPort()
+                                .withName("http")
+                                .withContainerPort(8000)
+                                .endPort()
+                                .endContainer()
+                                .addNewContainer()
+                                .withName("exporter")
+                                .withImage("exporter")
+                                .addNewPort()
+                                .withName("vllm-metrics")
+                                .withContainerPort(9400)
+                                .endPort()
+                                .endContainer()
+                                .endSpec()
+                                .build())
+                .create();
+        client.services()
+                .inNamespace(namespace)
+                .resource(
+                        new io.fabric8.kubernetes.api.model.ServiceBuilder()
+                                .withNewMetadata()
+                                .withName("server")
+                                .endMetadata()
+                                .withNewSpec()
+                                .addToSelector("app", "server")
+                                .addNewPort()
+                                .withName("api")
+                                .withPort(80)
+                                .withTargetPort(
+                                        new io.fabric8.kubernetes.api.model.IntOrString("http"))
+                                .endPort()
+                                .endSpec()
+                                .build())
+                .create();
+        // what the EndpointSlice controller would write (kube-api-test runs no controllers)
+        client.discovery()
+                .v1()
+                .endpointSlices()
+                .inNamespace(namespace)
+                .resource(
+                        new io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder()
+                                .withNewMetadata()
+                                .withName("server-abcde")
+                                .addToLabels("kubernetes.io/service-name", "server")
+                                .endMetadata()
+                                .withAddressType("IPv4")
+                                .addNewPort()
+                                .withName("api")
+                                .withPort(8000)
+                                .withProtocol("TCP")
+                                .endPort()
+                                .addNewEndpoint()
+                                .withAddresses("192.0.2.10")
+                                .withNewConditions()
+                                .withReady(true)
+                                .endConditions()
+                                .withNewTargetRef()
+                                .withKind("Pod")
+                                .withName("server-0")
+                                .withNamespace(namespace)
+                                .endTargetRef()
+                                .endEndpoint()
+                                .build())
+                .create();
+        String target = "target: {service: {name: server, port: 80}, model: m}";
+        String load = "load: {requestRates: [5], numPrompts: 10}";
+        Map<String, String> expected =
+                Map.of(
+                        "api", "http://192.0.2.10:8000/metrics",
+                        "vllm-metrics", "http://192.0.2.10:9400/metrics",
+                        "9100", "http://192.0.2.10:9100/metrics");
+        try (ServerMetricsScraper scraper = new ServerMetricsScraper(client)) {
+            for (Map.Entry<String, String> e : expected.entrySet()) {
+                BenchmarkRun run =
+                        parse(
+                                "port-" + e.getKey(),
+                                "%s\n%s\nmetrics: {port: %s}".formatted(target, load, e.getKey()));
+                assertThat(scraper.endpoints(run))
+                        .as("spec.metrics.port %s", e.getKey())
+                        .containsExactly(
+                                Map.entry(
+                                        "server-0",
+                                        new ServerMetricsScraper.MetricsEndpoint(
+                                                URI.create(e.getValue()), null)));
+            }
+            BenchmarkRun urlTarget =
+                    parse(
+                            "port-name-url",
+                            ("target: {url: \"http://127.0.0.1:1\", model: m}\n%s\nmetrics:"
+                                            + " {port: metrics}")
+                                    .formatted(load));
+            assertThat(scraper.endpoints(urlTarget).get("127.0.0.1").problem())
+                    .isEqualTo(
+                            "spec.metrics.port: the port name 'metrics' needs"
+                                    + " spec.target.service (a URL target has no port names);"
+                                    + " give a number");
+        }
+
+        BenchmarkRun unknown =
+                create(
+                        "port-unknown-name",
+                        """
+                        %s
+                        %s
+                        metrics: {port: nope, interval: 500ms}
+                        """
+                                .formatted(target, load));
+        awaitStatus("port-unknown-name", s -> s.getPhase() == Phase.INITIALIZING);
+        writePart(unknown, 0, Map.of(PartReport.STATE, PartReport.STATE_READY));
+        Instant start =
+                Instant.parse(
+                        awaitStatus("port-unknown-name", s -> s.getPhase() == Phase.RUNNING)
+                                .getStageStartTimes()
+                                .getFirst());
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> Instant.now().isAfter(start.plusSeconds(2)));
+        Map<String, String> done =
+                new LinkedHashMap<>(stageDone(1, unknown.getMetadata().getUid()));
+        done.put(PartReport.STATE, PartReport.STATE_DONE);
+        writePart(unknown, 0, done);
+        BenchmarkRunStatus status =
+                awaitStatus("port-unknown-name", s -> s.getPhase() == Phase.SUCCEEDED);
+        assertThat(status.condition(ConditionTypes.SERVER_METRICS_COLLECTED))
+                .hasValueSatisfying(
+                        c -> {
+                            System.out.println("unknown metrics port name: " + c.getMessage());
+                            assertThat(c.getStatus()).isEqualTo("False");
+                            assertThat(c.getReason()).isEqualTo("ScrapesFailed");
+                            assertThat(c.getMessage())
+                                    .contains(
+                                            "server-0: spec.metrics.port: no port named 'nope':"
+                                                    + " Service server has [api] and pod server-0"
+                                                    + " has container ports [http, vllm-metrics]");
+                        });
+    }
+
+    /**
+     * A healthy run's coverage expects every round the operator attempted in the window, its start
+     * barrier's and end's included: succeeded equals expected, not more.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aHealthyRunScrapesEveryExpectedRoundAndNoMore() throws Exception {
+        com.sun.net.httpserver.HttpServer server = metricsServer(4);
+        try {
+            int port = server.getAddress().getPort();
+            BenchmarkRun run =
+                    create(
+                            "healthy",
+                            """
+                            target: {url: "http://127.0.0.1:%d", model: m}
+                            load: {requestRates: [5], numPrompts: 10}
+                            metrics: {port: %d, interval: 500ms}
+                            """
+                                    .formatted(port, port));
+            awaitStatus("healthy", s -> s.getPhase() == Phase.INITIALIZING);
+            writePart(run, 0, Map.of(PartReport.STATE, PartReport.STATE_READY));
+            Instant start =
+                    Instant.parse(
+                            awaitStatus("healthy", s -> s.getPhase() == Phase.RUNNING)
+                                    .getStageStartTimes()
+                                    .getFirst());
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> Instant.now().isAfter(start.plusSeconds(3)));
+            Map<String, String> done =
+                    new LinkedHashMap<>(stageDone(1, run.getMetadata().getUid()));
+            done.put(PartReport.STATE, PartReport.STATE_DONE);
+            writePart(run, 0, done);
+            BenchmarkRunStatus status =
+                    awaitStatus("healthy", s -> s.getPhase() == Phase.SUCCEEDED);
+            JsonNode coverage =
+                    status.getProfiles().getFirst().at("/metrics/server_metrics_coverage");
+            System.out.println("healthy run, 500 ms interval, 3 s+ window: coverage " + coverage);
+            // 3 s at 500 ms: at least 6 periodic rounds, plus the barrier's and the end's
+            assertThat(coverage.path("succeeded").asInt())
+                    .as("coverage %s", coverage)
+                    .isEqualTo(coverage.path("expected").asInt())
+                    .isGreaterThanOrEqualTo(8);
+            assertThat(coverage.path("failed").asInt()).isZero();
+            assertThat(coverage.path("ratio").asDouble()).isEqualTo(1.0);
+            assertThat(
+                            status.getProfiles()
+                                    .getFirst()
+                                    .at("/metrics/server_metrics/vllm:num_requests_running/Mean")
+                                    .asText())
+                    .isEqualTo("4");
+            assertThat(status.condition(ConditionTypes.SERVER_METRICS_COLLECTED))
+                    .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    /** Serves {@code /metrics} with {@code vllm:num_requests_running} at a fixed value. */
+    private static com.sun.net.httpserver.HttpServer metricsServer(int running) throws IOException {
+        com.sun.net.httpserver.HttpServer server =
+                com.sun.net.httpserver.HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext(
+                "/metrics",
+                exchange -> {
+                    byte[] body =
+                            ("# TYPE vllm:num_requests_running gauge\n"
+                                            + "vllm:num_requests_running{model_name=\"m\"} "
+                                            + running
+                                            + "\n")
+                                    .getBytes(StandardCharsets.UTF_8);
+                    exchange.getResponseHeaders().add("Content-Type", "text/plain; version=0.0.4");
+                    exchange.sendResponseHeaders(200, body.length);
+                    exchange.getResponseBody().write(body);
+                    exchange.close();
+                });
+        server.start();
+        return server;
+    }
+
     // ------------------------------------------------------------------ helpers
 
     private BenchmarkRun create(String name, String specBody) {
@@ -684,6 +1101,20 @@ class ServerMetricsIT {
         BenchmarkRun run =
                 client.getKubernetesSerialization().unmarshal(yaml.toString(), BenchmarkRun.class);
         return client.resources(BenchmarkRun.class).inNamespace(namespace).resource(run).create();
+    }
+
+    /** A run as the operator would read it, not created in the API server. */
+    private BenchmarkRun parse(String name, String specBody) {
+        StringBuilder yaml =
+                new StringBuilder(
+                        "apiVersion: inferencebench.io/v1alpha1\nkind: BenchmarkRun\nmetadata:"
+                                + " {name: "
+                                + name
+                                + ", namespace: "
+                                + namespace
+                                + "}\nspec:\n");
+        specBody.lines().forEach(l -> yaml.append("  ").append(l).append('\n'));
+        return client.getKubernetesSerialization().unmarshal(yaml.toString(), BenchmarkRun.class);
     }
 
     private BenchmarkRunStatus awaitStatus(

@@ -3,11 +3,10 @@ package io.inferencebench.crds.v1alpha1;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
-import io.fabric8.generator.annotation.Max;
-import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
+import io.fabric8.kubernetes.api.model.IntOrString;
 import java.util.List;
 
 /**
@@ -23,7 +22,30 @@ import java.util.List;
         value = "!has(self.prometheus) || !has(self.enabled) || self.enabled",
         message = "prometheus needs enabled: true (enabled: false turns server metrics off)",
         fieldPath = ".prometheus")
+@ValidationRule(
+        value =
+                "!has(self.port) || type(self.port) != int"
+                        + " || (self.port >= 1 && self.port <= 65535)",
+        message = "port number must be from 1 to 65535",
+        fieldPath = ".port")
+@ValidationRule(
+        value =
+                "!has(self.port) || type(self.port) != string || (self.port.size() <= 15"
+                        + " && self.port.matches('"
+                        + MetricsSpec.PORT_NAME_PATTERN
+                        + "') && self.port.matches('[a-z]') && !self.port.contains('--'))",
+        message =
+                "port name must be a Kubernetes port name (IANA_SVC_NAME): at most 15 lowercase"
+                        + " letters, digits and '-', with at least one letter, starting and ending"
+                        + " with a letter or digit, no '--'; e.g. metrics",
+        fieldPath = ".port")
 public class MetricsSpec {
+
+    /**
+     * The characters and shape of a Kubernetes port name (IANA_SVC_NAME); a name must also be at
+     * most 15 characters long, hold a letter and no {@code --}.
+     */
+    public static final String PORT_NAME_PATTERN = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$";
 
     /** A Prometheus metric name, optionally ending in {@code *} to match a prefix. */
     public static final String METRIC_NAME_PATTERN = "^[a-zA-Z_:][a-zA-Z0-9_:]*[*]?$";
@@ -39,10 +61,10 @@ public class MetricsSpec {
     private String path = "/metrics";
 
     @JsonPropertyDescription(
-            "Port of the metrics endpoint on each server pod; default: the target port.")
-    @Min(1)
-    @Max(65535)
-    private Integer port;
+            "Port of the metrics endpoint on each server pod, by number (1-65535) or by name: a"
+                    + " port name of the target Service (as in its EndpointSlices), else a"
+                    + " container port name of the server pod; default: the target port.")
+    private IntOrString port;
 
     @JsonPropertyDescription(
             "Scrape interval within a stage; one extra scrape is taken at every stage start and"
@@ -85,11 +107,16 @@ public class MetricsSpec {
         this.path = path;
     }
 
-    public Integer getPort() {
+    /**
+     * The metrics port: a number, a port name, or {@code null} for the target port.
+     *
+     * @return the port
+     */
+    public IntOrString getPort() {
         return port;
     }
 
-    public void setPort(Integer port) {
+    public void setPort(IntOrString port) {
         this.port = port;
     }
 

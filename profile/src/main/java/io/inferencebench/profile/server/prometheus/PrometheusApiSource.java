@@ -140,6 +140,21 @@ public final class PrometheusApiSource implements AutoCloseable {
     }
 
     /**
+     * The largest step a window query uses: the configured step, else the smallest scrape interval
+     * Prometheus reports for the matching targets (asked from its targets API), else {@link
+     * #FALLBACK_STEP}. Prometheus' newest sample is up to this old, so a caller that wants a
+     * window's end edge to include everything up to that end waits this long (plus the scrape's own
+     * time) after it before querying.
+     *
+     * @return the step
+     */
+    public Duration step() {
+        return config.step() != null
+                ? config.step()
+                : Duration.ofMillis(scrapeIntervalMillis(new ArrayList<>()));
+    }
+
+    /**
      * Computes the statistics of one window; never throws: when Prometheus cannot be asked, the
      * report is empty and its coverage says why (one failed scrape with the message).
      *

@@ -501,6 +501,17 @@ class PrometheusApiSourceTest {
             PrometheusApiSource.Window w = source.fetch(CATALOG, T0, T2);
             assertThat(w.stepMillis()).isEqualTo(1000);
         }
+        try (PrometheusApiSource source = new PrometheusApiSource(noStep)) {
+            // what a caller waits for after a window's end before querying it
+            assertThat(source.step()).isEqualTo(Duration.ofSeconds(1));
+        }
+        try (PrometheusApiSource source = new PrometheusApiSource(config())) {
+            assertThat(source.step()).isEqualTo(Duration.ofSeconds(1));
+        }
+        try (PrometheusApiSource source =
+                new PrometheusApiSource(config().withStep(Duration.ofMillis(700)))) {
+            assertThat(source.step()).isEqualTo(Duration.ofMillis(700));
+        }
         assertThat(PrometheusApiSource.parseDuration("1m30s")).isEqualTo(90_000);
         assertThat(PrometheusApiSource.parseDuration("250ms")).isEqualTo(250);
         assertThat(PrometheusApiSource.parseDuration("1x")).isEqualTo(-1);
