@@ -61,8 +61,8 @@ import javax.net.ssl.SSLException;
  * it allocated about 10 KB of request objects, header maps, futures and a heap copy of every body
  * read, which cost young collections inside stages; and its pool can only be filled by requests, so
  * every stage started by opening connections while it was already due to send. Here a request is
- * one pre-encoded byte array wrapped in a buffer, reads arrive in pooled heap buffers that the SSE
- * parser scans in place, and {@link #preconnect} opens keep-alive connections before a stage.
+ * one pre-encoded byte array wrapped in a buffer, the bytes of each read reach the sink without a
+ * per-read copy of ours, and {@link #preconnect} opens keep-alive connections before a stage.
  *
  * <p>Threading: every exchange is started and finished on the loop it was assigned to, so a
  * connection, its timer and the per-request state are only ever touched by one thread.
@@ -357,7 +357,9 @@ public final class HttpTransport implements AutoCloseable {
                             .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
                             .option(ChannelOption.TCP_NODELAY, true)
                             .option(ChannelOption.SO_KEEPALIVE, true)
-                            // Heap buffers: the SSE parser scans their arrays in place.
+                            // Socket reads still land in direct buffers (Netty's ioBuffer);
+                            // what the HTTP decoder accumulates across reads is on the heap,
+                            // where the SSE parser scans the array in place.
                             .option(ChannelOption.ALLOCATOR, new PooledByteBufAllocator(false))
                             .option(
                                     ChannelOption.CONNECT_TIMEOUT_MILLIS,
