@@ -270,18 +270,16 @@ public class ServerMetricsScraper implements AutoCloseable {
             return Duration.ZERO;
         }
         String uid = run.getMetadata().getUid();
-        PrometheusEnd end =
-                prometheusEnds.compute(
-                        key(run),
-                        (k, old) ->
-                                old != null && old.uid().equals(uid) && old.stage() == stage
-                                        ? old
-                                        : new PrometheusEnd(
-                                                uid,
-                                                stage,
-                                                nowMillis
-                                                        + prometheus.stepMillis(run)
-                                                        + PROMETHEUS_END_MARGIN_MILLIS));
+        PrometheusEnd end = prometheusEnds.get(key(run));
+        if (end == null || !end.uid().equals(uid) || end.stage() != stage) {
+            // reconciles of one run never overlap, so nobody else decides this end meanwhile
+            end =
+                    new PrometheusEnd(
+                            uid,
+                            stage,
+                            nowMillis + prometheus.stepMillis(run) + PROMETHEUS_END_MARGIN_MILLIS);
+            prometheusEnds.put(key(run), end);
+        }
         return Duration.ofMillis(Math.max(0, end.windowEndMillis() - nowMillis));
     }
 
@@ -317,9 +315,15 @@ public class ServerMetricsScraper implements AutoCloseable {
         if (tracked == null) {
             return null;
         }
-        scrapeInto(tracked, null);
-        long end = Math.max(endMillis, System.currentTimeMillis());
-        List<Scrape> scrapes = List.copyOf(tracked.scrapes);
+        long end;
+        List<Scrape> scrapes;
+        List<Long> rounds;
+        synchronized (tracked) {
+            scrapeInto(tracked, null);
+            end = Math.max(endMillis, System.currentTimeMillis());
+            scrapes = List.copyOf(tracked.scrapes);
+            rounds = List.copyOf(tracked.rounds);
+        }
         // Every replica seen in the window (a replica lost later counts) is expected in every
         // round attempted in it: the periodic ones, the start barrier's and the end's. After an
         // operator restart the rounds before it are unknown; the schedule then stands in for them
@@ -334,12 +338,15 @@ public class ServerMetricsScraper implements AutoCloseable {
                         .map(Scrape::replica)
                         .distinct()
                         .count();
-        long attempted = tracked.rounds.stream().filter(t -> t >= startMillis && t <= end).count();
+        long attempted = rounds.stream().filter(t -> t >= startMillis && t <= end).count();
         boolean barrierScraped = scrapes.stream().anyMatch(s -> s.timestampMillis() == startMillis);
         long scheduled = (end - startMillis) / intervalMillis(run) + (barrierScraped ? 1 : 0) + 1;
-        long rounds = Math.max(attempted, scheduled);
+        long expectedRounds = Math.max(attempted, scheduled);
         int expected =
-                (int) Math.min(Integer.MAX_VALUE, Math.max(1, rounds * Math.max(1, replicas)));
+                (int)
+                        Math.min(
+                                Integer.MAX_VALUE,
+                                Math.max(1, expectedRounds * Math.max(1, replicas)));
         ServerMetricsReport report =
                 WindowStatistics.compute(tracked.catalog, scrapes, startMillis, end, expected);
         // Samples before this window are no longer needed; the window itself is kept until the
@@ -376,6 +383,15 @@ public class ServerMetricsScraper implements AutoCloseable {
      *     before it, or {@code null}
      */
     private void scrapeInto(Tracked tracked, Long stampMillis) {
+        // One round at a time per run, each stamped when it starts: a round and all its scrapes
+        // fall on the same side of a window edge, so the rounds counted as expected and the
+        // scrapes found in the window always agree.
+        synchronized (tracked) {
+            scrapeRound(tracked, stampMillis);
+        }
+    }
+
+    private void scrapeRound(Tracked tracked, Long stampMillis) {
         BenchmarkRun run = tracked.run;
         long roundStart = System.currentTimeMillis();
         tracked.rounds.add(
@@ -391,11 +407,17 @@ public class ServerMetricsScraper implements AutoCloseable {
                                         endpoint.problem())
                                 : scrape(target.getKey(), endpoint.uri(), tracked.catalog);
                 // Only a scrape started before the barrier may stand for the barrier; a busy
-                // scheduler may run it late, and then it keeps its own, true time.
-                if (stampMillis != null && scrape.timestampMillis() < stampMillis) {
-                    scrape =
-                            new Scrape(
-                                    scrape.replica(), stampMillis, scrape.page(), scrape.error());
+                // scheduler may run it late, and then it keeps its own, true time. Other scrapes
+                // carry their round's start (later replicas of a round differ by the few ms the
+                // earlier ones took).
+                long stamp =
+                        stampMillis == null
+                                ? roundStart
+                                : scrape.timestampMillis() < stampMillis
+                                        ? stampMillis
+                                        : scrape.timestampMillis();
+                if (stamp != scrape.timestampMillis()) {
+                    scrape = new Scrape(scrape.replica(), stamp, scrape.page(), scrape.error());
                 }
                 tracked.scrapes.add(scrape);
             }

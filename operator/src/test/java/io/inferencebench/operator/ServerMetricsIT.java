@@ -781,14 +781,14 @@ class ServerMetricsIT {
                     lastEvaluation - endedAt,
                     metrics.path("server_metrics"),
                     metrics.path("server_metrics_coverage"));
+            assertThat(metrics.at("/server_metrics/vllm:request_success_total/Increase").asText())
+                    .as("requests finished in the last scrape interval of the stage")
+                    .isEqualTo("5");
             // the window ends one scrape interval plus the margin after the stage end
             assertThat(lastEvaluation - endedAt)
                     .isBetween(
                             scrapeEvery + ServerMetricsScraper.PROMETHEUS_END_MARGIN_MILLIS,
                             scrapeEvery + ServerMetricsScraper.PROMETHEUS_END_MARGIN_MILLIS + 2000);
-            assertThat(metrics.at("/server_metrics/vllm:request_success_total/Increase").asText())
-                    .as("requests finished in the last scrape interval of the stage")
-                    .isEqualTo("5");
         } finally {
             prometheus.stop(0);
         }
