@@ -431,7 +431,8 @@ public final class RunCommand implements Callable<Integer> {
             if (!noSelfWarmup) {
                 long warmStart = System.nanoTime();
                 long exchanges =
-                        SelfWarmup.run(choice.protocol(), params, loops, Duration.ofMillis(1500));
+                        SelfWarmup.run(
+                                choice.protocol(), params, transport, Duration.ofMillis(1500));
                 err.printf(
                         Locale.ROOT,
                         "client warm-up: %d local exchanges in %.1f s (nothing sent to the target)%n",

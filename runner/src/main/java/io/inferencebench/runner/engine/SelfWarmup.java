@@ -26,8 +26,15 @@ public final class SelfWarmup {
 
     private SelfWarmup() {}
 
-    /** Returns the number of warm-up exchanges completed. */
-    public static long run(Protocol protocol, GenerationParams params, int loops, Duration budget) {
+    /**
+     * Warms on the event loops of {@code target} (the transport the stages will use), through a
+     * transport of its own to the local server.
+     *
+     * @return the number of warm-up exchanges completed
+     */
+    public static long run(
+            Protocol protocol, GenerationParams params, HttpTransport target, Duration budget) {
+        warmSchedules();
         Vertx vertx = Vertx.vertx();
         try {
             HttpServer server =
@@ -53,9 +60,9 @@ public final class SelfWarmup {
                     new HttpTransport(
                             "http://127.0.0.1:" + port,
                             Map.of(),
-                            loops,
                             256,
-                            Duration.ofSeconds(5))) {
+                            Duration.ofSeconds(5),
+                            target)) {
                 List<Prompt> prompts =
                         List.of(
                                 new Prompt("warm up", new int[] {1, 2, 3}, null, 3, 8, "token_ids"),
@@ -100,10 +107,28 @@ public final class SelfWarmup {
                     if (remaining <= 0) {
                         break;
                     }
+                    // Constant arrivals too: a schedule kind first met in a measured stage
+                    // deoptimises the compiled dispatcher there (a few ms of lag).
                     done +=
                             engine.runStage(
                                             new StagePlan(
                                                     1,
+                                                    2000,
+                                                    null,
+                                                    600,
+                                                    Duration.ofNanos(remaining / 2),
+                                                    64,
+                                                    ArrivalKind.CONSTANT,
+                                                    1))
+                                    .completed;
+                    remaining = deadline - System.nanoTime();
+                    if (remaining <= 0) {
+                        break;
+                    }
+                    done +=
+                            engine.runStage(
+                                            new StagePlan(
+                                                    2,
                                                     2000,
                                                     null,
                                                     1000,
@@ -124,6 +149,21 @@ public final class SelfWarmup {
         }
     }
 
+    /** Every arrival kind's gap code, so none is first compiled inside a measured stage. */
+    private static void warmSchedules() {
+        long sink = 0;
+        for (ArrivalKind kind : ArrivalKind.values()) {
+            ArrivalSchedule schedule = new ArrivalSchedule(1000, kind, 0.7, 1);
+            for (int i = 0; i < 20_000; i++) {
+                sink += schedule.nextOffsetNanos();
+            }
+        }
+        if (sink == 42) {
+            // Keeps the loop from being optimised away; never true in practice.
+            System.out.print("");
+        }
+    }
+
     private static void respond(HttpServerResponse response, String protocol, boolean stream) {
         int tokens = 8;
         if (!stream) {
@@ -141,28 +181,47 @@ public final class SelfWarmup {
             response.putHeader("content-type", "application/json").end(body);
             return;
         }
-        response.setChunked(true).putHeader("content-type", "text/event-stream");
+        response.setChunked(true)
+                .putHeader("content-type", "text/event-stream; charset=utf-8")
+                .putHeader("cache-control", "no-cache");
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < tokens; i++) {
             String event =
                     switch (protocol) {
                         case "openai-chat" ->
-                                "data: {\"id\":\"w\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\" w\"},"
-                                        + "\"finish_reason\":null}],\"usage\":null}\n\n";
+                                "data: {\"id\":\"chatcmpl-w\",\"object\":\"chat.completion.chunk\","
+                                        + "\"created\":1795994654,\"model\":\"w\",\"choices\":[{"
+                                        + "\"index\":0,\"delta\":{\"content\":\" w\"},\"logprobs\":null,"
+                                        + "\"finish_reason\":"
+                                        + (i == tokens - 1 ? "\"length\"" : "null")
+                                        + "}],\"usage\":null}\n\n";
                         case "tgi-generate" ->
                                 "data:{\"index\":"
                                         + i
                                         + ",\"token\":{\"id\":5,\"text\":\" w\",\"special\":false},"
                                         + "\"generated_text\":null,\"details\":null}\n\n";
                         default ->
-                                "data: {\"id\":\"w\",\"choices\":[{\"index\":0,\"text\":\" w\","
-                                        + "\"finish_reason\":null}],\"usage\":null}\n\n";
+                                // vLLM's shape (ids, numbers, nulls, finish/stop reasons), so the
+                                // parser's branches for them are compiled before the real target.
+                                "data: {\"id\":\"cmpl-w\",\"object\":\"text_completion\","
+                                        + "\"created\":1795994654,\"model\":\"w\",\"choices\":[{"
+                                        + "\"index\":0,\"text\":\" w\",\"logprobs\":null,"
+                                        + "\"finish_reason\":"
+                                        + (i == tokens - 1 ? "\"length\"" : "null")
+                                        + ",\"stop_reason\":null}]}\n\n";
                     };
-            // Half the events in their own write, half batched: both read paths get warm.
-            if (i % 2 == 0) {
-                response.write(Buffer.buffer(event));
-            } else {
-                sb.append(event);
+            // Events in their own write, batched, split across two writes (a read that ends
+            // mid-line) and with CRLF line ends: every read path of the parser gets compiled
+            // here rather than first met, and deoptimised, inside a measured stage.
+            switch (i % 4) {
+                case 0 -> response.write(Buffer.buffer(event));
+                case 1 -> {
+                    int half = event.length() / 2;
+                    response.write(Buffer.buffer(event.substring(0, half)));
+                    response.write(Buffer.buffer(event.substring(half)));
+                }
+                case 2 -> response.write(Buffer.buffer(event.replace("\n", "\r\n")));
+                default -> sb.append(event);
             }
         }
         if (protocol.equals("tgi-generate")) {
@@ -171,7 +230,10 @@ public final class SelfWarmup {
                             + "\"generated_text\":\"w\",\"details\":{\"generated_tokens\":8}}\n\n");
         } else {
             sb.append(
-                    "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":8}}\n\n");
+                    "data: {\"id\":\"cmpl-w\",\"object\":\"text_completion\",\"created\":1795994654,"
+                            + "\"model\":\"w\",\"choices\":[],\"usage\":{\"prompt_tokens\":3,"
+                            + "\"total_tokens\":11,\"completion_tokens\":8,"
+                            + "\"prompt_tokens_details\":null}}\n\n");
             sb.append("data: [DONE]\n\n");
         }
         response.end(Buffer.buffer(sb.toString()));

@@ -43,6 +43,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -83,6 +84,7 @@ public final class HttpTransport implements AutoCloseable {
     }
 
     private final EventLoopGroup group;
+    private final boolean ownsGroup;
     private final boolean epoll;
     private final EventLoop[] loops;
     private final Pool[] pools;
@@ -105,6 +107,37 @@ public final class HttpTransport implements AutoCloseable {
             int eventLoops,
             int maxConnectionsPerLoop,
             Duration requestTimeout) {
+        this(baseUrl, headers, eventLoops, maxConnectionsPerLoop, requestTimeout, null);
+    }
+
+    /**
+     * A transport to another server on the event loops of {@code loopsOf} (which keeps owning
+     * them). The self-warm-up uses it: warming on the very threads that will carry the load
+     * initialises their thread-local caches and lets the JIT see their first-use paths before a
+     * measured stage, instead of deoptimising inside it.
+     */
+    public HttpTransport(
+            String baseUrl,
+            Map<String, String> headers,
+            int maxConnectionsPerLoop,
+            Duration requestTimeout,
+            HttpTransport loopsOf) {
+        this(
+                baseUrl,
+                headers,
+                loopsOf.loops.length,
+                maxConnectionsPerLoop,
+                requestTimeout,
+                loopsOf);
+    }
+
+    private HttpTransport(
+            String baseUrl,
+            Map<String, String> headers,
+            int eventLoops,
+            int maxConnectionsPerLoop,
+            Duration requestTimeout,
+            HttpTransport loopsOf) {
         URI uri = URI.create(baseUrl);
         if (uri.getHost() == null) {
             throw new IllegalArgumentException("base URL needs a host: " + baseUrl);
@@ -127,6 +160,18 @@ public final class HttpTransport implements AutoCloseable {
         } catch (SSLException e) {
             throw new IllegalStateException("TLS client context: " + e.getMessage(), e);
         }
+        if (loopsOf != null) {
+            this.epoll = loopsOf.epoll;
+            this.group = loopsOf.group;
+            this.ownsGroup = false;
+            this.loops = loopsOf.loops;
+            this.pools = new Pool[loops.length];
+            for (int i = 0; i < loops.length; i++) {
+                pools[i] = new Pool(loops[i]);
+            }
+            return;
+        }
+        this.ownsGroup = true;
         AtomicInteger threads = new AtomicInteger();
         ThreadFactory factory =
                 r -> {
@@ -333,6 +378,23 @@ public final class HttpTransport implements AutoCloseable {
 
     @Override
     public void close() {
+        if (!ownsGroup) {
+            // Borrowed loops: close only this transport's connections.
+            CountDownLatch closed = new CountDownLatch(pools.length);
+            for (Pool pool : pools) {
+                pool.loop.execute(
+                        () -> {
+                            pool.closeAll();
+                            closed.countDown();
+                        });
+            }
+            try {
+                closed.await(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return;
+        }
         try {
             group.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
@@ -346,6 +408,7 @@ public final class HttpTransport implements AutoCloseable {
         final Bootstrap bootstrap;
         final ArrayDeque<Connection> idle = new ArrayDeque<>();
         final ArrayDeque<Exchange> waiting = new ArrayDeque<>();
+        final java.util.Set<Channel> channels = new java.util.HashSet<>();
         int open;
         int idleCount;
 
@@ -418,6 +481,7 @@ public final class HttpTransport implements AutoCloseable {
                             return;
                         }
                         Connection c = f.channel().pipeline().get(Connection.class);
+                        channels.add(c.channel);
                         if (exchange != null && !exchange.finished) {
                             exchange.start(c);
                         } else {
@@ -464,9 +528,19 @@ public final class HttpTransport implements AutoCloseable {
         }
 
         /** A connection closed: count it and let a waiting exchange open a new one. */
-        void closed() {
+        void closed(Channel channel) {
+            channels.remove(channel);
             open--;
             serveWaiting();
+        }
+
+        /** Closes every connection of this pool (on its loop). */
+        void closeAll() {
+            for (Channel c : List.copyOf(channels)) {
+                c.close();
+            }
+            idle.clear();
+            idleCount = 0;
         }
 
         private void serveWaiting() {
@@ -542,7 +616,7 @@ public final class HttpTransport implements AutoCloseable {
                             }
                         });
             }
-            pool.closed();
+            pool.closed(ctx.channel());
         }
 
         @Override

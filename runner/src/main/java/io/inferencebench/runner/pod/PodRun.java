@@ -235,7 +235,7 @@ public final class PodRun {
             engine.setCollectBeforeStage(false);
             io.inferencebench.runner.engine.HeapHeadroom.apply();
             if (settings.selfWarmup()) {
-                SelfWarmup.run(protocol, params, loops, Duration.ofMillis(1500));
+                SelfWarmup.run(protocol, params, transport, Duration.ofMillis(1500));
             }
             long warmupSent = 0;
             int warmups = load.getWarmupRequests() == null ? 0 : load.getWarmupRequests();
