@@ -237,12 +237,13 @@ public final class LoadEngine {
                         epochAnchor,
                         nanoAnchor,
                         stageObserver);
-        // The dispatcher thread is started and waiting before the schedule is anchored, and the
-        // first due instant lies a little ahead: thread start-up (a millisecond, far more on a
-        // loaded machine) would otherwise be charged as lag to the first requests of every stage.
         if (!cancelled) {
             prepareStage(plan);
         }
+        // The dispatcher thread is started and waiting before the schedule is anchored, and the
+        // first due instant lies a little ahead: thread start-up (a millisecond, far more on a
+        // loaded machine) would otherwise be charged as lag to the first requests of every stage.
+        // If the thread still wakes after that instant, it re-anchors the schedule at its wake-up.
         CountDownLatch go = new CountDownLatch(1);
         StageRun[] handed = new StageRun[1];
         Thread dispatcher =
