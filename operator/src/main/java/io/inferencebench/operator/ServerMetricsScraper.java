@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointPort;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
@@ -504,7 +506,12 @@ public class ServerMetricsScraper implements AutoCloseable {
                         .withLabel("kubernetes.io/service-name", target.getService().getName())
                         .list()
                         .getItems();
+        String servicePortName = portName == null && port == null ? servicePortName(run) : null;
         for (EndpointSlice slice : slices) {
+            int defaultPort =
+                    port != null && portName == null
+                            ? port.getIntVal()
+                            : podSidePort(slice, servicePortName, target.getService().getPort());
             for (Endpoint endpoint :
                     slice.getEndpoints() == null
                             ? new ArrayList<Endpoint>()
@@ -523,11 +530,7 @@ public class ServerMetricsScraper implements AutoCloseable {
                                 : address;
                 PortLookup lookup =
                         portName == null
-                                ? new PortLookup(
-                                        port != null
-                                                ? port.getIntVal()
-                                                : target.getService().getPort(),
-                                        null)
+                                ? new PortLookup(defaultPort, null)
                                 : portByName(portName, target, namespace, slice, endpoint);
                 if (lookup.problem() != null) {
                     endpoints.put(replica, new MetricsEndpoint(null, lookup.problem()));
@@ -551,6 +554,53 @@ public class ServerMetricsScraper implements AutoCloseable {
     }
 
     private record PortLookup(int port, String problem) {}
+
+    /**
+     * The name of the Service port that {@code spec.target.service.port} selects ("" for an unnamed
+     * one), or {@code null} when the Service cannot be read or has no such port.
+     */
+    private String servicePortName(BenchmarkRun run) {
+        try {
+            Service service =
+                    client.services()
+                            .inNamespace(run.getMetadata().getNamespace())
+                            .withName(run.getSpec().getTarget().getService().getName())
+                            .get();
+            if (service == null
+                    || service.getSpec() == null
+                    || service.getSpec().getPorts() == null) {
+                return null;
+            }
+            int wanted = run.getSpec().getTarget().getService().getPort();
+            for (ServicePort p : service.getSpec().getPorts()) {
+                if (p.getPort() != null && p.getPort() == wanted) {
+                    return p.getName() == null ? "" : p.getName();
+                }
+            }
+        } catch (KubernetesClientException e) {
+            LOG.debugf("cannot read Service for %s: HTTP %d", key(run), e.getCode());
+        }
+        return null;
+    }
+
+    /**
+     * The pod-side number of a Service port: pods are scraped by IP, so a Service port 80 that
+     * forwards to targetPort 8000 must be scraped on 8000. EndpointSlice ports carry the Service
+     * port's name with the resolved target number; the Service port number is the fallback when the
+     * Service or the slice does not say.
+     */
+    static int podSidePort(EndpointSlice slice, String servicePortName, int servicePort) {
+        if (servicePortName == null || slice.getPorts() == null) {
+            return servicePort;
+        }
+        for (EndpointPort p : slice.getPorts()) {
+            String name = p.getName() == null ? "" : p.getName();
+            if (name.equals(servicePortName) && p.getPort() != null) {
+                return p.getPort();
+            }
+        }
+        return servicePort;
+    }
 
     /**
      * A port name as a Service targetPort resolves it: the Service's port of that name (its

@@ -958,6 +958,14 @@ class ServerMetricsIT {
                                         new ServerMetricsScraper.MetricsEndpoint(
                                                 URI.create(e.getValue()), null)));
             }
+            // No spec.metrics.port: pods are scraped on the Service port's target (8000), not on
+            // the Service port itself (80).
+            assertThat(scraper.endpoints(parse("port-default", target + "\n" + load)))
+                    .containsExactly(
+                            Map.entry(
+                                    "server-0",
+                                    new ServerMetricsScraper.MetricsEndpoint(
+                                            URI.create("http://192.0.2.10:8000/metrics"), null)));
             BenchmarkRun urlTarget =
                     parse(
                             "port-name-url",
