@@ -191,7 +191,10 @@ public final class LpgProfileWriter {
                         context.tokenizerId() != null ? context.tokenizerId() : context.modelId()));
         putIfNotNull(dimensions, "run_name", context.runName());
         putIfNotNull(dimensions, "namespace", context.namespace());
-        dimensions.put("stage", Integer.toString(stage.stageIndex));
+        // Counted from 1, as status.stages[].stage and the CLI summary count; metrics.stage_index
+        // is
+        // the 0-based index.
+        dimensions.put("stage", Integer.toString(stage.stageIndex + 1));
         dimensions.put("parallelism", Integer.toString(Math.max(1, context.parallelism())));
         putIfNotNull(dimensions, "runner_version", context.runnerVersion());
         context.extraDimensions()

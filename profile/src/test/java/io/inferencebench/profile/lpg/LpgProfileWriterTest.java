@@ -200,7 +200,8 @@ class LpgProfileWriterTest {
         assertThat(dims.get("date").asText()).isEqualTo("20240925-220923");
         assertThat(dims.get("backend").asText()).isEqualTo("jetstream");
         assertThat(dims.get("model_id").asText()).isEqualTo("google/gemma-7b");
-        assertThat(dims.get("stage").asText()).isEqualTo("1");
+        assertThat(dims.get("stage").asText()).as("1-based stage number").isEqualTo("2");
+        assertThat(m.get("stage_index").asInt()).as("0-based index").isOne();
         assertThat(dims.get("parallelism").asText()).isEqualTo("2");
         assertThat(dims.get("gpu").asText()).isEqualTo("tpu-v5e");
         dims.properties()

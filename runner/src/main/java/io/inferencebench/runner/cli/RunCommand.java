@@ -512,7 +512,7 @@ public final class RunCommand implements Callable<Integer> {
                 for (int i = 0; i < results.size(); i++) {
                     out.println(
                             ServerMetricsLine.format(
-                                    results.get(i).stageIndex, serverReports.get(i)));
+                                    results.get(i).stageIndex + 1, serverReports.get(i)));
                 }
             }
             for (String f : files) {
@@ -554,7 +554,7 @@ public final class RunCommand implements Callable<Integer> {
         int code = 0;
         for (StageResult r : results) {
             if (r.completed == 0) {
-                err.printf("stage %d: no successful request%n", r.stageIndex);
+                err.printf("stage %d: no successful request%n", r.stageIndex + 1);
                 code = Main.EXIT_RESULTS_FAILED;
             } else if (slo.configured()) {
                 long attempted = r.completed + r.failed;
@@ -563,7 +563,7 @@ public final class RunCommand implements Callable<Integer> {
                     err.printf(
                             Locale.ROOT,
                             "stage %d: SLO missed: %.1f %% of requests met every SLO, %.1f %% required%n",
-                            r.stageIndex,
+                            r.stageIndex + 1,
                             100 * attainment,
                             100 * slo.minAttainment());
                     code = Main.EXIT_RESULTS_FAILED;

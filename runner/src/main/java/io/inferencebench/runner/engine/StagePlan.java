@@ -25,19 +25,25 @@ public record StagePlan(
     public StagePlan {
         if (numPrompts <= 0 && duration == null) {
             throw new IllegalArgumentException(
-                    "stage " + index + " needs a number of prompts or a duration");
+                    "stage " + (index + 1) + " needs a number of prompts or a duration");
         }
         if (concurrency != null && concurrency <= 0) {
             throw new IllegalArgumentException(
-                    "stage " + index + ": concurrency must be > 0, got " + concurrency);
+                    "stage " + (index + 1) + ": concurrency must be > 0, got " + concurrency);
         }
         if (maxConcurrency != null && maxConcurrency <= 0) {
             throw new IllegalArgumentException(
-                    "stage " + index + ": max concurrency must be > 0, got " + maxConcurrency);
+                    "stage "
+                            + (index + 1)
+                            + ": max concurrency must be > 0, got "
+                            + maxConcurrency);
         }
         if (concurrency == null && !(requestRate > 0)) {
             throw new IllegalArgumentException(
-                    "stage " + index + ": request rate must be > 0 or inf, got " + requestRate);
+                    "stage "
+                            + (index + 1)
+                            + ": request rate must be > 0 or inf, got "
+                            + requestRate);
         }
         if (concurrency == null
                 && Double.isInfinite(requestRate)

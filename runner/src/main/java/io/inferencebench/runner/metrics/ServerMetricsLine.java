@@ -12,15 +12,15 @@ public final class ServerMetricsLine {
     private ServerMetricsLine() {}
 
     /**
-     * Formats the line, e.g. {@code stage 0 server: ttft mean 31.4 ms p90 39.0 ms running 8.20
+     * Formats the line, e.g. {@code stage 1 server: ttft mean 31.4 ms p90 39.0 ms running 8.20
      * waiting 0.00 coverage 7/7 (100 %)}; metrics the server does not expose are left out.
      *
-     * @param stageIndex the stage
+     * @param stageNumber the stage, counted from 1 as in the summary table
      * @param report the stage's server metrics ({@code null} prints that none were collected)
      * @return the line
      */
-    public static String format(int stageIndex, ServerMetricsReport report) {
-        StringBuilder b = new StringBuilder("stage ").append(stageIndex).append(" server:");
+    public static String format(int stageNumber, ServerMetricsReport report) {
+        StringBuilder b = new StringBuilder("stage ").append(stageNumber).append(" server:");
         if (report == null) {
             return b.append(" no server metrics").toString();
         }

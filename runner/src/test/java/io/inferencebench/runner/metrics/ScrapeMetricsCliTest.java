@@ -227,7 +227,7 @@ class ScrapeMetricsCliTest {
                 assertThat(kv.path("Mean").asText()).isEqualTo("0.42");
             }
             assertThat(o.out())
-                    .contains("stage 0 server:")
+                    .contains("stage 1 server:")
                     .contains("running 7.00")
                     .contains("waiting 3.00")
                     .contains("kv 42.0 %");
@@ -331,7 +331,7 @@ class ScrapeMetricsCliTest {
                     .isEqualTo(Integer.toString(prompts * 8));
             assertThat(metrics.path("server_metrics_coverage").path("ratio").asDouble())
                     .isEqualTo(1.0);
-            assertThat(o.out()).containsPattern("stage 0 server: ttft mean 3\\d\\.\\d ms");
+            assertThat(o.out()).containsPattern("stage 1 server: ttft mean 3\\d\\.\\d ms");
         }
     }
 
