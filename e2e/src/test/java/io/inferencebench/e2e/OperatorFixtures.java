@@ -139,6 +139,48 @@ public final class OperatorFixtures {
                         TimeUnit.SECONDS);
     }
 
+    /**
+     * The packaged operator and runner jar a suite runs.
+     *
+     * @param operatorJar {@code quarkus-run.jar} inside its private copy of {@code quarkus-app}
+     * @param runnerJar the private copy of the runner jar
+     */
+    public record PackagedJars(Path operatorJar, Path runnerJar) {}
+
+    /**
+     * Private copies of the packaged operator ({@code -Dinferencebench.operator.jar}, default
+     * {@code operator/target/quarkus-app/quarkus-run.jar}) and runner jar ({@code
+     * -Dinferencebench.runner.jar}, default {@code runner/target/inferencebench-runner.jar}) under
+     * {@code copies}: a concurrent rebuild of either module must not change them mid-test.
+     */
+    public static PackagedJars privateJarCopies(Path repoRoot, Path copies) throws IOException {
+        Path operatorJar =
+                Path.of(
+                        System.getProperty(
+                                "inferencebench.operator.jar",
+                                repoRoot.resolve("operator/target/quarkus-app/quarkus-run.jar")
+                                        .toString()));
+        Path runnerJar =
+                Path.of(
+                        System.getProperty(
+                                "inferencebench.runner.jar",
+                                repoRoot.resolve("runner/target/inferencebench-runner.jar")
+                                        .toString()));
+        if (!Files.exists(operatorJar)) {
+            throw new IllegalStateException(
+                    "no operator package at " + operatorJar + " (mvn -pl operator -am install)");
+        }
+        if (!Files.exists(runnerJar)) {
+            throw new IllegalStateException(
+                    "no runner jar at " + runnerJar + " (mvn -pl runner -am install)");
+        }
+        copyTree(operatorJar.getParent(), copies.resolve("quarkus-app"));
+        Path runnerCopy = copies.resolve("inferencebench-runner.jar");
+        Files.copy(runnerJar, runnerCopy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        return new PackagedJars(
+                copies.resolve("quarkus-app").resolve(operatorJar.getFileName()), runnerCopy);
+    }
+
     public static void copyTree(Path from, Path to) throws IOException {
         try (var paths = Files.walk(from)) {
             for (Path source : paths.toList()) {

@@ -28,7 +28,6 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -94,16 +93,10 @@ class OperatorSpeedBench {
     @BeforeAll
     static void startClusterAndOperator() throws IOException {
         repoRoot = findRepoRoot();
-        Path operatorJar = repoRoot.resolve("operator/target/quarkus-app/quarkus-run.jar");
-        Path runnerJar = repoRoot.resolve("runner/target/inferencebench-runner.jar");
-        assertThat(operatorJar).as("operator package (mvn -pl operator -am install)").exists();
-        assertThat(runnerJar).as("runner jar (mvn -pl runner -am install)").exists();
-        // private copies: a concurrent rebuild of either module must not change them mid-run
         Path copies = Path.of("target", "operator-speed").toAbsolutePath();
-        copyTree(operatorJar.getParent(), copies.resolve("quarkus-app"));
-        Path operatorCopy = copies.resolve("quarkus-app").resolve(operatorJar.getFileName());
-        Path runnerCopy = copies.resolve("inferencebench-runner.jar");
-        Files.copy(runnerJar, runnerCopy, StandardCopyOption.REPLACE_EXISTING);
+        OperatorFixtures.PackagedJars jars = OperatorFixtures.privateJarCopies(repoRoot, copies);
+        Path operatorCopy = jars.operatorJar();
+        Path runnerCopy = jars.runnerJar();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // Many runner JVMs share 2 cores: C1 only, one GC thread, small heap (the tiny runs need
         // little); the operator is unchanged and runs as packaged.
@@ -590,10 +583,6 @@ class OperatorSpeedBench {
 
     private static Path installOperatorIdentity(Path kubeconfig) throws IOException {
         return OperatorFixtures.installOperatorIdentity(client, cluster, repoRoot, kubeconfig);
-    }
-
-    private static void copyTree(Path from, Path to) throws IOException {
-        OperatorFixtures.copyTree(from, to);
     }
 
     private static Path findRepoRoot() {

@@ -43,7 +43,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -52,10 +51,8 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.TestWatcher;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The packaged operator and the runner jar on the local control plane, against the model-server
@@ -65,7 +62,7 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * runner/target/inferencebench-runner.jar} (the reactor builds them first; override with {@code
  * -Dinferencebench.operator.jar} / {@code -Dinferencebench.runner.jar}).
  */
-@ExtendWith({ClusterDumpExtension.class, OperatorE2E.DumpAndCleanUp.class})
+@ExtendWith(ClusterDumpExtension.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OperatorE2E {
 
@@ -81,7 +78,11 @@ class OperatorE2E {
     static final String OPERATOR_NAMESPACE = "inferencebench-system";
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final List<String> namespacesOfCurrentTest = new CopyOnWriteArrayList<>();
+
+    @RegisterExtension
+    static final RunDumpAndCleanUp DUMP =
+            new RunDumpAndCleanUp(
+                    "OperatorE2E", () -> OperatorE2E.client, () -> OperatorE2E.operator);
 
     private static Path repoRoot;
     private static Path operatorJar;
@@ -92,86 +93,13 @@ class OperatorE2E {
     private static Path operatorKubeconfig;
     private static int operatorStarts;
 
-    /**
-     * On failure: the BenchmarkRuns' YAML and the operator's log (the generic dump has pods, events
-     * and container logs). On success: the test's namespaces are deleted so their pods stop
-     * competing for CPU with later tests.
-     */
-    static final class DumpAndCleanUp implements BeforeEachCallback, TestWatcher {
-        @Override
-        public void beforeEach(ExtensionContext context) {
-            namespacesOfCurrentTest.clear();
-        }
-
-        @Override
-        public void testSuccessful(ExtensionContext context) {
-            for (String ns : namespacesOfCurrentTest) {
-                client.namespaces().withName(ns).delete();
-            }
-        }
-
-        @Override
-        public void testFailed(ExtensionContext context, Throwable cause) {
-            StringBuilder out = new StringBuilder();
-            for (String ns : namespacesOfCurrentTest) {
-                out.append("##### BenchmarkRuns in ").append(ns).append('\n');
-                try {
-                    for (BenchmarkRun run :
-                            client.resources(BenchmarkRun.class)
-                                    .inNamespace(ns)
-                                    .list()
-                                    .getItems()) {
-                        out.append(client.getKubernetesSerialization().asYaml(run)).append('\n');
-                    }
-                } catch (RuntimeException e) {
-                    out.append("(cannot list: ").append(e).append(")\n");
-                }
-            }
-            String log = operator == null ? "(no operator)" : operator.log();
-            out.append("##### operator log (tail)\n")
-                    .append(log.substring(Math.max(0, log.length() - 30_000)));
-            System.err.println(out);
-            try {
-                Path dir = Path.of("target", "cluster-dumps");
-                Files.createDirectories(dir);
-                Files.writeString(
-                        dir.resolve(
-                                "OperatorE2E."
-                                        + context.getTestMethod().map(m -> m.getName()).orElse("")
-                                        + ".operator.txt"),
-                        out);
-            } catch (IOException e) {
-                // stderr has it
-            }
-        }
-    }
-
     @BeforeAll
     static void startClusterAndOperator() throws IOException {
         repoRoot = findRepoRoot();
-        operatorJar =
-                Path.of(
-                        System.getProperty(
-                                "inferencebench.operator.jar",
-                                repoRoot.resolve("operator/target/quarkus-app/quarkus-run.jar")
-                                        .toString()));
-        Path runnerJar =
-                Path.of(
-                        System.getProperty(
-                                "inferencebench.runner.jar",
-                                repoRoot.resolve("runner/target/inferencebench-runner.jar")
-                                        .toString()));
-        assertThat(operatorJar).as("operator package (mvn -pl operator -am install)").exists();
-        assertThat(runnerJar).as("runner jar (mvn -pl runner -am install)").exists();
-        // private copies: a concurrent rebuild of either module must not change them mid-test
         Path copies = Path.of("target", "operator-e2e").toAbsolutePath();
-        copyTree(operatorJar.getParent(), copies.resolve("quarkus-app"));
-        operatorJar = copies.resolve("quarkus-app").resolve(operatorJar.getFileName());
-        Files.copy(
-                runnerJar,
-                copies.resolve("inferencebench-runner.jar"),
-                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        Path runnerCopy = copies.resolve("inferencebench-runner.jar");
+        OperatorFixtures.PackagedJars jars = OperatorFixtures.privateJarCopies(repoRoot, copies);
+        operatorJar = jars.operatorJar();
+        Path runnerCopy = jars.runnerJar();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classpath =
                 System.getProperty(
@@ -225,10 +153,6 @@ class OperatorE2E {
         return OperatorFixtures.installOperatorIdentity(client, cluster, repoRoot, kubeconfig);
     }
 
-    private static void copyTree(Path from, Path to) throws IOException {
-        OperatorFixtures.copyTree(from, to);
-    }
-
     private static Path findRepoRoot() {
         return OperatorFixtures.findRepoRoot();
     }
@@ -250,7 +174,7 @@ class OperatorE2E {
                                 .endMetadata()
                                 .build())
                 .create();
-        namespacesOfCurrentTest.add(name);
+        DUMP.track(name);
         await().atMost(Duration.ofSeconds(30))
                 .until(
                         () ->

@@ -24,7 +24,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Iterator;
@@ -34,7 +33,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,10 +41,8 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.TestWatcher;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Server metrics end to end (issue 5): the packaged operator scrapes the simulator's {@code
@@ -57,7 +53,7 @@ import org.junit.jupiter.api.extension.TestWatcher;
  * <p>Expected values are computed here from the simulator's flags only, never read back from the
  * code under test.
  */
-@ExtendWith({ClusterDumpExtension.class, ServerMetricsE2E.DumpAndCleanUp.class})
+@ExtendWith(ClusterDumpExtension.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class ServerMetricsE2E {
@@ -77,7 +73,12 @@ class ServerMetricsE2E {
         20.0, 40.0, 80.0
     };
 
-    private static final List<String> namespacesOfCurrentTest = new CopyOnWriteArrayList<>();
+    @RegisterExtension
+    static final RunDumpAndCleanUp DUMP =
+            new RunDumpAndCleanUp(
+                    "ServerMetricsE2E",
+                    () -> ServerMetricsE2E.client,
+                    () -> ServerMetricsE2E.operator);
 
     private static Path repoRoot;
     private static Path operatorJar;
@@ -87,79 +88,13 @@ class ServerMetricsE2E {
     private static OperatorProcess operator;
     private static final Path OPERATOR_LOG_DIR = Path.of("target", "server-metrics-e2e");
 
-    /** On failure: runs' YAML and the operator log; on success: the namespaces are deleted. */
-    static final class DumpAndCleanUp implements BeforeEachCallback, TestWatcher {
-        @Override
-        public void beforeEach(ExtensionContext context) {
-            namespacesOfCurrentTest.clear();
-        }
-
-        @Override
-        public void testSuccessful(ExtensionContext context) {
-            for (String ns : namespacesOfCurrentTest) {
-                client.namespaces().withName(ns).delete();
-            }
-        }
-
-        @Override
-        public void testFailed(ExtensionContext context, Throwable cause) {
-            StringBuilder out = new StringBuilder();
-            for (String ns : namespacesOfCurrentTest) {
-                out.append("##### BenchmarkRuns in ").append(ns).append('\n');
-                try {
-                    for (BenchmarkRun run :
-                            client.resources(BenchmarkRun.class)
-                                    .inNamespace(ns)
-                                    .list()
-                                    .getItems()) {
-                        out.append(client.getKubernetesSerialization().asYaml(run)).append('\n');
-                    }
-                } catch (RuntimeException e) {
-                    out.append("(cannot list: ").append(e).append(")\n");
-                }
-            }
-            String log = operator == null ? "(no operator)" : operator.log();
-            out.append("##### operator log (tail)\n")
-                    .append(log.substring(Math.max(0, log.length() - 30_000)));
-            System.err.println(out);
-            try {
-                Path dir = Path.of("target", "cluster-dumps");
-                Files.createDirectories(dir);
-                Files.writeString(
-                        dir.resolve(
-                                "ServerMetricsE2E."
-                                        + context.getTestMethod().map(m -> m.getName()).orElse("")
-                                        + ".operator.txt"),
-                        out);
-            } catch (IOException e) {
-                // stderr has it
-            }
-        }
-    }
-
     @BeforeAll
     static void startClusterAndOperator() throws IOException {
         repoRoot = OperatorFixtures.findRepoRoot();
-        operatorJar =
-                Path.of(
-                        System.getProperty(
-                                "inferencebench.operator.jar",
-                                repoRoot.resolve("operator/target/quarkus-app/quarkus-run.jar")
-                                        .toString()));
-        Path runnerJar =
-                Path.of(
-                        System.getProperty(
-                                "inferencebench.runner.jar",
-                                repoRoot.resolve("runner/target/inferencebench-runner.jar")
-                                        .toString()));
-        assertThat(operatorJar).as("operator package (mvn -pl operator -am install)").exists();
-        assertThat(runnerJar).as("runner jar (mvn -pl runner -am install)").exists();
-        // private copies: a concurrent rebuild of either module must not change them mid-test
         Path copies = Path.of("target", "server-metrics-e2e").toAbsolutePath();
-        OperatorFixtures.copyTree(operatorJar.getParent(), copies.resolve("quarkus-app"));
-        operatorJar = copies.resolve("quarkus-app").resolve(operatorJar.getFileName());
-        Path runnerCopy = copies.resolve("inferencebench-runner.jar");
-        Files.copy(runnerJar, runnerCopy, StandardCopyOption.REPLACE_EXISTING);
+        OperatorFixtures.PackagedJars jars = OperatorFixtures.privateJarCopies(repoRoot, copies);
+        operatorJar = jars.operatorJar();
+        Path runnerCopy = jars.runnerJar();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         cluster =
                 LocalCluster.shared(
@@ -932,7 +867,7 @@ class ServerMetricsE2E {
                                 .endMetadata()
                                 .build())
                 .create();
-        namespacesOfCurrentTest.add(name);
+        DUMP.track(name);
         await().atMost(Duration.ofSeconds(30))
                 .until(
                         () ->
