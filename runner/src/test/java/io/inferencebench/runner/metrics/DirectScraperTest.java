@@ -137,4 +137,45 @@ class DirectScraperTest {
             assertThat(find(second, "vllm:num_requests_waiting").mean()).isEqualTo(3.5);
         }
     }
+
+    @Test
+    @Timeout(30)
+    void coverageCountsTheRoundsStartedNotTheTicksTheScraperFellBehindOn() throws Exception {
+        AtomicInteger served = new AtomicInteger();
+        try (StubServer server =
+                        new StubServer(
+                                (request, exchange) -> {
+                                    served.incrementAndGet();
+                                    try {
+                                        Thread.sleep(150);
+                                    } catch (InterruptedException e) {
+                                        Thread.currentThread().interrupt();
+                                    }
+                                    exchange.respond(
+                                            200,
+                                            "text/plain; version=0.0.4",
+                                            "# TYPE vllm:num_requests_waiting gauge\n"
+                                                    + "vllm:num_requests_waiting 2\n");
+                                });
+                DirectScraper scraper =
+                        new DirectScraper(
+                                List.of(URI.create(server.baseUrl() + "/metrics")),
+                                ServerMetricCatalog.forBackend("vllm"),
+                                Duration.ofMillis(20),
+                                Duration.ofSeconds(2),
+                                w -> {})) {
+            long start = System.nanoTime();
+            scraper.stageStarting();
+            Thread.sleep(600);
+            ServerMetricsReport report = scraper.stageFinished();
+            long windowMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+            // 150 ms per scrape against a 20 ms interval: far fewer rounds than ticks ran, and
+            // every one of them succeeded, so nothing the server failed to deliver is missing.
+            assertThat(report.coverage().succeeded()).isEqualTo(served.get());
+            assertThat(report.coverage().expected()).isEqualTo(served.get());
+            assertThat(report.coverage().ratio()).isEqualTo(1.0);
+            assertThat((long) served.get()).isLessThan(windowMillis / 20);
+        }
+    }
 }
