@@ -14,8 +14,7 @@ public record RunnerDefaults(String image, String imagePullPolicy) {
     public static RunnerDefaults fromConfig() {
         var config = ConfigProvider.getConfig();
         return new RunnerDefaults(
-                config.getOptionalValue("inferencebench.runner.image", String.class)
-                        .orElse("ghcr.io/inferencebench/runner:latest"),
+                config.getValue("inferencebench.runner.image", String.class),
                 config.getOptionalValue("inferencebench.runner.image-pull-policy", String.class)
                         .orElse("IfNotPresent"));
     }
