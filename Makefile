@@ -6,15 +6,24 @@ MVN := ./mvnw -B -ntp
 # Maven runs on the selected JDK; keep its own warnings off the console.
 export MAVEN_OPTS ?= --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow
 
-.PHONY: help tools k8s-binaries model-sim model-sim-test build test unit it e2e demo fmt fmt-check clean control-plane-up control-plane-down
+
+.PHONY: images images-push containerd help tools k8s-binaries model-sim model-sim-test build test unit it e2e demo fmt fmt-check clean control-plane-up control-plane-down
 
 help:
 	@echo "make demo    - build, start the local model-server simulator, run a rate sweep, write LPG profiles to results/"
 	@echo "make test    - provision binaries, then unit (*Test), API-server (*IT) and control-plane (*E2E) tiers"
 	@echo "make unit    - unit tests only (Java)"
 	@echo "make build   - compile and package (no tests)"
+	@echo "make images  - operator, runner and model-sim image tarballs in target/images/ (no daemon, no registry)"
 	@echo "make tools   - Kubernetes control-plane binaries + model-server simulator (cached)"
 	@echo "make fmt     - format Java sources (google-java-format, AOSP)"
+
+images:
+	scripts/images/build-images.sh
+
+images-push:
+	@[ -n "$$IMAGE_REGISTRY" ] || { echo "images-push: set IMAGE_REGISTRY (e.g. IMAGE_REGISTRY=registry.example.com/inferencebench)"; exit 2; }
+	PUSH=1 scripts/images/build-images.sh
 
 k8s-binaries:
 	e2e/scripts/provision-k8s.sh
@@ -22,7 +31,10 @@ k8s-binaries:
 model-sim:
 	e2e/scripts/provision-model-sim.sh
 
-tools: k8s-binaries model-sim
+containerd:
+	e2e/scripts/provision-containerd.sh
+
+tools: k8s-binaries model-sim containerd
 
 build:
 	$(MVN) -DskipTests install
@@ -30,7 +42,8 @@ build:
 unit:
 	$(MVN) install
 
-it: tools
+# ImagesIT (IT tier) runs the image tarballs, so the tiers that include it build them first.
+it: tools images
 	$(MVN) install -Pit -DskipE2E=true
 
 e2e: tools
@@ -39,8 +52,11 @@ e2e: tools
 model-sim-test:
 	cd e2e/model-sim && go vet ./... && go test -count=1 ./...
 
+# clean first: the root project's clean would delete target/images, which the IT tier runs.
 test: tools model-sim-test
-	$(MVN) clean install -Pit
+	$(MVN) -q clean
+	$(MAKE) images
+	$(MVN) install -Pit
 
 demo: model-sim
 	$(MVN) -q -DskipTests install -pl runner -am

@@ -122,7 +122,8 @@ else
   how="built"
 fi
 "$DEST/kube-apiserver" --version >&2
-"$DEST/etcd" --version | head -1 >&2
+# sed, not head: head exits after one line and etcd dies of SIGPIPE, failing under pipefail.
+"$DEST/etcd" --version | sed -n 1p >&2
 touch "$DEST/.complete"
 log "$how Kubernetes v$K8S_VERSION + etcd v$ETCD_VERSION into $DEST in $(elapsed)"
 echo "$DEST"
