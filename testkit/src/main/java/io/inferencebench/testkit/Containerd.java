@@ -21,24 +21,41 @@ import java.util.stream.Stream;
  * <p>Host state it can leave and removes on {@link #close()}, and on the next {@link #start} after
  * a crash: its containerd and shim processes, overlay mounts under its directories, the cgroups of
  * its containerd namespace, and {@code /run/containerd} (where containerd 1.6 puts shim sockets,
- * fifos and runc state whatever its own state directory is) when this fixture created it.
+ * fifos and runc state whatever its own state directory is) when an instance created it and no
+ * instance is left. Instances of other live processes run beside it undisturbed.
  */
 public final class Containerd implements AutoCloseable {
 
-    /** The containerd namespace of every image and container of this fixture. */
-    public static final String NAMESPACE = "inferencebench-test";
-
     private static final Path RUN_CONTAINERD = Path.of("/run/containerd");
+    private static final String CREATED_RUN_CONTAINERD = "created-run-containerd";
+    private static final java.util.concurrent.atomic.AtomicInteger INSTANCES =
+            new java.util.concurrent.atomic.AtomicInteger();
 
     private final Path home;
+    private final String namespace;
     private final Path socket;
     private final ChildProcess daemon;
     private final List<String> containers = new ArrayList<>();
 
     private Containerd(Path home, Path socket, ChildProcess daemon) {
         this.home = home;
+        this.namespace = namespaceOf(home);
         this.socket = socket;
         this.daemon = daemon;
+    }
+
+    /** This instance's directory (socket, root, state, logs); gone after {@link #close()}. */
+    public Path home() {
+        return home;
+    }
+
+    /** The containerd namespace (and cgroup parent) of this instance's images and containers. */
+    public String namespace() {
+        return namespace;
+    }
+
+    private static String namespaceOf(Path home) {
+        return "inferencebench-test-" + home.getFileName();
     }
 
     /** Whether containerd, ctr and runc are on this host's PATH. */
@@ -51,17 +68,26 @@ public final class Containerd implements AutoCloseable {
     }
 
     /**
-     * Starts containerd under {@code home} (one fixed directory per purpose, so that a crashed run
-     * is found and cleaned up by the next one), after removing what an earlier run left there.
+     * Starts a containerd in a new directory under {@code parent}, after removing what instances of
+     * dead processes left there (a crashed run is cleaned up by the next one; instances of live
+     * processes, e.g. a concurrent build, are left alone).
      */
-    public static Containerd start(Path home) {
-        cleanUp(home);
+    public static Containerd start(Path parent) {
         try {
-            Files.createDirectories(home);
-            if (!Files.exists(RUN_CONTAINERD)) {
-                Files.createDirectories(RUN_CONTAINERD);
-                Files.writeString(home.resolve("created-run-containerd"), "");
+            Files.createDirectories(parent);
+            synchronized (Containerd.class) {
+                cleanUpStale(parent);
+                if (!Files.exists(RUN_CONTAINERD)) {
+                    Files.createDirectories(RUN_CONTAINERD);
+                    Files.writeString(parent.resolve(CREATED_RUN_CONTAINERD), "");
+                }
             }
+            Path home =
+                    parent.resolve(
+                            ProcessHandle.current().pid() + "-" + INSTANCES.incrementAndGet());
+            Files.createDirectories(home);
+            Files.writeString(
+                    home.resolve("owner.pid"), Long.toString(ProcessHandle.current().pid()));
             Path socket = home.resolve("containerd.sock");
             Path config = home.resolve("config.toml");
             Files.writeString(
@@ -109,13 +135,13 @@ public final class Containerd implements AutoCloseable {
     /** Imports an image tarball ({@code docker save} or OCI layout); returns ctr's output. */
     public Result importImage(Path tarball) {
         return ctr(
-                List.of("-n", NAMESPACE, "images", "import", tarball.toString()),
+                List.of("-n", namespace, "images", "import", tarball.toString()),
                 Duration.ofMinutes(2));
     }
 
     /** Lists the image references of this fixture's namespace. */
     public List<String> images() {
-        Result r = ctr(List.of("-n", NAMESPACE, "images", "ls", "-q"), Duration.ofSeconds(30));
+        Result r = ctr(List.of("-n", namespace, "images", "ls", "-q"), Duration.ofSeconds(30));
         return r.output().lines().filter(l -> !l.isBlank()).toList();
     }
 
@@ -136,15 +162,15 @@ public final class Containerd implements AutoCloseable {
 
     /** Kills and removes a container started with {@link #runDetached}. */
     public void remove(String name) {
-        ctr(List.of("-n", NAMESPACE, "tasks", "kill", "-s", "KILL", name), Duration.ofSeconds(10));
+        ctr(List.of("-n", namespace, "tasks", "kill", "-s", "KILL", name), Duration.ofSeconds(10));
         for (int i = 0; i < 50; i++) {
-            if (ctr(List.of("-n", NAMESPACE, "tasks", "rm", "-f", name), Duration.ofSeconds(10))
+            if (ctr(List.of("-n", namespace, "tasks", "rm", "-f", name), Duration.ofSeconds(10))
                     .ok()) {
                 break;
             }
             sleep(100);
         }
-        ctr(List.of("-n", NAMESPACE, "containers", "rm", name), Duration.ofSeconds(10));
+        ctr(List.of("-n", namespace, "containers", "rm", name), Duration.ofSeconds(10));
         containers.remove(name);
     }
 
@@ -154,7 +180,7 @@ public final class Containerd implements AutoCloseable {
             ContainerOptions options,
             List<String> command,
             boolean detached) {
-        List<String> args = new ArrayList<>(List.of("-n", NAMESPACE, "run"));
+        List<String> args = new ArrayList<>(List.of("-n", namespace, "run"));
         if (detached) {
             args.add("-d");
             args.add("--log-uri=file://" + logFile(name));
@@ -219,11 +245,47 @@ public final class Containerd implements AutoCloseable {
             remove(name);
         }
         daemon.stop(Duration.ofSeconds(10));
-        cleanUp(home);
+        synchronized (Containerd.class) {
+            cleanUp(home);
+            removeRunContainerdIfLast(home.getParent());
+        }
     }
 
-    /** Removes every trace a fixture under {@code home} may have left, running or crashed. */
+    private static void cleanUpStale(Path parent) throws IOException {
+        try (Stream<Path> children = Files.list(parent)) {
+            for (Path child : children.filter(Files::isDirectory).toList()) {
+                Path owner = child.resolve("owner.pid");
+                boolean alive =
+                        Files.exists(owner)
+                                && ProcessHandle.of(Long.parseLong(Files.readString(owner).trim()))
+                                        .map(ProcessHandle::isAlive)
+                                        .orElse(false);
+                if (!alive) {
+                    cleanUp(child);
+                }
+            }
+        }
+        removeRunContainerdIfLast(parent);
+    }
+
+    /** /run/containerd goes only if an instance created it and no instance is left. */
+    private static void removeRunContainerdIfLast(Path parent) {
+        try (Stream<Path> children = Files.list(parent)) {
+            if (children.anyMatch(Files::isDirectory)) {
+                return;
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        if (Files.exists(parent.resolve(CREATED_RUN_CONTAINERD))) {
+            run(List.of("rm", "-rf", RUN_CONTAINERD.toString()), Duration.ofSeconds(10));
+            parent.resolve(CREATED_RUN_CONTAINERD).toFile().delete();
+        }
+    }
+
+    /** Removes every trace the instance under {@code home} may have left, running or crashed. */
     static void cleanUp(Path home) {
+        String namespace = namespaceOf(home);
         Path pidFile = home.resolve("containerd.pid");
         if (Files.exists(pidFile)) {
             try {
@@ -243,17 +305,14 @@ public final class Containerd implements AutoCloseable {
                         "sh",
                         "-c",
                         "for d in /sys/fs/cgroup/"
-                                + NAMESPACE
+                                + namespace
                                 + " /sys/fs/cgroup/*/"
-                                + NAMESPACE
+                                + namespace
                                 + "; do [ -d \"$d\" ] && find \"$d\" -depth -type d -exec rmdir {} \\; ; done;"
                                 + " rm -rf /run/containerd/runc/"
-                                + NAMESPACE
+                                + namespace
                                 + "; true"),
                 Duration.ofSeconds(10));
-        if (Files.exists(home.resolve("created-run-containerd"))) {
-            run(List.of("rm", "-rf", RUN_CONTAINERD.toString()), Duration.ofSeconds(10));
-        }
         if (Files.exists(home)) {
             try (Stream<Path> paths = Files.walk(home)) {
                 paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

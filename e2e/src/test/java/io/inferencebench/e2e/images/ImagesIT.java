@@ -48,8 +48,7 @@ import org.junit.jupiter.api.TestInstance;
 class ImagesIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Path CONTAINERD_HOME =
-            Path.of("/var/tmp/inferencebench/containerd-images-it");
+    private static final Path CONTAINERD_PARENT = Path.of("/var/tmp/inferencebench/containerd");
 
     private final Path repo = OperatorFixtures.findRepoRoot();
     private final Path imagesDir = repo.resolve("target/images");
@@ -70,7 +69,7 @@ class ImagesIT {
         assertThat(Containerd.available())
                 .as("containerd, ctr and runc on PATH (Debian packages containerd, runc)")
                 .isTrue();
-        containerd = Containerd.start(CONTAINERD_HOME);
+        containerd = Containerd.start(CONTAINERD_PARENT);
         for (String image : List.of("operator", "runner", "model-sim")) {
             var result = containerd.importImage(tarball(image));
             assertThat(result.ok()).as("ctr images import: " + result.output()).isTrue();
@@ -100,8 +99,11 @@ class ImagesIT {
     void stopContainerd() {
         if (containerd != null) {
             containerd.close();
+            assertThat(containerd.home()).as("fixture directory removed").doesNotExist();
+            assertThat(Path.of("/sys/fs/cgroup/memory", containerd.namespace()))
+                    .as("cgroups of the fixture's namespace removed")
+                    .doesNotExist();
         }
-        assertThat(CONTAINERD_HOME).as("fixture directory removed").doesNotExist();
     }
 
     @Test
@@ -209,6 +211,57 @@ class ImagesIT {
         assertThat(metrics.get("total_output_token").asInt()).isEqualTo(30 * 8);
         // What the server itself counted, not what the client says it sent.
         assertThat(successCount() - before).isEqualTo(30.0);
+    }
+
+    @Test
+    void runnerImageLoadsAHuggingFaceTokenizerOnAReadOnlyRoot() throws Exception {
+        // The tokenizer library extracts its native library at first use: under /tmp, the only
+        // writable path of the container.
+        Path data = Files.createTempDirectory("ib-images-tokenizer-");
+        Files.setPosixFilePermissions(data, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Files.copy(
+                repo.resolve("runner/src/test/resources/tokenizer/tokenizer.json"),
+                data.resolve("tokenizer.json"));
+        double before = successCount();
+        var run =
+                containerd.run(
+                        "runner-tokenizer",
+                        reference("runner"),
+                        ContainerOptions.hostNetwork(Duration.ofMinutes(3))
+                                .withBind(data.toString(), "/data"),
+                        withEntrypoint(
+                                "runner",
+                                List.of(
+                                        "run",
+                                        "--base-url",
+                                        "http://127.0.0.1:" + simPort,
+                                        "--backend",
+                                        "vllm",
+                                        "--tokenizer",
+                                        "/data/tokenizer.json",
+                                        "--random-input-len",
+                                        "12",
+                                        "--random-output-len",
+                                        "4",
+                                        "--request-rate",
+                                        "20",
+                                        "--num-prompts",
+                                        "10",
+                                        "--result-dir",
+                                        "/data/results")));
+        assertThat(run.ok()).as("runner container:\n" + run.output()).isTrue();
+        assertThat(successCount() - before).isEqualTo(10.0);
+        JsonNode profile;
+        try (Stream<Path> files = Files.list(data.resolve("results"))) {
+            profile =
+                    JSON.readTree(
+                            files.filter(p -> p.toString().endsWith(".json"))
+                                    .findFirst()
+                                    .orElseThrow()
+                                    .toFile());
+        }
+        assertThat(profile.get("dimensions").get("tokenizer_id").asText())
+                .contains("tokenizer.json");
     }
 
     @Test
