@@ -6,23 +6,26 @@ MVN := ./mvnw -B -ntp
 # Maven runs on the selected JDK; keep its own warnings off the console.
 export MAVEN_OPTS ?= --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow
 
-.PHONY: help tools k8s-binaries model-sim model-sim-test build test unit it e2e demo fmt fmt-check clean control-plane-up control-plane-down
+.PHONY: help tools k8s-binaries helm model-sim model-sim-test build test unit it e2e demo fmt fmt-check clean control-plane-up control-plane-down
 
 help:
 	@echo "make demo    - build, start the local model-server simulator, run a rate sweep, write LPG profiles to results/"
 	@echo "make test    - provision binaries, then unit (*Test), API-server (*IT) and control-plane (*E2E) tiers"
 	@echo "make unit    - unit tests only (Java)"
 	@echo "make build   - compile and package (no tests)"
-	@echo "make tools   - Kubernetes control-plane binaries + model-server simulator (cached)"
+	@echo "make tools   - Kubernetes control-plane binaries, Helm, model-server simulator (cached)"
 	@echo "make fmt     - format Java sources (google-java-format, AOSP)"
 
 k8s-binaries:
 	e2e/scripts/provision-k8s.sh
 
+helm:
+	e2e/scripts/provision-helm.sh
+
 model-sim:
 	e2e/scripts/provision-model-sim.sh
 
-tools: k8s-binaries model-sim
+tools: k8s-binaries helm model-sim
 
 build:
 	$(MVN) -DskipTests install

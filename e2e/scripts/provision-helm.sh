@@ -37,7 +37,7 @@ MODFILE=$(go mod download -json "$MODULE@v$HELM_VERSION" | sed -n 's/.*"GoMod": 
 CLIENT_GO=$(awk '$1 == "k8s.io/client-go" {print $2; exit}' "$MODFILE")
 K8S_MINOR=$(echo "$CLIENT_GO" | cut -d. -f2)
 LD="-s -w -X $MODULE/internal/version.version=v$HELM_VERSION -X $MODULE/internal/version.metadata="
-LD="$LD -X $MODULE/internal/version.gitTreeState=clean -X $MODULE/internal/version.gitCommit=module-proxy-build"
+LD="$LD -X $MODULE/internal/version.gitTreeState=clean"
 for pkg in pkg/lint/rules pkg/chartutil; do
   LD="$LD -X $MODULE/$pkg.k8sVersionMajor=1 -X $MODULE/$pkg.k8sVersionMinor=$K8S_MINOR"
 done

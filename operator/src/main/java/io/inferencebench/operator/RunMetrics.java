@@ -99,13 +99,21 @@ public final class RunMetrics implements AutoCloseable {
     }
 
     /**
-     * Reads runs from here from now on (the controller's primary cache).
+     * Reads runs from here from now on (the controller's primary cache, which may not be started
+     * yet: until then there are no runs).
      *
      * @param source the runs, listed anew on every call
      */
     public void bind(Supplier<Stream<BenchmarkRun>> source) {
-        this.runs = source;
-        refresh();
+        this.runs =
+                () -> {
+                    try {
+                        return source.get();
+                    } catch (RuntimeException e) {
+                        // The informers are not started yet (or not at all on a standby replica).
+                        return Stream.empty();
+                    }
+                };
     }
 
     private double count(Phase phase) {
