@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
+import org.jboss.logging.Logger;
 
 /**
  * The operator's run metrics on {@code /q/metrics}, read at scrape time from the BenchmarkRuns in
@@ -36,10 +37,12 @@ import java.util.stream.Stream;
  * </ul>
  *
  * <p>Which runs have per-run series is refreshed after every reconcile and every {@link
- * #SWEEP_SECONDS} seconds (a deleted or finished run's series disappear then). Only the replica
- * holding the leader-election Lease has a filled cache; a standby reports 0 runs.
+ * #SWEEP_SECONDS} seconds (a deleted or finished run's series disappear then). Standby replicas
+ * (leader election) fill their informer caches too, so every replica reports the same values.
  */
 public final class RunMetrics implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(RunMetrics.class);
 
     static final String RUNS = "inferencebench.runs";
     static final String STAGE = "inferencebench.run.stage";
@@ -95,7 +98,7 @@ public final class RunMetrics implements AutoCloseable {
                             return t;
                         });
         sweeper.scheduleWithFixedDelay(
-                this::refreshQuietly, SWEEP_SECONDS, SWEEP_SECONDS, TimeUnit.SECONDS);
+                this::refresh, SWEEP_SECONDS, SWEEP_SECONDS, TimeUnit.SECONDS);
     }
 
     /**
@@ -110,7 +113,7 @@ public final class RunMetrics implements AutoCloseable {
                     try {
                         return source.get();
                     } catch (RuntimeException e) {
-                        // The informers are not started yet (or not at all on a standby replica).
+                        // The informers are not started yet.
                         return Stream.empty();
                     }
                 };
@@ -125,16 +128,19 @@ public final class RunMetrics implements AutoCloseable {
         return status == null || status.getPhase() == null ? Phase.PENDING : status.getPhase();
     }
 
-    private void refreshQuietly() {
+    /**
+     * Makes the per-run series match the unfinished runs now in the cache. Never throws: metrics
+     * must not fail a reconcile (the next sweep tries again).
+     */
+    public void refresh() {
         try {
-            refresh();
+            update();
         } catch (RuntimeException e) {
-            // the next sweep tries again; a scrape never depends on this
+            LOG.debugf(e, "run metrics not refreshed");
         }
     }
 
-    /** Makes the per-run series match the unfinished runs now in the cache. */
-    public synchronized void refresh() {
+    private synchronized void update() {
         List<MultiGauge.Row<?>> stageRows = new ArrayList<>();
         List<MultiGauge.Row<?>> stagesRows = new ArrayList<>();
         List<MultiGauge.Row<?>> rpsRows = new ArrayList<>();
