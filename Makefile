@@ -6,8 +6,7 @@ MVN := ./mvnw -B -ntp
 # Maven runs on the selected JDK; keep its own warnings off the console.
 export MAVEN_OPTS ?= --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow
 
-
-.PHONY: images images-push containerd help tools k8s-binaries model-sim model-sim-test build test unit it e2e demo fmt fmt-check clean control-plane-up control-plane-down
+.PHONY: images images-push containerd help tools k8s-binaries helm model-sim model-sim-test build test unit it e2e demo fmt fmt-check clean control-plane-up control-plane-down
 
 help:
 	@echo "make demo    - build, start the local model-server simulator, run a rate sweep, write LPG profiles to results/"
@@ -15,7 +14,7 @@ help:
 	@echo "make unit    - unit tests only (Java)"
 	@echo "make build   - compile and package (no tests)"
 	@echo "make images  - operator, runner and model-sim image tarballs in target/images/ (no daemon, no registry)"
-	@echo "make tools   - Kubernetes control-plane binaries + model-server simulator (cached)"
+	@echo "make tools   - Kubernetes control-plane binaries, Helm, containerd, model-server simulator (cached)"
 	@echo "make fmt     - format Java sources (google-java-format, AOSP)"
 
 images:
@@ -28,13 +27,16 @@ images-push:
 k8s-binaries:
 	e2e/scripts/provision-k8s.sh
 
+helm:
+	e2e/scripts/provision-helm.sh
+
 model-sim:
 	e2e/scripts/provision-model-sim.sh
 
 containerd:
 	e2e/scripts/provision-containerd.sh
 
-tools: k8s-binaries model-sim containerd
+tools: k8s-binaries helm model-sim containerd
 
 build:
 	$(MVN) -DskipTests install

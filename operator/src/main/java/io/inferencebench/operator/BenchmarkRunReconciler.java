@@ -35,6 +35,8 @@ import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
@@ -97,30 +99,44 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
     private final TargetProbe targetProbe;
     private final ReferenceCheck references;
     private final ServerMetricsScraper scraper;
+    private final RunMetrics metrics;
+
+    /** Run metrics go to Micrometer's global registry (no-op unless a registry is added). */
+    public BenchmarkRunReconciler(KubernetesClient client) {
+        this(client, Metrics.globalRegistry);
+    }
 
     @Inject
-    public BenchmarkRunReconciler(KubernetesClient client) {
-        this(client, Clock.systemUTC());
+    public BenchmarkRunReconciler(KubernetesClient client, MeterRegistry registry) {
+        this(client, Clock.systemUTC(), registry);
     }
 
     BenchmarkRunReconciler(KubernetesClient client, Clock clock) {
+        this(client, clock, Metrics.globalRegistry);
+    }
+
+    BenchmarkRunReconciler(KubernetesClient client, Clock clock, MeterRegistry registry) {
         this.client = client;
         this.clock = clock;
         this.events = new EventRecorder(client);
         this.targetProbe = new TargetProbe(client);
         this.references = new ReferenceCheck(client);
         this.scraper = new ServerMetricsScraper(client);
+        this.metrics = new RunMetrics(registry);
     }
 
     /** Stops the server-metrics scraping threads (their checkpoints stay for a successor). */
     @jakarta.annotation.PreDestroy
     public void close() {
         scraper.close();
+        metrics.close();
     }
 
     @Override
     public List<EventSource<?, BenchmarkRun>> prepareEventSources(
             EventSourceContext<BenchmarkRun> context) {
+        var cache = context.getPrimaryCache();
+        metrics.bind(cache::list);
         var parts =
                 InformerEventSourceConfiguration.from(ConfigMap.class, BenchmarkRun.class)
                         .withName(PARTS)
@@ -186,6 +202,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         // in this same reconcile rather than one event later.
         run.setStatus(built);
         context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
+        metrics.refresh();
         UpdateControl<BenchmarkRun> control =
                 changed ? UpdateControl.patchStatus(run) : UpdateControl.noUpdate();
         return requeue == null ? control : control.rescheduleAfter(requeue);

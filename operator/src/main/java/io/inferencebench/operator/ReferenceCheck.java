@@ -7,15 +7,16 @@ import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.ConfigMapKeyRef;
 import io.inferencebench.crds.v1alpha1.DatasetSpec;
 import io.inferencebench.crds.v1alpha1.DatasetType;
+import io.inferencebench.crds.v1alpha1.RunnerSpec;
 import io.inferencebench.crds.v1alpha1.SecretKeyRef;
 import io.inferencebench.crds.v1alpha1.TokenizerSpec;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Checks that the objects a run refers to exist: the API-key Secret and key, dataset and tokenizer
- * ConfigMaps and keys, the dataset PersistentVolumeClaim. Returns messages naming the field; Secret
- * values are never read into messages.
+ * Checks that the objects a run refers to exist: the runner ServiceAccount, the API-key Secret and
+ * key, dataset and tokenizer ConfigMaps and keys, the dataset PersistentVolumeClaim. Returns
+ * messages naming the field; Secret values are never read into messages.
  */
 public class ReferenceCheck {
 
@@ -34,6 +35,25 @@ public class ReferenceCheck {
     public List<String> check(BenchmarkRun run) {
         String namespace = run.getMetadata().getNamespace();
         List<String> problems = new ArrayList<>();
+        // Without it the Job controller cannot create a single runner pod and the run would wait
+        // for spec.runner.startTimeout; the runner Role and RoleBinding come with it.
+        String serviceAccount = run.getSpec().getRunner().getServiceAccountName();
+        if (serviceAccount != null
+                && client.serviceAccounts().inNamespace(namespace).withName(serviceAccount).get()
+                        == null) {
+            problems.add(
+                    "spec.runner.serviceAccountName: ServiceAccount "
+                            + serviceAccount
+                            + " not found in namespace "
+                            + namespace
+                            + (RunnerSpec.DEFAULT_SERVICE_ACCOUNT.equals(serviceAccount)
+                                    ? " (install the runner RBAC there: Helm value"
+                                            + " runner.namespaces, or kubectl apply -k"
+                                            + " config/rbac/runner -n "
+                                            + namespace
+                                            + ")"
+                                    : ""));
+        }
         SecretKeyRef apiKey = run.getSpec().getTarget().getApiKeySecretRef();
         if (apiKey != null) {
             Secret secret =

@@ -25,6 +25,8 @@ import io.inferencebench.crds.workorder.RunnerWorkOrder;
 import io.inferencebench.profile.lpg.StageResult;
 import io.inferencebench.testkit.ApiServerFixture;
 import io.javaoperatorsdk.operator.Operator;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.InputStream;
 import java.time.Duration;
 import java.time.Instant;
@@ -48,6 +50,7 @@ import org.junit.jupiter.api.TestInstance;
 class BenchmarkRunLifecycleIT {
 
     private final ObjectMapper json = new ObjectMapper();
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private ApiServerFixture apiServer;
     private KubernetesClient client;
     private Operator operator;
@@ -80,7 +83,7 @@ class BenchmarkRunLifecycleIT {
                         60,
                         java.util.concurrent.TimeUnit.SECONDS);
         operator = new Operator(o -> o.withKubernetesClient(apiServer.newClient()));
-        operator.register(new BenchmarkRunReconciler(client));
+        operator.register(new BenchmarkRunReconciler(client, java.time.Clock.systemUTC(), meters));
         operator.start();
     }
 
@@ -105,6 +108,17 @@ class BenchmarkRunLifecycleIT {
                         new NamespaceBuilder()
                                 .withNewMetadata()
                                 .withName(namespace)
+                                .endMetadata()
+                                .build())
+                .create();
+        // What the chart or config/rbac/runner installs per namespace: without the runner
+        // ServiceAccount a run stays Pending (MissingReference).
+        client.serviceAccounts()
+                .inNamespace(namespace)
+                .resource(
+                        new io.fabric8.kubernetes.api.model.ServiceAccountBuilder()
+                                .withNewMetadata()
+                                .withName("inferencebench-runner")
                                 .endMetadata()
                                 .build())
                 .create();
@@ -259,6 +273,86 @@ class BenchmarkRunLifecycleIT {
     }
 
     @Test
+    void runInANamespaceWithoutRunnerServiceAccountIsStoppedBeforeLaunch() {
+        service("vllm", true);
+        client.serviceAccounts().inNamespace(namespace).withName("inferencebench-runner").delete();
+        await().atMost(Duration.ofSeconds(10))
+                .until(
+                        () ->
+                                client.serviceAccounts()
+                                                .inNamespace(namespace)
+                                                .withName("inferencebench-runner")
+                                                .get()
+                                        == null);
+        long start = System.nanoTime();
+        create("no-runner-sa", 1, "");
+        BenchmarkRunStatus status =
+                awaitStatus(
+                        "no-runner-sa",
+                        s ->
+                                "MissingReference"
+                                        .equals(
+                                                condition(
+                                                        s, ConditionTypes.TARGET_READY, "reason")));
+        // Seconds, not spec.runner.startTimeout (5m): the run never reaches Initializing.
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(30));
+        assertThat(status.getPhase()).isEqualTo(Phase.PENDING);
+        assertThat(condition(status, ConditionTypes.TARGET_READY, "status")).isEqualTo("False");
+        assertThat(status.getMessage())
+                .contains("spec.runner.serviceAccountName")
+                .contains(
+                        "ServiceAccount inferencebench-runner not found in namespace " + namespace)
+                .contains("kubectl apply -k config/rbac/runner -n " + namespace);
+        await().atMost(Duration.ofSeconds(10))
+                .until(
+                        () ->
+                                warnings().stream()
+                                        .anyMatch(
+                                                e ->
+                                                        e.getReason().equals("MissingReference")
+                                                                && e.getMessage()
+                                                                        .contains(
+                                                                                "ServiceAccount"
+                                                                                        + " inferencebench-runner")));
+        assertThat(client.batch().v1().jobs().inNamespace(namespace).list().getItems()).isEmpty();
+
+        // A run naming its own ServiceAccount is checked for that one.
+        BenchmarkRun ownAccount =
+                client.getKubernetesSerialization()
+                        .unmarshal(
+                                """
+                                apiVersion: inferencebench.io/v1alpha1
+                                kind: BenchmarkRun
+                                metadata: {name: own-sa}
+                                spec:
+                                  target: {service: {name: vllm, port: 8000}}
+                                  load: {requestRates: [1], numPrompts: 5}
+                                  runner: {serviceAccountName: team-runner}
+                                """,
+                                BenchmarkRun.class);
+        client.resources(BenchmarkRun.class).inNamespace(namespace).resource(ownAccount).create();
+        status =
+                awaitStatus(
+                        "own-sa",
+                        s -> s.getMessage() != null && s.getMessage().contains("team-runner"));
+        assertThat(status.getMessage())
+                .contains("spec.runner.serviceAccountName: ServiceAccount team-runner not found");
+
+        // Installing the runner RBAC afterwards lets the waiting run go on.
+        client.serviceAccounts()
+                .inNamespace(namespace)
+                .resource(
+                        new io.fabric8.kubernetes.api.model.ServiceAccountBuilder()
+                                .withNewMetadata()
+                                .withName("inferencebench-runner")
+                                .endMetadata()
+                                .build())
+                .create();
+        status = awaitStatus("no-runner-sa", s -> s.getPhase() == Phase.INITIALIZING);
+        assertThat(condition(status, ConditionTypes.TARGET_READY, "status")).isEqualTo("True");
+    }
+
+    @Test
     void semanticallyInvalidSpecFailsWithAMessageAndAWarningEvent() {
         service("vllm", true);
         create("too-many-runners", 30, "");
@@ -340,6 +434,36 @@ class BenchmarkRunLifecycleIT {
                                 .get(RunnerWorkOrder.stageStartKey(1)))
                 .isEqualTo(stageOneStart);
 
+        // Live progress reaches the operator metrics (what /q/metrics serves).
+        writePart(
+                run,
+                0,
+                Map.of(
+                        PartReport.STATE,
+                        PartReport.STATE_RUNNING,
+                        PartReport.PROGRESS,
+                        "{\"stage\":1,\"completed\":4,\"failed\":0,\"inFlight\":1,"
+                                + "\"achievedRate\":2.5,\"ttftP50Ms\":40.0}"));
+        writePart(
+                run,
+                1,
+                Map.of(
+                        PartReport.STATE,
+                        PartReport.STATE_RUNNING,
+                        PartReport.PROGRESS,
+                        "{\"stage\":1,\"completed\":3,\"failed\":0,\"inFlight\":1,"
+                                + "\"achievedRate\":2.0,\"ttftP50Ms\":60.0}"));
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(
+                        () -> {
+                            assertThat(runGauge(RunMetrics.LIVE_RPS, "sweep")).isEqualTo(4.5);
+                            assertThat(runGauge(RunMetrics.LIVE_TTFT_P50, "sweep")).isEqualTo(0.05);
+                        });
+        assertThat(runGauge(RunMetrics.STAGE, "sweep")).isEqualTo(1.0);
+        assertThat(runGauge(RunMetrics.STAGES, "sweep")).isEqualTo(2.0);
+        assertThat(runGauge(RunMetrics.LIVE_REQUESTED_RPS, "sweep")).isEqualTo(5.0);
+        assertThat(phaseGauge(Phase.RUNNING)).isGreaterThanOrEqualTo(1.0);
+
         // Both finish stage 1: the operator opens the stage-2 barrier.
         for (int i = 0; i < 2; i++) {
             writePart(run, i, stageDone(1, i, 2.5, uid));
@@ -370,6 +494,13 @@ class BenchmarkRunLifecycleIT {
                 .isEqualTo("ScrapesFailed");
         assertThat(status.getSummary().getRps()).isNotBlank();
         assertThat(status.getProgress().getDone()).isEqualTo("40/40");
+        // A finished run leaves the per-run series and counts under its phase.
+        await().atMost(Duration.ofSeconds(2 * RunMetrics.SWEEP_SECONDS + 5))
+                .untilAsserted(
+                        () -> {
+                            assertThat(runGaugeOrNull(RunMetrics.STAGE, "sweep")).isNull();
+                            assertThat(phaseGauge(Phase.SUCCEEDED)).isGreaterThanOrEqualTo(1.0);
+                        });
 
         ConfigMap profiles =
                 await().atMost(Duration.ofSeconds(30))
@@ -671,6 +802,21 @@ class BenchmarkRunLifecycleIT {
                         + " all="
                         + millis);
         assertThat(millis.get(millis.size() / 2)).isLessThan(5_000);
+    }
+
+    private Double runGaugeOrNull(String name, String run) {
+        Gauge gauge = meters.find(name).tag("namespace", namespace).tag("name", run).gauge();
+        return gauge == null ? null : gauge.value();
+    }
+
+    private double runGauge(String name, String run) {
+        Double value = runGaugeOrNull(name, run);
+        assertThat(value).as("%s{namespace=%s,name=%s}", name, namespace, run).isNotNull();
+        return value;
+    }
+
+    private double phaseGauge(Phase phase) {
+        return meters.get(RunMetrics.RUNS).tag("phase", phase.wireName()).gauge().value();
     }
 
     private List<Event> warnings() {

@@ -35,6 +35,12 @@ class QuarkusOperatorIT {
     @TestHTTPResource("/q/health/ready")
     URL ready;
 
+    @TestHTTPResource("/q/health/live")
+    URL live;
+
+    @TestHTTPResource("/q/health/started")
+    URL started;
+
     @Test
     void operatorLaunchesRunnersAndServesMetricsAndHealth() throws Exception {
         KubernetesClient client = ApiServerResource.fixture.client();
@@ -42,6 +48,15 @@ class QuarkusOperatorIT {
         client.namespaces()
                 .resource(
                         new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+                .create();
+        client.serviceAccounts()
+                .inNamespace(ns)
+                .resource(
+                        new io.fabric8.kubernetes.api.model.ServiceAccountBuilder()
+                                .withNewMetadata()
+                                .withName("inferencebench-runner")
+                                .endMetadata()
+                                .build())
                 .create();
         client.services()
                 .inNamespace(ns)
@@ -119,10 +134,43 @@ class QuarkusOperatorIT {
                         HttpResponse.BodyHandlers.ofString());
         assertThat(metricsPage.statusCode()).isEqualTo(200);
         assertThat(metricsPage.body()).contains("jvm_memory_used_bytes").contains("operator_sdk");
+        // The run metrics the chart's Grafana dashboard reads (RunMetrics).
+        await().atMost(Duration.ofSeconds(20))
+                .untilAsserted(
+                        () -> {
+                            String page = get(http, metrics).body();
+                            assertThat(page)
+                                    .containsPattern(
+                                            "(?m)^inferencebench_runs\\{phase=\"Initializing\",?\\}"
+                                                    + " 1\\.0$")
+                                    .containsPattern(
+                                            "(?m)^inferencebench_runs\\{phase=\"Succeeded\",?\\}"
+                                                    + " 0\\.0$")
+                                    .containsPattern(
+                                            "(?m)^inferencebench_run_stage\\{name=\"quarkus-run\","
+                                                    + "namespace=\"quarkus-it\",?\\} 0\\.0$")
+                                    .containsPattern(
+                                            "(?m)^inferencebench_run_stages\\{name=\"quarkus-run\","
+                                                    + "namespace=\"quarkus-it\",?\\} 1\\.0$")
+                                    .containsPattern(
+                                            "(?m)^inferencebench_run_live_rps\\{name=\"quarkus-run\","
+                                                    + "namespace=\"quarkus-it\",?\\} 0\\.0$")
+                                    .contains("inferencebench_run_live_ttft_p50_seconds")
+                                    .contains("inferencebench_run_live_requested_rps");
+                        });
         HttpResponse<String> health =
                 http.send(
                         HttpRequest.newBuilder(URI.create(ready.toString())).build(),
                         HttpResponse.BodyHandlers.ofString());
         assertThat(health.statusCode()).isEqualTo(200);
+        // The chart's liveness and startup probes.
+        assertThat(get(http, live).statusCode()).isEqualTo(200);
+        assertThat(get(http, started).statusCode()).isEqualTo(200);
+    }
+
+    private static HttpResponse<String> get(HttpClient http, URL url) throws Exception {
+        return http.send(
+                HttpRequest.newBuilder(URI.create(url.toString())).build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 }

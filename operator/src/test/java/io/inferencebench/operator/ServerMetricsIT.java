@@ -176,6 +176,17 @@ class ServerMetricsIT {
                                 .endMetadata()
                                 .build())
                 .create();
+        // What the chart or config/rbac/runner installs per namespace: without the runner
+        // ServiceAccount a run stays Pending (MissingReference).
+        client.serviceAccounts()
+                .inNamespace(namespace)
+                .resource(
+                        new io.fabric8.kubernetes.api.model.ServiceAccountBuilder()
+                                .withNewMetadata()
+                                .withName("inferencebench-runner")
+                                .endMetadata()
+                                .build())
+                .create();
     }
 
     @AfterEach

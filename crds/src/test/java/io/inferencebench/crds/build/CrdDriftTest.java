@@ -20,12 +20,14 @@ class CrdDriftTest {
     static final List<Path> COMMITTED =
             List.of(
                     Path.of("generated", CrdGeneration.FILE_NAME),
+                    Path.of("..", "config", "crd", "bases", "inferencebench.io_benchmarkruns.yaml"),
+                    // The Helm chart installs this copy (charts/inferencebench/crds/).
                     Path.of(
                             "..",
-                            "config",
-                            "crd",
-                            "bases",
-                            "inferencebench.io_benchmarkruns.yaml"));
+                            "charts",
+                            "inferencebench",
+                            "crds",
+                            "benchmarkruns.inferencebench.io.yaml"));
 
     @Test
     void committedCrdCopiesMatchTheJavaModel() throws IOException {
