@@ -95,6 +95,7 @@ class PodModeIT {
                     .waitUntilCondition(
                             c ->
                                     c.getStatus() != null
+                                            && c.getStatus().getConditions() != null
                                             && c.getStatus().getConditions().stream()
                                                     .anyMatch(
                                                             x ->
