@@ -315,6 +315,30 @@ class RunnerCliVllmIT {
     }
 
     /**
+     * Token ids drawn from the model's own tokenizer.json stay inside its 1,000 ids (its three
+     * special tokens are listed both in the vocabulary and as added tokens: counted twice, ids up
+     * to 1,002 were drawn, and vLLM refused them).
+     */
+    @Test
+    void tokenIdsFromTheModelsTokenizerJsonAreAllInItsVocabulary(@TempDir Path dir)
+            throws Exception {
+        VllmCpu.Server vllm = VllmCpu.server();
+        List<String> args = common(vllm, 16, 128, 4);
+        args.addAll(
+                List.of(
+                        "--tokenizer",
+                        vllm.tokenizerJson().toString(),
+                        "--prompt-format",
+                        "token-ids"));
+        Outcome o = run(dir.resolve("r"), args.toArray(String[]::new));
+        assertThat(o.code()).as(o.err()).isZero();
+        JsonNode metrics = o.profile().path("metrics");
+        assertThat(o.profile().at("/dimensions/prompt_format").asText()).isEqualTo("token_ids");
+        assertThat(num(metrics, "vllm:prompt_tokens_total", "Increase")).isEqualTo(16 * 128);
+        assertAgreesWithServer(metrics, 16, 4);
+    }
+
+    /**
      * With the model's tokenizer.json the prompts are text of (nearly) the requested length: a
      * byte-level vocabulary decodes some random ids to U+FFFD, which re-encodes as three tokens, so
      * a few prompts keep a length of 1-3 tokens more after the trimming rounds - the runner then
