@@ -103,19 +103,34 @@ class RunnerCliVllmIT {
 
     /** Client minus server, both in ms: at least 0 (1 ms rounding), at most the stated bound. */
     private static void assertClientAfterServer(String what, double clientMs, double serverMs) {
-        System.out.printf(
-                java.util.Locale.ROOT,
-                "[vllm-it] %s: client %.2f ms, server %.2f ms, client - server %.2f ms%n",
-                what,
-                clientMs,
-                serverMs,
-                clientMs - serverMs);
         assertThat(clientMs - serverMs)
                 .as("%s: client %.2f ms, server %.2f ms", what, clientMs, serverMs)
                 .isBetween(-1.0, MAX_CLIENT_OVERHEAD_MS);
     }
 
-    private static void assertAgreesWithServer(JsonNode metrics, int requests, int outLen) {
+    private static void assertAgreesWithServer(
+            String label, JsonNode metrics, int requests, int outLen) {
+        System.out.printf(
+                java.util.Locale.ROOT,
+                "[vllm-it] %s: %d requests; output tokens client %d, server +%.0f; prompt tokens"
+                        + " client %d, server +%.0f; request_success +%.0f; TTFT mean client %.2f"
+                        + " server %.2f ms; E2E mean client %.2f server %.2f ms; TPOT mean client"
+                        + " %.2f server %.2f ms; ITL gaps client %d events, server %.0f tokens%n",
+                label,
+                metrics.path("completed").asInt(),
+                metrics.path("total_output_token").asLong(),
+                num(metrics, "vllm:generation_tokens_total", "Increase"),
+                metrics.path("total_input_tokens").asLong(),
+                num(metrics, "vllm:prompt_tokens_total", "Increase"),
+                num(metrics, "vllm:request_success_total", "Increase"),
+                metrics.path("avg_ttft_ms").asDouble(),
+                1000 * num(metrics, "vllm:time_to_first_token_seconds", "Mean"),
+                metrics.path("avg_e2el_ms").asDouble(),
+                1000 * num(metrics, "vllm:e2e_request_latency_seconds", "Mean"),
+                metrics.path("avg_tpot_ms").asDouble(),
+                1000 * num(metrics, "vllm:request_time_per_output_token_seconds", "Mean"),
+                metrics.path("count_itl_ms").asLong(),
+                num(metrics, "vllm:inter_token_latency_seconds", "Count"));
         assertThat(metrics.path("completed").asInt()).isEqualTo(requests);
         assertThat(metrics.path("failures").asInt()).isZero();
         // Output: the requested length (ignore_eos), as counted by usage, and by the server.
@@ -178,7 +193,7 @@ class RunnerCliVllmIT {
         // Token-id prompts are exact: the server counted 128 for each.
         assertThat(metrics.path("input_token_source").asText()).isEqualTo("usage");
         assertThat(metrics.path("total_input_tokens").asLong()).isEqualTo(24L * 128);
-        assertAgreesWithServer(metrics, 24, 32);
+        assertAgreesWithServer("completions 128/32 x24", metrics, 24, 32);
     }
 
     @Test
@@ -200,7 +215,7 @@ class RunnerCliVllmIT {
         assertThat(template).isPositive();
         assertThat(metrics.path("min_input_len").asInt()).isGreaterThanOrEqualTo(64 + template - 3);
         assertThat(metrics.path("max_input_len").asInt()).isLessThanOrEqualTo(64 + template + 3);
-        assertAgreesWithServer(metrics, 16, 48);
+        assertAgreesWithServer("chat 64/48 x16", metrics, 16, 48);
     }
 
     static int tokenCount(VllmCpu.Server vllm, String body) throws Exception {
@@ -335,7 +350,7 @@ class RunnerCliVllmIT {
         JsonNode metrics = o.profile().path("metrics");
         assertThat(o.profile().at("/dimensions/prompt_format").asText()).isEqualTo("token_ids");
         assertThat(num(metrics, "vllm:prompt_tokens_total", "Increase")).isEqualTo(16 * 128);
-        assertAgreesWithServer(metrics, 16, 4);
+        assertAgreesWithServer("token ids from tokenizer.json 128/4 x16", metrics, 16, 4);
     }
 
     /**
@@ -356,6 +371,6 @@ class RunnerCliVllmIT {
         assertThat(metrics.path("median_input_len").asDouble()).isEqualTo(96);
         assertThat(metrics.path("min_input_len").asInt()).isEqualTo(96);
         assertThat(metrics.path("max_input_len").asInt()).isLessThanOrEqualTo(96 + 3);
-        assertAgreesWithServer(metrics, 8, 8);
+        assertAgreesWithServer("text from tokenizer.json 96/8 x8", metrics, 8, 8);
     }
 }
