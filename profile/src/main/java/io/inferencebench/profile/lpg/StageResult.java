@@ -151,6 +151,13 @@ public final class StageResult {
     @JsonSetter(nulls = Nulls.SKIP)
     public MetricRecorder slotWaitMs;
 
+    /**
+     * Successful requests whose response was not an event stream with content (asked for without
+     * streaming, or a server that ignored {@code "stream": true}): they have no TTFT, ITL or TPOT
+     * and are left out of those statistics.
+     */
+    public long nonStreamedRequests;
+
     /** Highest number of requests in flight at once (merge: sum of per-runner peaks). */
     public long inFlightPeak;
 
@@ -306,6 +313,7 @@ public final class StageResult {
                             });
             m.inFlightPeak += p.inFlightPeak;
             m.goodputRequests += p.goodputRequests;
+            m.nonStreamedRequests += p.nonStreamedRequests;
             m.runnerCount += Math.max(1, p.runnerCount);
             if (!Objects.equals(p.sloTtftMs, first.sloTtftMs)
                     || !Objects.equals(p.sloTpotMs, first.sloTpotMs)

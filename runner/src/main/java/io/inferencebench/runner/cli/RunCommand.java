@@ -478,6 +478,16 @@ public final class RunCommand implements Callable<Integer> {
             List<StageResult> results = new ArrayList<>();
             List<String> files = new ArrayList<>();
             List<ServerMetricsReport> serverReports = new ArrayList<>();
+            boolean nonStreamedWarned = false;
+            if (!stream) {
+                err.println(
+                        "note: responses are not streamed (--no-stream or workload.streaming:"
+                                + " false): TTFT, ITL and TPOT are not measured"
+                                + (slo.ttftMs() != null || slo.tpotMs() != null
+                                        ? ", so a ttft or tpot SLO is not met"
+                                        : ""));
+                nonStreamedWarned = true;
+            }
             for (int i = 0; i < plans.size() && !engine.isCancelled(); i++) {
                 if (i > 0 && !cooldownValue.isZero()) {
                     sleepUnlessCancelled(engine, cooldownValue);
@@ -500,6 +510,19 @@ public final class RunCommand implements Callable<Integer> {
                         serverMetrics == null ? null : serverMetrics.stageFinished();
                 if (i == 0) {
                     result.warmupExcluded = warmupSent;
+                }
+                if (result.nonStreamedRequests > 0 && !nonStreamedWarned) {
+                    err.printf(
+                            Locale.ROOT,
+                            "warning: stage %d: %d of %d successful responses were not streamed"
+                                    + " (the server ignored \"stream\": true?); they have no"
+                                    + " TTFT, ITL or TPOT, are left out of those statistics"
+                                    + " (non_streamed_requests in the profile) and do not meet"
+                                    + " a ttft or tpot SLO%n",
+                            result.stageIndex + 1,
+                            result.nonStreamedRequests,
+                            result.completed);
+                    nonStreamedWarned = true;
                 }
                 results.add(result);
                 serverReports.add(serverReport);

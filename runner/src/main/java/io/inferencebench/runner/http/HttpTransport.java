@@ -459,6 +459,7 @@ public final class HttpTransport implements AutoCloseable {
             if (open < maxConnectionsPerLoop) {
                 connect(exchange, null);
             } else {
+                exchange.queuedNanos = System.nanoTime();
                 waiting.addLast(exchange);
             }
         }
@@ -519,6 +520,7 @@ public final class HttpTransport implements AutoCloseable {
             Exchange next;
             while ((next = waiting.pollFirst()) != null) {
                 if (!next.finished) {
+                    next.dequeued();
                     next.start(c);
                     return;
                 }
@@ -547,6 +549,7 @@ public final class HttpTransport implements AutoCloseable {
             Exchange next;
             while (open < maxConnectionsPerLoop && (next = waiting.pollFirst()) != null) {
                 if (!next.finished) {
+                    next.dequeued();
                     connect(next, null);
                 }
             }
@@ -639,16 +642,30 @@ public final class HttpTransport implements AutoCloseable {
         private Connection connection;
         private boolean finished;
 
+        /** When it joined the pool's queue; 0 when it never waited there. */
+        long queuedNanos;
+
+        private long poolWaitNanos;
+
         Exchange(Pool pool, PreparedRequest request, ResponseSink sink) {
             this.pool = pool;
             this.request = request;
             this.sink = sink;
         }
 
+        void dequeued() {
+            if (queuedNanos != 0) {
+                poolWaitNanos = System.nanoTime() - queuedNanos;
+            }
+        }
+
         void start(Connection c) {
             connection = c;
             c.current = this;
             c.keepAlive = false;
+            if (poolWaitNanos > 0) {
+                sink.onPoolWait(poolWaitNanos);
+            }
             sink.onConnected(System.nanoTime());
             c.channel
                     .writeAndFlush(Unpooled.wrappedBuffer(request.wire))

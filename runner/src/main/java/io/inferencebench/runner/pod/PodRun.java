@@ -62,6 +62,7 @@ public final class PodRun {
     private PartReporter reporter;
     private volatile boolean ticking;
     private long tickGeneration;
+    private boolean nonStreamedWarned;
     private final Object progressLock = new Object();
 
     public PodRun(PodSettings settings, KubernetesClient client, PrintWriter log, Clock clock) {
@@ -333,6 +334,14 @@ public final class PodRun {
                 log(
                         "stage %d/%d done: %d ok, %d failed, %d sent",
                         stage, plans.size(), result.completed, result.failed, result.sent);
+                if (result.nonStreamedRequests > 0 && !nonStreamedWarned) {
+                    log(
+                            "warning: stage %d: %d of %d successful responses were not streamed;"
+                                    + " they have no TTFT, ITL or TPOT and do not meet a ttft or"
+                                    + " tpot SLO",
+                            stage, result.nonStreamedRequests, result.completed);
+                    nonStreamedWarned = true;
+                }
             }
             reporter.put(Map.of(PartReport.STATE, PartReport.STATE_DONE));
             log("done: %d stage(s)", plans.size());
