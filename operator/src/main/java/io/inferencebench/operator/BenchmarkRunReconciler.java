@@ -9,6 +9,7 @@ import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Durations;
 import io.inferencebench.crds.v1alpha1.LiveStatus;
+import io.inferencebench.crds.v1alpha1.LoadSpec;
 import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.v1alpha1.RunProgress;
@@ -42,6 +43,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import org.jboss.logging.Logger;
 
@@ -390,6 +392,25 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         return PROGRESS_REFRESH;
     }
 
+    private static String failureText(StageResult r) {
+        String classes =
+                r.getErrorsByClass() == null
+                        ? ""
+                        : r.getErrorsByClass().entrySet().stream()
+                                .sorted(
+                                        Map.Entry.<String, Long>comparingByValue()
+                                                .reversed()
+                                                .thenComparing(Map.Entry.comparingByKey()))
+                                .map(e -> e.getKey() + " " + e.getValue())
+                                .collect(java.util.stream.Collectors.joining(", "));
+        return String.format(
+                Locale.ROOT,
+                "stage %d: %.1f %% of requests failed (%s)",
+                r.getStage(),
+                100 * r.getFailureRatio(),
+                classes);
+    }
+
     private Duration aggregating(
             BenchmarkRun run, Context<BenchmarkRun> context, StatusAggregator status, Instant now) {
         List<StageResult> results = status.view().getResults();
@@ -397,14 +418,37 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                 results != null
                         && results.stream()
                                 .allMatch(r -> Boolean.TRUE.equals(r.getLoadDelivered()));
-        status.condition(
-                ConditionTypes.LOAD_DELIVERED,
-                delivered,
-                delivered ? "Delivered" : "RateNotAchieved",
+        Double maxFailureRatio = run.getSpec().getLoad().getMaxFailureRatio();
+        List<String> failing =
+                results == null
+                        ? List.of()
+                        : results.stream()
+                                .filter(r -> ProfileAssembly.tooManyFailures(r, maxFailureRatio))
+                                .map(r -> failureText(r))
+                                .toList();
+        String reason =
                 delivered
-                        ? "every stage achieved its requested load"
-                        : "some stage missed its requested rate by more than 5 % or lagged its"
-                                + " schedule; results are not a valid measurement at that rate");
+                        ? "Delivered"
+                        : (failing.isEmpty() ? "RateNotAchieved" : "TooManyFailures");
+        String message;
+        if (delivered) {
+            message = "every stage achieved its requested load";
+        } else if (!failing.isEmpty()) {
+            message =
+                    String.join("; ", failing)
+                            + String.format(
+                                    Locale.ROOT,
+                                    " (spec.load.maxFailureRatio %.2f); results are not a valid"
+                                            + " measurement of the requested load",
+                                    maxFailureRatio == null
+                                            ? LoadSpec.DEFAULT_MAX_FAILURE_RATIO
+                                            : maxFailureRatio);
+        } else {
+            message =
+                    "some stage missed its requested rate by more than 5 % or lagged its"
+                            + " schedule; results are not a valid measurement at that rate";
+        }
+        status.condition(ConditionTypes.LOAD_DELIVERED, delivered, reason, message);
         if (run.getSpec().getSlo() != null && results != null) {
             boolean met = results.stream().allMatch(r -> Boolean.TRUE.equals(r.getSloMet()));
             status.condition(

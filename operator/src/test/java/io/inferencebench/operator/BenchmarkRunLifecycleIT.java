@@ -1,6 +1,8 @@
 package io.inferencebench.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
+import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -677,6 +679,45 @@ class BenchmarkRunLifecycleIT {
         return client.v1().events().inNamespace(namespace).list().getItems().stream()
                 .filter(e -> "Warning".equals(e.getType()))
                 .toList();
+    }
+
+    @Test
+    void aStageWithTooManyFailedRequestsDidNotDeliverItsLoad() throws Exception {
+        service("vllm", true);
+        BenchmarkRun run = create("failing", 1, "");
+        String uid = run.getMetadata().getUid();
+        awaitStatus("failing", s -> s.getPhase() == Phase.INITIALIZING);
+        writePart(run, 0, Map.of(PartReport.STATE, PartReport.STATE_READY));
+        awaitStatus("failing", s -> s.getPhase() == Phase.RUNNING);
+        writePart(run, 0, stageDone(1, 0, 2.5, uid));
+        awaitStatus(
+                "failing",
+                s -> s.getStageStartTimes() != null && s.getStageStartTimes().size() == 2);
+        Map<String, String> data = new LinkedHashMap<>(stageDone(1, 0, 2.5, uid));
+        // Stage 2: 10 answered, 18 rate-limited: 64 % failed.
+        Map<String, String> second = new LinkedHashMap<>(stageDone(2, 0, 2.5, uid));
+        StageResult failing =
+                json.readValue(second.get(PartReport.stageResultKey(2)), StageResult.class);
+        for (int i = 0; i < 18; i++) {
+            failing.countFailure("http_429");
+        }
+        failing.sent += 18;
+        second.put(PartReport.stageResultKey(2), json.writeValueAsString(failing));
+        data.putAll(second);
+        data.put(PartReport.STATE, PartReport.STATE_DONE);
+        writePart(run, 0, data);
+        BenchmarkRunStatus status = awaitStatus("failing", s -> s.getPhase() == Phase.SUCCEEDED);
+        assertThat(status.getResults().get(0).getLoadDelivered()).isTrue();
+        assertThat(status.getResults().get(1).getLoadDelivered()).isFalse();
+        assertThat(status.getResults().get(1).getFailureRatio()).isCloseTo(18 / 28.0, within(1e-9));
+        assertThat(status.getResults().get(1).getErrorsByClass())
+                .containsExactly(entry("http_429", 18L));
+        var delivered = status.condition(ConditionTypes.LOAD_DELIVERED).orElseThrow();
+        assertThat(delivered.getStatus()).isEqualTo("False");
+        assertThat(delivered.getReason()).isEqualTo("TooManyFailures");
+        assertThat(delivered.getMessage())
+                .contains("stage 2: 64.3 % of requests failed (http_429 18)")
+                .contains("spec.load.maxFailureRatio 0.10");
     }
 
     private Map<String, String> stageDone(int stage, int index, double rateShare, String uid) {

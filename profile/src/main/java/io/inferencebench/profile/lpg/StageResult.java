@@ -35,6 +35,7 @@ public final class StageResult {
             List.of(
                     "connect",
                     "timeout",
+                    "http_429",
                     "http_4xx",
                     "http_5xx",
                     "reset",
@@ -208,6 +209,39 @@ public final class StageResult {
         String key = ERROR_CLASSES.contains(errorClass) ? errorClass : "other";
         errorsByClass.merge(key, 1L, Long::sum);
         failed++;
+    }
+
+    /**
+     * Share of the requests that finished (completed or failed) that failed; cancelled requests are
+     * neither.
+     *
+     * @return the ratio in [0, 1], {@code 0} when nothing finished
+     */
+    @JsonIgnore
+    public double failureRatio() {
+        long finished = completed + failed;
+        return finished == 0 ? 0.0 : (double) failed / finished;
+    }
+
+    /**
+     * The failure classes that occurred, most frequent first, e.g. {@code "http_429: 32, timeout:
+     * 3"}.
+     *
+     * @return the classes with their counts; empty when nothing failed
+     */
+    @JsonIgnore
+    public String failureClassesText() {
+        if (errorsByClass == null) {
+            return "";
+        }
+        return errorsByClass.entrySet().stream()
+                .filter(e -> e.getValue() != null && e.getValue() > 0)
+                .sorted(
+                        Map.Entry.<String, Long>comparingByValue()
+                                .reversed()
+                                .thenComparing(Map.Entry.comparingByKey()))
+                .map(e -> e.getKey() + ": " + e.getValue())
+                .collect(java.util.stream.Collectors.joining(", "));
     }
 
     /**

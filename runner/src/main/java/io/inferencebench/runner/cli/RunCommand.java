@@ -10,7 +10,6 @@ import io.inferencebench.crds.v1alpha1.SloSpec;
 import io.inferencebench.crds.v1alpha1.StageSpec;
 import io.inferencebench.crds.v1alpha1.TokenDistribution;
 import io.inferencebench.crds.v1alpha1.WorkloadSpec;
-import io.inferencebench.profile.lpg.LpgProfileWriter;
 import io.inferencebench.profile.lpg.ProfileContext;
 import io.inferencebench.profile.lpg.RequestRate;
 import io.inferencebench.profile.lpg.StageResult;
@@ -255,6 +254,13 @@ public final class RunCommand implements Callable<Integer> {
                     "Exit non-zero when a stage's SLO attainment is below this (default 0.95).")
     Double sloMinAttainment;
 
+    @Option(
+            names = "--max-failure-ratio",
+            description =
+                    "Exit 1 when more than this share of a stage's finished requests failed"
+                            + " (0-1, default 0.1; load.maxFailureRatio in --config).")
+    Double maxFailureRatio;
+
     @Option(names = "--seed", description = "Seed for prompts and arrivals (default 0).")
     Long seed;
 
@@ -352,6 +358,20 @@ public final class RunCommand implements Callable<Integer> {
             throw new Main.UsageError("--num-warmups: must be >= 0, got " + warmups);
         }
 
+        double failureRatioLimit =
+                maxFailureRatio != null
+                        ? maxFailureRatio
+                        : (load.getMaxFailureRatio() != null
+                                ? load.getMaxFailureRatio()
+                                : LoadSpec.DEFAULT_MAX_FAILURE_RATIO);
+        if (!(failureRatioLimit >= 0 && failureRatioLimit <= 1)) {
+            throw new Main.UsageError(
+                    (maxFailureRatio != null ? "--max-failure-ratio" : "load.maxFailureRatio")
+                            + ": must be within [0, 1], got "
+                            + failureRatioLimit);
+        }
+        // Before any request is sent: a run whose results cannot be written is not started.
+        ResultFiles resultFiles = ResultFiles.prepare(resultDir);
         Map<String, String> requestHeaders = headers();
         HfTokenizer tokenizerValue = loadTokenizer();
         String datasetType =
@@ -474,9 +494,8 @@ public final class RunCommand implements Callable<Integer> {
                             1,
                             Main.version(),
                             extra);
-            Files.createDirectories(resultDir);
             List<StageResult> results = new ArrayList<>();
-            List<String> files = new ArrayList<>();
+            List<ResultFiles.Written> files = new ArrayList<>();
             List<ServerMetricsReport> serverReports = new ArrayList<>();
             boolean nonStreamedWarned = false;
             if (!stream) {
@@ -488,46 +507,73 @@ public final class RunCommand implements Callable<Integer> {
                                         : ""));
                 nonStreamedWarned = true;
             }
-            for (int i = 0; i < plans.size() && !engine.isCancelled(); i++) {
-                if (i > 0 && !cooldownValue.isZero()) {
-                    sleepUnlessCancelled(engine, cooldownValue);
-                    if (engine.isCancelled()) {
+            RuntimeException stageFailure = null;
+            try {
+                for (int i = 0; i < plans.size() && !engine.isCancelled(); i++) {
+                    if (i > 0 && !cooldownValue.isZero()) {
+                        sleepUnlessCancelled(engine, cooldownValue);
+                        if (engine.isCancelled()) {
+                            break;
+                        }
+                    }
+                    if (serverMetrics != null) {
+                        serverMetrics.stageStarting();
+                    }
+                    StageResult result = engine.runStage(plans.get(i));
+                    if (result.partial && result.sent == 0) {
+                        // Cancelled before its first request: nothing to report.
+                        if (serverMetrics != null) {
+                            serverMetrics.stageFinished();
+                        }
                         break;
                     }
-                }
-                if (serverMetrics != null) {
-                    serverMetrics.stageStarting();
-                }
-                StageResult result = engine.runStage(plans.get(i));
-                if (result.partial && result.sent == 0) {
-                    // Cancelled before its first request: nothing to report.
-                    if (serverMetrics != null) {
-                        serverMetrics.stageFinished();
+                    ServerMetricsReport serverReport =
+                            serverMetrics == null ? null : serverMetrics.stageFinished();
+                    if (i == 0) {
+                        result.warmupExcluded = warmupSent;
                     }
-                    break;
+                    if (result.nonStreamedRequests > 0 && !nonStreamedWarned) {
+                        err.printf(
+                                Locale.ROOT,
+                                "warning: stage %d: %d of %d successful responses were not streamed"
+                                        + " (the server ignored \"stream\": true?); they have no"
+                                        + " TTFT, ITL or TPOT, are left out of those statistics"
+                                        + " (non_streamed_requests in the profile) and do not meet"
+                                        + " a ttft or tpot SLO%n",
+                                result.stageIndex + 1,
+                                result.nonStreamedRequests,
+                                result.completed);
+                        nonStreamedWarned = true;
+                    }
+                    results.add(result);
+                    serverReports.add(serverReport);
+                    ResultFiles.Written written =
+                            resultFiles.write(
+                                    result,
+                                    context,
+                                    serverReport,
+                                    reason -> {
+                                        err.printf(
+                                                "warning: stage %d: profile write failed (%s);"
+                                                        + " closing idle connections and retrying"
+                                                        + " once%n",
+                                                result.stageIndex + 1, reason);
+                                        transport.closeIdleConnections();
+                                    });
+                    files.add(written);
+                    if (!written.ok()) {
+                        err.printf(
+                                "error: stage %d: profile not written to %s: %s (retried once; the"
+                                        + " stage's figures are kept for the summary, the sweep goes"
+                                        + " on)%n",
+                                result.stageIndex + 1, written.path(), written.failure());
+                        err.flush();
+                    }
+                    progressView.stageDone(plans.get(i), result, errors.take());
                 }
-                ServerMetricsReport serverReport =
-                        serverMetrics == null ? null : serverMetrics.stageFinished();
-                if (i == 0) {
-                    result.warmupExcluded = warmupSent;
-                }
-                if (result.nonStreamedRequests > 0 && !nonStreamedWarned) {
-                    err.printf(
-                            Locale.ROOT,
-                            "warning: stage %d: %d of %d successful responses were not streamed"
-                                    + " (the server ignored \"stream\": true?); they have no"
-                                    + " TTFT, ITL or TPOT, are left out of those statistics"
-                                    + " (non_streamed_requests in the profile) and do not meet"
-                                    + " a ttft or tpot SLO%n",
-                            result.stageIndex + 1,
-                            result.nonStreamedRequests,
-                            result.completed);
-                    nonStreamedWarned = true;
-                }
-                results.add(result);
-                serverReports.add(serverReport);
-                files.add(writeProfile(result, context, serverReport));
-                progressView.stageDone(plans.get(i), result, errors.take());
+            } catch (RuntimeException e) {
+                // The stages that finished are still summarised before the failure is reported.
+                stageFailure = e;
             }
             progressView.close();
             Summary.print(out, results, slo);
@@ -538,10 +584,17 @@ public final class RunCommand implements Callable<Integer> {
                                     results.get(i).stageIndex + 1, serverReports.get(i)));
                 }
             }
-            for (String f : files) {
-                out.println("profile: " + f);
+            for (ResultFiles.Written f : files) {
+                if (f.ok()) {
+                    out.println("profile: " + f.path());
+                } else {
+                    out.println("profile NOT written: " + f.path() + " (" + f.failure() + ")");
+                }
             }
             out.flush();
+            if (stageFailure != null) {
+                throw stageFailure;
+            }
             if (engine.isCancelled()) {
                 err.printf(
                         "interrupted: %d of %d stage(s) finished%s%n",
@@ -553,7 +606,11 @@ public final class RunCommand implements Callable<Integer> {
                 err.flush();
                 return Interrupts.EXIT_INTERRUPTED;
             }
-            return verdict(results, slo, err);
+            int code = verdict(results, slo, failureRatioLimit, maxFailureRatio != null, err);
+            if (files.stream().anyMatch(f -> !f.ok())) {
+                code = Main.EXIT_RESULTS_FAILED;
+            }
+            return code;
         } finally {
             if (interrupts != null) {
                 interrupts.close();
@@ -573,13 +630,36 @@ public final class RunCommand implements Callable<Integer> {
         }
     }
 
-    private int verdict(List<StageResult> results, Slo slo, PrintWriter err) {
+    private int verdict(
+            List<StageResult> results,
+            Slo slo,
+            double failureRatioLimit,
+            boolean limitFromFlag,
+            PrintWriter err) {
         int code = 0;
         for (StageResult r : results) {
             if (r.completed == 0) {
-                err.printf("stage %d: no successful request%n", r.stageIndex + 1);
+                err.printf(
+                        "stage %d: no successful request%s%n",
+                        r.stageIndex + 1, r.failed > 0 ? " (" + r.failureClassesText() + ")" : "");
                 code = Main.EXIT_RESULTS_FAILED;
-            } else if (slo.configured()) {
+                continue;
+            }
+            if (r.failureRatio() > failureRatioLimit) {
+                err.printf(
+                        Locale.ROOT,
+                        "stage %d: %.1f %% of requests failed (%s), above %s %.2f: the stage did"
+                                + " not deliver its load%n",
+                        r.stageIndex + 1,
+                        100 * r.failureRatio(),
+                        r.failureClassesText(),
+                        limitFromFlag
+                                ? "--max-failure-ratio"
+                                : "--max-failure-ratio (load.maxFailureRatio)",
+                        failureRatioLimit);
+                code = Main.EXIT_RESULTS_FAILED;
+            }
+            if (slo.configured()) {
                 long attempted = r.completed + r.failed;
                 double attainment = attempted == 0 ? 0 : (double) r.goodputRequests / attempted;
                 if (attainment < slo.minAttainment()) {
@@ -609,23 +689,6 @@ public final class RunCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new Main.UsageError(e.getMessage());
         }
-    }
-
-    private String writeProfile(
-            StageResult result, ProfileContext context, ServerMetricsReport serverReport)
-            throws IOException {
-        String json =
-                LpgProfileWriter.toJson(LpgProfileWriter.write(result, context, serverReport));
-        String name = LpgProfileWriter.fileName(result, context);
-        if (result.partial) {
-            name = name.substring(0, name.length() - 5) + "-partial.json";
-        }
-        Path target = resultDir.resolve(name);
-        for (int n = 2; Files.exists(target); n++) {
-            target = resultDir.resolve(name.substring(0, name.length() - 5) + "-" + n + ".json");
-        }
-        Files.writeString(target, json, StandardCharsets.UTF_8);
-        return target.toString();
     }
 
     // ---- resolution of flags and config ----

@@ -291,6 +291,30 @@ public final class HttpTransport implements AutoCloseable {
         return idle;
     }
 
+    /**
+     * Closes every idle keep-alive connection (between stages), giving their file descriptors back;
+     * the next requests open new ones.
+     */
+    public void closeIdleConnections() {
+        CountDownLatch closed = new CountDownLatch(pools.length);
+        for (Pool pool : pools) {
+            pool.loop.execute(
+                    () -> {
+                        Connection c;
+                        while ((c = pool.idle.pollFirst()) != null) {
+                            pool.idleCount--;
+                            c.channel.close();
+                        }
+                        closed.countDown();
+                    });
+        }
+        try {
+            closed.await(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** A GET whose whole body is returned as a string (model discovery); not for load. */
     public String get(String path, Duration timeout) throws Exception {
         PreparedRequest request = new PreparedRequest(head("GET", path, "*/*", "", 0));
@@ -350,7 +374,20 @@ public final class HttpTransport implements AutoCloseable {
         }
     }
 
+    /** The process ran out of file descriptors (EMFILE): no new socket can be opened. */
+    static boolean outOfFileDescriptors(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && t.getMessage().contains("Too many open files")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     static FailureClass classifyConnect(Throwable cause) {
+        if (outOfFileDescriptors(cause)) {
+            return FailureClass.CONNECT;
+        }
         if (cause instanceof ConnectException
                 || cause instanceof ConnectTimeoutException
                 || cause instanceof UnknownHostException
@@ -473,7 +510,16 @@ public final class HttpTransport implements AutoCloseable {
                         if (!done.isSuccess()) {
                             open--;
                             if (exchange != null) {
-                                exchange.fail(classifyConnect(done.cause()), done.cause());
+                                Throwable cause = done.cause();
+                                FailureClass failureClass = classifyConnect(cause);
+                                if (outOfFileDescriptors(cause)) {
+                                    cause =
+                                            new IOException(
+                                                    "cannot open a connection: too many open files"
+                                                            + " (raise the limit, e.g. ulimit -n,"
+                                                            + " or lower --max-connections)");
+                                }
+                                exchange.fail(failureClass, cause);
                             }
                             if (onOpened != null) {
                                 onOpened.run();

@@ -27,9 +27,15 @@ class RunnerJarTest {
     record Result(int code, String out, String err) {}
 
     static Result runJar(Path dir, String... args) throws Exception {
+        return runJar(dir, List.of(), args);
+    }
+
+    /** Runs the jar behind {@code prefix} (e.g. {@code prlimit --nofile=N:N}). */
+    static Result runJar(Path dir, List<String> prefix, String... args) throws Exception {
         assertThat(JAR).exists();
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, "-jar", JAR.toString()));
+        List<String> command = new ArrayList<>(prefix);
+        command.addAll(List.of(java, "-jar", JAR.toString()));
         command.addAll(List.of(args));
         Path out = dir.resolve("stdout.txt");
         Path err = dir.resolve("stderr.txt");
@@ -212,6 +218,60 @@ class RunnerJarTest {
         }
         try (Stream<Path> s = Files.list(dir)) {
             return s.count();
+        }
+    }
+
+    @Test
+    void aLowFileDescriptorLimitGivesClassifiedFailuresAndTheProfileIsStillWritten(
+            @TempDir Path dir) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                Files.isExecutable(Path.of("/usr/bin/prlimit")), "needs prlimit (util-linux)");
+        OpenAiStub stub = new OpenAiStub(300, 0, true);
+        try (StubServer server = new StubServer(stub)) {
+            Path results = dir.resolve("results");
+            // 200 requests at once need 200 connections; the limit leaves room for far fewer.
+            // After the stage the idle connections hold the remaining descriptors, so the
+            // profile's first write fails; the retry frees them first.
+            Result r =
+                    runJar(
+                            dir,
+                            List.of("/usr/bin/prlimit", "--nofile=96:96"),
+                            "run",
+                            "--base-url",
+                            server.baseUrl(),
+                            "--model",
+                            "m",
+                            "--random-input-len",
+                            "8",
+                            "--random-output-len",
+                            "1",
+                            "--request-rate",
+                            "inf",
+                            "--num-prompts",
+                            "200",
+                            "--no-self-warmup",
+                            "--progress",
+                            "none",
+                            "--result-dir",
+                            results.toString());
+            assertThat(r.code()).as(r.err()).isEqualTo(1);
+            assertThat(r.err())
+                    .contains("of requests failed (connect: ")
+                    .contains("too many open files")
+                    .contains("profile write failed (Too many open files); closing idle")
+                    .doesNotContain("Exception")
+                    .doesNotContain("\tat ");
+            assertThat(r.out()).contains("ttft p50").contains("profile: ");
+            List<Path> files;
+            try (Stream<Path> s = Files.list(results)) {
+                files = s.toList();
+            }
+            assertThat(files).hasSize(1);
+            JsonNode m = new ObjectMapper().readTree(files.get(0).toFile()).get("metrics");
+            assertThat(m.get("completed").asInt() + m.get("failures").asInt()).isEqualTo(200);
+            assertThat(m.get("completed").asInt()).isEqualTo(stub.written.size());
+            assertThat(m.at("/errors_by_class/connect").asInt())
+                    .isEqualTo(m.get("failures").asInt());
         }
     }
 
