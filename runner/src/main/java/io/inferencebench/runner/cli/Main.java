@@ -39,6 +39,20 @@ public final class Main implements Runnable {
             cli.setErr(err);
         }
         cli.setCaseInsensitiveEnumValuesAllowed(true);
+        // A flag error gets one line and a pointer to --help, not the 190-line usage.
+        cli.setParameterExceptionHandler(
+                (e, arguments) -> {
+                    CommandLine failed = e.getCommandLine();
+                    java.io.PrintWriter w = failed.getErr();
+                    w.println("error: " + e.getMessage());
+                    CommandLine.UnmatchedArgumentException.printSuggestions(e, w);
+                    w.println(
+                            "Run '"
+                                    + failed.getCommandSpec().qualifiedName()
+                                    + " --help' for the flags and their defaults.");
+                    w.flush();
+                    return EXIT_USAGE;
+                });
         cli.setExecutionExceptionHandler(
                 (e, commandLine, parseResult) -> {
                     if (e instanceof UsageError usage) {

@@ -7,6 +7,7 @@ import io.inferencebench.crds.v1alpha1.DistributionType;
 import io.inferencebench.crds.v1alpha1.Durations;
 import io.inferencebench.crds.v1alpha1.LoadSpec;
 import io.inferencebench.crds.v1alpha1.SloSpec;
+import io.inferencebench.crds.v1alpha1.SpecValidation;
 import io.inferencebench.crds.v1alpha1.StageSpec;
 import io.inferencebench.crds.v1alpha1.TokenDistribution;
 import io.inferencebench.crds.v1alpha1.WorkloadSpec;
@@ -327,6 +328,14 @@ public final class RunCommand implements Callable<Integer> {
                 workload.getDataset() == null ? new DatasetSpec() : workload.getDataset();
 
         Progress.mode(progress);
+        BaseUrl.check("--base-url", baseUrl);
+        if (config != null) {
+            List<String> problems = configProblems(file);
+            if (!problems.isEmpty()) {
+                throw new Main.UsageError(
+                        "--config " + config + ": " + String.join("; ", problems));
+            }
+        }
         if (sampleCap < 0) {
             throw new Main.UsageError("--sample-cap: must be >= 0, got " + sampleCap);
         }
@@ -340,10 +349,21 @@ public final class RunCommand implements Callable<Integer> {
         boolean stream = !noStream && !Boolean.FALSE.equals(workload.getStreaming());
         BackendChoice choice = BackendChoice.resolve(backend, api, endpoint, stream);
         Duration timeout =
-                duration("--request-timeout", requestTimeout, load.getRequestTimeout(), "5m");
+                duration(
+                        "--request-timeout",
+                        "load.requestTimeout",
+                        requestTimeout,
+                        load.getRequestTimeout(),
+                        "5m");
+        if (timeout.isZero()) {
+            throw new Main.UsageError(
+                    (requestTimeout != null ? "--request-timeout" : "load.requestTimeout")
+                            + ": must be greater than zero, e.g. 30s or 5m");
+        }
         Duration cooldownValue =
                 duration(
                         "--cooldown",
+                        "load.cooldown",
                         cooldown,
                         file.load != null ? load.getCooldown() : null,
                         "2s");
@@ -379,6 +399,11 @@ public final class RunCommand implements Callable<Integer> {
                         ? datasetName.toLowerCase(Locale.ROOT)
                         : dataset.getType().name().toLowerCase(Locale.ROOT);
         boolean randomDataset = datasetType.equals("random");
+        if (datasetPath != null && randomDataset) {
+            throw new Main.UsageError(
+                    "--dataset-path: needs --dataset-name sharegpt or jsonl (with the random"
+                            + " dataset the file would be ignored)");
+        }
         boolean ignoreEosValue =
                 ignoreEos != null
                         ? ignoreEos
@@ -693,9 +718,55 @@ public final class RunCommand implements Callable<Integer> {
 
     // ---- resolution of flags and config ----
 
+    /**
+     * The rules a BenchmarkRun's workload and load must follow ({@link SpecValidation}), in the
+     * YAML's field names; rules about what the command line supplies by flags are left to those.
+     */
+    private List<String> configProblems(ConfigFile file) {
+        List<String> problems = new ArrayList<>();
+        if (file.workload != null) {
+            for (String p : SpecValidation.validateWorkload(file.workload, "workload")) {
+                boolean fromFlags =
+                        (p.startsWith("workload.dataset.source: is required")
+                                        && datasetPath != null)
+                                || p.startsWith("workload.tokenizer");
+                if (!fromFlags) {
+                    problems.add(p);
+                }
+            }
+        }
+        if (file.load != null) {
+            boolean stagesGiven =
+                    file.load.getStages() != null || file.load.getRequestRates() != null;
+            for (String p : SpecValidation.validateLoad(file.load, "load")) {
+                boolean fromFlags =
+                        (!stagesGiven
+                                        && p.startsWith(
+                                                "load: exactly one of stages or requestRates"))
+                                || ((numPrompts != null || duration != null)
+                                        && p.startsWith("load.requestRates: needs numPrompts"));
+                if (!fromFlags) {
+                    problems.add(p);
+                }
+            }
+        }
+        return problems;
+    }
+
     private static Duration duration(
             String flag, String fromFlag, String fromConfig, String fallback) {
+        return duration(flag, flag, fromFlag, fromConfig, fallback);
+    }
+
+    /**
+     * A duration from the flag, else the config field, else the fallback; errors name the source.
+     */
+    private static Duration duration(
+            String flag, String field, String fromFlag, String fromConfig, String fallback) {
         String text = fromFlag != null ? fromFlag : (fromConfig != null ? fromConfig : fallback);
+        if (fromFlag == null && fromConfig != null) {
+            flag = field;
+        }
         try {
             if (text.equals("0")) {
                 return Duration.ZERO;
@@ -763,7 +834,8 @@ public final class RunCommand implements Callable<Integer> {
         try {
             return Durations.parse(text).toNanos() / 1e6;
         } catch (IllegalArgumentException e) {
-            throw new Main.UsageError("--config " + field + ": '" + text + "' is not a duration");
+            throw new Main.UsageError(
+                    field + ": '" + text + "' is not a duration; use e.g. 500ms, 30s, 5m");
         }
     }
 
@@ -814,11 +886,7 @@ public final class RunCommand implements Callable<Integer> {
                             ? stageDuration
                             : (load.getDuration() == null
                                     ? null
-                                    : duration(
-                                            "--config load.duration",
-                                            load.getDuration(),
-                                            null,
-                                            null));
+                                    : duration("load.duration", load.getDuration(), null, null));
             long prompts = n != null ? n : (d == null ? 1000 : 0);
             List<String> rates = requestRates;
             if (rates == null && concurrencies == null) {
@@ -878,11 +946,7 @@ public final class RunCommand implements Callable<Integer> {
                             ? stageDuration
                             : (load.getDuration() == null
                                     ? null
-                                    : duration(
-                                            "--config load.duration",
-                                            load.getDuration(),
-                                            null,
-                                            null));
+                                    : duration("load.duration", load.getDuration(), null, null));
             for (Double rate : load.getRequestRates()) {
                 plans.add(
                         plan(
@@ -894,7 +958,7 @@ public final class RunCommand implements Callable<Integer> {
                                 cap,
                                 arrivalKind,
                                 burst,
-                                "--config load.requestRates"));
+                                "load.requestRates"));
             }
         } else {
             for (StageSpec s : load.getStages()) {
@@ -902,7 +966,7 @@ public final class RunCommand implements Callable<Integer> {
                         s.getDuration() == null
                                 ? null
                                 : duration(
-                                        "--config load.stages[].duration",
+                                        "load.stages[" + plans.size() + "].duration",
                                         s.getDuration(),
                                         null,
                                         null);
@@ -919,7 +983,7 @@ public final class RunCommand implements Callable<Integer> {
                                 s.getConcurrency() == null ? cap : null,
                                 arrivalKind,
                                 burst,
-                                "--config load.stages[" + plans.size() + "]"));
+                                "load.stages[" + plans.size() + "]"));
             }
         }
         if (plans.isEmpty()) {
@@ -1024,6 +1088,7 @@ public final class RunCommand implements Callable<Integer> {
                 LengthDistribution in =
                         lengths(
                                 "--random-input-len",
+                                "workload.dataset.inputTokens",
                                 randomInputLen,
                                 randomInputStddev,
                                 dataset.getInputTokens(),
@@ -1031,6 +1096,7 @@ public final class RunCommand implements Callable<Integer> {
                 LengthDistribution outLen =
                         lengths(
                                 "--random-output-len",
+                                "workload.dataset.outputTokens",
                                 randomOutputLen,
                                 randomOutputStddev,
                                 dataset.getOutputTokens(),
@@ -1104,11 +1170,16 @@ public final class RunCommand implements Callable<Integer> {
             return Path.of(java.net.URI.create(url));
         }
         throw new Main.UsageError(
-                "--config workload.dataset.source: the command line reads datasets from --dataset-path, source.inline or a file: URL");
+                "workload.dataset.source: the command line reads datasets from --dataset-path, source.inline or a file: URL");
     }
 
     private LengthDistribution lengths(
-            String flag, Integer mean, Double stddev, TokenDistribution fromConfig, int fallback) {
+            String flag,
+            String field,
+            Integer mean,
+            Double stddev,
+            TokenDistribution fromConfig,
+            int fallback) {
         if (randomRangeRatio != null && !(randomRangeRatio >= 0 && randomRangeRatio < 1)) {
             throw new Main.UsageError(
                     "--random-range-ratio: must be within [0, 1), got " + randomRangeRatio);
@@ -1141,8 +1212,7 @@ public final class RunCommand implements Callable<Integer> {
                             fromConfig.getMean() != null ? fromConfig.getMean() : fallback);
             case UNIFORM -> {
                 if (fromConfig.getMin() == null || fromConfig.getMax() == null) {
-                    throw new Main.UsageError(
-                            "--config " + flag + ": a uniform distribution needs min and max");
+                    throw new Main.UsageError(field + ": a uniform distribution needs min and max");
                 }
                 yield new LengthDistribution(
                         LengthDistribution.Kind.UNIFORM,
@@ -1153,8 +1223,7 @@ public final class RunCommand implements Callable<Integer> {
             }
             case NORMAL -> {
                 if (fromConfig.getMean() == null) {
-                    throw new Main.UsageError(
-                            "--config " + flag + ": a normal distribution needs mean");
+                    throw new Main.UsageError(field + ": a normal distribution needs mean");
                 }
                 LengthDistribution n =
                         LengthDistribution.normal(
@@ -1180,7 +1249,17 @@ public final class RunCommand implements Callable<Integer> {
             }
             failure = baseUrl + "/v1/models lists no model";
         } catch (Exception e) {
-            failure = "discovery from " + baseUrl + "/v1/models failed: " + Main.describe(e);
+            String reason = Main.describe(e);
+            if (reason.startsWith("connect:") || reason.startsWith("timeout:")) {
+                // The server is down or unreachable: a failure of the target (exit 1), not of
+                // the flags; --model would not help.
+                throw new IllegalStateException(
+                        "cannot reach "
+                                + baseUrl
+                                + " (GET /v1/models for the model name): "
+                                + reason);
+            }
+            failure = "discovery from " + baseUrl + "/v1/models failed: " + reason;
         }
         try {
             // TGI's native API has no /v1/models; its /info names the model.

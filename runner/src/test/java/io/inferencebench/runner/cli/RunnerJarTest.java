@@ -32,10 +32,18 @@ class RunnerJarTest {
 
     /** Runs the jar behind {@code prefix} (e.g. {@code prlimit --nofile=N:N}). */
     static Result runJar(Path dir, List<String> prefix, String... args) throws Exception {
+        return runJar(dir, prefix, List.of(), args);
+    }
+
+    /** Runs the jar behind {@code prefix}, with JVM options {@code jvm}. */
+    static Result runJar(Path dir, List<String> prefix, List<String> jvm, String... args)
+            throws Exception {
         assertThat(JAR).exists();
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new ArrayList<>(prefix);
-        command.addAll(List.of(java, "-jar", JAR.toString()));
+        command.add(java);
+        command.addAll(jvm);
+        command.addAll(List.of("-jar", JAR.toString()));
         command.addAll(List.of(args));
         Path out = dir.resolve("stdout.txt");
         Path err = dir.resolve("stderr.txt");
@@ -273,6 +281,52 @@ class RunnerJarTest {
             assertThat(m.at("/errors_by_class/connect").asInt())
                     .isEqualTo(m.get("failures").asInt());
         }
+    }
+
+    @Test
+    void aDatasetTooLargeForTheHeapIsRefusedWithAMessage(@TempDir Path dir) throws Exception {
+        // About 40 MB of ShareGPT conversations that pass the default filters, read with a
+        // 32 MB heap: the prompts kept cannot fit.
+        Path file = dir.resolve("big-sharegpt.json");
+        String words = "lorem ipsum dolor sit amet ".repeat(120);
+        try (var w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            w.write("[");
+            for (int i = 0; i < 12_000; i++) {
+                if (i > 0) {
+                    w.write(",");
+                }
+                w.write(
+                        "{\"conversations\":[{\"from\":\"human\",\"value\":\""
+                                + i
+                                + " "
+                                + words
+                                + "\"},{\"from\":\"gpt\",\"value\":\"a reply of some words\"}]}");
+            }
+            w.write("]");
+        }
+        Result r =
+                runJar(
+                        dir,
+                        List.of(),
+                        List.of("-Xmx32m"),
+                        "run",
+                        "--model",
+                        "m",
+                        "--dataset-name",
+                        "sharegpt",
+                        "--dataset-path",
+                        file.toString(),
+                        "--num-prompts",
+                        "10",
+                        "--no-self-warmup",
+                        "--result-dir",
+                        dir.resolve("results").toString());
+        assertThat(r.code()).as(r.err()).isEqualTo(2);
+        assertThat(r.err())
+                .contains("--dataset-path: " + file + ": too large for the heap")
+                .contains("-Xmx")
+                .doesNotContain("OutOfMemoryError")
+                .doesNotContain("\tat ");
     }
 
     @Test
