@@ -67,7 +67,7 @@ public class StageResult {
     private Double failureRatio;
 
     @JsonPropertyDescription(
-            "Failed requests by class (connect, timeout, http_429, http_4xx, http_5xx, reset,"
+            "Failed requests by class (connect, timeout, tls, http_429, http_4xx, http_5xx, reset,"
                     + " malformed_stream, error_payload, other); only classes that occurred.")
     private java.util.Map<String, Long> errorsByClass;
 

@@ -112,7 +112,20 @@ public class RunnerWorkOrderDependent
                 spec.getSlo(),
                 ResourceNames.control(runName),
                 runName + "-part-",
-                REPORT_INTERVAL_SECONDS);
+                REPORT_INTERVAL_SECONDS,
+                tls(target));
+    }
+
+    private static io.inferencebench.crds.workorder.TlsOrder tls(TargetSpec target) {
+        var tls = target.getTls();
+        if (tls == null) {
+            return null;
+        }
+        boolean ca = tls.getCaConfigMapRef() != null || tls.getCaSecretRef() != null;
+        return new io.inferencebench.crds.workorder.TlsOrder(
+                ca ? RunnerJobDependent.TLS_CA_FILE : null,
+                Boolean.TRUE.equals(tls.getInsecureSkipVerify()),
+                tls.getServerName());
     }
 
     /**

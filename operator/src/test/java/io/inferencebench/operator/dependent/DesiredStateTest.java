@@ -70,6 +70,58 @@ class DesiredStateTest {
     }
 
     @Test
+    void aTlsCaIsMountedIntoRunnerPodsAndNamedInTheWorkOrder() throws Exception {
+        BenchmarkRun run = TestRuns.sweep();
+        run.getSpec().getTarget().setService(null);
+        run.getSpec().getTarget().setUrl("https://gw.example:8443");
+        io.inferencebench.crds.v1alpha1.TlsSpec tls = new io.inferencebench.crds.v1alpha1.TlsSpec();
+        tls.setCaSecretRef(new SecretKeyRef("gw-tls", "ca.crt"));
+        tls.setServerName("llm.example.com");
+        run.getSpec().getTarget().setTls(tls);
+
+        RunnerWorkOrder order =
+                json.readValue(
+                        RunnerWorkOrderDependent.desired(run).getData().get(RunnerWorkOrder.KEY),
+                        RunnerWorkOrder.class);
+        assertThat(order.tls().caFile()).isEqualTo(RunnerJobDependent.TLS_CA_FILE);
+        assertThat(order.tls().insecureSkipVerify()).isFalse();
+        assertThat(order.tls().serverName()).isEqualTo("llm.example.com");
+
+        PodSpec pod = RunnerJobDependent.desired(run, DEFAULTS).getSpec().getTemplate().getSpec();
+        var volume =
+                pod.getVolumes().stream().filter(v -> v.getName().equals("tls-ca")).findFirst();
+        assertThat(volume).isPresent();
+        assertThat(volume.get().getSecret().getSecretName()).isEqualTo("gw-tls");
+        assertThat(volume.get().getSecret().getItems().get(0).getKey()).isEqualTo("ca.crt");
+        assertThat(volume.get().getSecret().getItems().get(0).getPath()).isEqualTo("ca.crt");
+        assertThat(pod.getContainers().get(0).getVolumeMounts())
+                .anySatisfy(
+                        m -> {
+                            assertThat(m.getName()).isEqualTo("tls-ca");
+                            assertThat(m.getMountPath()).isEqualTo("/etc/inferencebench/tls");
+                            assertThat(m.getReadOnly()).isTrue();
+                        });
+
+        // Without spec.target.tls the work order carries no TLS section and nothing is mounted.
+        BenchmarkRun plain = TestRuns.sweep();
+        assertThat(
+                        json.readValue(
+                                        RunnerWorkOrderDependent.desired(plain)
+                                                .getData()
+                                                .get(RunnerWorkOrder.KEY),
+                                        RunnerWorkOrder.class)
+                                .tls())
+                .isNull();
+        assertThat(
+                        RunnerJobDependent.desired(plain, DEFAULTS)
+                                .getSpec()
+                                .getTemplate()
+                                .getSpec()
+                                .getVolumes())
+                .noneMatch(v -> v.getName().equals("tls-ca"));
+    }
+
+    @Test
     void jobIsIndexedWithParallelismAndRestrictedPodSecurity() {
         BenchmarkRun run = TestRuns.sweep();
         run.getSpec().getRunner().setParallelism(4);

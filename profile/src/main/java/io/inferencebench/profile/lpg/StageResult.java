@@ -35,6 +35,7 @@ public final class StageResult {
             List.of(
                     "connect",
                     "timeout",
+                    "tls",
                     "http_429",
                     "http_4xx",
                     "http_5xx",

@@ -29,6 +29,7 @@ import io.inferencebench.runner.engine.Slo;
 import io.inferencebench.runner.engine.StageObserver;
 import io.inferencebench.runner.engine.StagePlan;
 import io.inferencebench.runner.http.HttpTransport;
+import io.inferencebench.runner.http.TlsOptions;
 import io.inferencebench.runner.metrics.ServerMetricsFlags;
 import io.inferencebench.runner.metrics.ServerMetricsLine;
 import io.inferencebench.runner.metrics.ServerMetricsSource;
@@ -108,6 +109,27 @@ public final class RunCommand implements Callable<Integer> {
             names = "--api-key-file",
             description = "File holding an API key, sent as 'Authorization: Bearer'.")
     Path apiKeyFile;
+
+    @Option(
+            names = "--ca-cert",
+            description =
+                    "PEM file of the CA certificates an https target's certificate must chain to"
+                            + " (instead of the JVM's trust store).")
+    Path caCert;
+
+    @Option(
+            names = "--insecure-skip-tls-verify",
+            description =
+                    "Do not check an https target's certificate or host name (insecure: the API"
+                            + " key can be read by whoever answers).")
+    boolean insecureSkipTlsVerify;
+
+    @Option(
+            names = "--tls-server-name",
+            description =
+                    "Name the https target's certificate must carry (and sent as SNI), when it"
+                            + " differs from the --base-url host.")
+    String tlsServerName;
 
     // ---- workload ----
     @Option(names = "--dataset-name", description = "random, sharegpt or jsonl (default random).")
@@ -328,7 +350,8 @@ public final class RunCommand implements Callable<Integer> {
                 workload.getDataset() == null ? new DatasetSpec() : workload.getDataset();
 
         Progress.mode(progress);
-        BaseUrl.check("--base-url", baseUrl);
+        java.net.URI target = BaseUrl.check("--base-url", baseUrl);
+        TlsOptions tls = tlsOptions(target);
         if (config != null) {
             List<String> problems = configProblems(file);
             if (!problems.isEmpty()) {
@@ -424,7 +447,8 @@ public final class RunCommand implements Callable<Integer> {
         }
         Interrupts interrupts = null;
         try (HttpTransport transport =
-                        new HttpTransport(baseUrl, requestHeaders, loops, maxConnections, timeout);
+                        new HttpTransport(
+                                baseUrl, requestHeaders, loops, maxConnections, timeout, tls);
                 LiveMetrics metrics = metricsPort == null ? null : LiveMetrics.start(metricsPort);
                 ServerMetricsSource serverMetrics = openServerMetrics(choice.backend(), err)) {
             if (metrics != null) {
@@ -717,6 +741,44 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     // ---- resolution of flags and config ----
+
+    private TlsOptions tlsOptions(java.net.URI target) {
+        boolean https = "https".equalsIgnoreCase(target.getScheme());
+        if (!https && (caCert != null || insecureSkipTlsVerify || tlsServerName != null)) {
+            throw new Main.UsageError(
+                    (caCert != null
+                                    ? "--ca-cert"
+                                    : insecureSkipTlsVerify
+                                            ? "--insecure-skip-tls-verify"
+                                            : "--tls-server-name")
+                            + ": applies only to an https:// --base-url");
+        }
+        if (insecureSkipTlsVerify && caCert != null) {
+            throw new Main.UsageError(
+                    "--insecure-skip-tls-verify: cannot be combined with --ca-cert (which checks"
+                            + " the certificate)");
+        }
+        if (tlsServerName != null && tlsServerName.isBlank()) {
+            throw new Main.UsageError("--tls-server-name: must not be empty");
+        }
+        TlsOptions options = new TlsOptions(caCert, insecureSkipTlsVerify, tlsServerName);
+        try {
+            options.check();
+        } catch (IllegalArgumentException e) {
+            throw new Main.UsageError("--ca-cert: " + e.getMessage());
+        }
+        if (https && insecureSkipTlsVerify) {
+            PrintWriter err = spec.commandLine().getErr();
+            err.println(
+                    "WARNING: --insecure-skip-tls-verify: the certificate of "
+                            + target.getHost()
+                            + " is NOT checked; whoever answers there receives the requests"
+                            + (apiKeyFile != null ? " and the API key" : "")
+                            + ". Use --ca-cert FILE instead.");
+            err.flush();
+        }
+        return options;
+    }
 
     /**
      * The rules a BenchmarkRun's workload and load must follow ({@link SpecValidation}), in the
@@ -1250,7 +1312,9 @@ public final class RunCommand implements Callable<Integer> {
             failure = baseUrl + "/v1/models lists no model";
         } catch (Exception e) {
             String reason = Main.describe(e);
-            if (reason.startsWith("connect:") || reason.startsWith("timeout:")) {
+            if (reason.startsWith("connect:")
+                    || reason.startsWith("timeout:")
+                    || reason.startsWith("tls:")) {
                 // The server is down or unreachable: a failure of the target (exit 1), not of
                 // the flags; --model would not help.
                 throw new IllegalStateException(

@@ -4,6 +4,9 @@ package io.inferencebench.runner.http;
 public enum FailureClass {
     CONNECT("connect"),
     TIMEOUT("timeout"),
+
+    /** The TLS handshake failed: certificate not trusted, wrong host name, no common protocol. */
+    TLS("tls"),
     /** 429 Too Many Requests: the server (or a gateway before it) rate-limited the request. */
     HTTP_429("http_429"),
     HTTP_4XX("http_4xx"),

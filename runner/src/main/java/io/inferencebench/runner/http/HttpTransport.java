@@ -27,8 +27,6 @@ import io.netty.handler.codec.http.HttpResponseDecoder;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslContextBuilder;
-import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.io.ByteArrayOutputStream;
@@ -89,6 +87,13 @@ public final class HttpTransport implements AutoCloseable {
     private final EventLoop[] loops;
     private final Pool[] pools;
     private final SslContext ssl;
+
+    /** Whether the certificate must name {@link #tlsName} (off only with insecureSkipVerify). */
+    private final boolean verifyHostName;
+
+    /** The name sent as SNI and verified in the certificate. */
+    private final String tlsName;
+
     private final String host;
     private final int port;
     private final String basePath;
@@ -107,7 +112,25 @@ public final class HttpTransport implements AutoCloseable {
             int eventLoops,
             int maxConnectionsPerLoop,
             Duration requestTimeout) {
-        this(baseUrl, headers, eventLoops, maxConnectionsPerLoop, requestTimeout, null);
+        this(
+                baseUrl,
+                headers,
+                eventLoops,
+                maxConnectionsPerLoop,
+                requestTimeout,
+                null,
+                TlsOptions.VERIFY);
+    }
+
+    /** A transport whose https certificate checks follow {@code tls}. */
+    public HttpTransport(
+            String baseUrl,
+            Map<String, String> headers,
+            int eventLoops,
+            int maxConnectionsPerLoop,
+            Duration requestTimeout,
+            TlsOptions tls) {
+        this(baseUrl, headers, eventLoops, maxConnectionsPerLoop, requestTimeout, null, tls);
     }
 
     /**
@@ -128,7 +151,8 @@ public final class HttpTransport implements AutoCloseable {
                 loopsOf.loops.length,
                 maxConnectionsPerLoop,
                 requestTimeout,
-                loopsOf);
+                loopsOf,
+                TlsOptions.VERIFY);
     }
 
     private HttpTransport(
@@ -137,7 +161,8 @@ public final class HttpTransport implements AutoCloseable {
             int eventLoops,
             int maxConnectionsPerLoop,
             Duration requestTimeout,
-            HttpTransport loopsOf) {
+            HttpTransport loopsOf,
+            TlsOptions tlsOptions) {
         URI uri = URI.create(baseUrl);
         if (uri.getHost() == null) {
             throw new IllegalArgumentException("base URL needs a host: " + baseUrl);
@@ -150,16 +175,9 @@ public final class HttpTransport implements AutoCloseable {
         this.timeoutMillis = Math.max(1, requestTimeout.toMillis());
         this.baseHeaders = new LinkedHashMap<>(headers);
         this.maxConnectionsPerLoop = maxConnectionsPerLoop;
-        try {
-            this.ssl =
-                    tls
-                            ? SslContextBuilder.forClient()
-                                    .trustManager(InsecureTrustManagerFactory.INSTANCE)
-                                    .build()
-                            : null;
-        } catch (SSLException e) {
-            throw new IllegalStateException("TLS client context: " + e.getMessage(), e);
-        }
+        this.ssl = tls ? tlsOptions.context() : null;
+        this.verifyHostName = !tlsOptions.insecureSkipVerify();
+        this.tlsName = tlsOptions.serverName() != null ? tlsOptions.serverName() : host;
         if (loopsOf != null) {
             this.epoll = loopsOf.epoll;
             this.group = loopsOf.group;
@@ -398,7 +416,42 @@ public final class HttpTransport implements AutoCloseable {
         return classifyStream(cause);
     }
 
+    /** The TLS failure in {@code cause}'s chain, or null when it is no TLS failure. */
+    static SSLException tlsFailure(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof SSLException ssl) {
+                return ssl;
+            }
+        }
+        return null;
+    }
+
+    /** What a TLS failure means for the user: the reason, and what to change. */
+    static String tlsReason(Throwable cause) {
+        Throwable root = cause;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String reason = root.getMessage() != null ? root.getMessage() : root.toString();
+        String hint;
+        if (reason.contains("PKIX") || reason.contains("unable to find valid certification")) {
+            hint =
+                    "the server's certificate is not signed by a trusted CA; pass its CA with --ca-cert"
+                            + " (spec.target.tls.caConfigMapRef)";
+        } else if (reason.contains("No subject alternative") || reason.contains("match")) {
+            hint =
+                    "the certificate does not name this host; check the URL or set the name it"
+                            + " carries with --tls-server-name (spec.target.tls.serverName)";
+        } else {
+            hint = "TLS handshake failed";
+        }
+        return hint + ": " + reason;
+    }
+
     static FailureClass classifyStream(Throwable cause) {
+        if (tlsFailure(cause) != null) {
+            return FailureClass.TLS;
+        }
         String message = cause.getMessage() == null ? "" : cause.getMessage();
         if (cause instanceof ClosedChannelException
                 || (cause instanceof IOException
@@ -469,10 +522,7 @@ public final class HttpTransport implements AutoCloseable {
                                         @Override
                                         protected void initChannel(SocketChannel ch) {
                                             if (ssl != null) {
-                                                ch.pipeline()
-                                                        .addLast(
-                                                                ssl.newHandler(
-                                                                        ch.alloc(), host, port));
+                                                ch.pipeline().addLast(tlsHandler(ch));
                                             }
                                             ch.pipeline()
                                                     .addLast(
@@ -482,6 +532,19 @@ public final class HttpTransport implements AutoCloseable {
                                                     .addLast(new Connection(Pool.this));
                                         }
                                     });
+        }
+
+        private io.netty.handler.ssl.SslHandler tlsHandler(SocketChannel ch) {
+            io.netty.handler.ssl.SslHandler handler = ssl.newHandler(ch.alloc(), tlsName, port);
+            if (verifyHostName) {
+                // Netty checks the chain but not the name unless asked: without this any
+                // certificate the trust store accepts would do for any host.
+                javax.net.ssl.SSLEngine engine = handler.engine();
+                javax.net.ssl.SSLParameters parameters = engine.getSSLParameters();
+                parameters.setEndpointIdentificationAlgorithm("HTTPS");
+                engine.setSSLParameters(parameters);
+            }
+            return handler;
         }
 
         void acquire(Exchange exchange) {
@@ -754,9 +817,11 @@ public final class HttpTransport implements AutoCloseable {
             long now = System.nanoTime();
             closeConnection();
             String message =
-                    cause.getMessage() == null
-                            ? cause.getClass().getSimpleName()
-                            : cause.getMessage();
+                    failure == FailureClass.TLS
+                            ? tlsReason(cause)
+                            : (cause.getMessage() == null
+                                    ? cause.getClass().getSimpleName()
+                                    : cause.getMessage());
             sink.onFailure(failure, message, now);
         }
 

@@ -193,7 +193,7 @@ public final class PodRun {
                 Executors.newSingleThreadExecutor(
                         r -> Thread.ofPlatform().daemon().name("ib-stage").unstarted(r));
         HttpTransport transport =
-                new HttpTransport(order.baseUrl(), headers, loops, 20_000, timeout);
+                new HttpTransport(order.baseUrl(), headers, loops, 20_000, timeout, tls(order));
         try (ControlWatch control =
                 new ControlWatch(
                         client,
@@ -572,6 +572,24 @@ public final class PodRun {
 
     private static String describe(Throwable e) {
         return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+
+    /** The work order's certificate checks; the opt-out is logged, never silent. */
+    private io.inferencebench.runner.http.TlsOptions tls(RunnerWorkOrder order) {
+        var tls = order.tls();
+        if (tls == null) {
+            return io.inferencebench.runner.http.TlsOptions.VERIFY;
+        }
+        if (tls.insecureSkipVerify() && order.baseUrl().startsWith("https://")) {
+            log(
+                    "WARNING: spec.target.tls.insecureSkipVerify: the certificate of %s is NOT"
+                            + " checked; whoever answers receives the requests%s",
+                    order.baseUrl(), order.apiKeyFromEnv() ? " and the API key" : "");
+        }
+        return new io.inferencebench.runner.http.TlsOptions(
+                tls.caFile() == null ? null : java.nio.file.Path.of(tls.caFile()),
+                tls.insecureSkipVerify(),
+                tls.serverName());
     }
 
     private void log(String format, Object... args) {
