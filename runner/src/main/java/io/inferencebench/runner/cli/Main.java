@@ -21,7 +21,20 @@ public final class Main implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
+        quietOnNewJdks();
         System.exit(execute(args));
+    }
+
+    /**
+     * JDK 24 warns on stderr when sun.misc.Unsafe's memory methods are used (JEP 498), which Netty
+     * does unless told not to; a jar's manifest cannot allow it the way it enables native access.
+     * Netty's Unsafe-free paths are used there instead, unless the user chose otherwise
+     * (-Dio.netty.noUnsafe=false, with --sun-misc-unsafe-memory-access=allow).
+     */
+    static void quietOnNewJdks() {
+        if (Runtime.version().feature() >= 24 && System.getProperty("io.netty.noUnsafe") == null) {
+            System.setProperty("io.netty.noUnsafe", "true");
+        }
     }
 
     /** Runs the command line and returns its exit code (no System.exit; used by tests). */
@@ -37,6 +50,7 @@ public final class Main implements Runnable {
         }
         if (err != null) {
             cli.setErr(err);
+            Progress.errRedirected = true;
         }
         cli.setCaseInsensitiveEnumValuesAllowed(true);
         // A flag error gets one line and a pointer to --help, not the 190-line usage.

@@ -457,6 +457,21 @@ public final class RunCommand implements Callable<Integer> {
             if (serverMetrics != null) {
                 err.println("server metrics: " + serverMetrics.describe());
             }
+            // From here on Ctrl-C stops the run gracefully: during discovery and the client
+            // warm-up as well as in a stage.
+            SelfWarmup.Cancel warmupCancel = new SelfWarmup.Cancel();
+            java.util.concurrent.atomic.AtomicReference<LoadEngine> engineRef =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            interrupts =
+                    Interrupts.install(
+                            () -> {
+                                warmupCancel.cancel();
+                                LoadEngine running = engineRef.get();
+                                if (running != null) {
+                                    running.cancel();
+                                }
+                            },
+                            err);
             String modelName = model != null && !model.isBlank() ? model : discoverModel(transport);
             Double temp =
                     temperature != null
@@ -495,18 +510,28 @@ public final class RunCommand implements Callable<Integer> {
                             seedValue,
                             timeout,
                             observer);
-            interrupts = Interrupts.install(engine::cancel, err);
+            engineRef.set(engine);
+            if (warmupCancel.cancelled()) {
+                // Interrupted during discovery or set-up: nothing is sent.
+                engine.cancel();
+            }
             HeapHeadroom.apply();
             if (!noSelfWarmup) {
                 long warmStart = System.nanoTime();
                 long exchanges =
                         SelfWarmup.run(
-                                choice.protocol(), params, transport, Duration.ofMillis(1500));
+                                choice.protocol(),
+                                params,
+                                transport,
+                                Duration.ofMillis(1500),
+                                warmupCancel);
                 err.printf(
                         Locale.ROOT,
-                        "client warm-up: %d local exchanges in %.1f s (nothing sent to the target)%n",
+                        "client warm-up: %d local exchanges in %.1f s (nothing sent to the"
+                                + " target)%s%n",
                         exchanges,
-                        (System.nanoTime() - warmStart) / 1e9);
+                        (System.nanoTime() - warmStart) / 1e9,
+                        warmupCancel.cancelled() ? "; stopped by the interrupt" : "");
             }
             Instant start = Instant.now();
             err.printf(

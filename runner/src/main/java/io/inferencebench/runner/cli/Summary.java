@@ -16,6 +16,10 @@ final class Summary {
     private Summary() {}
 
     static void print(PrintWriter out, List<StageResult> results, Slo slo) {
+        if (results.isEmpty()) {
+            // Nothing finished (e.g. interrupted before the first stage): no empty table.
+            return;
+        }
         List<String> header =
                 new ArrayList<>(
                         List.of(
