@@ -301,8 +301,20 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
             scraper.track(run);
             scraper.windowStarts(run, Instant.parse(StatusAggregator.format(start)).toEpochMilli());
             List<StageSpec> stages = run.getSpec().getLoad().resolvedStages();
+            // Without spec.target.model the pods discovered it; the status (MODEL column) and the
+            // profiles name what they found.
+            String discovered =
+                    parts.all().stream()
+                            .map(Parts.Part::model)
+                            .flatMap(java.util.Optional::stream)
+                            .findFirst()
+                            .orElse(null);
             status.apply(
                     s -> {
+                        if ((s.getModel() == null || s.getModel().isBlank())
+                                && discovered != null) {
+                            s.setModel(discovered);
+                        }
                         s.setStartTime(StatusAggregator.format(start));
                         s.setStageStartTimes(List.of(StatusAggregator.format(start)));
                         s.setStage("1/" + stages.size());

@@ -44,6 +44,16 @@ public final class Parts {
         public Optional<String> stageResult(int stage) {
             return Optional.ofNullable(data.get(PartReport.stageResultKey(stage)));
         }
+
+        /**
+         * The model this part's pod sends requests with (given or discovered).
+         *
+         * @return the model, if the pod reported it
+         */
+        public Optional<String> model() {
+            String model = data.get(PartReport.MODEL);
+            return model == null || model.isBlank() ? Optional.empty() : Optional.of(model);
+        }
     }
 
     private final Map<Integer, Part> byIndex;

@@ -682,6 +682,50 @@ class BenchmarkRunLifecycleIT {
     }
 
     @Test
+    void theModelDiscoveredByTheRunnersReachesStatusAndProfiles() throws Exception {
+        service("vllm", true);
+        String yaml =
+                """
+                apiVersion: inferencebench.io/v1alpha1
+                kind: BenchmarkRun
+                metadata: {name: discovered}
+                spec:
+                  target: {service: {name: vllm, port: 8000}}
+                  load: {requestRates: [5], numPrompts: 10, cooldown: 0s}
+                """;
+        BenchmarkRun run =
+                client.resources(BenchmarkRun.class)
+                        .inNamespace(namespace)
+                        .resource(
+                                client.getKubernetesSerialization()
+                                        .unmarshal(yaml, BenchmarkRun.class))
+                        .create();
+        String uid = run.getMetadata().getUid();
+        awaitStatus("discovered", s -> s.getPhase() == Phase.INITIALIZING);
+        writePart(
+                run,
+                0,
+                Map.of(
+                        PartReport.STATE,
+                        PartReport.STATE_READY,
+                        PartReport.MODEL,
+                        "acme/found-by-runner-7b"));
+        BenchmarkRunStatus status = awaitStatus("discovered", s -> s.getPhase() == Phase.RUNNING);
+        assertThat(status.getModel()).isEqualTo("acme/found-by-runner-7b");
+        Map<String, String> data = new LinkedHashMap<>(stageDone(1, 0, 2.5, uid));
+        data.put(PartReport.STATE, PartReport.STATE_DONE);
+        data.put(PartReport.MODEL, "acme/found-by-runner-7b");
+        writePart(run, 0, data);
+        status = awaitStatus("discovered", s -> s.getPhase() == Phase.SUCCEEDED);
+        assertThat(status.getProfiles().get(0).at("/dimensions/model_id").asText())
+                .isEqualTo("acme/found-by-runner-7b");
+        assertThat(status.getProfiles().get(0).at("/config/model").asText())
+                .isEqualTo("acme/found-by-runner-7b");
+        assertThat(status.getResults().get(0).getProfileKey())
+                .matches("vllm-2\\.5qps-found-by-runner-7b-\\d{8}-\\d{6}\\.json");
+    }
+
+    @Test
     void aStageWithTooManyFailedRequestsDidNotDeliverItsLoad() throws Exception {
         service("vllm", true);
         BenchmarkRun run = create("failing", 1, "");

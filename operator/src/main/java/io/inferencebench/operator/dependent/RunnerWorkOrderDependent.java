@@ -100,7 +100,9 @@ public class RunnerWorkOrderDependent
                 run.getMetadata().getUid(),
                 parallelism,
                 baseUrl(run),
-                target.getPath() != null ? target.getPath() : target.getApi().defaultPath(),
+                // Unset: the runner derives it from backend and api by the same rule as its
+                // command line (e.g. TGI's native /generate_stream for backend tgi).
+                target.getPath(),
                 target.getBackend().wireName(),
                 target.getApi().wireName(),
                 target.getModel(),

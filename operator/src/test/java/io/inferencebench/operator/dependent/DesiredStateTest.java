@@ -47,7 +47,9 @@ class DesiredStateTest {
         String text = configMap.getData().get(RunnerWorkOrder.KEY);
         RunnerWorkOrder order = json.readValue(text, RunnerWorkOrder.class);
         assertThat(order.baseUrl()).isEqualTo("http://vllm.bench.svc:8000");
-        assertThat(order.path()).isEqualTo("/v1/completions");
+        // No spec.target.path: the runner derives it from backend and api, as its CLI does.
+        assertThat(order.path()).isNull();
+        assertThat(order.api()).isEqualTo("completions");
         assertThat(order.backend()).isEqualTo("vllm");
         assertThat(order.model()).isEqualTo("google/gemma-7b");
         assertThat(order.parallelism()).isEqualTo(3);

@@ -1,7 +1,5 @@
 package io.inferencebench.runner.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.inferencebench.crds.v1alpha1.DatasetSpec;
 import io.inferencebench.crds.v1alpha1.DistributionType;
 import io.inferencebench.crds.v1alpha1.Durations;
@@ -33,6 +31,7 @@ import io.inferencebench.runner.http.TlsOptions;
 import io.inferencebench.runner.metrics.ServerMetricsFlags;
 import io.inferencebench.runner.metrics.ServerMetricsLine;
 import io.inferencebench.runner.metrics.ServerMetricsSource;
+import io.inferencebench.runner.plan.ModelDiscovery;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -200,7 +199,8 @@ public final class RunCommand implements Callable<Integer> {
             names = "--ignore-eos",
             arity = "0..1",
             fallbackValue = "true",
-            description = "Send ignore_eos (default: true for random prompts).")
+            description =
+                    "Send ignore_eos (default true, as workload.ignoreEos in a BenchmarkRun).")
     Boolean ignoreEos;
 
     @Option(names = "--temperature", description = "Sampling temperature (default 0).")
@@ -257,7 +257,9 @@ public final class RunCommand implements Callable<Integer> {
                     "Warm-up requests before the first stage, excluded from results (default 0).")
     Integer numWarmups;
 
-    @Option(names = "--cooldown", description = "Pause between stages (default 2s).")
+    @Option(
+            names = "--cooldown",
+            description = "Pause between stages (default 5s, as load.cooldown in a BenchmarkRun).")
     String cooldown;
 
     @Option(
@@ -388,8 +390,8 @@ public final class RunCommand implements Callable<Integer> {
                         "--cooldown",
                         "load.cooldown",
                         cooldown,
-                        file.load != null ? load.getCooldown() : null,
-                        "2s");
+                        load.getCooldown(),
+                        new LoadSpec().getCooldown());
         Slo slo = slo(file.slo);
         long seedValue = seed != null ? seed : (dataset.getSeed() != null ? dataset.getSeed() : 0L);
         List<StagePlan> plans = stages(load);
@@ -427,12 +429,9 @@ public final class RunCommand implements Callable<Integer> {
                     "--dataset-path: needs --dataset-name sharegpt or jsonl (with the random"
                             + " dataset the file would be ignored)");
         }
+        // The spec's default, whichever sections --config has (it used to depend on them).
         boolean ignoreEosValue =
-                ignoreEos != null
-                        ? ignoreEos
-                        : (file.workload != null && workload.getIgnoreEos() != null
-                                ? workload.getIgnoreEos()
-                                : randomDataset);
+                ignoreEos != null ? ignoreEos : !Boolean.FALSE.equals(workload.getIgnoreEos());
         boolean tokenIds = tokenIdPrompts(choice, randomDataset, tokenizerValue);
         int datasetSize = datasetSize(plans);
         List<Prompt> prompts =
@@ -1327,39 +1326,14 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     private String discoverModel(HttpTransport transport) {
-        String failure;
         try {
-            String body = transport.get("/v1/models", Duration.ofSeconds(10));
-            JsonNode data = new ObjectMapper().readTree(body).path("data");
-            if (data.isArray() && !data.isEmpty() && data.get(0).path("id").isTextual()) {
-                return data.get(0).get("id").asText();
-            }
-            failure = baseUrl + "/v1/models lists no model";
-        } catch (Exception e) {
-            String reason = Main.describe(e);
-            if (reason.startsWith("connect:")
-                    || reason.startsWith("timeout:")
-                    || reason.startsWith("tls:")) {
-                // The server is down or unreachable: a failure of the target (exit 1), not of
-                // the flags; --model would not help.
-                throw new IllegalStateException(
-                        "cannot reach "
-                                + baseUrl
-                                + " (GET /v1/models for the model name): "
-                                + reason);
-            }
-            failure = "discovery from " + baseUrl + "/v1/models failed: " + reason;
+            return ModelDiscovery.discover(transport, baseUrl);
+        } catch (ModelDiscovery.Unreachable e) {
+            // The server is down or unreachable: a failure of the target (exit 1), not of the
+            // flags; --model would not help.
+            throw new IllegalStateException(e.getMessage());
+        } catch (ModelDiscovery.NoModel e) {
+            throw new Main.UsageError("--model: not given and " + e.getMessage());
         }
-        try {
-            // TGI's native API has no /v1/models; its /info names the model.
-            JsonNode info =
-                    new ObjectMapper().readTree(transport.get("/info", Duration.ofSeconds(10)));
-            if (info.path("model_id").isTextual()) {
-                return info.get("model_id").asText();
-            }
-        } catch (Exception ignored) {
-            // report the /v1/models failure, the usual case
-        }
-        throw new Main.UsageError("--model: not given and " + failure);
     }
 }

@@ -1,7 +1,6 @@
 package io.inferencebench.runner.pod;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -120,11 +119,9 @@ public final class PodRun {
         WorkloadSpec workload = order.workload() == null ? new WorkloadSpec() : order.workload();
         LoadSpec load = order.load() == null ? new LoadSpec() : order.load();
         boolean stream = !Boolean.FALSE.equals(workload.getStreaming());
-        Protocol protocol = PodWorkload.protocol(order, stream);
-        String path =
-                order.path() == null || order.path().isBlank()
-                        ? protocol.defaultPath()
-                        : order.path();
+        var wire = PodWorkload.protocol(order, stream);
+        Protocol protocol = wire.protocol();
+        String path = wire.path();
         HfTokenizer tokenizer = null;
         if (settings.tokenizerFile() != null) {
             try {
@@ -205,12 +202,16 @@ public final class PodRun {
                         order.runUid(),
                         settings.pollInterval(),
                         settings.runCheckInterval())) {
+            // The model is reported with the ready state, so the operator can name a discovered one
+            // in the status, the MODEL column and the profiles.
+            Map<String, String> ready = new LinkedHashMap<>();
             String model =
                     order.model() != null && !order.model().isBlank()
                             ? order.model()
                             : discoverModel(transport, order.baseUrl());
+            ready.put(PartReport.MODEL, model);
             var sampling = workload.getSampling();
-            boolean ignoreEos = workload.getIgnoreEos() != null ? workload.getIgnoreEos() : random;
+            boolean ignoreEos = !Boolean.FALSE.equals(workload.getIgnoreEos());
             GenerationParams params =
                     new GenerationParams(
                             model,
@@ -245,7 +246,6 @@ public final class PodRun {
                 warmupSent = engine.warmUp(mine, load.getMaxConcurrency());
             }
             control.start();
-            Map<String, String> ready = new LinkedHashMap<>();
             ready.put(PartReport.STATE, PartReport.STATE_READY);
             ready.put(PartReport.STAGE, "0");
             ready.put(PartReport.STAGES_DONE, "0");
@@ -548,26 +548,12 @@ public final class PodRun {
 
     private static String discoverModel(HttpTransport transport, String baseUrl) {
         try {
-            JsonNode data =
-                    JSON.readTree(transport.get("/v1/models", Duration.ofSeconds(10))).path("data");
-            if (data.isArray() && !data.isEmpty() && data.get(0).path("id").isTextual()) {
-                return data.get(0).get("id").asText();
-            }
-        } catch (Exception e) {
-            // fall through to TGI's /info
+            return io.inferencebench.runner.plan.ModelDiscovery.discover(transport, baseUrl);
+        } catch (io.inferencebench.runner.plan.ModelDiscovery.Unreachable e) {
+            throw new PodFailure(e.getMessage());
+        } catch (io.inferencebench.runner.plan.ModelDiscovery.NoModel e) {
+            throw new PodFailure("target.model is not set and " + e.getMessage());
         }
-        try {
-            JsonNode info = JSON.readTree(transport.get("/info", Duration.ofSeconds(10)));
-            if (info.path("model_id").isTextual()) {
-                return info.get("model_id").asText();
-            }
-        } catch (Exception e) {
-            // reported below
-        }
-        throw new PodFailure(
-                "target.model is not set and "
-                        + baseUrl
-                        + " names no model at /v1/models or /info");
     }
 
     private static String describe(Throwable e) {
