@@ -17,6 +17,7 @@ import io.inferencebench.crds.v1alpha1.RunSummary;
 import io.inferencebench.crds.v1alpha1.SpecValidation;
 import io.inferencebench.crds.v1alpha1.StageResult;
 import io.inferencebench.crds.v1alpha1.StageSpec;
+import io.inferencebench.crds.workorder.ProgressReport;
 import io.inferencebench.operator.dependent.ControlConfigMapDependent;
 import io.inferencebench.operator.dependent.Launched;
 import io.inferencebench.operator.dependent.ProfileConfigMapDependent;
@@ -586,17 +587,17 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         int ttftCount = 0;
         int reporting = 0;
         for (Parts.Part part : parts.all()) {
-            JsonNode p = part.progress();
-            if (p == null || p.path("stage").asInt(stage) != stage) {
+            ProgressReport p = part.progress();
+            if (p == null || p.stage() != stage) {
                 continue;
             }
             reporting++;
-            completed += p.path("completed").asLong();
-            failed += p.path("failed").asLong();
-            inFlight += p.path("inFlight").asLong();
-            rate += p.path("achievedRate").asDouble();
-            if (p.hasNonNull("ttftP50Ms")) {
-                ttftSum += p.path("ttftP50Ms").asDouble();
+            completed += p.completed();
+            failed += p.failed();
+            inFlight += p.inFlight();
+            rate += p.achievedRate();
+            if (p.ttftP50Ms() != null) {
+                ttftSum += p.ttftP50Ms();
                 ttftCount++;
             }
         }

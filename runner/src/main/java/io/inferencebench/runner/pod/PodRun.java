@@ -8,6 +8,7 @@ import io.inferencebench.crds.v1alpha1.LoadSpec;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.v1alpha1.WorkloadSpec;
 import io.inferencebench.crds.workorder.PartReport;
+import io.inferencebench.crds.workorder.ProgressReport;
 import io.inferencebench.crds.workorder.RunnerWorkOrder;
 import io.inferencebench.crds.workorder.StageShare;
 import io.inferencebench.crds.workorder.StageShares;
