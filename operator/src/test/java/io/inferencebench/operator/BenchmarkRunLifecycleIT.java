@@ -73,6 +73,7 @@ class BenchmarkRunLifecycleIT {
                 .waitUntilCondition(
                         c ->
                                 c.getStatus() != null
+                                        && c.getStatus().getConditions() != null
                                         && c.getStatus().getConditions().stream()
                                                 .anyMatch(
                                                         x ->

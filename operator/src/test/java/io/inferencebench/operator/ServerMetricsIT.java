@@ -125,6 +125,7 @@ class ServerMetricsIT {
                         c ->
                                 c.getStatus() != null
                                         && c.getStatus().getConditions() != null
+                                        && c.getStatus().getConditions() != null
                                         && c.getStatus().getConditions().stream()
                                                 .anyMatch(
                                                         x ->

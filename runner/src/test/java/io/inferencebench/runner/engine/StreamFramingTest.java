@@ -62,10 +62,12 @@ class StreamFramingTest {
                 // last piece (same clock, same JVM), not when its first byte arrived.
                 assertThat(e.contentInstant(0)).isGreaterThanOrEqualTo(s[1]);
                 assertThat(e.ttftNanos() / 1e6).isGreaterThanOrEqualTo(30);
-                // Events 2-4 arrived in one read: stamped after the server wrote that batch, with
-                // no gap between them.
+                // Events 2-4 arrived in one read: stamped after the server wrote that batch, and
+                // together: the server's next bytes come 20 ms later, so events of a later read
+                // would be stamped at least that far apart (10 ms leaves room for a preempted
+                // parser on a loaded machine).
                 assertThat(e.contentInstant(1)).isGreaterThanOrEqualTo(s[2]);
-                assertThat((e.contentInstant(3) - e.contentInstant(1)) / 1e6).isLessThan(1.0);
+                assertThat((e.contentInstant(3) - e.contentInstant(1)) / 1e6).isLessThan(10.0);
             }
         }
     }

@@ -96,6 +96,8 @@ class PodModeIT {
                     .waitUntilCondition(
                             c ->
                                     c.getStatus() != null
+                                            // The first status may carry no conditions yet.
+                                            && c.getStatus().getConditions() != null
                                             && c.getStatus().getConditions().stream()
                                                     .anyMatch(
                                                             x ->
