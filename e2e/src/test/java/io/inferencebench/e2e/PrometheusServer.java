@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -166,10 +165,7 @@ public final class PrometheusServer implements AutoCloseable {
     }
 
     private static int freePort() throws IOException {
-        try (ServerSocket socket =
-                new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
+        return io.inferencebench.testkit.FreePorts.claim();
     }
 
     /** The provisioning script's binary; fails (never skips) when none can be had. */

@@ -9,6 +9,7 @@ import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Durations;
 import io.inferencebench.crds.v1alpha1.LiveStatus;
+import io.inferencebench.crds.v1alpha1.LoadSpec;
 import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.v1alpha1.RunProgress;
@@ -16,6 +17,7 @@ import io.inferencebench.crds.v1alpha1.RunSummary;
 import io.inferencebench.crds.v1alpha1.SpecValidation;
 import io.inferencebench.crds.v1alpha1.StageResult;
 import io.inferencebench.crds.v1alpha1.StageSpec;
+import io.inferencebench.crds.workorder.ProgressReport;
 import io.inferencebench.operator.dependent.ControlConfigMapDependent;
 import io.inferencebench.operator.dependent.Launched;
 import io.inferencebench.operator.dependent.ProfileConfigMapDependent;
@@ -44,6 +46,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import org.jboss.logging.Logger;
 
@@ -316,8 +319,20 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
             scraper.track(run);
             scraper.windowStarts(run, Instant.parse(StatusAggregator.format(start)).toEpochMilli());
             List<StageSpec> stages = run.getSpec().getLoad().resolvedStages();
+            // Without spec.target.model the pods discovered it; the status (MODEL column) and the
+            // profiles name what they found.
+            String discovered =
+                    parts.all().stream()
+                            .map(Parts.Part::model)
+                            .flatMap(java.util.Optional::stream)
+                            .findFirst()
+                            .orElse(null);
             status.apply(
                     s -> {
+                        if ((s.getModel() == null || s.getModel().isBlank())
+                                && discovered != null) {
+                            s.setModel(discovered);
+                        }
                         s.setStartTime(StatusAggregator.format(start));
                         s.setStageStartTimes(List.of(StatusAggregator.format(start)));
                         s.setStage("1/" + stages.size());
@@ -407,6 +422,25 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         return PROGRESS_REFRESH;
     }
 
+    private static String failureText(StageResult r) {
+        String classes =
+                r.getErrorsByClass() == null
+                        ? ""
+                        : r.getErrorsByClass().entrySet().stream()
+                                .sorted(
+                                        Map.Entry.<String, Long>comparingByValue()
+                                                .reversed()
+                                                .thenComparing(Map.Entry.comparingByKey()))
+                                .map(e -> e.getKey() + " " + e.getValue())
+                                .collect(java.util.stream.Collectors.joining(", "));
+        return String.format(
+                Locale.ROOT,
+                "stage %d: %.1f %% of requests failed (%s)",
+                r.getStage(),
+                100 * r.getFailureRatio(),
+                classes);
+    }
+
     private Duration aggregating(
             BenchmarkRun run, Context<BenchmarkRun> context, StatusAggregator status, Instant now) {
         List<StageResult> results = status.view().getResults();
@@ -414,14 +448,37 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                 results != null
                         && results.stream()
                                 .allMatch(r -> Boolean.TRUE.equals(r.getLoadDelivered()));
-        status.condition(
-                ConditionTypes.LOAD_DELIVERED,
-                delivered,
-                delivered ? "Delivered" : "RateNotAchieved",
+        Double maxFailureRatio = run.getSpec().getLoad().getMaxFailureRatio();
+        List<String> failing =
+                results == null
+                        ? List.of()
+                        : results.stream()
+                                .filter(r -> ProfileAssembly.tooManyFailures(r, maxFailureRatio))
+                                .map(r -> failureText(r))
+                                .toList();
+        String reason =
                 delivered
-                        ? "every stage achieved its requested load"
-                        : "some stage missed its requested rate by more than 5 % or lagged its"
-                                + " schedule; results are not a valid measurement at that rate");
+                        ? "Delivered"
+                        : (failing.isEmpty() ? "RateNotAchieved" : "TooManyFailures");
+        String message;
+        if (delivered) {
+            message = "every stage achieved its requested load";
+        } else if (!failing.isEmpty()) {
+            message =
+                    String.join("; ", failing)
+                            + String.format(
+                                    Locale.ROOT,
+                                    " (spec.load.maxFailureRatio %.2f); results are not a valid"
+                                            + " measurement of the requested load",
+                                    maxFailureRatio == null
+                                            ? LoadSpec.DEFAULT_MAX_FAILURE_RATIO
+                                            : maxFailureRatio);
+        } else {
+            message =
+                    "some stage missed its requested rate by more than 5 % or lagged its"
+                            + " schedule; results are not a valid measurement at that rate";
+        }
+        status.condition(ConditionTypes.LOAD_DELIVERED, delivered, reason, message);
         if (run.getSpec().getSlo() != null && results != null) {
             boolean met = results.stream().allMatch(r -> Boolean.TRUE.equals(r.getSloMet()));
             status.condition(
@@ -547,17 +604,17 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         int ttftCount = 0;
         int reporting = 0;
         for (Parts.Part part : parts.all()) {
-            JsonNode p = part.progress();
-            if (p == null || p.path("stage").asInt(stage) != stage) {
+            ProgressReport p = part.progress();
+            if (p == null || p.stage() != stage) {
                 continue;
             }
             reporting++;
-            completed += p.path("completed").asLong();
-            failed += p.path("failed").asLong();
-            inFlight += p.path("inFlight").asLong();
-            rate += p.path("achievedRate").asDouble();
-            if (p.hasNonNull("ttftP50Ms")) {
-                ttftSum += p.path("ttftP50Ms").asDouble();
+            completed += p.completed();
+            failed += p.failed();
+            inFlight += p.inFlight();
+            rate += p.achievedRate();
+            if (p.ttftP50Ms() != null) {
+                ttftSum += p.ttftP50Ms();
                 ttftCount++;
             }
         }

@@ -1,24 +1,26 @@
 package io.inferencebench.operator;
 
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
+import io.inferencebench.crds.workorder.PartLabels;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** Labels on everything the operator creates for a run. */
 public final class Labels {
 
-    public static final String NAME = "app.kubernetes.io/name";
-    public static final String INSTANCE = "app.kubernetes.io/instance";
-    public static final String MANAGED_BY = "app.kubernetes.io/managed-by";
-    public static final String COMPONENT = "app.kubernetes.io/component";
+    // The keys and values runner pods also write are part of the runner<->operator contract.
+    public static final String NAME = PartLabels.NAME;
+    public static final String INSTANCE = PartLabels.INSTANCE;
+    public static final String MANAGED_BY = PartLabels.MANAGED_BY;
+    public static final String COMPONENT = PartLabels.COMPONENT;
 
     /** Set on part ConfigMaps by runner pods: the pod's completion index. */
-    public static final String PART_INDEX = "inferencebench.io/part-index";
+    public static final String PART_INDEX = PartLabels.PART_INDEX;
 
-    public static final String APP = "inferencebench";
-    public static final String OPERATOR = "inferencebench-operator";
+    public static final String APP = PartLabels.NAME_VALUE;
+    public static final String OPERATOR = PartLabels.MANAGED_BY_VALUE;
 
-    public static final String RUNNER = "runner";
+    public static final String RUNNER = PartLabels.COMPONENT_RUNNER;
     public static final String CONTROL = "control";
     public static final String PROFILE = "profile";
     public static final String SERVER_METRICS = "server-metrics";

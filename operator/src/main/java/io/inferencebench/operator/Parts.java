@@ -1,9 +1,9 @@
 package io.inferencebench.operator;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.inferencebench.crds.workorder.PartReport;
+import io.inferencebench.crds.workorder.ProgressReport;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
@@ -31,7 +31,7 @@ public final class Parts {
             int index,
             String state,
             int stagesDone,
-            JsonNode progress,
+            ProgressReport progress,
             String error,
             Map<String, String> data) {
 
@@ -43,6 +43,16 @@ public final class Parts {
          */
         public Optional<String> stageResult(int stage) {
             return Optional.ofNullable(data.get(PartReport.stageResultKey(stage)));
+        }
+
+        /**
+         * The model this part's pod sends requests with (given or discovered).
+         *
+         * @return the model, if the pod reported it
+         */
+        public Optional<String> model() {
+            String model = data.get(PartReport.MODEL);
+            return model == null || model.isBlank() ? Optional.empty() : Optional.of(model);
         }
     }
 
@@ -77,12 +87,13 @@ public final class Parts {
             } catch (NumberFormatException e) {
                 continue;
             }
-            JsonNode progress = null;
+            ProgressReport progress = null;
             String progressText = data.get(PartReport.PROGRESS);
             if (progressText != null) {
                 try {
-                    progress = JSON.readTree(progressText);
-                } catch (Exception e) {
+                    progress = ProgressReport.fromJson(progressText);
+                } catch (RuntimeException e) {
+                    // A part of another runner version: no live numbers from it.
                     progress = null;
                 }
             }

@@ -123,7 +123,19 @@ public final class ProfileAssembly {
                 merged.scheduleLagMs == null || merged.scheduleLagMs.count() == 0
                         ? null
                         : finite(merged.scheduleLagMs.percentile(99)));
-        result.setLoadDelivered(loadDelivered(result));
+        result.setFailureRatio(finite(merged.failureRatio()));
+        if (merged.failed > 0 && merged.errorsByClass != null) {
+            java.util.Map<String, Long> classes = new java.util.TreeMap<>();
+            merged.errorsByClass.forEach(
+                    (k, v) -> {
+                        if (v != null && v > 0) {
+                            classes.put(k, v);
+                        }
+                    });
+            result.setErrorsByClass(classes);
+        }
+        result.setLoadDelivered(
+                loadDelivered(result, run.getSpec().getLoad().getMaxFailureRatio()));
         SloSpec slo = run.getSpec().getSlo();
         if (slo != null && merged.sent > 0) {
             double attainment = (double) merged.goodputRequests / merged.sent;
@@ -142,12 +154,18 @@ public final class ProfileAssembly {
     }
 
     /**
-     * Whether a stage delivered its requested load.
+     * Whether a stage delivered its requested load: failures within {@code maxFailureRatio} and,
+     * for rate stages, the rate achieved and the schedule kept.
      *
      * @param result the stage summary
-     * @return {@code true} for concurrency stages, or rate stages within bounds
+     * @param maxFailureRatio spec.load.maxFailureRatio ({@code null}: the default)
+     * @return whether the stage's figures are a valid measurement of the requested load
      */
-    public static boolean loadDelivered(io.inferencebench.crds.v1alpha1.StageResult result) {
+    public static boolean loadDelivered(
+            io.inferencebench.crds.v1alpha1.StageResult result, Double maxFailureRatio) {
+        if (tooManyFailures(result, maxFailureRatio)) {
+            return false;
+        }
         if (result.getRequestRate() == null) {
             return true;
         }
@@ -159,6 +177,22 @@ public final class ProfileAssembly {
                 result.getScheduleLagP99Ms() == null
                         || result.getScheduleLagP99Ms() <= MAX_SCHEDULE_LAG_P99_MS;
         return rateOk && lagOk;
+    }
+
+    /**
+     * Whether more than {@code maxFailureRatio} of the stage's finished requests failed.
+     *
+     * @param result the stage summary
+     * @param maxFailureRatio spec.load.maxFailureRatio ({@code null}: the default)
+     * @return {@code true} when the failures exceed the allowed share
+     */
+    public static boolean tooManyFailures(
+            io.inferencebench.crds.v1alpha1.StageResult result, Double maxFailureRatio) {
+        double max =
+                maxFailureRatio == null
+                        ? io.inferencebench.crds.v1alpha1.LoadSpec.DEFAULT_MAX_FAILURE_RATIO
+                        : maxFailureRatio;
+        return result.getFailureRatio() != null && result.getFailureRatio() > max;
     }
 
     static String uniqueKey(String fileName, int stage, Set<String> used) {

@@ -1,6 +1,8 @@
 package io.inferencebench.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
+import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -824,6 +826,89 @@ class BenchmarkRunLifecycleIT {
         return client.v1().events().inNamespace(namespace).list().getItems().stream()
                 .filter(e -> "Warning".equals(e.getType()))
                 .toList();
+    }
+
+    @Test
+    void theModelDiscoveredByTheRunnersReachesStatusAndProfiles() throws Exception {
+        service("vllm", true);
+        String yaml =
+                """
+                apiVersion: inferencebench.io/v1alpha1
+                kind: BenchmarkRun
+                metadata: {name: discovered}
+                spec:
+                  target: {service: {name: vllm, port: 8000}}
+                  load: {requestRates: [5], numPrompts: 10, cooldown: 0s}
+                """;
+        BenchmarkRun run =
+                client.resources(BenchmarkRun.class)
+                        .inNamespace(namespace)
+                        .resource(
+                                client.getKubernetesSerialization()
+                                        .unmarshal(yaml, BenchmarkRun.class))
+                        .create();
+        String uid = run.getMetadata().getUid();
+        awaitStatus("discovered", s -> s.getPhase() == Phase.INITIALIZING);
+        writePart(
+                run,
+                0,
+                Map.of(
+                        PartReport.STATE,
+                        PartReport.STATE_READY,
+                        PartReport.MODEL,
+                        "acme/found-by-runner-7b"));
+        BenchmarkRunStatus status = awaitStatus("discovered", s -> s.getPhase() == Phase.RUNNING);
+        assertThat(status.getModel()).isEqualTo("acme/found-by-runner-7b");
+        Map<String, String> data = new LinkedHashMap<>(stageDone(1, 0, 2.5, uid));
+        data.put(PartReport.STATE, PartReport.STATE_DONE);
+        data.put(PartReport.MODEL, "acme/found-by-runner-7b");
+        writePart(run, 0, data);
+        status = awaitStatus("discovered", s -> s.getPhase() == Phase.SUCCEEDED);
+        assertThat(status.getProfiles().get(0).at("/dimensions/model_id").asText())
+                .isEqualTo("acme/found-by-runner-7b");
+        assertThat(status.getProfiles().get(0).at("/config/model").asText())
+                .isEqualTo("acme/found-by-runner-7b");
+        assertThat(status.getResults().get(0).getProfileKey())
+                .matches("vllm-2\\.5qps-found-by-runner-7b-\\d{8}-\\d{6}\\.json");
+    }
+
+    @Test
+    void aStageWithTooManyFailedRequestsDidNotDeliverItsLoad() throws Exception {
+        service("vllm", true);
+        BenchmarkRun run = create("failing", 1, "");
+        String uid = run.getMetadata().getUid();
+        awaitStatus("failing", s -> s.getPhase() == Phase.INITIALIZING);
+        writePart(run, 0, Map.of(PartReport.STATE, PartReport.STATE_READY));
+        awaitStatus("failing", s -> s.getPhase() == Phase.RUNNING);
+        writePart(run, 0, stageDone(1, 0, 2.5, uid));
+        awaitStatus(
+                "failing",
+                s -> s.getStageStartTimes() != null && s.getStageStartTimes().size() == 2);
+        Map<String, String> data = new LinkedHashMap<>(stageDone(1, 0, 2.5, uid));
+        // Stage 2: 10 answered, 18 rate-limited: 64 % failed.
+        Map<String, String> second = new LinkedHashMap<>(stageDone(2, 0, 2.5, uid));
+        StageResult failing =
+                json.readValue(second.get(PartReport.stageResultKey(2)), StageResult.class);
+        for (int i = 0; i < 18; i++) {
+            failing.countFailure("http_429");
+        }
+        failing.sent += 18;
+        second.put(PartReport.stageResultKey(2), json.writeValueAsString(failing));
+        data.putAll(second);
+        data.put(PartReport.STATE, PartReport.STATE_DONE);
+        writePart(run, 0, data);
+        BenchmarkRunStatus status = awaitStatus("failing", s -> s.getPhase() == Phase.SUCCEEDED);
+        assertThat(status.getResults().get(0).getLoadDelivered()).isTrue();
+        assertThat(status.getResults().get(1).getLoadDelivered()).isFalse();
+        assertThat(status.getResults().get(1).getFailureRatio()).isCloseTo(18 / 28.0, within(1e-9));
+        assertThat(status.getResults().get(1).getErrorsByClass())
+                .containsExactly(entry("http_429", 18L));
+        var delivered = status.condition(ConditionTypes.LOAD_DELIVERED).orElseThrow();
+        assertThat(delivered.getStatus()).isEqualTo("False");
+        assertThat(delivered.getReason()).isEqualTo("TooManyFailures");
+        assertThat(delivered.getMessage())
+                .contains("stage 2: 64.3 % of requests failed (http_429 18)")
+                .contains("spec.load.maxFailureRatio 0.10");
     }
 
     private Map<String, String> stageDone(int stage, int index, double rateShare, String uid) {

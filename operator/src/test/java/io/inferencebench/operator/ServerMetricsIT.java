@@ -25,9 +25,7 @@ import io.inferencebench.testkit.ModelSim;
 import io.javaoperatorsdk.operator.Operator;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -126,6 +124,7 @@ class ServerMetricsIT {
                 .waitUntilCondition(
                         c ->
                                 c.getStatus() != null
+                                        && c.getStatus().getConditions() != null
                                         && c.getStatus().getConditions() != null
                                         && c.getStatus().getConditions().stream()
                                                 .anyMatch(
@@ -1278,8 +1277,6 @@ class ServerMetricsIT {
     }
 
     private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
+        return io.inferencebench.testkit.FreePorts.claim();
     }
 }

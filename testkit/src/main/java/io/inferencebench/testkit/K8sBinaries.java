@@ -64,11 +64,23 @@ public final class K8sBinaries {
     }
 
     static Path defaultDirectory() {
-        return Path.of(
-                System.getProperty("user.home"),
-                ".kubeapitest",
-                "k8s",
-                DEFAULT_VERSION + "-linux-amd64");
+        return cacheRoot().resolve("k8s").resolve(DEFAULT_VERSION + "-linux-amd64");
+    }
+
+    /**
+     * The kube-api-test cache root exactly as {@code e2e/scripts/provision-k8s.sh} computes it:
+     * {@code IB_KUBEAPITEST_DIR}, else {@code $HOME/.kubeapitest}. The JVM's {@code user.home}
+     * comes from the password database, not from {@code $HOME}; where the two differ (a CI user
+     * with HOME pointing elsewhere) the tests looked in another directory than the script wrote.
+     */
+    public static Path cacheRoot() {
+        String dir = System.getenv("IB_KUBEAPITEST_DIR");
+        if (dir != null && !dir.isBlank()) {
+            return Path.of(dir);
+        }
+        String home = System.getenv("HOME");
+        return Path.of(home != null && !home.isBlank() ? home : System.getProperty("user.home"))
+                .resolve(".kubeapitest");
     }
 
     static Path findProvisionScript() {

@@ -125,6 +125,18 @@ public class LoadSpec {
     @Pattern(Durations.PATTERN)
     private String requestTimeout = "5m";
 
+    @JsonPropertyDescription(
+            "Most failed requests a stage may have, as a share of its finished requests (0-1)."
+                    + " Above it the stage did not deliver its load: LoadDelivered is False,"
+                    + " naming the failure classes.")
+    @Default("0.1")
+    @Min(0)
+    @Max(1)
+    private Double maxFailureRatio = DEFAULT_MAX_FAILURE_RATIO;
+
+    /** Default of {@code maxFailureRatio}. */
+    public static final double DEFAULT_MAX_FAILURE_RATIO = 0.1;
+
     /**
      * The stages to run: {@code stages} as given, or one open-loop stage per entry of {@code
      * requestRates} with the shared numPrompts and duration.
@@ -247,5 +259,13 @@ public class LoadSpec {
 
     public void setRequestTimeout(String requestTimeout) {
         this.requestTimeout = requestTimeout;
+    }
+
+    public Double getMaxFailureRatio() {
+        return maxFailureRatio;
+    }
+
+    public void setMaxFailureRatio(Double maxFailureRatio) {
+        this.maxFailureRatio = maxFailureRatio;
     }
 }

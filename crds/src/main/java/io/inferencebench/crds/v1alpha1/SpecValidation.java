@@ -29,6 +29,30 @@ public final class SpecValidation {
                 problems.add("spec.target: exactly one of service or url must be set");
             }
             duration("spec.target.readinessTimeout", target.getReadinessTimeout(), problems);
+            TlsSpec tls = target.getTls();
+            if (tls != null) {
+                if (tls.getCaConfigMapRef() != null && tls.getCaSecretRef() != null) {
+                    problems.add(
+                            "spec.target.tls: at most one of caConfigMapRef or caSecretRef may be"
+                                    + " set");
+                }
+                if (Boolean.TRUE.equals(tls.getInsecureSkipVerify())
+                        && (tls.getCaConfigMapRef() != null || tls.getCaSecretRef() != null)) {
+                    problems.add(
+                            "spec.target.tls.insecureSkipVerify: cannot be combined with a CA"
+                                    + " (which checks the certificate)");
+                }
+                boolean https =
+                        target.getUrl() != null
+                                ? target.getUrl().startsWith("https://")
+                                : target.getService() != null
+                                        && "https".equals(target.getService().getScheme());
+                if (!https) {
+                    problems.add(
+                            "spec.target.tls: applies only to an https target (url https://... or"
+                                    + " service.scheme https)");
+                }
+            }
         }
         if (spec.getWorkload() != null) {
             problems.addAll(validateWorkload(spec.getWorkload(), "spec.workload"));

@@ -58,8 +58,18 @@ public class StageResult {
     @JsonPropertyDescription("99th percentile of send time minus due time, ms.")
     private Double scheduleLagP99Ms;
 
-    @JsonPropertyDescription("Achieved rate within 5 % of target and schedule lag within bounds.")
+    @JsonPropertyDescription(
+            "Achieved rate within 5 % of target, schedule lag within bounds and failed requests"
+                    + " at most spec.load.maxFailureRatio of the finished ones.")
     private Boolean loadDelivered;
+
+    @JsonPropertyDescription("Failed requests as a share of finished (completed + failed) ones.")
+    private Double failureRatio;
+
+    @JsonPropertyDescription(
+            "Failed requests by class (connect, timeout, tls, http_429, http_4xx, http_5xx, reset,"
+                    + " malformed_stream, error_payload, other); only classes that occurred.")
+    private java.util.Map<String, Long> errorsByClass;
 
     @JsonPropertyDescription(
             "Share of requests meeting every SLO objective (when spec.slo is set).")
@@ -249,5 +259,21 @@ public class StageResult {
 
     public void setProfileKey(String profileKey) {
         this.profileKey = profileKey;
+    }
+
+    public Double getFailureRatio() {
+        return failureRatio;
+    }
+
+    public void setFailureRatio(Double failureRatio) {
+        this.failureRatio = failureRatio;
+    }
+
+    public java.util.Map<String, Long> getErrorsByClass() {
+        return errorsByClass;
+    }
+
+    public void setErrorsByClass(java.util.Map<String, Long> errorsByClass) {
+        this.errorsByClass = errorsByClass;
     }
 }

@@ -79,6 +79,21 @@ public class TargetSpec {
     @Pattern(Durations.PATTERN)
     private String readinessTimeout = "10m";
 
+    @JsonPropertyDescription(
+            "Certificate checks for an https target: a CA bundle from a ConfigMap or Secret"
+                    + " (mounted into runner pods), an explicit insecureSkipVerify, a serverName."
+                    + " Without it the certificate and host name are verified against the default"
+                    + " trust store.")
+    private TlsSpec tls;
+
+    public TlsSpec getTls() {
+        return tls;
+    }
+
+    public void setTls(TlsSpec tls) {
+        this.tls = tls;
+    }
+
     public ServiceTarget getService() {
         return service;
     }

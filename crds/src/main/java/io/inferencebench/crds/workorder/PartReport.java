@@ -37,6 +37,12 @@ public final class PartReport {
     /** Run uid the part belongs to. */
     public static final String RUN_UID = "runUid";
 
+    /** Set to {@code "true"} with state {@code done} when the pod stopped because of a cancel. */
+    public static final String CANCELLED = "cancelled";
+
+    /** The model the pod sends requests with (spec.target.model or discovered), set when ready. */
+    public static final String MODEL = "model";
+
     private PartReport() {}
 
     /**

@@ -29,6 +29,7 @@ import java.util.Map;
  * @param controlConfigMap name of the control ConfigMap to watch
  * @param partConfigMapPrefix prefix of the part ConfigMaps; pod i writes {@code <prefix><i>}
  * @param reportIntervalSeconds how often to publish live progress
+ * @param tls certificate checks for an https target, or {@code null} for the defaults
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RunnerWorkOrder(
@@ -49,7 +50,50 @@ public record RunnerWorkOrder(
         SloSpec slo,
         String controlConfigMap,
         String partConfigMapPrefix,
-        int reportIntervalSeconds) {
+        int reportIntervalSeconds,
+        TlsOrder tls) {
+
+    /** A work order with the default certificate checks. */
+    public RunnerWorkOrder(
+            String runName,
+            String namespace,
+            String runUid,
+            int parallelism,
+            String baseUrl,
+            String path,
+            String backend,
+            String api,
+            String model,
+            Map<String, String> headers,
+            boolean apiKeyFromEnv,
+            WorkloadSpec workload,
+            LoadSpec load,
+            List<StageShare> stages,
+            SloSpec slo,
+            String controlConfigMap,
+            String partConfigMapPrefix,
+            int reportIntervalSeconds) {
+        this(
+                runName,
+                namespace,
+                runUid,
+                parallelism,
+                baseUrl,
+                path,
+                backend,
+                api,
+                model,
+                headers,
+                apiKeyFromEnv,
+                workload,
+                load,
+                stages,
+                slo,
+                controlConfigMap,
+                partConfigMapPrefix,
+                reportIntervalSeconds,
+                null);
+    }
 
     /** ConfigMap key holding the work order JSON. */
     public static final String KEY = "workorder.json";

@@ -61,9 +61,18 @@ class AdmissionIT {
 
     @BeforeAll
     void startApiServerAndInstallCrd() throws IOException {
+        // A private kube-api-test directory whose k8s/ entry links to the binary cache where
+        // e2e/scripts/provision-k8s.sh puts it ($HOME, not the JVM's user.home), so certificates
+        // of concurrent fixtures do not collide either.
+        Path testDir = Files.createTempDirectory("admission-it-kubeapitest-");
+        Path binaries = cacheRoot().resolve("k8s").resolve(K8S_VERSION + "-linux-amd64");
+        Files.createSymbolicLink(
+                Files.createDirectories(testDir.resolve("k8s")).resolve(binaries.getFileName()),
+                binaries);
         apiServer =
                 new KubeAPIServer(
                         KubeAPIServerConfigBuilder.anAPIServerConfig()
+                                .withTestDir(testDir.toString())
                                 .withApiServerVersion(K8S_VERSION)
                                 .withOfflineMode(true)
                                 .withUpdateKubeConfig(false)
@@ -411,14 +420,20 @@ class AdmissionIT {
         runs().inNamespace(NAMESPACE).withName("columns").delete();
     }
 
+    /** As e2e/scripts/provision-k8s.sh: IB_KUBEAPITEST_DIR, else $HOME/.kubeapitest. */
+    static Path cacheRoot() {
+        String dir = System.getenv("IB_KUBEAPITEST_DIR");
+        if (dir != null && !dir.isBlank()) {
+            return Path.of(dir);
+        }
+        String home = System.getenv("HOME");
+        return Path.of(home != null && !home.isBlank() ? home : System.getProperty("user.home"))
+                .resolve(".kubeapitest");
+    }
+
     private Path kubectl() {
         Path path =
-                Path.of(
-                        System.getProperty("user.home"),
-                        ".kubeapitest",
-                        "k8s",
-                        K8S_VERSION + "-linux-amd64",
-                        "kubectl");
+                cacheRoot().resolve("k8s").resolve(K8S_VERSION + "-linux-amd64").resolve("kubectl");
         if (!Files.isExecutable(path)) {
             fail("kubectl not found at " + path + "; run e2e/scripts/provision-k8s.sh");
         }

@@ -338,10 +338,7 @@ class OperatorE2E {
     }
 
     private static String kubectl(String... args) throws IOException, InterruptedException {
-        Path kubectl =
-                Path.of(
-                        System.getProperty("user.home"),
-                        ".kubeapitest/k8s/1.34.4-linux-amd64/kubectl");
+        Path kubectl = io.inferencebench.testkit.K8sBinaries.binary("kubectl");
         List<String> command = new ArrayList<>();
         command.add(kubectl.toString());
         command.add("--kubeconfig");

@@ -62,6 +62,9 @@ public class RunnerJobDependent extends CRUDKubernetesDependentResource<Job, Ben
     /** Mount point of a dataset PersistentVolumeClaim. */
     public static final String DATASET_PVC_DIR = "/data/pvc";
 
+    /** Where the CA bundle of spec.target.tls is mounted in runner pods. */
+    public static final String TLS_CA_FILE = "/etc/inferencebench/tls/ca.crt";
+
     /** Tokenizer file path in runner pods. */
     public static final String TOKENIZER_FILE = "/data/tokenizer/tokenizer.json";
 
@@ -112,6 +115,7 @@ public class RunnerJobDependent extends CRUDKubernetesDependentResource<Job, Ben
         mounts.add(new VolumeMountBuilder().withName("tmp").withMountPath("/tmp").build());
         datasetVolume(spec, volumes, mounts, env);
         tokenizerVolume(spec, volumes, mounts, env);
+        tlsCaVolume(spec, volumes, mounts);
 
         env.add(fieldEnv("POD_NAME", "metadata.name"));
         env.add(fieldEnv("POD_NAMESPACE", "metadata.namespace"));
@@ -272,6 +276,56 @@ public class RunnerJobDependent extends CRUDKubernetesDependentResource<Job, Ben
                             .withValue(DATASET_PVC_DIR + "/" + source.getPvc().getPath())
                             .build());
         }
+    }
+
+    private static void tlsCaVolume(
+            BenchmarkRunSpec spec, List<Volume> volumes, List<VolumeMount> mounts) {
+        var tls = spec.getTarget().getTls();
+        if (tls == null) {
+            return;
+        }
+        String file = TLS_CA_FILE.substring(TLS_CA_FILE.lastIndexOf('/') + 1);
+        if (tls.getCaConfigMapRef() != null) {
+            var ref = tls.getCaConfigMapRef();
+            volumes.add(
+                    new VolumeBuilder()
+                            .withName("tls-ca")
+                            .withNewConfigMap()
+                            .withName(ref.getName())
+                            .withItems(
+                                    new KeyToPathBuilder()
+                                            .withKey(
+                                                    ref.getKey() != null
+                                                            ? ref.getKey()
+                                                            : io.inferencebench.crds.v1alpha1
+                                                                    .TlsSpec.DEFAULT_CA_KEY)
+                                            .withPath(file)
+                                            .build())
+                            .endConfigMap()
+                            .build());
+        } else if (tls.getCaSecretRef() != null) {
+            var ref = tls.getCaSecretRef();
+            volumes.add(
+                    new VolumeBuilder()
+                            .withName("tls-ca")
+                            .withNewSecret()
+                            .withSecretName(ref.getName())
+                            .withItems(
+                                    new KeyToPathBuilder()
+                                            .withKey(ref.getKey())
+                                            .withPath(file)
+                                            .build())
+                            .endSecret()
+                            .build());
+        } else {
+            return;
+        }
+        mounts.add(
+                new VolumeMountBuilder()
+                        .withName("tls-ca")
+                        .withMountPath(TLS_CA_FILE.substring(0, TLS_CA_FILE.lastIndexOf('/')))
+                        .withReadOnly(true)
+                        .build());
     }
 
     private static void tokenizerVolume(

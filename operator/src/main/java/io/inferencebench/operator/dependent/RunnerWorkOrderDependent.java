@@ -100,7 +100,9 @@ public class RunnerWorkOrderDependent
                 run.getMetadata().getUid(),
                 parallelism,
                 baseUrl(run),
-                target.getPath() != null ? target.getPath() : target.getApi().defaultPath(),
+                // Unset: the runner derives it from backend and api by the same rule as its
+                // command line (e.g. TGI's native /generate_stream for backend tgi).
+                target.getPath(),
                 target.getBackend().wireName(),
                 target.getApi().wireName(),
                 target.getModel(),
@@ -112,7 +114,20 @@ public class RunnerWorkOrderDependent
                 spec.getSlo(),
                 ResourceNames.control(runName),
                 runName + "-part-",
-                REPORT_INTERVAL_SECONDS);
+                REPORT_INTERVAL_SECONDS,
+                tls(target));
+    }
+
+    private static io.inferencebench.crds.workorder.TlsOrder tls(TargetSpec target) {
+        var tls = target.getTls();
+        if (tls == null) {
+            return null;
+        }
+        boolean ca = tls.getCaConfigMapRef() != null || tls.getCaSecretRef() != null;
+        return new io.inferencebench.crds.workorder.TlsOrder(
+                ca ? RunnerJobDependent.TLS_CA_FILE : null,
+                Boolean.TRUE.equals(tls.getInsecureSkipVerify()),
+                tls.getServerName());
     }
 
     /**

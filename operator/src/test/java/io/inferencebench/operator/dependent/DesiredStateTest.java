@@ -47,7 +47,9 @@ class DesiredStateTest {
         String text = configMap.getData().get(RunnerWorkOrder.KEY);
         RunnerWorkOrder order = json.readValue(text, RunnerWorkOrder.class);
         assertThat(order.baseUrl()).isEqualTo("http://vllm.bench.svc:8000");
-        assertThat(order.path()).isEqualTo("/v1/completions");
+        // No spec.target.path: the runner derives it from backend and api, as its CLI does.
+        assertThat(order.path()).isNull();
+        assertThat(order.api()).isEqualTo("completions");
         assertThat(order.backend()).isEqualTo("vllm");
         assertThat(order.model()).isEqualTo("google/gemma-7b");
         assertThat(order.parallelism()).isEqualTo(3);
@@ -67,6 +69,58 @@ class DesiredStateTest {
         run.getSpec().getTarget().setService(null);
         run.getSpec().getTarget().setUrl("https://gw.example:8443");
         assertThat(RunnerWorkOrderDependent.baseUrl(run)).isEqualTo("https://gw.example:8443");
+    }
+
+    @Test
+    void aTlsCaIsMountedIntoRunnerPodsAndNamedInTheWorkOrder() throws Exception {
+        BenchmarkRun run = TestRuns.sweep();
+        run.getSpec().getTarget().setService(null);
+        run.getSpec().getTarget().setUrl("https://gw.example:8443");
+        io.inferencebench.crds.v1alpha1.TlsSpec tls = new io.inferencebench.crds.v1alpha1.TlsSpec();
+        tls.setCaSecretRef(new SecretKeyRef("gw-tls", "ca.crt"));
+        tls.setServerName("llm.example.com");
+        run.getSpec().getTarget().setTls(tls);
+
+        RunnerWorkOrder order =
+                json.readValue(
+                        RunnerWorkOrderDependent.desired(run).getData().get(RunnerWorkOrder.KEY),
+                        RunnerWorkOrder.class);
+        assertThat(order.tls().caFile()).isEqualTo(RunnerJobDependent.TLS_CA_FILE);
+        assertThat(order.tls().insecureSkipVerify()).isFalse();
+        assertThat(order.tls().serverName()).isEqualTo("llm.example.com");
+
+        PodSpec pod = RunnerJobDependent.desired(run, DEFAULTS).getSpec().getTemplate().getSpec();
+        var volume =
+                pod.getVolumes().stream().filter(v -> v.getName().equals("tls-ca")).findFirst();
+        assertThat(volume).isPresent();
+        assertThat(volume.get().getSecret().getSecretName()).isEqualTo("gw-tls");
+        assertThat(volume.get().getSecret().getItems().get(0).getKey()).isEqualTo("ca.crt");
+        assertThat(volume.get().getSecret().getItems().get(0).getPath()).isEqualTo("ca.crt");
+        assertThat(pod.getContainers().get(0).getVolumeMounts())
+                .anySatisfy(
+                        m -> {
+                            assertThat(m.getName()).isEqualTo("tls-ca");
+                            assertThat(m.getMountPath()).isEqualTo("/etc/inferencebench/tls");
+                            assertThat(m.getReadOnly()).isTrue();
+                        });
+
+        // Without spec.target.tls the work order carries no TLS section and nothing is mounted.
+        BenchmarkRun plain = TestRuns.sweep();
+        assertThat(
+                        json.readValue(
+                                        RunnerWorkOrderDependent.desired(plain)
+                                                .getData()
+                                                .get(RunnerWorkOrder.KEY),
+                                        RunnerWorkOrder.class)
+                                .tls())
+                .isNull();
+        assertThat(
+                        RunnerJobDependent.desired(plain, DEFAULTS)
+                                .getSpec()
+                                .getTemplate()
+                                .getSpec()
+                                .getVolumes())
+                .noneMatch(v -> v.getName().equals("tls-ca"));
     }
 
     @Test

@@ -45,6 +45,12 @@ public final class LpgProfileWriter {
     /** Statistics mode when some percentiles came from (merged) histograms. */
     public static final String MODE_HISTOGRAM = "histogram-merged";
 
+    /**
+     * Fewest requests over which a stage's rates (achieved rate, throughput) mean something: a rate
+     * over five requests that finished within milliseconds says nothing about the server.
+     */
+    public static final int MIN_REQUESTS_FOR_RATES = 10;
+
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private static final ObjectMapper MAPPER =
@@ -119,6 +125,11 @@ public final class LpgProfileWriter {
                     }
                 });
         metrics.put("achieved_rate", achievedRate(stage));
+        if (!ratesMeaningful(stage)) {
+            // Only small stages carry it, so regular profiles keep their key set.
+            metrics.put("rates_meaningful", false);
+        }
+        metrics.put("non_streamed_requests", stage.nonStreamedRequests);
         metrics.put("in_flight_peak", stage.inFlightPeak);
         putExtendedFamily(metrics, "ttft_ms", stage.ttftMs);
         putExtendedFamily(metrics, "itl_ms", stage.itlMs);
@@ -302,6 +313,17 @@ public final class LpgProfileWriter {
             return 0.0;
         }
         return (stage.sent - 1) / (span / 1e9);
+    }
+
+    /**
+     * Whether the stage sent enough requests ({@link #MIN_REQUESTS_FOR_RATES}) for its achieved
+     * rate and throughput to be meaningful.
+     *
+     * @param stage the stage
+     * @return {@code false} for a stage too small to have a meaningful rate
+     */
+    public static boolean ratesMeaningful(StageResult stage) {
+        return stage.sent >= MIN_REQUESTS_FOR_RATES;
     }
 
     /**

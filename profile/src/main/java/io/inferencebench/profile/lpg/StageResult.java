@@ -35,6 +35,8 @@ public final class StageResult {
             List.of(
                     "connect",
                     "timeout",
+                    "tls",
+                    "http_429",
                     "http_4xx",
                     "http_5xx",
                     "reset",
@@ -151,6 +153,13 @@ public final class StageResult {
     @JsonSetter(nulls = Nulls.SKIP)
     public MetricRecorder slotWaitMs;
 
+    /**
+     * Successful requests whose response was not an event stream with content (asked for without
+     * streaming, or a server that ignored {@code "stream": true}): they have no TTFT, ITL or TPOT
+     * and are left out of those statistics.
+     */
+    public long nonStreamedRequests;
+
     /** Highest number of requests in flight at once (merge: sum of per-runner peaks). */
     public long inFlightPeak;
 
@@ -201,6 +210,39 @@ public final class StageResult {
         String key = ERROR_CLASSES.contains(errorClass) ? errorClass : "other";
         errorsByClass.merge(key, 1L, Long::sum);
         failed++;
+    }
+
+    /**
+     * Share of the requests that finished (completed or failed) that failed; cancelled requests are
+     * neither.
+     *
+     * @return the ratio in [0, 1], {@code 0} when nothing finished
+     */
+    @JsonIgnore
+    public double failureRatio() {
+        long finished = completed + failed;
+        return finished == 0 ? 0.0 : (double) failed / finished;
+    }
+
+    /**
+     * The failure classes that occurred, most frequent first, e.g. {@code "http_429: 32, timeout:
+     * 3"}.
+     *
+     * @return the classes with their counts; empty when nothing failed
+     */
+    @JsonIgnore
+    public String failureClassesText() {
+        if (errorsByClass == null) {
+            return "";
+        }
+        return errorsByClass.entrySet().stream()
+                .filter(e -> e.getValue() != null && e.getValue() > 0)
+                .sorted(
+                        Map.Entry.<String, Long>comparingByValue()
+                                .reversed()
+                                .thenComparing(Map.Entry.comparingByKey()))
+                .map(e -> e.getKey() + ": " + e.getValue())
+                .collect(java.util.stream.Collectors.joining(", "));
     }
 
     /**
@@ -306,6 +348,7 @@ public final class StageResult {
                             });
             m.inFlightPeak += p.inFlightPeak;
             m.goodputRequests += p.goodputRequests;
+            m.nonStreamedRequests += p.nonStreamedRequests;
             m.runnerCount += Math.max(1, p.runnerCount);
             if (!Objects.equals(p.sloTtftMs, first.sloTtftMs)
                     || !Objects.equals(p.sloTpotMs, first.sloTpotMs)

@@ -10,6 +10,8 @@ import io.inferencebench.crds.v1alpha1.WorkloadSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The {@code --config} YAML: the {@code workload}, {@code load} and (optionally) {@code slo}
@@ -38,6 +40,116 @@ public final class ConfigFile {
     public Object metadata;
     public ConfigFile spec;
 
+    /**
+     * "--config FILE line L, column C: load.requestTimeout: reason": where the problem is, the
+     * field path in the YAML's own names, and Jackson's reason without its Java details.
+     */
+    static String describe(Path path, com.fasterxml.jackson.core.JsonProcessingException e) {
+        StringBuilder sb = new StringBuilder("--config ").append(path);
+        com.fasterxml.jackson.core.JsonLocation at = e.getLocation();
+        if (at != null && at.getLineNr() > 0) {
+            sb.append(" line ").append(at.getLineNr()).append(", column ").append(at.getColumnNr());
+        }
+        sb.append(": ");
+        if (e instanceof com.fasterxml.jackson.databind.JsonMappingException mapping) {
+            StringBuilder field = new StringBuilder();
+            for (com.fasterxml.jackson.databind.JsonMappingException.Reference r :
+                    mapping.getPath()) {
+                if (r.getFieldName() != null) {
+                    if (!field.isEmpty()) {
+                        field.append('.');
+                    }
+                    field.append(r.getFieldName());
+                } else if (r.getIndex() >= 0) {
+                    field.append('[').append(r.getIndex()).append(']');
+                }
+            }
+            if (!field.isEmpty()) {
+                sb.append(field).append(": ");
+            }
+        }
+        sb.append(reason(e));
+        return sb.toString();
+    }
+
+    private static String reason(com.fasterxml.jackson.core.JsonProcessingException e) {
+        if (e instanceof com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException u) {
+            List<String> known = new ArrayList<>();
+            if (u.getKnownPropertyIds() != null) {
+                u.getKnownPropertyIds().forEach(k -> known.add(String.valueOf(k)));
+            }
+            java.util.Collections.sort(known);
+            return "unknown field '"
+                    + u.getPropertyName()
+                    + "'"
+                    + (known.isEmpty() ? "" : "; allowed: " + String.join(", ", known));
+        }
+        if (e instanceof com.fasterxml.jackson.databind.exc.InvalidFormatException f) {
+            return "'"
+                    + f.getValue()
+                    + "' is not a valid "
+                    + typeName(f.getTargetType())
+                    + (f.getTargetType() != null && f.getTargetType().isEnum()
+                            ? " (allowed: " + enumValues(f.getTargetType()) + ")"
+                            : "");
+        }
+        if (e instanceof com.fasterxml.jackson.databind.exc.MismatchedInputException m
+                && m.getTargetType() != null) {
+            return "expected " + typeName(m.getTargetType()) + " here";
+        }
+        String message = e.getOriginalMessage();
+        if (message == null) {
+            return e.getClass().getSimpleName();
+        }
+        int newline = message.indexOf('\n');
+        message = newline > 0 ? message.substring(0, newline) : message;
+        // Jackson names Java classes; the user wrote YAML.
+        return message.replaceAll("`[a-zA-Z0-9_.$]+\\.([A-Za-z0-9_$]+)`", "$1").strip();
+    }
+
+    private static String typeName(Class<?> type) {
+        if (type == null) {
+            return "value";
+        }
+        if (type == Integer.class
+                || type == int.class
+                || type == Long.class
+                || type == long.class) {
+            return "whole number";
+        }
+        if (type == Double.class || type == double.class) {
+            return "number";
+        }
+        if (type == Boolean.class || type == boolean.class) {
+            return "boolean (true or false)";
+        }
+        if (type == String.class) {
+            return "string";
+        }
+        if (List.class.isAssignableFrom(type)) {
+            return "list";
+        }
+        if (type.isEnum()) {
+            return "value";
+        }
+        return "mapping (" + type.getSimpleName().replaceAll("Spec$", "") + ")";
+    }
+
+    private static String enumValues(Class<?> type) {
+        List<String> values = new ArrayList<>();
+        for (Object constant : type.getEnumConstants()) {
+            String name = constant.toString();
+            try {
+                Object wire = constant.getClass().getMethod("wireName").invoke(constant);
+                name = String.valueOf(wire);
+            } catch (ReflectiveOperationException ignored) {
+                name = name.toLowerCase(java.util.Locale.ROOT);
+            }
+            values.add(name);
+        }
+        return String.join(", ", values);
+    }
+
     static ConfigFile read(Path path) {
         if (!Files.isRegularFile(path)) {
             throw new Main.UsageError("--config: no such file: " + path);
@@ -51,15 +163,10 @@ public final class ConfigFile {
                 return new ConfigFile();
             }
             return file.spec != null ? file.spec : file;
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new Main.UsageError(describe(path, e));
         } catch (IOException e) {
-            String message = e.getMessage();
-            int newline = message == null ? -1 : message.indexOf('\n');
-            throw new Main.UsageError(
-                    "--config "
-                            + path
-                            + ": "
-                            + (newline > 0 ? message.substring(0, newline) : message)
-                            + " (expected the workload/load/slo sections of a BenchmarkRun spec)");
+            throw new Main.UsageError("--config " + path + ": cannot read: " + e.getMessage());
         }
     }
 }

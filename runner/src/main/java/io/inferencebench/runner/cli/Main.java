@@ -21,7 +21,23 @@ public final class Main implements Runnable {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
+        quietOnNewJdks();
         System.exit(execute(args));
+    }
+
+    /**
+     * JDK 24 warns on stderr when sun.misc.Unsafe's memory methods are used (JEP 498), which Netty
+     * does unless told not to; a jar's manifest cannot allow it the way it enables native access.
+     * Netty's Unsafe-free paths are used there instead, unless the JVM was started with
+     * --sun-misc-unsafe-memory-access=allow (no warning then: the runner image on a Java 24+ base
+     * is) or the user chose with -Dio.netty.noUnsafe.
+     */
+    static void quietOnNewJdks() {
+        if (Runtime.version().feature() >= 24
+                && System.getProperty("io.netty.noUnsafe") == null
+                && !"allow".equals(System.getProperty("sun.misc.unsafe.memory.access"))) {
+            System.setProperty("io.netty.noUnsafe", "true");
+        }
     }
 
     /** Runs the command line and returns its exit code (no System.exit; used by tests). */
@@ -37,8 +53,23 @@ public final class Main implements Runnable {
         }
         if (err != null) {
             cli.setErr(err);
+            Progress.errRedirected = true;
         }
         cli.setCaseInsensitiveEnumValuesAllowed(true);
+        // A flag error gets one line and a pointer to --help, not the 190-line usage.
+        cli.setParameterExceptionHandler(
+                (e, arguments) -> {
+                    CommandLine failed = e.getCommandLine();
+                    java.io.PrintWriter w = failed.getErr();
+                    w.println("error: " + e.getMessage());
+                    CommandLine.UnmatchedArgumentException.printSuggestions(e, w);
+                    w.println(
+                            "Run '"
+                                    + failed.getCommandSpec().qualifiedName()
+                                    + " --help' for the flags and their defaults.");
+                    w.flush();
+                    return EXIT_USAGE;
+                });
         cli.setExecutionExceptionHandler(
                 (e, commandLine, parseResult) -> {
                     if (e instanceof UsageError usage) {

@@ -63,16 +63,36 @@ final class Progress implements StageObserver, AutoCloseable {
         };
     }
 
-    /** Console.isTerminal() exists from Java 22; on 21 a non-null console means a terminal. */
+    /** Set when the CLI writes to streams of the caller's choosing (tests), never a terminal. */
+    static volatile boolean errRedirected;
+
+    /**
+     * Whether stderr, where the bar is drawn, is a terminal. System.console() answers for stdin and
+     * stdout, so `run ... > results.txt` in a terminal would lose the bar and `run ... 2> log`
+     * would fill the log with redraws; Linux names the terminal behind fd 2 in /proc.
+     */
     static boolean isTerminal() {
-        java.io.Console console = System.console();
-        if (console == null) {
+        if (errRedirected) {
             return false;
         }
         try {
-            return (Boolean) java.io.Console.class.getMethod("isTerminal").invoke(console);
-        } catch (ReflectiveOperationException e) {
-            return true;
+            String target =
+                    java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/self/fd/2"))
+                            .toString();
+            return target.startsWith("/dev/pts/")
+                    || target.startsWith("/dev/tty")
+                    || target.equals("/dev/console");
+        } catch (java.io.IOException | UnsupportedOperationException | SecurityException e) {
+            // No /proc (not Linux): the console's answer is the best there is.
+            java.io.Console console = System.console();
+            if (console == null) {
+                return false;
+            }
+            try {
+                return (Boolean) java.io.Console.class.getMethod("isTerminal").invoke(console);
+            } catch (ReflectiveOperationException r) {
+                return true;
+            }
         }
     }
 
@@ -140,13 +160,18 @@ final class Progress implements StageObserver, AutoCloseable {
             if (mode != Mode.NONE || r.failed > 0) {
                 err.printf(
                         Locale.ROOT,
-                        "stage %d/%d done: %d ok, %d failed in %.2fs, achieved %.2f req/s%n",
+                        "stage %d/%d done: %d ok, %d failed in %.2fs, achieved %s%n",
                         plan.index() + 1,
                         stages,
                         r.completed,
                         r.failed,
                         LpgProfileWriter.benchmarkTimeSeconds(r),
-                        LpgProfileWriter.achievedRate(r));
+                        LpgProfileWriter.ratesMeaningful(r)
+                                ? String.format(
+                                        Locale.ROOT, "%.2f req/s", LpgProfileWriter.achievedRate(r))
+                                : "rate n/a (fewer than "
+                                        + LpgProfileWriter.MIN_REQUESTS_FOR_RATES
+                                        + " requests)");
             }
             firstErrors.forEach(
                     (cls, message) ->

@@ -1,16 +1,14 @@
 package io.inferencebench.runner.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.inferencebench.crds.v1alpha1.DatasetSpec;
 import io.inferencebench.crds.v1alpha1.DistributionType;
 import io.inferencebench.crds.v1alpha1.Durations;
 import io.inferencebench.crds.v1alpha1.LoadSpec;
 import io.inferencebench.crds.v1alpha1.SloSpec;
+import io.inferencebench.crds.v1alpha1.SpecValidation;
 import io.inferencebench.crds.v1alpha1.StageSpec;
 import io.inferencebench.crds.v1alpha1.TokenDistribution;
 import io.inferencebench.crds.v1alpha1.WorkloadSpec;
-import io.inferencebench.profile.lpg.LpgProfileWriter;
 import io.inferencebench.profile.lpg.ProfileContext;
 import io.inferencebench.profile.lpg.RequestRate;
 import io.inferencebench.profile.lpg.StageResult;
@@ -32,9 +30,11 @@ import io.inferencebench.runner.engine.StageObserver;
 import io.inferencebench.runner.engine.StagePlan;
 import io.inferencebench.runner.engine.VocabularyCheck;
 import io.inferencebench.runner.http.HttpTransport;
+import io.inferencebench.runner.http.TlsOptions;
 import io.inferencebench.runner.metrics.ServerMetricsFlags;
 import io.inferencebench.runner.metrics.ServerMetricsLine;
 import io.inferencebench.runner.metrics.ServerMetricsSource;
+import io.inferencebench.runner.plan.ModelDiscovery;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -112,6 +112,27 @@ public final class RunCommand implements Callable<Integer> {
             description = "File holding an API key, sent as 'Authorization: Bearer'.")
     Path apiKeyFile;
 
+    @Option(
+            names = "--ca-cert",
+            description =
+                    "PEM file of the CA certificates an https target's certificate must chain to"
+                            + " (instead of the JVM's trust store).")
+    Path caCert;
+
+    @Option(
+            names = "--insecure-skip-tls-verify",
+            description =
+                    "Do not check an https target's certificate or host name (insecure: the API"
+                            + " key can be read by whoever answers).")
+    boolean insecureSkipTlsVerify;
+
+    @Option(
+            names = "--tls-server-name",
+            description =
+                    "Name the https target's certificate must carry (and sent as SNI), when it"
+                            + " differs from the --base-url host.")
+    String tlsServerName;
+
     // ---- workload ----
     @Option(names = "--dataset-name", description = "random, sharegpt or jsonl (default random).")
     String datasetName;
@@ -181,7 +202,8 @@ public final class RunCommand implements Callable<Integer> {
             names = "--ignore-eos",
             arity = "0..1",
             fallbackValue = "true",
-            description = "Send ignore_eos (default: true for random prompts).")
+            description =
+                    "Send ignore_eos (default true, as workload.ignoreEos in a BenchmarkRun).")
     Boolean ignoreEos;
 
     @Option(names = "--temperature", description = "Sampling temperature (default 0).")
@@ -238,7 +260,9 @@ public final class RunCommand implements Callable<Integer> {
                     "Warm-up requests before the first stage, excluded from results (default 0).")
     Integer numWarmups;
 
-    @Option(names = "--cooldown", description = "Pause between stages (default 2s).")
+    @Option(
+            names = "--cooldown",
+            description = "Pause between stages (default 5s, as load.cooldown in a BenchmarkRun).")
     String cooldown;
 
     @Option(
@@ -257,6 +281,13 @@ public final class RunCommand implements Callable<Integer> {
             description =
                     "Exit non-zero when a stage's SLO attainment is below this (default 0.95).")
     Double sloMinAttainment;
+
+    @Option(
+            names = "--max-failure-ratio",
+            description =
+                    "Exit 1 when more than this share of a stage's finished requests failed"
+                            + " (0-1, default 0.1; load.maxFailureRatio in --config).")
+    Double maxFailureRatio;
 
     @Option(names = "--seed", description = "Seed for prompts and arrivals (default 0).")
     Long seed;
@@ -324,6 +355,15 @@ public final class RunCommand implements Callable<Integer> {
                 workload.getDataset() == null ? new DatasetSpec() : workload.getDataset();
 
         Progress.mode(progress);
+        java.net.URI target = BaseUrl.check("--base-url", baseUrl);
+        TlsOptions tls = tlsOptions(target);
+        if (config != null) {
+            List<String> problems = configProblems(file);
+            if (!problems.isEmpty()) {
+                throw new Main.UsageError(
+                        "--config " + config + ": " + String.join("; ", problems));
+            }
+        }
         if (sampleCap < 0) {
             throw new Main.UsageError("--sample-cap: must be >= 0, got " + sampleCap);
         }
@@ -337,13 +377,24 @@ public final class RunCommand implements Callable<Integer> {
         boolean stream = !noStream && !Boolean.FALSE.equals(workload.getStreaming());
         BackendChoice choice = BackendChoice.resolve(backend, api, endpoint, stream);
         Duration timeout =
-                duration("--request-timeout", requestTimeout, load.getRequestTimeout(), "5m");
+                duration(
+                        "--request-timeout",
+                        "load.requestTimeout",
+                        requestTimeout,
+                        load.getRequestTimeout(),
+                        "5m");
+        if (timeout.isZero()) {
+            throw new Main.UsageError(
+                    (requestTimeout != null ? "--request-timeout" : "load.requestTimeout")
+                            + ": must be greater than zero, e.g. 30s or 5m");
+        }
         Duration cooldownValue =
                 duration(
                         "--cooldown",
+                        "load.cooldown",
                         cooldown,
-                        file.load != null ? load.getCooldown() : null,
-                        "2s");
+                        load.getCooldown(),
+                        new LoadSpec().getCooldown());
         Slo slo = slo(file.slo);
         long seedValue = seed != null ? seed : (dataset.getSeed() != null ? dataset.getSeed() : 0L);
         List<StagePlan> plans = stages(load);
@@ -355,6 +406,20 @@ public final class RunCommand implements Callable<Integer> {
             throw new Main.UsageError("--num-warmups: must be >= 0, got " + warmups);
         }
 
+        double failureRatioLimit =
+                maxFailureRatio != null
+                        ? maxFailureRatio
+                        : (load.getMaxFailureRatio() != null
+                                ? load.getMaxFailureRatio()
+                                : LoadSpec.DEFAULT_MAX_FAILURE_RATIO);
+        if (!(failureRatioLimit >= 0 && failureRatioLimit <= 1)) {
+            throw new Main.UsageError(
+                    (maxFailureRatio != null ? "--max-failure-ratio" : "load.maxFailureRatio")
+                            + ": must be within [0, 1], got "
+                            + failureRatioLimit);
+        }
+        // Before any request is sent: a run whose results cannot be written is not started.
+        ResultFiles resultFiles = ResultFiles.prepare(resultDir);
         Map<String, String> requestHeaders = headers();
         HfTokenizer tokenizerValue = loadTokenizer();
         String datasetType =
@@ -362,12 +427,14 @@ public final class RunCommand implements Callable<Integer> {
                         ? datasetName.toLowerCase(Locale.ROOT)
                         : dataset.getType().name().toLowerCase(Locale.ROOT);
         boolean randomDataset = datasetType.equals("random");
+        if (datasetPath != null && randomDataset) {
+            throw new Main.UsageError(
+                    "--dataset-path: needs --dataset-name sharegpt or jsonl (with the random"
+                            + " dataset the file would be ignored)");
+        }
+        // The spec's default, whichever sections --config has (it used to depend on them).
         boolean ignoreEosValue =
-                ignoreEos != null
-                        ? ignoreEos
-                        : (file.workload != null && workload.getIgnoreEos() != null
-                                ? workload.getIgnoreEos()
-                                : randomDataset);
+                ignoreEos != null ? ignoreEos : !Boolean.FALSE.equals(workload.getIgnoreEos());
         ServerTokenizer serverTokenizer =
                 randomDataset && tokenizerValue == null
                         ? serverTokenizer(choice.backend(), requestHeaders, err)
@@ -404,7 +471,8 @@ public final class RunCommand implements Callable<Integer> {
         }
         Interrupts interrupts = null;
         try (HttpTransport transport =
-                        new HttpTransport(baseUrl, requestHeaders, loops, maxConnections, timeout);
+                        new HttpTransport(
+                                baseUrl, requestHeaders, loops, maxConnections, timeout, tls);
                 LiveMetrics metrics = metricsPort == null ? null : LiveMetrics.start(metricsPort);
                 ServerMetricsSource serverMetrics = openServerMetrics(choice.backend(), err)) {
             if (metrics != null) {
@@ -413,6 +481,21 @@ public final class RunCommand implements Callable<Integer> {
             if (serverMetrics != null) {
                 err.println("server metrics: " + serverMetrics.describe());
             }
+            // From here on Ctrl-C stops the run gracefully: during discovery and the client
+            // warm-up as well as in a stage.
+            SelfWarmup.Cancel warmupCancel = new SelfWarmup.Cancel();
+            java.util.concurrent.atomic.AtomicReference<LoadEngine> engineRef =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            interrupts =
+                    Interrupts.install(
+                            () -> {
+                                warmupCancel.cancel();
+                                LoadEngine running = engineRef.get();
+                                if (running != null) {
+                                    running.cancel();
+                                }
+                            },
+                            err);
             String modelName = model != null && !model.isBlank() ? model : discoverModel(transport);
             Double temp =
                     temperature != null
@@ -451,18 +534,28 @@ public final class RunCommand implements Callable<Integer> {
                             seedValue,
                             timeout,
                             observer);
-            interrupts = Interrupts.install(engine::cancel, err);
+            engineRef.set(engine);
+            if (warmupCancel.cancelled()) {
+                // Interrupted during discovery or set-up: nothing is sent.
+                engine.cancel();
+            }
             HeapHeadroom.apply();
             if (!noSelfWarmup) {
                 long warmStart = System.nanoTime();
                 long exchanges =
                         SelfWarmup.run(
-                                choice.protocol(), params, transport, Duration.ofMillis(1500));
+                                choice.protocol(),
+                                params,
+                                transport,
+                                Duration.ofMillis(1500),
+                                warmupCancel);
                 err.printf(
                         Locale.ROOT,
-                        "client warm-up: %d local exchanges in %.1f s (nothing sent to the target)%n",
+                        "client warm-up: %d local exchanges in %.1f s (nothing sent to the"
+                                + " target)%s%n",
                         exchanges,
-                        (System.nanoTime() - warmStart) / 1e9);
+                        (System.nanoTime() - warmStart) / 1e9,
+                        warmupCancel.cancelled() ? "; stopped by the interrupt" : "");
             }
             Instant start = Instant.now();
             err.printf(
@@ -516,37 +609,86 @@ public final class RunCommand implements Callable<Integer> {
                             1,
                             Main.version(),
                             extra);
-            Files.createDirectories(resultDir);
             List<StageResult> results = new ArrayList<>();
-            List<String> files = new ArrayList<>();
+            List<ResultFiles.Written> files = new ArrayList<>();
             List<ServerMetricsReport> serverReports = new ArrayList<>();
-            for (int i = 0; i < plans.size() && !engine.isCancelled(); i++) {
-                if (i > 0 && !cooldownValue.isZero()) {
-                    sleepUnlessCancelled(engine, cooldownValue);
-                    if (engine.isCancelled()) {
+            boolean nonStreamedWarned = false;
+            if (!stream) {
+                err.println(
+                        "note: responses are not streamed (--no-stream or workload.streaming:"
+                                + " false): TTFT, ITL and TPOT are not measured"
+                                + (slo.ttftMs() != null || slo.tpotMs() != null
+                                        ? ", so a ttft or tpot SLO is not met"
+                                        : ""));
+                nonStreamedWarned = true;
+            }
+            RuntimeException stageFailure = null;
+            try {
+                for (int i = 0; i < plans.size() && !engine.isCancelled(); i++) {
+                    if (i > 0 && !cooldownValue.isZero()) {
+                        sleepUnlessCancelled(engine, cooldownValue);
+                        if (engine.isCancelled()) {
+                            break;
+                        }
+                    }
+                    if (serverMetrics != null) {
+                        serverMetrics.stageStarting();
+                    }
+                    StageResult result = engine.runStage(plans.get(i));
+                    if (result.partial && result.sent == 0) {
+                        // Cancelled before its first request: nothing to report.
+                        if (serverMetrics != null) {
+                            serverMetrics.stageFinished();
+                        }
                         break;
                     }
-                }
-                if (serverMetrics != null) {
-                    serverMetrics.stageStarting();
-                }
-                StageResult result = engine.runStage(plans.get(i));
-                if (result.partial && result.sent == 0) {
-                    // Cancelled before its first request: nothing to report.
-                    if (serverMetrics != null) {
-                        serverMetrics.stageFinished();
+                    ServerMetricsReport serverReport =
+                            serverMetrics == null ? null : serverMetrics.stageFinished();
+                    if (i == 0) {
+                        result.warmupExcluded = warmupSent;
                     }
-                    break;
+                    if (result.nonStreamedRequests > 0 && !nonStreamedWarned) {
+                        err.printf(
+                                Locale.ROOT,
+                                "warning: stage %d: %d of %d successful responses were not streamed"
+                                        + " (the server ignored \"stream\": true?); they have no"
+                                        + " TTFT, ITL or TPOT, are left out of those statistics"
+                                        + " (non_streamed_requests in the profile) and do not meet"
+                                        + " a ttft or tpot SLO%n",
+                                result.stageIndex + 1,
+                                result.nonStreamedRequests,
+                                result.completed);
+                        nonStreamedWarned = true;
+                    }
+                    results.add(result);
+                    serverReports.add(serverReport);
+                    ResultFiles.Written written =
+                            resultFiles.write(
+                                    result,
+                                    context,
+                                    serverReport,
+                                    reason -> {
+                                        err.printf(
+                                                "warning: stage %d: profile write failed (%s);"
+                                                        + " closing idle connections and retrying"
+                                                        + " once%n",
+                                                result.stageIndex + 1, reason);
+                                        transport.closeIdleConnections();
+                                    });
+                    files.add(written);
+                    if (!written.ok()) {
+                        err.printf(
+                                "error: stage %d: profile not written to %s: %s (retried once; the"
+                                        + " stage's figures are kept for the summary, the sweep goes"
+                                        + " on)%n",
+                                result.stageIndex + 1, written.path(), written.failure());
+                        err.flush();
+                    }
+                    progressView.stageDone(plans.get(i), result, errors.take());
                 }
-                ServerMetricsReport serverReport =
-                        serverMetrics == null ? null : serverMetrics.stageFinished();
-                if (i == 0) {
-                    result.warmupExcluded = warmupSent;
-                }
-                results.add(result);
-                serverReports.add(serverReport);
-                files.add(writeProfile(result, context, serverReport));
-                progressView.stageDone(plans.get(i), result, errors.take());
+            } catch (RuntimeException e) {
+                // The stages that finished are still summarised before the failure is reported.
+                stageFailure = e;
             }
             progressView.close();
             Summary.print(out, results, slo);
@@ -557,10 +699,17 @@ public final class RunCommand implements Callable<Integer> {
                                     results.get(i).stageIndex + 1, serverReports.get(i)));
                 }
             }
-            for (String f : files) {
-                out.println("profile: " + f);
+            for (ResultFiles.Written f : files) {
+                if (f.ok()) {
+                    out.println("profile: " + f.path());
+                } else {
+                    out.println("profile NOT written: " + f.path() + " (" + f.failure() + ")");
+                }
             }
             out.flush();
+            if (stageFailure != null) {
+                throw stageFailure;
+            }
             if (engine.isCancelled()) {
                 err.printf(
                         "interrupted: %d of %d stage(s) finished%s%n",
@@ -572,7 +721,11 @@ public final class RunCommand implements Callable<Integer> {
                 err.flush();
                 return Interrupts.EXIT_INTERRUPTED;
             }
-            return verdict(results, slo, err);
+            int code = verdict(results, slo, failureRatioLimit, maxFailureRatio != null, err);
+            if (files.stream().anyMatch(f -> !f.ok())) {
+                code = Main.EXIT_RESULTS_FAILED;
+            }
+            return code;
         } finally {
             if (interrupts != null) {
                 interrupts.close();
@@ -592,13 +745,36 @@ public final class RunCommand implements Callable<Integer> {
         }
     }
 
-    private int verdict(List<StageResult> results, Slo slo, PrintWriter err) {
+    private int verdict(
+            List<StageResult> results,
+            Slo slo,
+            double failureRatioLimit,
+            boolean limitFromFlag,
+            PrintWriter err) {
         int code = 0;
         for (StageResult r : results) {
             if (r.completed == 0) {
-                err.printf("stage %d: no successful request%n", r.stageIndex + 1);
+                err.printf(
+                        "stage %d: no successful request%s%n",
+                        r.stageIndex + 1, r.failed > 0 ? " (" + r.failureClassesText() + ")" : "");
                 code = Main.EXIT_RESULTS_FAILED;
-            } else if (slo.configured()) {
+                continue;
+            }
+            if (r.failureRatio() > failureRatioLimit) {
+                err.printf(
+                        Locale.ROOT,
+                        "stage %d: %.1f %% of requests failed (%s), above %s %.2f: the stage did"
+                                + " not deliver its load%n",
+                        r.stageIndex + 1,
+                        100 * r.failureRatio(),
+                        r.failureClassesText(),
+                        limitFromFlag
+                                ? "--max-failure-ratio"
+                                : "--max-failure-ratio (load.maxFailureRatio)",
+                        failureRatioLimit);
+                code = Main.EXIT_RESULTS_FAILED;
+            }
+            if (slo.configured()) {
                 long attempted = r.completed + r.failed;
                 double attainment = attempted == 0 ? 0 : (double) r.goodputRequests / attempted;
                 if (attainment < slo.minAttainment()) {
@@ -630,28 +806,95 @@ public final class RunCommand implements Callable<Integer> {
         }
     }
 
-    private String writeProfile(
-            StageResult result, ProfileContext context, ServerMetricsReport serverReport)
-            throws IOException {
-        String json =
-                LpgProfileWriter.toJson(LpgProfileWriter.write(result, context, serverReport));
-        String name = LpgProfileWriter.fileName(result, context);
-        if (result.partial) {
-            name = name.substring(0, name.length() - 5) + "-partial.json";
+    // ---- resolution of flags and config ----
+
+    private TlsOptions tlsOptions(java.net.URI target) {
+        boolean https = "https".equalsIgnoreCase(target.getScheme());
+        if (!https && (caCert != null || insecureSkipTlsVerify || tlsServerName != null)) {
+            throw new Main.UsageError(
+                    (caCert != null
+                                    ? "--ca-cert"
+                                    : insecureSkipTlsVerify
+                                            ? "--insecure-skip-tls-verify"
+                                            : "--tls-server-name")
+                            + ": applies only to an https:// --base-url");
         }
-        Path target = resultDir.resolve(name);
-        for (int n = 2; Files.exists(target); n++) {
-            target = resultDir.resolve(name.substring(0, name.length() - 5) + "-" + n + ".json");
+        if (insecureSkipTlsVerify && caCert != null) {
+            throw new Main.UsageError(
+                    "--insecure-skip-tls-verify: cannot be combined with --ca-cert (which checks"
+                            + " the certificate)");
         }
-        Files.writeString(target, json, StandardCharsets.UTF_8);
-        return target.toString();
+        if (tlsServerName != null && tlsServerName.isBlank()) {
+            throw new Main.UsageError("--tls-server-name: must not be empty");
+        }
+        TlsOptions options = new TlsOptions(caCert, insecureSkipTlsVerify, tlsServerName);
+        try {
+            options.check();
+        } catch (IllegalArgumentException e) {
+            throw new Main.UsageError("--ca-cert: " + e.getMessage());
+        }
+        if (https && insecureSkipTlsVerify) {
+            PrintWriter err = spec.commandLine().getErr();
+            err.println(
+                    "WARNING: --insecure-skip-tls-verify: the certificate of "
+                            + target.getHost()
+                            + " is NOT checked; whoever answers there receives the requests"
+                            + (apiKeyFile != null ? " and the API key" : "")
+                            + ". Use --ca-cert FILE instead.");
+            err.flush();
+        }
+        return options;
     }
 
-    // ---- resolution of flags and config ----
+    /**
+     * The rules a BenchmarkRun's workload and load must follow ({@link SpecValidation}), in the
+     * YAML's field names; rules about what the command line supplies by flags are left to those.
+     */
+    private List<String> configProblems(ConfigFile file) {
+        List<String> problems = new ArrayList<>();
+        if (file.workload != null) {
+            for (String p : SpecValidation.validateWorkload(file.workload, "workload")) {
+                boolean fromFlags =
+                        (p.startsWith("workload.dataset.source: is required")
+                                        && datasetPath != null)
+                                || p.startsWith("workload.tokenizer");
+                if (!fromFlags) {
+                    problems.add(p);
+                }
+            }
+        }
+        if (file.load != null) {
+            boolean stagesGiven =
+                    file.load.getStages() != null || file.load.getRequestRates() != null;
+            for (String p : SpecValidation.validateLoad(file.load, "load")) {
+                boolean fromFlags =
+                        (!stagesGiven
+                                        && p.startsWith(
+                                                "load: exactly one of stages or requestRates"))
+                                || ((numPrompts != null || duration != null)
+                                        && p.startsWith("load.requestRates: needs numPrompts"));
+                if (!fromFlags) {
+                    problems.add(p);
+                }
+            }
+        }
+        return problems;
+    }
 
     private static Duration duration(
             String flag, String fromFlag, String fromConfig, String fallback) {
+        return duration(flag, flag, fromFlag, fromConfig, fallback);
+    }
+
+    /**
+     * A duration from the flag, else the config field, else the fallback; errors name the source.
+     */
+    private static Duration duration(
+            String flag, String field, String fromFlag, String fromConfig, String fallback) {
         String text = fromFlag != null ? fromFlag : (fromConfig != null ? fromConfig : fallback);
+        if (fromFlag == null && fromConfig != null) {
+            flag = field;
+        }
         try {
             if (text.equals("0")) {
                 return Duration.ZERO;
@@ -719,7 +962,8 @@ public final class RunCommand implements Callable<Integer> {
         try {
             return Durations.parse(text).toNanos() / 1e6;
         } catch (IllegalArgumentException e) {
-            throw new Main.UsageError("--config " + field + ": '" + text + "' is not a duration");
+            throw new Main.UsageError(
+                    field + ": '" + text + "' is not a duration; use e.g. 500ms, 30s, 5m");
         }
     }
 
@@ -770,11 +1014,7 @@ public final class RunCommand implements Callable<Integer> {
                             ? stageDuration
                             : (load.getDuration() == null
                                     ? null
-                                    : duration(
-                                            "--config load.duration",
-                                            load.getDuration(),
-                                            null,
-                                            null));
+                                    : duration("load.duration", load.getDuration(), null, null));
             long prompts = n != null ? n : (d == null ? 1000 : 0);
             List<String> rates = requestRates;
             if (rates == null && concurrencies == null) {
@@ -834,11 +1074,7 @@ public final class RunCommand implements Callable<Integer> {
                             ? stageDuration
                             : (load.getDuration() == null
                                     ? null
-                                    : duration(
-                                            "--config load.duration",
-                                            load.getDuration(),
-                                            null,
-                                            null));
+                                    : duration("load.duration", load.getDuration(), null, null));
             for (Double rate : load.getRequestRates()) {
                 plans.add(
                         plan(
@@ -850,7 +1086,7 @@ public final class RunCommand implements Callable<Integer> {
                                 cap,
                                 arrivalKind,
                                 burst,
-                                "--config load.requestRates"));
+                                "load.requestRates"));
             }
         } else {
             for (StageSpec s : load.getStages()) {
@@ -858,7 +1094,7 @@ public final class RunCommand implements Callable<Integer> {
                         s.getDuration() == null
                                 ? null
                                 : duration(
-                                        "--config load.stages[].duration",
+                                        "load.stages[" + plans.size() + "].duration",
                                         s.getDuration(),
                                         null,
                                         null);
@@ -875,7 +1111,7 @@ public final class RunCommand implements Callable<Integer> {
                                 s.getConcurrency() == null ? cap : null,
                                 arrivalKind,
                                 burst,
-                                "--config load.stages[" + plans.size() + "]"));
+                                "load.stages[" + plans.size() + "]"));
             }
         }
         if (plans.isEmpty()) {
@@ -980,6 +1216,7 @@ public final class RunCommand implements Callable<Integer> {
         LengthDistribution in =
                 lengths(
                         "--random-input-len",
+                        "workload.dataset.inputTokens",
                         randomInputLen,
                         randomInputStddev,
                         dataset.getInputTokens(),
@@ -987,6 +1224,7 @@ public final class RunCommand implements Callable<Integer> {
         LengthDistribution outLen =
                 lengths(
                         "--random-output-len",
+                        "workload.dataset.outputTokens",
                         randomOutputLen,
                         randomOutputStddev,
                         dataset.getOutputTokens(),
@@ -1033,6 +1271,7 @@ public final class RunCommand implements Callable<Integer> {
                 LengthDistribution in =
                         lengths(
                                 "--random-input-len",
+                                "workload.dataset.inputTokens",
                                 randomInputLen,
                                 randomInputStddev,
                                 dataset.getInputTokens(),
@@ -1040,6 +1279,7 @@ public final class RunCommand implements Callable<Integer> {
                 LengthDistribution outLen =
                         lengths(
                                 "--random-output-len",
+                                "workload.dataset.outputTokens",
                                 randomOutputLen,
                                 randomOutputStddev,
                                 dataset.getOutputTokens(),
@@ -1113,11 +1353,16 @@ public final class RunCommand implements Callable<Integer> {
             return Path.of(java.net.URI.create(url));
         }
         throw new Main.UsageError(
-                "--config workload.dataset.source: the command line reads datasets from --dataset-path, source.inline or a file: URL");
+                "workload.dataset.source: the command line reads datasets from --dataset-path, source.inline or a file: URL");
     }
 
     private LengthDistribution lengths(
-            String flag, Integer mean, Double stddev, TokenDistribution fromConfig, int fallback) {
+            String flag,
+            String field,
+            Integer mean,
+            Double stddev,
+            TokenDistribution fromConfig,
+            int fallback) {
         if (randomRangeRatio != null && !(randomRangeRatio >= 0 && randomRangeRatio < 1)) {
             throw new Main.UsageError(
                     "--random-range-ratio: must be within [0, 1), got " + randomRangeRatio);
@@ -1150,8 +1395,7 @@ public final class RunCommand implements Callable<Integer> {
                             fromConfig.getMean() != null ? fromConfig.getMean() : fallback);
             case UNIFORM -> {
                 if (fromConfig.getMin() == null || fromConfig.getMax() == null) {
-                    throw new Main.UsageError(
-                            "--config " + flag + ": a uniform distribution needs min and max");
+                    throw new Main.UsageError(field + ": a uniform distribution needs min and max");
                 }
                 yield new LengthDistribution(
                         LengthDistribution.Kind.UNIFORM,
@@ -1162,8 +1406,7 @@ public final class RunCommand implements Callable<Integer> {
             }
             case NORMAL -> {
                 if (fromConfig.getMean() == null) {
-                    throw new Main.UsageError(
-                            "--config " + flag + ": a normal distribution needs mean");
+                    throw new Main.UsageError(field + ": a normal distribution needs mean");
                 }
                 LengthDistribution n =
                         LengthDistribution.normal(
@@ -1180,27 +1423,14 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     private String discoverModel(HttpTransport transport) {
-        String failure;
         try {
-            String body = transport.get("/v1/models", Duration.ofSeconds(10));
-            JsonNode data = new ObjectMapper().readTree(body).path("data");
-            if (data.isArray() && !data.isEmpty() && data.get(0).path("id").isTextual()) {
-                return data.get(0).get("id").asText();
-            }
-            failure = baseUrl + "/v1/models lists no model";
-        } catch (Exception e) {
-            failure = "discovery from " + baseUrl + "/v1/models failed: " + Main.describe(e);
+            return ModelDiscovery.discover(transport, baseUrl);
+        } catch (ModelDiscovery.Unreachable e) {
+            // The server is down or unreachable: a failure of the target (exit 1), not of the
+            // flags; --model would not help.
+            throw new IllegalStateException(e.getMessage());
+        } catch (ModelDiscovery.NoModel e) {
+            throw new Main.UsageError("--model: not given and " + e.getMessage());
         }
-        try {
-            // TGI's native API has no /v1/models; its /info names the model.
-            JsonNode info =
-                    new ObjectMapper().readTree(transport.get("/info", Duration.ofSeconds(10)));
-            if (info.path("model_id").isTextual()) {
-                return info.get("model_id").asText();
-            }
-        } catch (Exception ignored) {
-            // report the /v1/models failure, the usual case
-        }
-        throw new Main.UsageError("--model: not given and " + failure);
     }
 }

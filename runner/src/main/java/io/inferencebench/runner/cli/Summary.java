@@ -16,6 +16,10 @@ final class Summary {
     private Summary() {}
 
     static void print(PrintWriter out, List<StageResult> results, Slo slo) {
+        if (results.isEmpty()) {
+            // Nothing finished (e.g. interrupted before the first stage): no empty table.
+            return;
+        }
         List<String> header =
                 new ArrayList<>(
                         List.of(
@@ -47,12 +51,13 @@ final class Summary {
                     r.concurrency != null && Double.isInfinite(r.requestedRate)
                             ? "c=" + r.concurrency
                             : RequestRate.pythonString(r.requestedRate));
-            row.add(f(LpgProfileWriter.achievedRate(r)));
+            boolean rates = LpgProfileWriter.ratesMeaningful(r);
+            row.add(rates ? f(LpgProfileWriter.achievedRate(r)) : "n/a");
             row.add(Long.toString(r.sent));
             row.add(Long.toString(r.completed));
             row.add(Long.toString(r.failed));
-            row.add(f(time > 0 ? r.completed / time : 0));
-            row.add(f(time > 0 ? r.totalOutputTokens / time : 0));
+            row.add(rates ? f(time > 0 ? r.completed / time : 0) : "n/a");
+            row.add(rates ? f(time > 0 ? r.totalOutputTokens / time : 0) : "n/a");
             row.add(p(r.ttftMs, 50));
             row.add(p(r.ttftMs, 99));
             row.add(p(r.itlMs, 50));
@@ -80,6 +85,11 @@ final class Summary {
         }
         out.println(
                 "(rates in req/s; times in ms; lag = due -> sent; peak = most requests in flight)");
+        if (results.stream().anyMatch(r -> !LpgProfileWriter.ratesMeaningful(r))) {
+            out.printf(
+                    "n/a: a stage of fewer than %d requests has no meaningful rate%n",
+                    LpgProfileWriter.MIN_REQUESTS_FOR_RATES);
+        }
         for (StageResult r : results) {
             if (r.partial) {
                 out.printf(

@@ -1,5 +1,7 @@
 package io.inferencebench.runner.dataset;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedReader;
@@ -66,37 +68,97 @@ public final class FileDatasets {
     public static List<Prompt> shareGpt(
             Path path, int count, Filters filters, HfTokenizer tokenizer, long seed)
             throws IOException {
-        JsonNode root = readJson(path);
-        if (!root.isArray()) {
-            throw new IOException(path + ": a ShareGPT file is a JSON array of conversations");
-        }
         List<Prompt> candidates = new ArrayList<>();
-        for (JsonNode entry : root) {
-            JsonNode turns =
-                    entry.has("conversations")
-                            ? entry.get("conversations")
-                            : entry.get("conversation");
-            if (turns == null || !turns.isArray() || turns.size() < 2) {
-                continue;
+        int entries = 0;
+        int shaped = 0;
+        String firstKeys = null;
+        // Streamed entry by entry: a file larger than the heap never exists as one tree, and
+        // what is kept are the prompts that pass the filters.
+        try (JsonParser parser = MAPPER.getFactory().createParser(path.toFile())) {
+            JsonToken first = parser.nextToken();
+            if (first != JsonToken.START_ARRAY) {
+                throw new IOException(
+                        path
+                                + ": not a ShareGPT file: that is one JSON array of"
+                                + " {\"conversations\": [{\"from\": \"human\", \"value\": ...},"
+                                + " {\"from\": \"gpt\", \"value\": ...}]}, this file starts with "
+                                + (first == null ? "nothing" : first.asString())
+                                + (first == JsonToken.START_OBJECT
+                                        ? " (one JSON object per line is --dataset-name jsonl)"
+                                        : ""));
             }
-            String prompt =
-                    turns.get(0).path("value").asText(turns.get(0).path("content").asText(""));
-            String reply =
-                    turns.get(1).path("value").asText(turns.get(1).path("content").asText(""));
-            if (prompt.isEmpty()) {
-                continue;
+            JsonToken token;
+            while ((token = parser.nextToken()) != JsonToken.END_ARRAY && token != null) {
+                entries++;
+                if (token != JsonToken.START_OBJECT) {
+                    parser.skipChildren();
+                    continue;
+                }
+                JsonNode entry = parser.readValueAsTree();
+                if (firstKeys == null) {
+                    List<String> keys = new ArrayList<>();
+                    entry.fieldNames().forEachRemaining(keys::add);
+                    firstKeys = String.join(", ", keys);
+                }
+                JsonNode turns =
+                        entry.has("conversations")
+                                ? entry.get("conversations")
+                                : entry.get("conversation");
+                if (turns == null || !turns.isArray() || turns.size() < 2) {
+                    continue;
+                }
+                String prompt =
+                        turns.get(0).path("value").asText(turns.get(0).path("content").asText(""));
+                String reply =
+                        turns.get(1).path("value").asText(turns.get(1).path("content").asText(""));
+                if (prompt.isEmpty()) {
+                    continue;
+                }
+                shaped++;
+                int in = countTokens(prompt, tokenizer);
+                int out =
+                        filters.outputLenOverride() != null
+                                ? filters.outputLenOverride()
+                                : countTokens(reply, tokenizer);
+                if (!filters.accept(in, out)) {
+                    continue;
+                }
+                candidates.add(new Prompt(prompt, null, null, in, out, source(tokenizer)));
             }
-            int in = countTokens(prompt, tokenizer);
-            int out =
-                    filters.outputLenOverride() != null
-                            ? filters.outputLenOverride()
-                            : countTokens(reply, tokenizer);
-            if (!filters.accept(in, out)) {
-                continue;
-            }
-            candidates.add(new Prompt(prompt, null, null, in, out, source(tokenizer)));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IOException(
+                    path
+                            + ": not valid JSON at line "
+                            + e.getLocation().getLineNr()
+                            + ", column "
+                            + e.getLocation().getColumnNr()
+                            + ": "
+                            + e.getOriginalMessage().lines().findFirst().orElse(""),
+                    e);
+        } catch (OutOfMemoryError e) {
+            candidates = null;
+            throw tooLarge(path, entries);
+        }
+        if (shaped == 0 && entries > 0) {
+            throw new IOException(
+                    path
+                            + ": not a ShareGPT file: none of its "
+                            + entries
+                            + " entries has a \"conversations\" array with a prompt and a reply"
+                            + (firstKeys != null ? " (the first has: " + firstKeys + ")" : ""));
         }
         return sample(candidates, count, seed, path);
+    }
+
+    private static IOException tooLarge(Path path, int read) {
+        return new IOException(
+                path
+                        + ": too large for the heap ("
+                        + Runtime.getRuntime().maxMemory() / (1 << 20)
+                        + " MB): memory ran out after "
+                        + read
+                        + " entries; use a smaller file, stricter length filters, or more heap"
+                        + " (java -Xmx...)");
     }
 
     /**
@@ -112,9 +174,9 @@ public final class FileDatasets {
             long seed)
             throws IOException {
         List<Prompt> candidates = new ArrayList<>();
+        int lineNumber = 0;
         try (BufferedReader reader = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
             String line;
-            int lineNumber = 0;
             while ((line = reader.readLine()) != null) {
                 lineNumber++;
                 if (line.isBlank()) {
@@ -170,6 +232,9 @@ public final class FileDatasets {
                     candidates.add(prompt);
                 }
             }
+        } catch (OutOfMemoryError e) {
+            candidates = null;
+            throw tooLarge(path, lineNumber);
         }
         return sample(candidates, count, seed, path);
     }
@@ -187,13 +252,5 @@ public final class FileDatasets {
             out.add(shuffled.get(i % shuffled.size()));
         }
         return out;
-    }
-
-    private static JsonNode readJson(Path path) throws IOException {
-        try {
-            return MAPPER.readTree(path.toFile());
-        } catch (IOException e) {
-            throw new IOException(path + ": not valid JSON (" + e.getMessage() + ")", e);
-        }
     }
 }

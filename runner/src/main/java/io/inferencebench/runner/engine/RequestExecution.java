@@ -139,6 +139,20 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
         return firstContentNanos - sendNanos;
     }
 
+    /**
+     * Whether the response came as an event stream with content events, i.e. whether TTFT, ITL and
+     * TPOT were measured. A complete JSON body (asked for with --no-stream, or a server that
+     * ignored {@code "stream": true}) has no first-token instant.
+     */
+    public boolean streamed() {
+        return sse && contentEvents > 0;
+    }
+
+    /** Slot wait: the dispatcher's wait for a max-concurrency slot plus the pool's queue. */
+    public long slotWaitNanos() {
+        return slotWaitNanos + poolWaitNanos;
+    }
+
     public int contentEvents() {
         return contentEvents;
     }
@@ -176,6 +190,17 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
     // ---- ResponseSink ----------------------------------------------------------------------
 
     long connectedNanos;
+
+    /** Time queued for a pooled connection beyond --max-connections (slot wait, not TTFT). */
+    long poolWaitNanos;
+
+    @Override
+    public void onPoolWait(long waitedNanos) {
+        // Nothing was written while queued: the request is sent when it leaves the queue, so the
+        // wait belongs to the schedule lag and slot wait, not to the server's latency or TTFT.
+        poolWaitNanos = waitedNanos;
+        sendNanos += waitedNanos;
+    }
 
     @Override
     public void onConnected(long nanos) {

@@ -26,6 +26,37 @@ public final class SelfWarmup {
 
     private SelfWarmup() {}
 
+    /** Stops a warm-up from another thread (Ctrl-C): it returns as soon as its stage aborts. */
+    public static final class Cancel {
+        private volatile boolean cancelled;
+        private volatile LoadEngine engine;
+
+        public void cancel() {
+            cancelled = true;
+            LoadEngine running = engine;
+            if (running != null) {
+                running.cancel();
+            }
+        }
+
+        public boolean cancelled() {
+            return cancelled;
+        }
+
+        void running(LoadEngine e) {
+            engine = e;
+            if (cancelled) {
+                e.cancel();
+            }
+        }
+    }
+
+    /** A warm-up that nothing cancels. */
+    public static long run(
+            Protocol protocol, GenerationParams params, HttpTransport target, Duration budget) {
+        return run(protocol, params, target, budget, new Cancel());
+    }
+
     /**
      * Warms on the event loops of {@code target} (the transport the stages will use), through a
      * transport of its own to the local server.
@@ -33,7 +64,14 @@ public final class SelfWarmup {
      * @return the number of warm-up exchanges completed
      */
     public static long run(
-            Protocol protocol, GenerationParams params, HttpTransport target, Duration budget) {
+            Protocol protocol,
+            GenerationParams params,
+            HttpTransport target,
+            Duration budget,
+            Cancel cancel) {
+        if (cancel.cancelled()) {
+            return 0;
+        }
         warmSchedules();
         Vertx vertx = Vertx.vertx();
         try {
@@ -87,9 +125,10 @@ public final class SelfWarmup {
                                 Duration.ofSeconds(5),
                                 StageObserver.NONE);
                 engine.setCollectBeforeStage(false);
+                cancel.running(engine);
                 // Bounded by time, not count: on a loaded machine a fixed count can take many
                 // seconds.
-                while (System.nanoTime() < deadline - 50_000_000L) {
+                while (System.nanoTime() < deadline - 50_000_000L && !engine.isCancelled()) {
                     long remaining = deadline - System.nanoTime();
                     done +=
                             engine.runStage(

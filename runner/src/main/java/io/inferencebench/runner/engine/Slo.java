@@ -12,6 +12,7 @@ public record Slo(Double ttftMs, Double tpotMs, Double e2elMs, double minAttainm
         return ttftMs != null || tpotMs != null || e2elMs != null;
     }
 
+    /** Whether every set threshold is met; a NaN value (not measured) misses its threshold. */
     public boolean met(double ttft, double tpot, double e2el) {
         return (ttftMs == null || ttft <= ttftMs)
                 && (tpotMs == null || tpot <= tpotMs)

@@ -89,8 +89,8 @@ public final class StageRecorder {
         if (recordScheduleLag) {
             result.scheduleLagMs.record(Math.max(0, e.sendNanos - e.dueNanos) / NANOS_PER_MS);
         }
-        if (recordSlotWait) {
-            result.slotWaitMs.record(e.slotWaitNanos / NANOS_PER_MS);
+        if (recordSlotWait || e.poolWaitNanos > 0) {
+            result.slotWaitMs.record(e.slotWaitNanos() / NANOS_PER_MS);
         }
         if (!e.succeeded()) {
             result.countFailure(e.failure().wireName());
@@ -110,18 +110,27 @@ public final class StageRecorder {
         inputSources.add(e.inputTokenSource());
         outputSources.add(e.outputTokenSource());
         double latencyMs = e.latencyNanos() / NANOS_PER_MS;
-        // No content event (e.g. usage says 0 tokens): the first token never came, so TTFT is the
-        // whole latency, as for a non-streamed response.
-        double ttftMs = e.contentEvents() > 0 ? e.ttftNanos() / NANOS_PER_MS : latencyMs;
         result.latencyMs.record(latencyMs);
-        result.ttftMs.record(ttftMs);
-        for (int i = 1; i < e.contentEvents(); i++) {
-            result.itlMs.record((e.contentInstant(i) - e.contentInstant(i - 1)) / NANOS_PER_MS);
-        }
-        double tpotMs = 0;
-        if (out > 1) {
-            tpotMs = (latencyMs - ttftMs) / (out - 1);
-            result.tpotMs.record(tpotMs);
+        // NaN = not measured: a response that was not streamed has no first-token instant, so it
+        // has no TTFT, ITL or TPOT (rather than TTFT = latency and TPOT = 0), and an SLO on them is
+        // not met (NaN <= threshold is false).
+        double ttftMs = Double.NaN;
+        double tpotMs = Double.NaN;
+        if (e.streamed()) {
+            ttftMs = e.ttftNanos() / NANOS_PER_MS;
+            result.ttftMs.record(ttftMs);
+            for (int i = 1; i < e.contentEvents(); i++) {
+                result.itlMs.record((e.contentInstant(i) - e.contentInstant(i - 1)) / NANOS_PER_MS);
+            }
+            // One output token has no time per output token after the first; like vLLM's
+            // goodput, it does not miss a TPOT SLO.
+            tpotMs = 0;
+            if (out > 1) {
+                tpotMs = (latencyMs - ttftMs) / (out - 1);
+                result.tpotMs.record(tpotMs);
+            }
+        } else {
+            result.nonStreamedRequests++;
         }
         if (in + out > 0) {
             result.perTokenLatencySec.record(latencyMs / 1000.0 / (in + out));

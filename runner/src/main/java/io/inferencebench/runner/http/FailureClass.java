@@ -4,6 +4,11 @@ package io.inferencebench.runner.http;
 public enum FailureClass {
     CONNECT("connect"),
     TIMEOUT("timeout"),
+
+    /** The TLS handshake failed: certificate not trusted, wrong host name, no common protocol. */
+    TLS("tls"),
+    /** 429 Too Many Requests: the server (or a gateway before it) rate-limited the request. */
+    HTTP_429("http_429"),
     HTTP_4XX("http_4xx"),
     HTTP_5XX("http_5xx"),
     RESET("reset"),
@@ -22,6 +27,9 @@ public enum FailureClass {
     }
 
     public static FailureClass forStatus(int status) {
+        if (status == 429) {
+            return HTTP_429;
+        }
         if (status >= 400 && status < 500) {
             return HTTP_4XX;
         }

@@ -27,8 +27,6 @@ import io.netty.handler.codec.http.HttpResponseDecoder;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslContextBuilder;
-import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.io.ByteArrayOutputStream;
@@ -89,6 +87,13 @@ public final class HttpTransport implements AutoCloseable {
     private final EventLoop[] loops;
     private final Pool[] pools;
     private final SslContext ssl;
+
+    /** Whether the certificate must name {@link #tlsName} (off only with insecureSkipVerify). */
+    private final boolean verifyHostName;
+
+    /** The name sent as SNI and verified in the certificate. */
+    private final String tlsName;
+
     private final String host;
     private final int port;
     private final String basePath;
@@ -107,7 +112,25 @@ public final class HttpTransport implements AutoCloseable {
             int eventLoops,
             int maxConnectionsPerLoop,
             Duration requestTimeout) {
-        this(baseUrl, headers, eventLoops, maxConnectionsPerLoop, requestTimeout, null);
+        this(
+                baseUrl,
+                headers,
+                eventLoops,
+                maxConnectionsPerLoop,
+                requestTimeout,
+                null,
+                TlsOptions.VERIFY);
+    }
+
+    /** A transport whose https certificate checks follow {@code tls}. */
+    public HttpTransport(
+            String baseUrl,
+            Map<String, String> headers,
+            int eventLoops,
+            int maxConnectionsPerLoop,
+            Duration requestTimeout,
+            TlsOptions tls) {
+        this(baseUrl, headers, eventLoops, maxConnectionsPerLoop, requestTimeout, null, tls);
     }
 
     /**
@@ -128,7 +151,8 @@ public final class HttpTransport implements AutoCloseable {
                 loopsOf.loops.length,
                 maxConnectionsPerLoop,
                 requestTimeout,
-                loopsOf);
+                loopsOf,
+                TlsOptions.VERIFY);
     }
 
     private HttpTransport(
@@ -137,7 +161,8 @@ public final class HttpTransport implements AutoCloseable {
             int eventLoops,
             int maxConnectionsPerLoop,
             Duration requestTimeout,
-            HttpTransport loopsOf) {
+            HttpTransport loopsOf,
+            TlsOptions tlsOptions) {
         URI uri = URI.create(baseUrl);
         if (uri.getHost() == null) {
             throw new IllegalArgumentException("base URL needs a host: " + baseUrl);
@@ -150,16 +175,9 @@ public final class HttpTransport implements AutoCloseable {
         this.timeoutMillis = Math.max(1, requestTimeout.toMillis());
         this.baseHeaders = new LinkedHashMap<>(headers);
         this.maxConnectionsPerLoop = maxConnectionsPerLoop;
-        try {
-            this.ssl =
-                    tls
-                            ? SslContextBuilder.forClient()
-                                    .trustManager(InsecureTrustManagerFactory.INSTANCE)
-                                    .build()
-                            : null;
-        } catch (SSLException e) {
-            throw new IllegalStateException("TLS client context: " + e.getMessage(), e);
-        }
+        this.ssl = tls ? tlsOptions.context() : null;
+        this.verifyHostName = !tlsOptions.insecureSkipVerify();
+        this.tlsName = tlsOptions.serverName() != null ? tlsOptions.serverName() : host;
         if (loopsOf != null) {
             this.epoll = loopsOf.epoll;
             this.group = loopsOf.group;
@@ -291,6 +309,30 @@ public final class HttpTransport implements AutoCloseable {
         return idle;
     }
 
+    /**
+     * Closes every idle keep-alive connection (between stages), giving their file descriptors back;
+     * the next requests open new ones.
+     */
+    public void closeIdleConnections() {
+        CountDownLatch closed = new CountDownLatch(pools.length);
+        for (Pool pool : pools) {
+            pool.loop.execute(
+                    () -> {
+                        Connection c;
+                        while ((c = pool.idle.pollFirst()) != null) {
+                            pool.idleCount--;
+                            c.channel.close();
+                        }
+                        closed.countDown();
+                    });
+        }
+        try {
+            closed.await(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** A GET whose whole body is returned as a string (model discovery); not for load. */
     public String get(String path, Duration timeout) throws Exception {
         PreparedRequest request = new PreparedRequest(head("GET", path, "*/*", "", 0));
@@ -350,7 +392,20 @@ public final class HttpTransport implements AutoCloseable {
         }
     }
 
+    /** The process ran out of file descriptors (EMFILE): no new socket can be opened. */
+    static boolean outOfFileDescriptors(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && t.getMessage().contains("Too many open files")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     static FailureClass classifyConnect(Throwable cause) {
+        if (outOfFileDescriptors(cause)) {
+            return FailureClass.CONNECT;
+        }
         if (cause instanceof ConnectException
                 || cause instanceof ConnectTimeoutException
                 || cause instanceof UnknownHostException
@@ -361,7 +416,42 @@ public final class HttpTransport implements AutoCloseable {
         return classifyStream(cause);
     }
 
+    /** The TLS failure in {@code cause}'s chain, or null when it is no TLS failure. */
+    static SSLException tlsFailure(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof SSLException ssl) {
+                return ssl;
+            }
+        }
+        return null;
+    }
+
+    /** What a TLS failure means for the user: the reason, and what to change. */
+    static String tlsReason(Throwable cause) {
+        Throwable root = cause;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String reason = root.getMessage() != null ? root.getMessage() : root.toString();
+        String hint;
+        if (reason.contains("PKIX") || reason.contains("unable to find valid certification")) {
+            hint =
+                    "the server's certificate is not signed by a trusted CA; pass its CA with --ca-cert"
+                            + " (spec.target.tls.caConfigMapRef)";
+        } else if (reason.contains("No subject alternative") || reason.contains("match")) {
+            hint =
+                    "the certificate does not name this host; check the URL or set the name it"
+                            + " carries with --tls-server-name (spec.target.tls.serverName)";
+        } else {
+            hint = "TLS handshake failed";
+        }
+        return hint + ": " + reason;
+    }
+
     static FailureClass classifyStream(Throwable cause) {
+        if (tlsFailure(cause) != null) {
+            return FailureClass.TLS;
+        }
         String message = cause.getMessage() == null ? "" : cause.getMessage();
         if (cause instanceof ClosedChannelException
                 || (cause instanceof IOException
@@ -432,10 +522,7 @@ public final class HttpTransport implements AutoCloseable {
                                         @Override
                                         protected void initChannel(SocketChannel ch) {
                                             if (ssl != null) {
-                                                ch.pipeline()
-                                                        .addLast(
-                                                                ssl.newHandler(
-                                                                        ch.alloc(), host, port));
+                                                ch.pipeline().addLast(tlsHandler(ch));
                                             }
                                             ch.pipeline()
                                                     .addLast(
@@ -445,6 +532,19 @@ public final class HttpTransport implements AutoCloseable {
                                                     .addLast(new Connection(Pool.this));
                                         }
                                     });
+        }
+
+        private io.netty.handler.ssl.SslHandler tlsHandler(SocketChannel ch) {
+            io.netty.handler.ssl.SslHandler handler = ssl.newHandler(ch.alloc(), tlsName, port);
+            if (verifyHostName) {
+                // Netty checks the chain but not the name unless asked: without this any
+                // certificate the trust store accepts would do for any host.
+                javax.net.ssl.SSLEngine engine = handler.engine();
+                javax.net.ssl.SSLParameters parameters = engine.getSSLParameters();
+                parameters.setEndpointIdentificationAlgorithm("HTTPS");
+                engine.setSSLParameters(parameters);
+            }
+            return handler;
         }
 
         void acquire(Exchange exchange) {
@@ -459,6 +559,7 @@ public final class HttpTransport implements AutoCloseable {
             if (open < maxConnectionsPerLoop) {
                 connect(exchange, null);
             } else {
+                exchange.queuedNanos = System.nanoTime();
                 waiting.addLast(exchange);
             }
         }
@@ -472,7 +573,16 @@ public final class HttpTransport implements AutoCloseable {
                         if (!done.isSuccess()) {
                             open--;
                             if (exchange != null) {
-                                exchange.fail(classifyConnect(done.cause()), done.cause());
+                                Throwable cause = done.cause();
+                                FailureClass failureClass = classifyConnect(cause);
+                                if (outOfFileDescriptors(cause)) {
+                                    cause =
+                                            new IOException(
+                                                    "cannot open a connection: too many open files"
+                                                            + " (raise the limit, e.g. ulimit -n,"
+                                                            + " or lower --max-connections)");
+                                }
+                                exchange.fail(failureClass, cause);
                             }
                             if (onOpened != null) {
                                 onOpened.run();
@@ -519,6 +629,7 @@ public final class HttpTransport implements AutoCloseable {
             Exchange next;
             while ((next = waiting.pollFirst()) != null) {
                 if (!next.finished) {
+                    next.dequeued();
                     next.start(c);
                     return;
                 }
@@ -547,6 +658,7 @@ public final class HttpTransport implements AutoCloseable {
             Exchange next;
             while (open < maxConnectionsPerLoop && (next = waiting.pollFirst()) != null) {
                 if (!next.finished) {
+                    next.dequeued();
                     connect(next, null);
                 }
             }
@@ -639,16 +751,30 @@ public final class HttpTransport implements AutoCloseable {
         private Connection connection;
         private boolean finished;
 
+        /** When it joined the pool's queue; 0 when it never waited there. */
+        long queuedNanos;
+
+        private long poolWaitNanos;
+
         Exchange(Pool pool, PreparedRequest request, ResponseSink sink) {
             this.pool = pool;
             this.request = request;
             this.sink = sink;
         }
 
+        void dequeued() {
+            if (queuedNanos != 0) {
+                poolWaitNanos = System.nanoTime() - queuedNanos;
+            }
+        }
+
         void start(Connection c) {
             connection = c;
             c.current = this;
             c.keepAlive = false;
+            if (poolWaitNanos > 0) {
+                sink.onPoolWait(poolWaitNanos);
+            }
             sink.onConnected(System.nanoTime());
             c.channel
                     .writeAndFlush(Unpooled.wrappedBuffer(request.wire))
@@ -691,9 +817,11 @@ public final class HttpTransport implements AutoCloseable {
             long now = System.nanoTime();
             closeConnection();
             String message =
-                    cause.getMessage() == null
-                            ? cause.getClass().getSimpleName()
-                            : cause.getMessage();
+                    failure == FailureClass.TLS
+                            ? tlsReason(cause)
+                            : (cause.getMessage() == null
+                                    ? cause.getClass().getSimpleName()
+                                    : cause.getMessage());
             sink.onFailure(failure, message, now);
         }
 

@@ -12,6 +12,13 @@ public interface ResponseSink {
     /** The request is about to be written (after a pooled or new connection was obtained). */
     default void onConnected(long nanos) {}
 
+    /**
+     * The exchange waited {@code waitedNanos} in its loop's queue because every connection the pool
+     * may open was busy ({@code --max-connections}); called right before {@link #onConnected}, only
+     * when it waited.
+     */
+    default void onPoolWait(long waitedNanos) {}
+
     void onStatus(int status, String contentType);
 
     /**

@@ -25,19 +25,16 @@ import java.util.Map;
  */
 final class PartReporter {
 
-    static final String LABEL_NAME = "app.kubernetes.io/name";
-    static final String LABEL_INSTANCE = "app.kubernetes.io/instance";
-    static final String LABEL_MANAGED_BY = "app.kubernetes.io/managed-by";
-    static final String LABEL_COMPONENT = "app.kubernetes.io/component";
+    static final String LABEL_NAME = io.inferencebench.crds.workorder.PartLabels.NAME;
+    static final String LABEL_INSTANCE = io.inferencebench.crds.workorder.PartLabels.INSTANCE;
+    static final String LABEL_MANAGED_BY = io.inferencebench.crds.workorder.PartLabels.MANAGED_BY;
+    static final String LABEL_COMPONENT = io.inferencebench.crds.workorder.PartLabels.COMPONENT;
 
     /** The operator selects part ConfigMaps by this label (value: the completion index). */
-    static final String LABEL_PART_INDEX = "inferencebench.io/part-index";
+    static final String LABEL_PART_INDEX = io.inferencebench.crds.workorder.PartLabels.PART_INDEX;
 
-    /**
-     * Set to {@code "true"} with state {@code done} when the run was cancelled; not (yet) a {@link
-     * PartReport} constant.
-     */
-    static final String CANCELLED = "cancelled";
+    /** Set to {@code "true"} with state {@code done} when the run was cancelled. */
+    static final String CANCELLED = PartReport.CANCELLED;
 
     /** A ConfigMap holds at most 1 MiB; leave room for the other keys and metadata. */
     static final int MAX_STAGE_RESULT_BYTES = 900 * 1024;
@@ -75,10 +72,10 @@ final class PartReporter {
 
     Map<String, String> labels() {
         Map<String, String> labels = new LinkedHashMap<>();
-        labels.put(LABEL_NAME, "inferencebench");
+        labels.put(LABEL_NAME, io.inferencebench.crds.workorder.PartLabels.NAME_VALUE);
         labels.put(LABEL_INSTANCE, runName);
-        labels.put(LABEL_MANAGED_BY, "inferencebench-operator");
-        labels.put(LABEL_COMPONENT, "runner");
+        labels.put(LABEL_MANAGED_BY, io.inferencebench.crds.workorder.PartLabels.MANAGED_BY_VALUE);
+        labels.put(LABEL_COMPONENT, io.inferencebench.crds.workorder.PartLabels.COMPONENT_RUNNER);
         labels.put(LABEL_PART_INDEX, Integer.toString(index));
         return labels;
     }

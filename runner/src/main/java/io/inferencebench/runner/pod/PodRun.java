@@ -1,7 +1,6 @@
 package io.inferencebench.runner.pod;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -9,6 +8,7 @@ import io.inferencebench.crds.v1alpha1.LoadSpec;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.v1alpha1.WorkloadSpec;
 import io.inferencebench.crds.workorder.PartReport;
+import io.inferencebench.crds.workorder.ProgressReport;
 import io.inferencebench.crds.workorder.RunnerWorkOrder;
 import io.inferencebench.crds.workorder.StageShare;
 import io.inferencebench.crds.workorder.StageShares;
@@ -65,6 +65,7 @@ public final class PodRun {
     private PartReporter reporter;
     private volatile boolean ticking;
     private long tickGeneration;
+    private boolean nonStreamedWarned;
     private final Object progressLock = new Object();
 
     public PodRun(PodSettings settings, KubernetesClient client, PrintWriter log, Clock clock) {
@@ -122,11 +123,9 @@ public final class PodRun {
         WorkloadSpec workload = order.workload() == null ? new WorkloadSpec() : order.workload();
         LoadSpec load = order.load() == null ? new LoadSpec() : order.load();
         boolean stream = !Boolean.FALSE.equals(workload.getStreaming());
-        Protocol protocol = PodWorkload.protocol(order, stream);
-        String path =
-                order.path() == null || order.path().isBlank()
-                        ? protocol.defaultPath()
-                        : order.path();
+        var wire = PodWorkload.protocol(order, stream);
+        Protocol protocol = wire.protocol();
+        String path = wire.path();
         HfTokenizer tokenizer = null;
         if (settings.tokenizerFile() != null) {
             try {
@@ -220,7 +219,7 @@ public final class PodRun {
                 Executors.newSingleThreadExecutor(
                         r -> Thread.ofPlatform().daemon().name("ib-stage").unstarted(r));
         HttpTransport transport =
-                new HttpTransport(order.baseUrl(), headers, loops, 20_000, timeout);
+                new HttpTransport(order.baseUrl(), headers, loops, 20_000, timeout, tls(order));
         try (ControlWatch control =
                 new ControlWatch(
                         client,
@@ -232,12 +231,16 @@ public final class PodRun {
                         order.runUid(),
                         settings.pollInterval(),
                         settings.runCheckInterval())) {
+            // The model is reported with the ready state, so the operator can name a discovered one
+            // in the status, the MODEL column and the profiles.
+            Map<String, String> ready = new LinkedHashMap<>();
             String model =
                     order.model() != null && !order.model().isBlank()
                             ? order.model()
                             : discoverModel(transport, order.baseUrl());
+            ready.put(PartReport.MODEL, model);
             var sampling = workload.getSampling();
-            boolean ignoreEos = workload.getIgnoreEos() != null ? workload.getIgnoreEos() : random;
+            boolean ignoreEos = !Boolean.FALSE.equals(workload.getIgnoreEos());
             GenerationParams params =
                     new GenerationParams(
                             model,
@@ -278,7 +281,6 @@ public final class PodRun {
                 }
             }
             control.start();
-            Map<String, String> ready = new LinkedHashMap<>();
             ready.put(PartReport.STATE, PartReport.STATE_READY);
             ready.put(PartReport.STAGE, "0");
             ready.put(PartReport.STAGES_DONE, "0");
@@ -367,6 +369,14 @@ public final class PodRun {
                 log(
                         "stage %d/%d done: %d ok, %d failed, %d sent",
                         stage, plans.size(), result.completed, result.failed, result.sent);
+                if (result.nonStreamedRequests > 0 && !nonStreamedWarned) {
+                    log(
+                            "warning: stage %d: %d of %d successful responses were not streamed;"
+                                    + " they have no TTFT, ITL or TPOT and do not meet a ttft or"
+                                    + " tpot SLO",
+                            stage, result.nonStreamedRequests, result.completed);
+                    nonStreamedWarned = true;
+                }
             }
             reporter.put(Map.of(PartReport.STATE, PartReport.STATE_DONE));
             log("done: %d stage(s)", plans.size());
@@ -573,30 +583,34 @@ public final class PodRun {
 
     private static String discoverModel(HttpTransport transport, String baseUrl) {
         try {
-            JsonNode data =
-                    JSON.readTree(transport.get("/v1/models", Duration.ofSeconds(10))).path("data");
-            if (data.isArray() && !data.isEmpty() && data.get(0).path("id").isTextual()) {
-                return data.get(0).get("id").asText();
-            }
-        } catch (Exception e) {
-            // fall through to TGI's /info
+            return io.inferencebench.runner.plan.ModelDiscovery.discover(transport, baseUrl);
+        } catch (io.inferencebench.runner.plan.ModelDiscovery.Unreachable e) {
+            throw new PodFailure(e.getMessage());
+        } catch (io.inferencebench.runner.plan.ModelDiscovery.NoModel e) {
+            throw new PodFailure("target.model is not set and " + e.getMessage());
         }
-        try {
-            JsonNode info = JSON.readTree(transport.get("/info", Duration.ofSeconds(10)));
-            if (info.path("model_id").isTextual()) {
-                return info.get("model_id").asText();
-            }
-        } catch (Exception e) {
-            // reported below
-        }
-        throw new PodFailure(
-                "target.model is not set and "
-                        + baseUrl
-                        + " names no model at /v1/models or /info");
     }
 
     private static String describe(Throwable e) {
         return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+
+    /** The work order's certificate checks; the opt-out is logged, never silent. */
+    private io.inferencebench.runner.http.TlsOptions tls(RunnerWorkOrder order) {
+        var tls = order.tls();
+        if (tls == null) {
+            return io.inferencebench.runner.http.TlsOptions.VERIFY;
+        }
+        if (tls.insecureSkipVerify() && order.baseUrl().startsWith("https://")) {
+            log(
+                    "WARNING: spec.target.tls.insecureSkipVerify: the certificate of %s is NOT"
+                            + " checked; whoever answers receives the requests%s",
+                    order.baseUrl(), order.apiKeyFromEnv() ? " and the API key" : "");
+        }
+        return new io.inferencebench.runner.http.TlsOptions(
+                tls.caFile() == null ? null : java.nio.file.Path.of(tls.caFile()),
+                tls.insecureSkipVerify(),
+                tls.serverName());
     }
 
     private void log(String format, Object... args) {

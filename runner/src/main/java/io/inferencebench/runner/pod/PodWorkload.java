@@ -11,10 +11,7 @@ import io.inferencebench.crds.v1alpha1.WorkloadSpec;
 import io.inferencebench.crds.workorder.RunnerWorkOrder;
 import io.inferencebench.crds.workorder.StageShare;
 import io.inferencebench.crds.workorder.StageShares;
-import io.inferencebench.runner.backend.OpenAiChat;
-import io.inferencebench.runner.backend.OpenAiCompletions;
 import io.inferencebench.runner.backend.Protocol;
-import io.inferencebench.runner.backend.TgiGenerate;
 import io.inferencebench.runner.dataset.FileDatasets;
 import io.inferencebench.runner.dataset.HfTokenizer;
 import io.inferencebench.runner.dataset.LengthDistribution;
@@ -23,6 +20,7 @@ import io.inferencebench.runner.dataset.RandomDataset;
 import io.inferencebench.runner.engine.ArrivalKind;
 import io.inferencebench.runner.engine.Slo;
 import io.inferencebench.runner.engine.StagePlan;
+import io.inferencebench.runner.plan.WireProtocol;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -159,12 +157,19 @@ final class PodWorkload {
         return (int) Math.min(max, MAX_PROMPTS);
     }
 
-    static Protocol protocol(RunnerWorkOrder order, boolean stream) {
-        String path = order.path() == null ? "" : order.path();
-        if (path.contains("generate")) {
-            return new TgiGenerate(stream);
+    /** The same rules as the command line's --backend/--api/--endpoint ({@link WireProtocol}). */
+    static WireProtocol protocol(RunnerWorkOrder order, boolean stream) {
+        try {
+            return WireProtocol.resolve(
+                    order.backend(),
+                    order.api(),
+                    order.path(),
+                    stream,
+                    new WireProtocol.Fields(
+                            "work order: backend", "work order: api", "work order: path"));
+        } catch (IllegalArgumentException e) {
+            throw new PodFailure(e.getMessage());
         }
-        return "chat".equals(order.api()) ? new OpenAiChat() : new OpenAiCompletions();
     }
 
     static boolean tokenIdPrompts(

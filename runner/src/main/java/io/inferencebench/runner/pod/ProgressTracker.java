@@ -1,5 +1,6 @@
 package io.inferencebench.runner.pod;
 
+import io.inferencebench.crds.workorder.ProgressReport;
 import io.inferencebench.runner.engine.LoadEngine;
 import io.inferencebench.runner.engine.RequestExecution;
 import io.inferencebench.runner.engine.StageObserver;

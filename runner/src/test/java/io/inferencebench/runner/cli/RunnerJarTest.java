@@ -12,6 +12,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,9 +29,23 @@ class RunnerJarTest {
     record Result(int code, String out, String err) {}
 
     static Result runJar(Path dir, String... args) throws Exception {
+        return runJar(dir, List.of(), args);
+    }
+
+    /** Runs the jar behind {@code prefix} (e.g. {@code prlimit --nofile=N:N}). */
+    static Result runJar(Path dir, List<String> prefix, String... args) throws Exception {
+        return runJar(dir, prefix, List.of(), args);
+    }
+
+    /** Runs the jar behind {@code prefix}, with JVM options {@code jvm}. */
+    static Result runJar(Path dir, List<String> prefix, List<String> jvm, String... args)
+            throws Exception {
         assertThat(JAR).exists();
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, "-jar", JAR.toString()));
+        List<String> command = new ArrayList<>(prefix);
+        command.add(java);
+        command.addAll(jvm);
+        command.addAll(List.of("-jar", JAR.toString()));
         command.addAll(List.of(args));
         Path out = dir.resolve("stdout.txt");
         Path err = dir.resolve("stderr.txt");
@@ -130,6 +146,135 @@ class RunnerJarTest {
     }
 
     @Test
+    void anInterruptStopsTheClientWarmUpAtOnceAndNothingIsSent(@TempDir Path dir) throws Exception {
+        java.util.concurrent.CountDownLatch discovered = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicInteger posts =
+                new java.util.concurrent.atomic.AtomicInteger();
+        try (StubServer server =
+                new StubServer(
+                        (req, ex) -> {
+                            if (req.method().equals("GET")) {
+                                ex.respond(200, "application/json", "{\"data\":[{\"id\":\"m\"}]}");
+                                discovered.countDown();
+                            } else {
+                                posts.incrementAndGet();
+                                new OpenAiStub(1, 0, true).handle(req, ex);
+                            }
+                        })) {
+            String java = ProcessHandle.current().info().command().orElse("java");
+            Process p =
+                    new ProcessBuilder(
+                                    java,
+                                    "-jar",
+                                    JAR.toString(),
+                                    "run",
+                                    "--base-url",
+                                    server.baseUrl(),
+                                    "--random-input-len",
+                                    "8",
+                                    "--random-output-len",
+                                    "2",
+                                    "--num-prompts",
+                                    "5",
+                                    "--progress",
+                                    "none",
+                                    "--result-dir",
+                                    dir.resolve("results").toString())
+                            .redirectOutput(dir.resolve("stdout.txt").toFile())
+                            .redirectError(dir.resolve("stderr.txt").toFile())
+                            .start();
+            // Discovery comes right before the warm-up, which would run for 1.5 s.
+            assertThat(discovered.await(60, TimeUnit.SECONDS)).isTrue();
+            new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor();
+            assertThat(p.waitFor(20, TimeUnit.SECONDS)).as("exited after SIGINT").isTrue();
+            String out = Files.readString(dir.resolve("stdout.txt"));
+            String err = Files.readString(dir.resolve("stderr.txt"));
+            assertThat(p.exitValue()).as(err).isEqualTo(130);
+            assertThat(posts.get()).as("requests sent to the target").isZero();
+            Matcher warm =
+                    Pattern.compile("client warm-up: \\d+ local exchanges in ([0-9.]+) s")
+                            .matcher(err);
+            if (warm.find()) {
+                // It stopped instead of running out its 1.5 s budget.
+                assertThat(Double.parseDouble(warm.group(1))).isLessThan(1.2);
+                assertThat(err).contains("stopped by the interrupt");
+            }
+            assertThat(err).contains("interrupted: 0 of 1 stage(s) finished");
+            // No summary table without a finished stage, and no JDK warnings.
+            assertThat(out).doesNotContain("stage  rate").doesNotContain("achieved");
+            assertThat(err).doesNotContain("WARNING");
+        }
+    }
+
+    @Test
+    void theProgressBarFollowsWhetherStderrIsATerminal(@TempDir Path dir) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                Files.isExecutable(Path.of("/usr/bin/script")), "needs script (util-linux)");
+        // 20 requests of about 100 ms at 20/s: the stage lasts about 1 s, several bar redraws.
+        try (StubServer server = new StubServer(new OpenAiStub(0, 50, true))) {
+            String java = ProcessHandle.current().info().command().orElse("java");
+            String run =
+                    String.join(
+                            " ",
+                            java,
+                            "-jar",
+                            JAR.toAbsolutePath().toString(),
+                            "run",
+                            "--base-url",
+                            server.baseUrl(),
+                            "--model",
+                            "m",
+                            "--random-input-len",
+                            "8",
+                            "--random-output-len",
+                            "3",
+                            "--request-rate",
+                            "20",
+                            "--num-prompts",
+                            "20",
+                            "--no-self-warmup",
+                            "--result-dir",
+                            dir.resolve("results").toString());
+            // stderr on a terminal (script's pty), stdout into a file: the bar is drawn.
+            Path terminal = dir.resolve("terminal.txt");
+            Path stdout = dir.resolve("stdout.txt");
+            Process p =
+                    new ProcessBuilder(
+                                    "/usr/bin/script",
+                                    "-q",
+                                    "-e",
+                                    "-c",
+                                    run + " > " + stdout,
+                                    terminal.toString())
+                            .redirectInput(ProcessBuilder.Redirect.PIPE)
+                            .redirectOutput(dir.resolve("script.out").toFile())
+                            .redirectErrorStream(true)
+                            .start();
+            assertThat(p.waitFor(90, TimeUnit.SECONDS)).isTrue();
+            assertThat(p.exitValue()).as(Files.readString(terminal)).isZero();
+            assertThat(Files.readString(terminal)).contains("\r").contains("stage 1/1 done");
+            assertThat(Files.readString(stdout)).contains("ttft p50").doesNotContain("\r");
+            // stdout on the terminal, stderr into a file: plain lines, no redraws in the log.
+            Path stderr = dir.resolve("stderr.txt");
+            Process q =
+                    new ProcessBuilder(
+                                    "/usr/bin/script",
+                                    "-q",
+                                    "-e",
+                                    "-c",
+                                    run + " 2> " + stderr,
+                                    dir.resolve("terminal2.txt").toString())
+                            .redirectInput(ProcessBuilder.Redirect.PIPE)
+                            .redirectOutput(dir.resolve("script2.out").toFile())
+                            .redirectErrorStream(true)
+                            .start();
+            assertThat(q.waitFor(90, TimeUnit.SECONDS)).isTrue();
+            assertThat(q.exitValue()).as(Files.readString(stderr)).isZero();
+            assertThat(Files.readString(stderr)).contains("stage 1/1 done").doesNotContain("\r");
+        }
+    }
+
+    @Test
     void interruptKeepsFinishedStagesAndWritesThePartialOne(@TempDir Path dir) throws Exception {
         // 10 tokens 100 ms apart: about 1 s per request.
         try (StubServer server = new StubServer(new OpenAiStub(0, 100, true))) {
@@ -216,8 +361,109 @@ class RunnerJarTest {
             return 0;
         }
         try (Stream<Path> s = Files.list(dir)) {
-            return s.count();
+            // Profiles only: the start-up write check leaves a probe file there for a moment.
+            return s.filter(p -> p.toString().endsWith(".json")).count();
         }
+    }
+
+    @Test
+    void aLowFileDescriptorLimitGivesClassifiedFailuresAndTheProfileIsStillWritten(
+            @TempDir Path dir) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                Files.isExecutable(Path.of("/usr/bin/prlimit")), "needs prlimit (util-linux)");
+        OpenAiStub stub = new OpenAiStub(300, 0, true);
+        try (StubServer server = new StubServer(stub)) {
+            Path results = dir.resolve("results");
+            // 200 requests at once need 200 connections; the limit leaves room for far fewer.
+            // After the stage the idle connections hold the remaining descriptors, so the
+            // profile's first write fails; the retry frees them first.
+            Result r =
+                    runJar(
+                            dir,
+                            List.of("/usr/bin/prlimit", "--nofile=96:96"),
+                            "run",
+                            "--base-url",
+                            server.baseUrl(),
+                            "--model",
+                            "m",
+                            "--random-input-len",
+                            "8",
+                            "--random-output-len",
+                            "1",
+                            "--request-rate",
+                            "inf",
+                            "--num-prompts",
+                            "200",
+                            "--no-self-warmup",
+                            "--progress",
+                            "none",
+                            "--result-dir",
+                            results.toString());
+            assertThat(r.code()).as(r.err()).isEqualTo(1);
+            assertThat(r.err())
+                    .contains("of requests failed (connect: ")
+                    .contains("too many open files")
+                    .contains("profile write failed (Too many open files); closing idle")
+                    .doesNotContain("Exception")
+                    .doesNotContain("\tat ");
+            assertThat(r.out()).contains("ttft p50").contains("profile: ");
+            List<Path> files;
+            try (Stream<Path> s = Files.list(results)) {
+                files = s.toList();
+            }
+            assertThat(files).hasSize(1);
+            JsonNode m = new ObjectMapper().readTree(files.get(0).toFile()).get("metrics");
+            assertThat(m.get("completed").asInt() + m.get("failures").asInt()).isEqualTo(200);
+            assertThat(m.get("completed").asInt()).isEqualTo(stub.written.size());
+            assertThat(m.at("/errors_by_class/connect").asInt())
+                    .isEqualTo(m.get("failures").asInt());
+        }
+    }
+
+    @Test
+    void aDatasetTooLargeForTheHeapIsRefusedWithAMessage(@TempDir Path dir) throws Exception {
+        // About 40 MB of ShareGPT conversations that pass the default filters, read with a
+        // 32 MB heap: the prompts kept cannot fit.
+        Path file = dir.resolve("big-sharegpt.json");
+        String words = "lorem ipsum dolor sit amet ".repeat(120);
+        try (var w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            w.write("[");
+            for (int i = 0; i < 12_000; i++) {
+                if (i > 0) {
+                    w.write(",");
+                }
+                w.write(
+                        "{\"conversations\":[{\"from\":\"human\",\"value\":\""
+                                + i
+                                + " "
+                                + words
+                                + "\"},{\"from\":\"gpt\",\"value\":\"a reply of some words\"}]}");
+            }
+            w.write("]");
+        }
+        Result r =
+                runJar(
+                        dir,
+                        List.of(),
+                        List.of("-Xmx32m"),
+                        "run",
+                        "--model",
+                        "m",
+                        "--dataset-name",
+                        "sharegpt",
+                        "--dataset-path",
+                        file.toString(),
+                        "--num-prompts",
+                        "10",
+                        "--no-self-warmup",
+                        "--result-dir",
+                        dir.resolve("results").toString());
+        assertThat(r.code()).as(r.err()).isEqualTo(2);
+        assertThat(r.err())
+                .contains("--dataset-path: " + file + ": too large for the heap")
+                .contains("-Xmx")
+                .doesNotContain("OutOfMemoryError")
+                .doesNotContain("\tat ");
     }
 
     @Test

@@ -10,7 +10,6 @@ import io.inferencebench.testkit.ModelSim;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -103,9 +102,7 @@ class ScrapeMetricsCliTest {
     }
 
     static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+        return io.inferencebench.testkit.FreePorts.claim();
     }
 
     static Outcome run(String... args) {

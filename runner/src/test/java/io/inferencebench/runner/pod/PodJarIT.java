@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.inferencebench.crds.v1alpha1.LoadSpec;
 import io.inferencebench.crds.workorder.PartReport;
+import io.inferencebench.crds.workorder.ProgressReport;
 import io.inferencebench.crds.workorder.RunnerWorkOrder;
 import io.inferencebench.profile.lpg.StageResult;
 import java.nio.charset.StandardCharsets;

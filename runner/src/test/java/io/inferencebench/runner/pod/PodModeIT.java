@@ -22,6 +22,7 @@ import io.inferencebench.crds.v1alpha1.StageSpec;
 import io.inferencebench.crds.v1alpha1.TokenDistribution;
 import io.inferencebench.crds.v1alpha1.WorkloadSpec;
 import io.inferencebench.crds.workorder.PartReport;
+import io.inferencebench.crds.workorder.ProgressReport;
 import io.inferencebench.crds.workorder.RunnerWorkOrder;
 import io.inferencebench.crds.workorder.StageShares;
 import io.inferencebench.profile.lpg.StageResult;

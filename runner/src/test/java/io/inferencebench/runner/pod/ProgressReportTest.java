@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.inferencebench.crds.workorder.ProgressReport;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;

@@ -20,10 +20,21 @@ public final class OpenAiStub implements StubServer.Handler {
     public final ConcurrentLinkedQueue<Written> written = new ConcurrentLinkedQueue<>();
     public final ConcurrentLinkedQueue<JsonNode> bodies = new ConcurrentLinkedQueue<>();
 
+    private boolean ignoresStream;
+
     public OpenAiStub(double ttftMs, double itlMs, boolean usage) {
         this.ttftMs = ttftMs;
         this.itlMs = itlMs;
         this.usage = usage;
+    }
+
+    /**
+     * A server that answers every request with one complete JSON body, even when asked to stream.
+     */
+    public static OpenAiStub ignoringStream(double ttftMs, double itlMs) {
+        OpenAiStub stub = new OpenAiStub(ttftMs, itlMs, true);
+        stub.ignoresStream = true;
+        return stub;
     }
 
     @Override
@@ -34,7 +45,7 @@ public final class OpenAiStub implements StubServer.Handler {
         bodies.add(body);
         int maxTokens = body.path("max_tokens").asInt(16);
         boolean chat = request.path().contains("chat");
-        boolean stream = body.path("stream").asBoolean(false);
+        boolean stream = !ignoresStream && body.path("stream").asBoolean(false);
         int promptTokens =
                 body.path("prompt").isArray()
                         ? body.path("prompt").size()

@@ -49,6 +49,7 @@ public final class StubServer implements AutoCloseable {
     }
 
     private final ServerSocket serverSocket;
+    private final javax.net.ssl.SSLContext tls;
     private final Handler handler;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private final AtomicInteger connections = new AtomicInteger();
@@ -57,8 +58,17 @@ public final class StubServer implements AutoCloseable {
     private volatile boolean closed;
 
     public StubServer(Handler handler) throws IOException {
+        this(handler, null);
+    }
+
+    /** An HTTPS server when {@code tls} is set (its key manager holds the server certificate). */
+    public StubServer(Handler handler, javax.net.ssl.SSLContext tls) throws IOException {
         this.handler = handler;
-        this.serverSocket = new ServerSocket();
+        this.tls = tls;
+        this.serverSocket =
+                tls == null
+                        ? new ServerSocket()
+                        : tls.getServerSocketFactory().createServerSocket();
         serverSocket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1024);
         this.acceptor = Thread.ofPlatform().daemon().name("stub-accept").start(this::acceptLoop);
     }
@@ -68,7 +78,7 @@ public final class StubServer implements AutoCloseable {
     }
 
     public String baseUrl() {
-        return "http://127.0.0.1:" + port();
+        return (tls == null ? "http" : "https") + "://127.0.0.1:" + port();
     }
 
     public int connections() {

@@ -1,4 +1,4 @@
-package io.inferencebench.runner.pod;
+package io.inferencebench.crds.workorder;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;

@@ -1,0 +1,143 @@
+package io.inferencebench.runner.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.inferencebench.runner.stub.OpenAiStub;
+import io.inferencebench.runner.stub.SelfSignedCertificate;
+import io.inferencebench.runner.stub.StubServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** An https target's certificate is checked; the API key never goes to an unverified server. */
+class TlsTest {
+
+    static final class Recording implements StubServer.Handler {
+        final OpenAiStub stub = new OpenAiStub(1, 0, true);
+        final ConcurrentLinkedQueue<String> authorization = new ConcurrentLinkedQueue<>();
+
+        @Override
+        public void handle(StubServer.Request request, StubServer.Exchange exchange)
+                throws Exception {
+            if (request.header("authorization") != null) {
+                authorization.add(request.header("authorization"));
+            }
+            stub.handle(request, exchange);
+        }
+    }
+
+    static TrueNumbersTest.Outcome run(String baseUrl, Path dir, String... more) throws Exception {
+        Path key = dir.resolve("key");
+        Files.writeString(key, "sk-tls-secret\n");
+        List<String> args =
+                new ArrayList<>(
+                        TrueNumbersTest.common(
+                                baseUrl,
+                                dir.resolve("r-" + System.nanoTime()),
+                                "--random-output-len",
+                                "2",
+                                "--request-rate",
+                                "inf",
+                                "--num-prompts",
+                                "3",
+                                "--api-key-file",
+                                key.toString()));
+        args.addAll(List.of(more));
+        return TrueNumbersTest.run(args.toArray(String[]::new));
+    }
+
+    @Test
+    void aSelfSignedCertificateIsRefusedWithoutItsCaAndAcceptedWithItOrTheOptOut(@TempDir Path dir)
+            throws Exception {
+        SelfSignedCertificate cert =
+                SelfSignedCertificate.create(dir, "ip:127.0.0.1,dns:localhost");
+        Recording handler = new Recording();
+        try (StubServer server = new StubServer(handler, cert.serverContext())) {
+            // Refused: classified as tls with the reason; nothing reached the server.
+            TrueNumbersTest.Outcome refused = run(server.baseUrl(), dir);
+            assertThat(refused.code()).as(refused.err()).isEqualTo(1);
+            assertThat(refused.err())
+                    .contains("tls x3")
+                    .contains("not signed by a trusted CA")
+                    .contains("--ca-cert")
+                    .contains("no successful request (tls: 3)");
+            assertThat(handler.authorization).isEmpty();
+            assertThat(handler.stub.bodies).isEmpty();
+
+            TrueNumbersTest.Outcome trusted =
+                    run(server.baseUrl(), dir, "--ca-cert", cert.pem().toString());
+            assertThat(trusted.code()).as(trusted.err()).isZero();
+            assertThat(trusted.err()).doesNotContain("WARNING");
+            assertThat(handler.authorization).containsOnly("Bearer sk-tls-secret");
+
+            TrueNumbersTest.Outcome skipped =
+                    run(server.baseUrl(), dir, "--insecure-skip-tls-verify");
+            assertThat(skipped.code()).as(skipped.err()).isZero();
+            assertThat(skipped.err())
+                    .contains("WARNING: --insecure-skip-tls-verify")
+                    .contains("NOT checked")
+                    .contains("API key");
+        }
+    }
+
+    @Test
+    void theHostNameIsVerifiedAndServerNameChoosesWhichOne(@TempDir Path dir) throws Exception {
+        SelfSignedCertificate cert = SelfSignedCertificate.create(dir, "dns:llm.bench.internal");
+        try (StubServer server = new StubServer(new Recording(), cert.serverContext())) {
+            // Trusted CA, but the certificate does not name 127.0.0.1.
+            TrueNumbersTest.Outcome wrongName =
+                    run(server.baseUrl(), dir, "--ca-cert", cert.pem().toString());
+            assertThat(wrongName.code()).as(wrongName.err()).isEqualTo(1);
+            assertThat(wrongName.err()).contains("tls x3").contains("does not name this host");
+            Path results = dir.resolve("named");
+            TrueNumbersTest.Outcome named =
+                    TrueNumbersTest.run(
+                            TrueNumbersTest.common(
+                                            server.baseUrl(),
+                                            results,
+                                            "--random-output-len",
+                                            "2",
+                                            "--request-rate",
+                                            "inf",
+                                            "--num-prompts",
+                                            "3",
+                                            "--ca-cert",
+                                            cert.pem().toString(),
+                                            "--tls-server-name",
+                                            "llm.bench.internal")
+                                    .toArray(String[]::new));
+            assertThat(named.code()).as(named.err()).isZero();
+            JsonNode m = TrueNumbersTest.profiles(results).get(0).get("metrics");
+            assertThat(m.get("completed").asInt()).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void tlsFlagsAreCheckedAtStartUp(@TempDir Path dir) throws Exception {
+        assertThat(
+                        StartupErrorsTest.usage(
+                                        "run",
+                                        "--base-url",
+                                        "http://127.0.0.1:8000",
+                                        "--ca-cert",
+                                        "/nonexistent.pem")
+                                .err())
+                .contains("--ca-cert: applies only to an https:// --base-url");
+        Path notPem = dir.resolve("not.pem");
+        Files.writeString(notPem, "hello");
+        assertThat(
+                        StartupErrorsTest.usage(
+                                        "run",
+                                        "--base-url",
+                                        "https://127.0.0.1:8443",
+                                        "--ca-cert",
+                                        notPem.toString())
+                                .err())
+                .contains("--ca-cert: " + notPem);
+    }
+}
