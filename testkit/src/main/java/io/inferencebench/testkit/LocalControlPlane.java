@@ -150,6 +150,11 @@ public final class LocalControlPlane implements AutoCloseable {
                             List.of("127.0.0.1", host, network.serviceIp(1)))
                     .write(pkiDir.resolve("apiserver.crt"), pkiDir.resolve("apiserver.key"));
             admin = pki.client("admin", "system:masters");
+            // the API server's identity towards kubelets (logs, exec, port-forward)
+            pki.client("kube-apiserver-kubelet-client", "system:masters")
+                    .write(
+                            pkiDir.resolve("apiserver-kubelet-client.crt"),
+                            pkiDir.resolve("apiserver-kubelet-client.key"));
             KeyPair sa = saKeys.join();
             Pki.writeString(pkiDir.resolve("sa.key"), Pki.pem(sa.getPrivate()));
             Pki.writeString(pkiDir.resolve("sa.pub"), Pki.pem(sa.getPublic()));
@@ -169,6 +174,10 @@ public final class LocalControlPlane implements AutoCloseable {
                             "--tls-cert-file=" + pkiDir.resolve("apiserver.crt"),
                             "--tls-private-key-file=" + pkiDir.resolve("apiserver.key"),
                             "--client-ca-file=" + pkiDir.resolve("ca.crt"),
+                            "--kubelet-client-certificate="
+                                    + pkiDir.resolve("apiserver-kubelet-client.crt"),
+                            "--kubelet-client-key="
+                                    + pkiDir.resolve("apiserver-kubelet-client.key"),
                             "--service-account-issuer=" + ISSUER,
                             "--service-account-key-file=" + pkiDir.resolve("sa.pub"),
                             "--service-account-signing-key-file=" + pkiDir.resolve("sa.key"),
@@ -439,6 +448,11 @@ public final class LocalControlPlane implements AutoCloseable {
 
     public Path adminKubeconfig() {
         return adminKubeconfig;
+    }
+
+    /** The cluster CA (issues node, proxy and DNS client certificates for {@link RealNode}). */
+    Pki pki() {
+        return pki;
     }
 
     public String caCertificatePem() {
