@@ -450,6 +450,18 @@ public final class LocalControlPlane implements AutoCloseable {
         return adminKubeconfig;
     }
 
+    /**
+     * For an owner that closes this control plane from its own shutdown hook after tearing down
+     * what runs on it ({@link RealNode}): the two hooks would otherwise run at the same time.
+     */
+    void removeShutdownHook() {
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException shuttingDown) {
+            // the hooks are running
+        }
+    }
+
     /** The cluster CA (issues node, proxy and DNS client certificates for {@link RealNode}). */
     Pki pki() {
         return pki;

@@ -116,6 +116,7 @@ public final class RealNode implements AutoCloseable {
             recordHostState();
             Runtime.getRuntime().addShutdownHook(shutdownHook);
             controlPlane = LocalControlPlane.start();
+            controlPlane.removeShutdownHook();
             phase("control plane ready");
             startContainerd();
             phase("containerd ready");
