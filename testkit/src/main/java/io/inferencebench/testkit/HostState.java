@@ -42,8 +42,13 @@ public final class HostState {
     /** Reads a sysctl, or null when this kernel does not have it. */
     public static String sysctl(String name) {
         Path file = sysctlPath(name);
-        try {
-            return Files.exists(file) ? Files.readString(file).strip() : null;
+        if (!Files.exists(file)) {
+            return null;
+        }
+        // Not Files.readString: it trusts the size procfs reports and returned "1" for 1000000
+        // on this kernel; a stream reads to the end.
+        try (var in = Files.newInputStream(file)) {
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
         } catch (IOException e) {
             return null;
         }

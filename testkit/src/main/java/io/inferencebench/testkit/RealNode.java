@@ -284,7 +284,7 @@ public final class RealNode implements AutoCloseable {
 
     static boolean systemdIsInit() {
         try {
-            return "systemd".equals(Files.readString(Path.of("/proc/1/comm")).strip());
+            return "systemd".equals(readPseudoFile(Path.of("/proc/1/comm")).strip());
         } catch (IOException e) {
             return false;
         }
@@ -293,6 +293,13 @@ public final class RealNode implements AutoCloseable {
     /** systemd where systemd manages cgroup v2 (a usual developer host), else cgroupfs. */
     static String detectCgroupDriver() {
         return cgroupV2() && systemdIsInit() ? "systemd" : "cgroupfs";
+    }
+
+    /** Reads a procfs/cgroupfs file to its end (Files.readString trusts a size they misreport). */
+    static String readPseudoFile(Path file) throws IOException {
+        try (var in = Files.newInputStream(file)) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
     }
 
     /** Whether CAP_SYS_RESOURCE (bit 24) is in this process's bounding set. */
@@ -555,7 +562,7 @@ public final class RealNode implements AutoCloseable {
         Path fs = Path.of("/sys/fs/cgroup");
         if (cgroupV2()) {
             Path root = Files.createDirectories(fs.resolve(CGROUP_ROOT));
-            String controllers = Files.readString(fs.resolve("cgroup.subtree_control")).strip();
+            String controllers = readPseudoFile(fs.resolve("cgroup.subtree_control")).strip();
             for (String c : controllers.split("\\s+")) {
                 if (!c.isBlank()) {
                     try {
@@ -570,16 +577,17 @@ public final class RealNode implements AutoCloseable {
         try (Stream<Path> hierarchies = Files.list(fs)) {
             for (Path h : hierarchies.toList()) {
                 String name = h.getFileName().toString();
-                if (Files.isSymbolicLink(h) || name.equals("unified") || name.equals("systemd")) {
+                // every hierarchy, named ones (systemd) included: kubelet checks them all
+                if (Files.isSymbolicLink(h) || !Files.isDirectory(h)) {
                     continue;
                 }
                 Path root = h.resolve(CGROUP_ROOT);
                 Files.createDirectories(root);
                 if (name.equals("cpuset")) {
                     for (String f : List.of("cpuset.cpus", "cpuset.mems")) {
-                        if (Files.readString(root.resolve(f)).isBlank()) {
+                        if (readPseudoFile(root.resolve(f)).isBlank()) {
                             Files.writeString(
-                                    root.resolve(f), Files.readString(h.resolve(f)).strip());
+                                    root.resolve(f), readPseudoFile(h.resolve(f)).strip());
                         }
                     }
                 }
@@ -673,7 +681,7 @@ public final class RealNode implements AutoCloseable {
                         metadata:
                           name: kube-dns-coredns
                           namespace: kube-system
-                          labels: {kubernetes.io/service-name: kube-dns, endpointslice.kubernetes.io/managed-by: inferencebench.io/real-node}
+                          labels: {kubernetes.io/service-name: kube-dns, endpointslice.kubernetes.io/managed-by: inferencebench-real-node}
                         addressType: IPv4
                         endpoints:
                         - addresses: ["%s"]
