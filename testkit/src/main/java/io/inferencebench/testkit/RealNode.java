@@ -1054,8 +1054,8 @@ public final class RealNode implements AutoCloseable {
         removeCgroups();
         removeContainerLogLinks(dir);
         restoreSysctls(dir);
-        removeNftTables(dir);
         removeIptablesRules(dir);
+        removeNftTables(dir);
         if (Files.exists(dir.resolve("created-run-containerd"))) {
             // only what is empty: another containerd may have its shim sockets here
             run(
@@ -1253,16 +1253,39 @@ public final class RealNode implements AutoCloseable {
         try {
             List<String> before = Files.readAllLines(file);
             for (String table : HostState.lines("nft", "list", "tables")) {
-                // "table ip kube-proxy": only the tables a node creates, and only new ones
-                if (!table.isBlank() && !before.contains(table) && table.contains("kube-proxy")) {
+                // only new tables: kube-proxy's, and the iptables-nft tables (ip/ip6 filter, nat,
+                // mangle) that kubelet's iptables calls created, once no rule is left in them
+                if (table.isBlank() || before.contains(table)) {
+                    continue;
+                }
+                List<String> words = List.of(table.strip().split("\\s+"));
+                boolean iptablesTable =
+                        words.size() == 3
+                                && List.of("ip", "ip6").contains(words.get(1))
+                                && List.of("filter", "nat", "mangle").contains(words.get(2));
+                if (table.contains("kube-proxy")
+                        || (iptablesTable && noRules(words.get(1), words.get(2)))) {
                     List<String> argv = new ArrayList<>(List.of("nft", "delete"));
-                    argv.addAll(List.of(table.strip().split("\\s+")));
+                    argv.addAll(words);
                     run(argv, Duration.ofSeconds(10));
                 }
             }
         } catch (IOException e) {
             System.err.println("[real-node] nft cleanup: " + e);
         }
+    }
+
+    /** Whether an nft table holds nothing but (base) chains without rules. */
+    static boolean noRules(String family, String table) {
+        return HostState.lines("nft", "list", "table", family, table).stream()
+                .map(String::strip)
+                .allMatch(
+                        l ->
+                                l.isEmpty()
+                                        || l.startsWith("table ")
+                                        || l.startsWith("chain ")
+                                        || l.equals("}")
+                                        || (l.startsWith("type ") && l.endsWith("policy accept;")));
     }
 
     /**
