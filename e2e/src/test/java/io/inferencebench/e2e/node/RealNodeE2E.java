@@ -96,6 +96,25 @@ class RealNodeE2E {
     @AfterAll
     void stopNode() {
         if (node != null) {
+            // the node directory goes with close(): keep the component logs for a failure report
+            Path logs = repo.resolve("e2e/target/real-node-logs");
+            try {
+                Files.createDirectories(logs);
+                for (var log : node.logFiles().entrySet()) {
+                    Files.copy(
+                            log.getValue(),
+                            logs.resolve(log.getKey() + ".log"),
+                            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+                for (var log : node.controlPlane().logFiles().entrySet()) {
+                    Files.copy(
+                            log.getValue(),
+                            logs.resolve(log.getKey() + ".log"),
+                            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+            } catch (java.io.IOException e) {
+                System.err.println("[RealNodeE2E] copying logs: " + e);
+            }
             node.close();
         }
         Map<String, List<String>> after = HostState.capture(NODE_DIR);
