@@ -34,12 +34,6 @@ class RealNodeTest {
     }
 
     @Test
-    void cgroupDriverIsSystemdOnlyOnCgroupV2WithSystemdAsInit() {
-        String expected = RealNode.cgroupV2() && RealNode.systemdIsInit() ? "systemd" : "cgroupfs";
-        assertThat(RealNode.detectCgroupDriver()).isEqualTo(expected);
-    }
-
-    @Test
     void hostStateDifferencesNameTheSectionAndTheLine() {
         var before = java.util.Map.of("sysctls", java.util.List.of("kernel.panic = 0"));
         var after = java.util.Map.of("sysctls", java.util.List.of("kernel.panic = 10"));
