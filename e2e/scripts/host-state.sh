@@ -18,4 +18,5 @@ for t in filter nat mangle; do
   echo "## iptables -t $t -S"; iptables -t "$t" -S 2>/dev/null
   echo "## ip6tables -t $t -S"; ip6tables -t "$t" -S 2>/dev/null
 done
+echo "## fixed paths"; for p in /var/lib/kubelet /var/lib/cni /var/log/containers /var/log/pods /run/containerd /etc/cni /opt/cni; do [ -e "$p" ] && echo "$p"; done
 echo "## mounts"; awk '{print $2}' /proc/self/mounts | sort

@@ -14,8 +14,9 @@ import java.util.Map;
  * kubelet and kube-proxy write, nft tables, iptables/ip6tables rules of the filter, nat and mangle
  * tables, and the links, network namespaces and mounts of the kinds a node creates (CNI veths and
  * bridges, {@code cni-*} namespaces, mounts under the node's directory, {@code /run/containerd} and
- * kubelet paths). Links, namespaces and mounts of other programs on the machine are left out: they
- * may come and go while a test runs.
+ * kubelet paths), and which of the fixed paths kubelet, containerd and CNI use exist. Links,
+ * namespaces and mounts of other programs on the machine are left out: they may come and go while a
+ * test runs.
  */
 public final class HostState {
 
@@ -94,6 +95,18 @@ public final class HostState {
                 state.put(cmd + " -t " + table, sorted(lines(cmd, "-t", table, "-S")));
             }
         }
+        state.put(
+                "paths",
+                java.util.stream.Stream.of(
+                                "/var/lib/kubelet",
+                                "/var/lib/cni",
+                                "/var/log/containers",
+                                "/var/log/pods",
+                                "/run/containerd",
+                                "/etc/cni",
+                                "/opt/cni")
+                        .filter(p -> Files.exists(Path.of(p)))
+                        .toList());
         state.put(
                 "mounts",
                 mounts().stream()

@@ -66,7 +66,17 @@ public final class RealNode implements AutoCloseable {
     static final Path DEFAULT_DIR = Path.of("/var/tmp/inferencebench/node");
     private static final Path RUN_CONTAINERD = Path.of("/run/containerd");
     private static final Path CONTAINER_LOGS = Path.of("/var/log/containers");
+
+    /**
+     * Fixed host paths the parts use whatever their configured roots: kubelet's device-plugin
+     * socket ({@code /var/lib/kubelet/device-plugins}), libcni's result cache ({@code
+     * /var/lib/cni}). Removed at teardown when the node created them (recorded at start).
+     */
+    static final List<Path> FIXED_PATHS =
+            List.of(Path.of("/var/lib/kubelet"), Path.of("/var/lib/cni"));
+
     private static final String CGROUP_ROOT = "inferencebench-node";
+    private static final String CNI_NETWORK = "ib-node";
 
     /**
      * What kubelet's setupKernelTunables writes: restored at teardown. The other sysctls of {@link
@@ -346,6 +356,13 @@ public final class RealNode implements AutoCloseable {
             if (!Files.exists(CONTAINER_LOGS)) {
                 Files.writeString(dir.resolve("created-var-log-containers"), "");
             }
+            List<String> absent = new ArrayList<>();
+            for (Path p : FIXED_PATHS) {
+                if (!Files.exists(p)) {
+                    absent.add(p.toString());
+                }
+            }
+            Files.write(dir.resolve("absent-paths.before"), absent);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -1069,12 +1086,45 @@ public final class RealNode implements AutoCloseable {
                                     + " 2>/dev/null; true"),
                     Duration.ofSeconds(5));
         }
+        removeCreatedPaths(dir);
         if (Files.exists(dir.resolve("created-var-log-containers"))) {
             run(
                     List.of("sh", "-c", "rmdir " + CONTAINER_LOGS + " 2>/dev/null; true"),
                     Duration.ofSeconds(5));
         }
         deleteTree(dir);
+    }
+
+    /**
+     * Removes the fixed paths that did not exist before the node started. Where they did exist
+     * (e.g. the host runs a kubelet of its own), only this node's CNI result cache entries go.
+     */
+    private static void removeCreatedPaths(Path dir) {
+        Path file = dir.resolve("absent-paths.before");
+        try {
+            List<String> absent = Files.exists(file) ? Files.readAllLines(file) : List.of();
+            for (Path p : FIXED_PATHS) {
+                if (absent.contains(p.toString())) {
+                    if (HostState.mounts().stream().noneMatch(m -> m.startsWith(p.toString()))) {
+                        run(
+                                List.of("rm", "-rf", "--one-file-system", p.toString()),
+                                Duration.ofSeconds(30));
+                    }
+                }
+            }
+            Path results = Path.of("/var/lib/cni/results");
+            if (Files.isDirectory(results)) {
+                try (Stream<Path> entries = Files.list(results)) {
+                    for (Path r : entries.toList()) {
+                        if (r.getFileName().toString().startsWith(CNI_NETWORK + "-")) {
+                            Files.deleteIfExists(r);
+                        }
+                    }
+                }
+            }
+        } catch (IOException e) {
+            System.err.println("[real-node] removing fixed paths: " + e);
+        }
     }
 
     private static void killRecordedProcesses(Path dir) {
