@@ -6,7 +6,7 @@ MVN := ./mvnw -B -ntp
 # Maven runs on the selected JDK; keep its own warnings off the console.
 export MAVEN_OPTS ?= --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow
 
-.PHONY: images images-push containerd help tools k8s-binaries helm model-sim model-sim-test build test unit it e2e demo fmt fmt-check clean control-plane-up control-plane-down node e2e-node
+.PHONY: images images-push containerd help tools k8s-binaries helm model-sim model-sim-test build test unit it e2e test-vllm vllm-up vllm-down demo fmt fmt-check clean control-plane-up control-plane-down node e2e-node
 
 help:
 	@echo "make demo    - build, start the local model-server simulator, run a rate sweep, write LPG profiles to results/"
@@ -14,6 +14,7 @@ help:
 	@echo "make unit    - unit tests only (Java)"
 	@echo "make build   - compile and package (no tests)"
 	@echo "make images  - operator, runner and model-sim image tarballs in target/images/ (no daemon, no registry)"
+	@echo "make test-vllm - the *VllmIT tier against a real vLLM on the CPU (installs ~8 GB once; not part of make test)"
 	@echo "make tools   - Kubernetes control-plane binaries, Helm, containerd, model-server simulator (cached)"
 	@echo "make e2e-node - RealNodeE2E: a real kubelet + containerd node runs the images (root; not in make test yet)"
 	@echo "make fmt     - format Java sources (google-java-format, AOSP)"
@@ -62,6 +63,19 @@ it: tools images
 
 e2e: tools
 	$(MVN) install -Pit -DskipITs=true
+
+# A real vLLM on the CPU (e2e/scripts/vllm-cpu.sh: cached venv, tiny model, dummy weights). Not in
+# `make test`: the cold install is ~8 GB and 3-10 minutes. The tests start the server when it is not
+# up and stop it at the end; one started by `make vllm-up` is used and left running.
+test-vllm: tools
+	e2e/scripts/vllm-cpu.sh install >/dev/null
+	$(MVN) install -Pvllm
+
+vllm-up:
+	e2e/scripts/vllm-cpu.sh up
+
+vllm-down:
+	e2e/scripts/vllm-cpu.sh down
 
 model-sim-test:
 	cd e2e/model-sim && go vet ./... && go test -count=1 ./...

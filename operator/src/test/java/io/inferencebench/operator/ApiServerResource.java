@@ -38,7 +38,9 @@ public class ApiServerResource implements QuarkusTestResourceLifecycleManager {
                 .withName(BenchmarkRun.CRD_NAME)
                 .waitUntilCondition(
                         c ->
+                                // status can exist before its conditions (seen on a loaded run)
                                 c.getStatus() != null
+                                        && c.getStatus().getConditions() != null
                                         && c.getStatus().getConditions().stream()
                                                 .anyMatch(
                                                         x ->

@@ -74,6 +74,7 @@ class BenchmarkRunLifecycleIT {
                 .waitUntilCondition(
                         c ->
                                 c.getStatus() != null
+                                        && c.getStatus().getConditions() != null
                                         && c.getStatus().getConditions().stream()
                                                 .anyMatch(
                                                         x ->

@@ -65,6 +65,7 @@ class CrdValidationIT {
                 .waitUntilCondition(
                         c ->
                                 c.getStatus() != null
+                                        && c.getStatus().getConditions() != null
                                         && c.getStatus().getConditions().stream()
                                                 .anyMatch(
                                                         cond ->

@@ -93,6 +93,7 @@ class AdmissionIT {
                         c ->
                                 c != null
                                         && c.getStatus() != null
+                                        && c.getStatus().getConditions() != null
                                         && c.getStatus().getConditions().stream()
                                                 .anyMatch(
                                                         cond ->

@@ -441,6 +441,11 @@ public final class ServerMetricCatalog {
                 counter("vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total"),
                 counter("vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total"),
                 counter("vllm:prompt_tokens_cached_total"),
+                // Seen on vLLM 0.16 (V1 engine): KV-connector prefix cache and recomputed prompts.
+                counter("vllm:prompt_tokens_recomputed_total"),
+                counter("vllm:external_prefix_cache_queries_total"),
+                counter("vllm:external_prefix_cache_hits_total"),
+                splitGauge("vllm:engine_sleep_state", "sleep_state"),
                 histogram("vllm:time_to_first_token_seconds"),
                 histogram("vllm:inter_token_latency_seconds", "vllm:time_per_output_token_seconds"),
                 histogram("vllm:request_time_per_output_token_seconds"),
@@ -452,7 +457,10 @@ public final class ServerMetricCatalog {
                 histogram("vllm:request_prompt_tokens"),
                 histogram("vllm:request_generation_tokens"),
                 histogram("vllm:request_params_max_tokens"),
-                histogram("vllm:iteration_tokens_total"));
+                histogram("vllm:iteration_tokens_total"),
+                histogram("vllm:request_prefill_kv_computed_tokens"),
+                histogram("vllm:request_max_num_generation_tokens"),
+                histogram("vllm:request_params_n"));
     }
 
     private static List<CatalogEntry> sglang() {

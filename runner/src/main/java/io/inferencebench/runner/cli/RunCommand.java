@@ -21,6 +21,8 @@ import io.inferencebench.runner.dataset.HfTokenizer;
 import io.inferencebench.runner.dataset.LengthDistribution;
 import io.inferencebench.runner.dataset.Prompt;
 import io.inferencebench.runner.dataset.RandomDataset;
+import io.inferencebench.runner.dataset.ServerRandomPrompts;
+import io.inferencebench.runner.dataset.ServerTokenizer;
 import io.inferencebench.runner.engine.ArrivalKind;
 import io.inferencebench.runner.engine.HeapHeadroom;
 import io.inferencebench.runner.engine.LoadEngine;
@@ -28,6 +30,7 @@ import io.inferencebench.runner.engine.SelfWarmup;
 import io.inferencebench.runner.engine.Slo;
 import io.inferencebench.runner.engine.StageObserver;
 import io.inferencebench.runner.engine.StagePlan;
+import io.inferencebench.runner.engine.VocabularyCheck;
 import io.inferencebench.runner.http.HttpTransport;
 import io.inferencebench.runner.metrics.ServerMetricsFlags;
 import io.inferencebench.runner.metrics.ServerMetricsLine;
@@ -167,7 +170,7 @@ public final class RunCommand implements Callable<Integer> {
     @Option(
             names = "--prompt-format",
             description =
-                    "auto, text or token-ids (auto: token ids for vllm/sglang completions with random prompts and no tokenizer).",
+                    "auto, text or token-ids (auto: with random prompts, no --tokenizer and a vllm/sglang server whose /tokenize answers, token ids from that tokenizer for the completions API; else text).",
             defaultValue = "auto")
     String promptFormat;
 
@@ -365,10 +368,32 @@ public final class RunCommand implements Callable<Integer> {
                         : (file.workload != null && workload.getIgnoreEos() != null
                                 ? workload.getIgnoreEos()
                                 : randomDataset);
-        boolean tokenIds = tokenIdPrompts(choice, randomDataset, tokenizerValue);
+        ServerTokenizer serverTokenizer =
+                randomDataset && tokenizerValue == null
+                        ? serverTokenizer(choice.backend(), requestHeaders, err)
+                        : null;
+        boolean tokenIds = tokenIdPrompts(choice, randomDataset, tokenizerValue, serverTokenizer);
         int datasetSize = datasetSize(plans);
+        long promptsStart = System.nanoTime();
         List<Prompt> prompts =
-                loadPrompts(datasetType, dataset, datasetSize, tokenIds, tokenizerValue, seedValue);
+                serverTokenizer != null
+                        ? serverPrompts(dataset, datasetSize, tokenIds, serverTokenizer, seedValue)
+                        : loadPrompts(
+                                datasetType,
+                                dataset,
+                                datasetSize,
+                                tokenIds,
+                                tokenizerValue,
+                                seedValue);
+        if (serverTokenizer != null) {
+            err.printf(
+                    Locale.ROOT,
+                    "prompts: %d built with the server's tokenizer (%d calls to /tokenize and"
+                            + " /detokenize, %.1f s)%n",
+                    prompts.size(),
+                    serverTokenizer.calls(),
+                    (System.nanoTime() - promptsStart) / 1e9);
+        }
 
         int loops =
                 eventLoops != null
@@ -451,12 +476,27 @@ public final class RunCommand implements Callable<Integer> {
                     prompts.get(0).inputSource(),
                     plans.size());
             long warmupSent = 0;
-            if (warmups > 0) {
-                err.printf("warm-up: %d requests%n", warmups);
+            // Ids no tokenizer vouched for may be outside a small model's vocabulary: one request
+            // tells before a whole stage fails with 400s.
+            boolean unverifiedIds = tokenIds && serverTokenizer == null && tokenizerValue == null;
+            int warmupCount = warmups > 0 ? warmups : (unverifiedIds ? 1 : 0);
+            if (warmupCount > 0) {
+                err.printf(
+                        "warm-up: %d request%s%s%n",
+                        warmupCount,
+                        warmupCount == 1 ? "" : "s",
+                        warmups > 0 ? "" : " (checks that the server accepts the token ids)");
+                VocabularyCheck vocabulary = new VocabularyCheck();
                 warmupSent =
                         engine.warmUp(
-                                warmups,
-                                maxConcurrency != null ? maxConcurrency : load.getMaxConcurrency());
+                                warmupCount,
+                                maxConcurrency != null ? maxConcurrency : load.getMaxConcurrency(),
+                                vocabulary);
+                if (vocabulary.rejection() != null) {
+                    throw new Main.UsageError(
+                            VocabularyCheck.message(
+                                    vocabulary.rejection(), prompts.get(0).inputSource()));
+                }
             }
             Map<String, String> extra = new LinkedHashMap<>();
             extra.put("api", choice.protocol().name());
@@ -466,7 +506,9 @@ public final class RunCommand implements Callable<Integer> {
                     new ProfileContext(
                             choice.backend(),
                             modelName,
-                            tokenizerValue != null ? tokenizerValue.id() : modelName,
+                            tokenizerValue != null
+                                    ? tokenizerValue.id()
+                                    : serverTokenizer != null ? serverTokenizer.id() : modelName,
                             choice.backend(),
                             start,
                             runName,
@@ -902,7 +944,58 @@ public final class RunCommand implements Callable<Integer> {
         }
     }
 
-    private boolean tokenIdPrompts(BackendChoice choice, boolean randomDataset, HfTokenizer tok) {
+    /**
+     * The target's tokenizer endpoints, when its backend has them and they answer; otherwise null,
+     * and the random prompts are text of common words (lengths approximate).
+     */
+    private ServerTokenizer serverTokenizer(
+            String backendName, Map<String, String> requestHeaders, PrintWriter err) {
+        if (!ServerTokenizer.BACKENDS.contains(backendName)) {
+            return null;
+        }
+        ServerTokenizer.Probe probe =
+                ServerTokenizer.probe(
+                        backendName,
+                        baseUrl,
+                        requestHeaders,
+                        model == null || model.isBlank() ? null : model,
+                        Duration.ofSeconds(10));
+        if (probe.tokenizer() == null) {
+            err.println(
+                    "prompts: the server's /tokenize did not answer ("
+                            + probe.reason()
+                            + "); without --tokenizer the random prompts are common words, their"
+                            + " token counts approximate");
+        }
+        return probe.tokenizer();
+    }
+
+    private List<Prompt> serverPrompts(
+            DatasetSpec dataset,
+            int count,
+            boolean tokenIds,
+            ServerTokenizer server,
+            long seedValue)
+            throws IOException, InterruptedException {
+        LengthDistribution in =
+                lengths(
+                        "--random-input-len",
+                        randomInputLen,
+                        randomInputStddev,
+                        dataset.getInputTokens(),
+                        DatasetSpec.DEFAULT_INPUT_TOKENS);
+        LengthDistribution outLen =
+                lengths(
+                        "--random-output-len",
+                        randomOutputLen,
+                        randomOutputStddev,
+                        dataset.getOutputTokens(),
+                        DatasetSpec.DEFAULT_OUTPUT_TOKENS);
+        return ServerRandomPrompts.generate(count, in, outLen, tokenIds, server, seedValue);
+    }
+
+    private boolean tokenIdPrompts(
+            BackendChoice choice, boolean randomDataset, HfTokenizer tok, ServerTokenizer server) {
         switch (promptFormat.toLowerCase(Locale.ROOT)) {
             case "text":
                 return false;
@@ -913,8 +1006,10 @@ public final class RunCommand implements Callable<Integer> {
                 }
                 return true;
             case "auto":
+                // Only ids the server's tokenizer produced: blind ids may not exist in the model.
                 return randomDataset
                         && tok == null
+                        && server != null
                         && choice.protocol().acceptsTokenIds()
                         && (choice.backend().equals("vllm") || choice.backend().equals("sglang"));
             default:

@@ -37,10 +37,20 @@ public final class HfTokenizer implements TokenCounter, AutoCloseable {
         int vocab;
         try {
             JsonNode root = new ObjectMapper().readTree(file.toFile());
+            // Ids run from 0 to the largest one, in the model's vocabulary (an id map, or a list
+            // for Unigram) or among the added tokens - which often repeat ids of the vocabulary
+            // (special tokens), so their count must not be added on top.
             JsonNode v = root.path("model").path("vocab");
-            vocab = v.size();
-            JsonNode added = root.path("added_tokens");
-            vocab += added.isArray() ? added.size() : 0;
+            int limit = v.isArray() ? v.size() : 0;
+            if (v.isObject()) {
+                for (JsonNode id : v) {
+                    limit = Math.max(limit, id.asInt() + 1);
+                }
+            }
+            for (JsonNode added : root.path("added_tokens")) {
+                limit = Math.max(limit, added.path("id").asInt(-1) + 1);
+            }
+            vocab = limit;
         } catch (IOException e) {
             throw new IOException("not a tokenizer.json: " + file + " (" + e.getMessage() + ")", e);
         }

@@ -17,7 +17,7 @@ import java.util.SplittableRandom;
 public final class RandomDataset {
 
     /** Common words that are one token each in GPT-2, Llama and Gemma vocabularies. */
-    private static final String[] WORDS =
+    static final String[] WORDS =
             ("the of and to in is was for on that with as by at from this be are it an or which "
                             + "his have not had but were they has their one all been more when who "
                             + "can there will would said what so if about out up time into some "

@@ -172,6 +172,11 @@ public final class LoadEngine {
      * @return the number of warm-up requests sent
      */
     public long warmUp(int count, Integer maxConcurrency) {
+        return warmUp(count, maxConcurrency, StageObserver.NONE);
+    }
+
+    /** {@link #warmUp(int, Integer)}, telling {@code observer} how each request ended. */
+    public long warmUp(int count, Integer maxConcurrency, StageObserver observer) {
         if (count <= 0) {
             return 0;
         }
@@ -185,7 +190,7 @@ public final class LoadEngine {
                         null,
                         ArrivalKind.CONSTANT,
                         1.0);
-        StageResult ignored = run(plan, true, StageObserver.NONE);
+        StageResult ignored = run(plan, true, observer);
         return ignored.sent;
     }
 

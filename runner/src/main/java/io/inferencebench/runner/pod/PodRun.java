@@ -17,9 +17,12 @@ import io.inferencebench.runner.backend.GenerationParams;
 import io.inferencebench.runner.backend.Protocol;
 import io.inferencebench.runner.dataset.HfTokenizer;
 import io.inferencebench.runner.dataset.Prompt;
+import io.inferencebench.runner.dataset.ServerRandomPrompts;
+import io.inferencebench.runner.dataset.ServerTokenizer;
 import io.inferencebench.runner.engine.LoadEngine;
 import io.inferencebench.runner.engine.SelfWarmup;
 import io.inferencebench.runner.engine.StagePlan;
+import io.inferencebench.runner.engine.VocabularyCheck;
 import io.inferencebench.runner.http.HttpTransport;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -155,20 +158,6 @@ public final class PodRun {
         boolean random =
                 dataset.getType() == null
                         || dataset.getType() == io.inferencebench.crds.v1alpha1.DatasetType.RANDOM;
-        boolean tokenIds = PodWorkload.tokenIdPrompts(order, protocol, random, tokenizer);
-        Files.createDirectories(settings.scratchDir());
-        List<Prompt> prompts =
-                PodWorkload.prompts(
-                        order,
-                        PodWorkload.datasetSize(plans),
-                        tokenIds,
-                        tokenizer,
-                        seed,
-                        settings.datasetFile(),
-                        settings.scratchDir());
-        if (prompts.isEmpty()) {
-            throw new PodFailure("the dataset yielded no prompts after filtering");
-        }
         Map<String, String> headers = new LinkedHashMap<>();
         if (order.headers() != null) {
             headers.putAll(order.headers());
@@ -181,6 +170,45 @@ public final class PodRun {
                                 + " is not set");
             }
             headers.put("Authorization", "Bearer " + settings.apiKey());
+        }
+        // Without a tokenizer, only ids (or text) the server's own tokenizer made are sure to exist
+        // in the model; blind ids can be out of a small model's vocabulary.
+        ServerTokenizer server = null;
+        if (random && tokenizer == null) {
+            ServerTokenizer.Probe probe =
+                    ServerTokenizer.probe(
+                            order.backend() == null ? "" : order.backend(),
+                            order.baseUrl(),
+                            headers,
+                            order.model() == null || order.model().isBlank() ? null : order.model(),
+                            Duration.ofSeconds(10));
+            server = probe.tokenizer();
+            if (server == null) {
+                log("prompts: no server tokenizer (%s): common-word text prompts", probe.reason());
+            }
+        }
+        boolean tokenIds =
+                PodWorkload.tokenIdPrompts(order, protocol, random, tokenizer) && server != null;
+        Files.createDirectories(settings.scratchDir());
+        List<Prompt> prompts =
+                server != null
+                        ? ServerRandomPrompts.generate(
+                                PodWorkload.datasetSize(plans),
+                                PodWorkload.lengths("inputTokens", dataset.resolvedInputTokens()),
+                                PodWorkload.lengths("outputTokens", dataset.resolvedOutputTokens()),
+                                tokenIds,
+                                server,
+                                seed)
+                        : PodWorkload.prompts(
+                                order,
+                                PodWorkload.datasetSize(plans),
+                                tokenIds,
+                                tokenizer,
+                                seed,
+                                settings.datasetFile(),
+                                settings.scratchDir());
+        if (prompts.isEmpty()) {
+            throw new PodFailure("the dataset yielded no prompts after filtering");
         }
         int loops = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
         Duration timeout = load.requestTimeoutValue();
@@ -241,7 +269,13 @@ public final class PodRun {
             int warmups = load.getWarmupRequests() == null ? 0 : load.getWarmupRequests();
             if (warmups > 0) {
                 int mine = StageShares.split(warmups, order.parallelism()).get(index);
-                warmupSent = engine.warmUp(mine, load.getMaxConcurrency());
+                VocabularyCheck vocabulary = new VocabularyCheck();
+                warmupSent = engine.warmUp(mine, load.getMaxConcurrency(), vocabulary);
+                if (vocabulary.rejection() != null) {
+                    throw new PodFailure(
+                            VocabularyCheck.message(
+                                    vocabulary.rejection(), prompts.get(0).inputSource()));
+                }
             }
             control.start();
             Map<String, String> ready = new LinkedHashMap<>();

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.inferencebench.runner.stub.OpenAiStub;
 import io.inferencebench.runner.stub.StubServer;
+import io.inferencebench.runner.stub.VocabularyStub;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -50,6 +51,11 @@ class CliTest {
                         200,
                         "application/json",
                         "{\"object\":\"list\",\"data\":[{\"id\":\"org/stub-model-7b\",\"object\":\"model\"}]}");
+                return;
+            }
+            if (request.path().endsWith("tokenize")) {
+                // As servers without tokenizer endpoints answer (VocabularyStub has them).
+                exchange.respond(404, "application/json", "{\"detail\":\"Not Found\"}");
                 return;
             }
             stub.handle(request, exchange);
@@ -106,7 +112,8 @@ class CliTest {
     @Test
     void sweepWritesOneLpgProfilePerStageAndPrintsTheTable(@TempDir Path dir) throws Exception {
         ModelServer handler = new ModelServer(5, 1);
-        try (StubServer server = new StubServer(handler)) {
+        VocabularyStub vocabulary = new VocabularyStub(200, true, handler);
+        try (StubServer server = new StubServer(vocabulary)) {
             Path keyFile = dir.resolve("key");
             Files.writeString(keyFile, "sk-very-secret-123\n");
             Path results = dir.resolve("results");
@@ -169,6 +176,10 @@ class CliTest {
             // Token-id prompts reached the server, and the key did too, but was never printed or
             // written.
             assertThat(handler.stub.bodies.peek().path("prompt").isArray()).isTrue();
+            // ... ids of the server's own vocabulary, from its /tokenize.
+            assertThat(vocabulary.rejected).hasValue(0);
+            assertThat(vocabulary.tokenizeCalls.get()).isPositive();
+            assertThat(first.at("/dimensions/tokenizer_id").asText()).endsWith("/tokenize");
             assertThat(handler.stub.bodies.peek().path("model").asText())
                     .isEqualTo("org/stub-model-7b");
             assertThat(handler.authorization).contains("Bearer sk-very-secret-123");

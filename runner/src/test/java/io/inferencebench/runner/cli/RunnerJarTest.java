@@ -151,8 +151,13 @@ class RunnerJarTest {
                                     "8",
                                     "--random-output-len",
                                     "10",
+                                    // stage 2 at a constant 2 req/s dispatches for 5 s: the
+                                    // interrupt lands inside it even when this machine is busy
+                                    // (at 10 req/s poisson it finished first on a loaded run)
                                     "--request-rate",
-                                    "50,10",
+                                    "50,2",
+                                    "--arrival",
+                                    "constant",
                                     "--num-prompts",
                                     "10",
                                     "--cooldown",
@@ -172,9 +177,9 @@ class RunnerJarTest {
             assertThat(countFiles(results)).as("stage 1 profile before the interrupt").isOne();
             Thread.sleep(400); // stage 2 is sending, its requests take 1 s each
             new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor();
-            long signalled = System.nanoTime();
             assertThat(p.waitFor(20, TimeUnit.SECONDS)).as("exited after SIGINT").isTrue();
-            assertThat((System.nanoTime() - signalled) / 1_000_000).isLessThan(5000);
+            // No wall-clock bound on the exit (a loaded machine took 5.07 s): that the stage was
+            // stopped rather than waited for is shown below by requests_sent < 10, cancelled > 0.
             String out = Files.readString(dir.resolve("stdout.txt"));
             String err = Files.readString(dir.resolve("stderr.txt"));
             assertThat(p.exitValue()).as(err).isEqualTo(130);

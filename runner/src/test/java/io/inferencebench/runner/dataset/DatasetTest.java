@@ -69,6 +69,41 @@ class DatasetTest {
     }
 
     @Test
+    void vocabularySizeCountsAddedTokensThatRepeatVocabularyIdsOnce(
+            @org.junit.jupiter.api.io.TempDir Path dir) throws IOException {
+        com.fasterxml.jackson.databind.ObjectMapper json =
+                new com.fasterxml.jackson.databind.ObjectMapper();
+        var root =
+                (com.fasterxml.jackson.databind.node.ObjectNode)
+                        json.readTree(testTokenizer().toFile());
+        int size = root.path("model").path("vocab").size();
+        String first = root.path("model").path("vocab").fieldNames().next();
+        var added = root.putArray("added_tokens");
+        // a special token that is also in the vocabulary, and one beyond it
+        added.addObject()
+                .put("id", root.path("model").path("vocab").path(first).asInt())
+                .put("content", first)
+                .put("single_word", false)
+                .put("lstrip", false)
+                .put("rstrip", false)
+                .put("normalized", false)
+                .put("special", true);
+        added.addObject()
+                .put("id", size)
+                .put("content", "<extra>")
+                .put("single_word", false)
+                .put("lstrip", false)
+                .put("rstrip", false)
+                .put("normalized", false)
+                .put("special", true);
+        Path file = dir.resolve("tokenizer.json");
+        json.writeValue(file.toFile(), root);
+        try (HfTokenizer tokenizer = HfTokenizer.load(file)) {
+            assertThat(tokenizer.vocabSize()).isEqualTo(size + 1);
+        }
+    }
+
+    @Test
     void randomTextIsExactWithATokenizer() throws IOException {
         try (HfTokenizer tokenizer = HfTokenizer.load(testTokenizer())) {
             List<Prompt> prompts =

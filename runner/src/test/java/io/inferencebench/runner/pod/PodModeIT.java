@@ -66,6 +66,15 @@ class PodModeIT {
     static StubServer server;
     static final ConcurrentLinkedQueue<String> authorizations = new ConcurrentLinkedQueue<>();
 
+    /** Tokenizer probes (a vllm target's /tokenize, asked once per pod while building prompts). */
+    static final java.util.concurrent.atomic.AtomicInteger tokenizerCalls =
+            new java.util.concurrent.atomic.AtomicInteger();
+
+    /** Requests of the load: everything but the tokenizer probes. */
+    static int loadRequests() {
+        return server.requests() - tokenizerCalls.get();
+    }
+
     @TempDir Path scratch;
 
     @BeforeAll
@@ -95,6 +104,7 @@ class PodModeIT {
                     .waitUntilCondition(
                             c ->
                                     c.getStatus() != null
+                                            && c.getStatus().getConditions() != null
                                             && c.getStatus().getConditions().stream()
                                                     .anyMatch(
                                                             x ->
@@ -111,6 +121,12 @@ class PodModeIT {
         server =
                 new StubServer(
                         (request, exchange) -> {
+                            if (request.path().endsWith("tokenize")) {
+                                // As a server without tokenizer endpoints: text prompts.
+                                tokenizerCalls.incrementAndGet();
+                                exchange.respond(404, "application/json", "{}");
+                                return;
+                            }
                             authorizations.add(String.valueOf(request.header("Authorization")));
                             stub.handle(request, exchange);
                         });
@@ -323,7 +339,8 @@ class PodModeIT {
         publishWorkOrder(run, order);
         Path orderFile = scratch.resolve("workorder.json");
         Files.writeString(orderFile, JSON.writeValueAsString(order));
-        int requestsBefore = server.requests();
+        int requestsBefore = loadRequests();
+        int probesBefore = tokenizerCalls.get();
         authorizations.clear();
 
         StringWriter log0 = new StringWriter();
@@ -357,7 +374,10 @@ class PodModeIT {
         assertThat(part0.getData()).containsEntry(PartReport.RUN_UID, run.uid());
         // Nothing is sent before the start barrier.
         Thread.sleep(500);
-        assertThat(server.requests()).isEqualTo(requestsBefore);
+        assertThat(loadRequests()).isEqualTo(requestsBefore);
+        assertThat(tokenizerCalls.get() - probesBefore)
+                .as("one /tokenize probe per pod")
+                .isEqualTo(2);
 
         Instant start1 = Instant.now().plusSeconds(2);
         control(
@@ -392,7 +412,7 @@ class PodModeIT {
             assertThat(progress.completed()).isEqualTo(5);
         }
         assertThat(sent1).isEqualTo(10);
-        assertThat(server.requests() - requestsBefore).isEqualTo(10);
+        assertThat(loadRequests() - requestsBefore).isEqualTo(10);
         // Stage 2 waits for its own barrier.
         assertThat(data(run, 0, PartReport.stageResultKey(2))).isNull();
 
@@ -411,7 +431,7 @@ class PodModeIT {
             sent2 += r.sent;
         }
         assertThat(sent2).isEqualTo(7);
-        assertThat(server.requests() - requestsBefore).isEqualTo(17);
+        assertThat(loadRequests() - requestsBefore).isEqualTo(17);
         // The API key reached the server as a bearer token and nowhere else.
         assertThat(authorizations).hasSize(17).containsOnly("Bearer " + API_KEY);
         for (int i = 0; i < 2; i++) {
