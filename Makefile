@@ -6,7 +6,7 @@ MVN := ./mvnw -B -ntp
 # Maven runs on the selected JDK; keep its own warnings off the console.
 export MAVEN_OPTS ?= --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow
 
-.PHONY: images images-push containerd help tools k8s-binaries helm model-sim model-sim-test build test unit it e2e test-vllm vllm-up vllm-down demo fmt fmt-check clean control-plane-up control-plane-down
+.PHONY: images images-push containerd help tools k8s-binaries helm model-sim model-sim-test build test unit it e2e test-vllm vllm-up vllm-down demo fmt fmt-check clean control-plane-up control-plane-down node e2e-node
 
 help:
 	@echo "make demo    - build, start the local model-server simulator, run a rate sweep, write LPG profiles to results/"
@@ -16,6 +16,7 @@ help:
 	@echo "make images  - operator, runner and model-sim image tarballs in target/images/ (no daemon, no registry)"
 	@echo "make test-vllm - the *VllmIT tier against a real vLLM on the CPU (installs ~8 GB once; not part of make test)"
 	@echo "make tools   - Kubernetes control-plane binaries, Helm, containerd, model-server simulator (cached)"
+	@echo "make e2e-node - RealNodeE2E: a real kubelet + containerd node runs the images (root; not in make test yet)"
 	@echo "make fmt     - format Java sources (google-java-format, AOSP)"
 
 images:
@@ -38,6 +39,17 @@ containerd:
 	e2e/scripts/provision-containerd.sh
 
 tools: k8s-binaries helm model-sim containerd
+
+# kubelet, kube-proxy, containerd/runc/CNI, CoreDNS and the pause image of the real node (cached).
+node:
+	e2e/scripts/provision-node.sh >/dev/null
+
+# The real-node smoke test, outside `make test` for now; serialized with other E2E runs on the
+# machine by the same lock file (flock, when present).
+E2E_LOCK ?= /tmp/inferencebench-e2e.lock
+e2e-node: tools node images
+	$(MVN) -q -DskipTests install -pl e2e -am
+	$(if $(shell command -v flock),flock $(E2E_LOCK)) $(MVN) verify -Pit,node -pl e2e -DskipITs=true -Dit.test=RealNodeE2E
 
 build:
 	$(MVN) -DskipTests install

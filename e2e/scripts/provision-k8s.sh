@@ -14,6 +14,8 @@ BINARIES=(kube-apiserver kubectl kube-controller-manager kube-scheduler)
 START=$(date +%s)
 
 log() { echo "[provision-k8s] $*" >&2; }
+# shellcheck source=k8s-build-lib.sh
+. "$(dirname "$0")/k8s-build-lib.sh"
 elapsed() { echo "$(( $(date +%s) - START ))s"; }
 
 have_all() {
@@ -42,51 +44,8 @@ try_download() {
 }
 
 build_kubernetes() {
-  local dir="$BUILD_ROOT/kubernetes-$K8S_VERSION"
-  mkdir -p "$dir"
-  log "building Kubernetes v$K8S_VERSION from the Go module proxy in $dir (cold: 10-20 min on 2 cores)"
-  ( cd "$dir"
-    go mod download -json "k8s.io/kubernetes@v$K8S_VERSION" >/dev/null
-    local kmod
-    kmod=$(go mod download -json "k8s.io/kubernetes@v$K8S_VERSION" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
-    local goline godebug
-    goline=$(grep -m1 '^go ' "$kmod")
-    godebug=$(grep -m1 '^godebug ' "$kmod" || true)
-    {
-      echo "module inferencebench.local/k8s-build"
-      echo
-      echo "$goline"
-      echo
-      [ -n "$godebug" ] && echo "$godebug" && echo
-      echo "require k8s.io/kubernetes v$K8S_VERSION"
-      echo
-      # every staging module replaced by its published v0.X.Y release
-      grep -E '=> \./staging/src/' "$kmod" | awk -v v="v0.${K8S_VERSION#1.}" '{print "replace " $1 " => " $1 " " v}'
-    } > go.mod
-    cat > tools.go <<'GO'
-//go:build tools
-
-package tools
-
-import (
-	_ "k8s.io/kubernetes/cmd/kube-apiserver"
-	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
-	_ "k8s.io/kubernetes/cmd/kube-scheduler"
-	_ "k8s.io/kubernetes/cmd/kubectl"
-)
-GO
-    go mod tidy >/dev/null 2>&1 || go mod tidy
-    local minor="${K8S_VERSION#1.}"; minor="${minor%%.*}"
-    local date; date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-    local ld=""
-    for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-      ld="$ld -X $pkg.gitVersion=v$K8S_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
-      ld="$ld -X $pkg.gitTreeState=clean -X $pkg.buildDate=$date -X $pkg.gitCommit=module-proxy-build"
-    done
-    CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $ld" -o "$DEST/" \
-      k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
-      k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl
-  )
+  log "building Kubernetes v$K8S_VERSION from the Go module proxy in $(k8s_build_dir) (cold: 10-20 min on 2 cores)"
+  k8s_build "$DEST" kube-apiserver kube-controller-manager kube-scheduler kubectl
 }
 
 build_etcd() {

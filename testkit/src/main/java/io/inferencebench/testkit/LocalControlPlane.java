@@ -148,6 +148,11 @@ public final class LocalControlPlane implements AutoCloseable {
                             List.of("127.0.0.1", host, network.serviceIp(1)))
                     .write(pkiDir.resolve("apiserver.crt"), pkiDir.resolve("apiserver.key"));
             admin = pki.client("admin", "system:masters");
+            // the API server's identity towards kubelets (logs, exec, port-forward)
+            pki.client("kube-apiserver-kubelet-client", "system:masters")
+                    .write(
+                            pkiDir.resolve("apiserver-kubelet-client.crt"),
+                            pkiDir.resolve("apiserver-kubelet-client.key"));
             KeyPair sa = saKeys.join();
             Pki.writeString(pkiDir.resolve("sa.key"), Pki.pem(sa.getPrivate()));
             Pki.writeString(pkiDir.resolve("sa.pub"), Pki.pem(sa.getPublic()));
@@ -167,6 +172,10 @@ public final class LocalControlPlane implements AutoCloseable {
                             "--tls-cert-file=" + pkiDir.resolve("apiserver.crt"),
                             "--tls-private-key-file=" + pkiDir.resolve("apiserver.key"),
                             "--client-ca-file=" + pkiDir.resolve("ca.crt"),
+                            "--kubelet-client-certificate="
+                                    + pkiDir.resolve("apiserver-kubelet-client.crt"),
+                            "--kubelet-client-key="
+                                    + pkiDir.resolve("apiserver-kubelet-client.key"),
                             "--service-account-issuer=" + ISSUER,
                             "--service-account-key-file=" + pkiDir.resolve("sa.pub"),
                             "--service-account-signing-key-file=" + pkiDir.resolve("sa.key"),
@@ -437,6 +446,23 @@ public final class LocalControlPlane implements AutoCloseable {
 
     public Path adminKubeconfig() {
         return adminKubeconfig;
+    }
+
+    /**
+     * For an owner that closes this control plane from its own shutdown hook after tearing down
+     * what runs on it ({@link RealNode}): the two hooks would otherwise run at the same time.
+     */
+    void removeShutdownHook() {
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException shuttingDown) {
+            // the hooks are running
+        }
+    }
+
+    /** The cluster CA (issues node, proxy and DNS client certificates for {@link RealNode}). */
+    Pki pki() {
+        return pki;
     }
 
     public String caCertificatePem() {

@@ -131,6 +131,11 @@ public final class PodNetwork implements AutoCloseable {
                 + STATE_DIR.resolve(index + ".owner");
     }
 
+    /** The bridge device that holds the gateway address. */
+    public String bridge() {
+        return bridge;
+    }
+
     public String cidr() {
         return prefix + "." + index + ".0/24";
     }

@@ -1,0 +1,456 @@
+package io.inferencebench.e2e.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.inferencebench.testkit.HostState;
+import io.inferencebench.testkit.RealNode;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * Smoke test of {@link RealNode}: the control plane plus a real kubelet, containerd, kube-proxy and
+ * CoreDNS run the project's own images — the simulator behind a ClusterIP Service answers the host
+ * and, by DNS name, other pods; the runner image benchmarks it as a Job — and the host is left as
+ * it was. Not part of {@code make test} yet: {@code make e2e-node} (or {@code -Pit,node
+ * -Dit.test=RealNodeE2E}) runs it; it needs root and {@code make images}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class RealNodeE2E {
+
+    private static final String NS = "real-node";
+    private static final Path NODE_DIR = Path.of("/var/tmp/inferencebench/node");
+
+    private final Path repo = findRepo();
+    private final Map<String, String> pom = rootPomProperties(repo.resolve("pom.xml"));
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+    private Map<String, List<String>> hostBefore;
+    private RealNode node;
+    private KubernetesClient client;
+    private String bridge;
+    private long startMillis;
+
+    @BeforeAll
+    void startNode() {
+        assertThat(System.getProperty("user.name"))
+                .as("RealNodeE2E runs containerd and kubelet: run it as root")
+                .isEqualTo("root");
+        for (String image : List.of("runner", "model-sim")) {
+            assertThat(tarball(image)).as("image tarball (built by `make images`)").exists();
+        }
+        hostBefore = HostState.capture(NODE_DIR);
+        long start = System.nanoTime();
+        node = RealNode.start();
+        startMillis = (System.nanoTime() - start) / 1_000_000;
+        System.out.println(
+                "[RealNodeE2E] node up in " + startMillis + " ms: " + node.startupPhases());
+        client = node.adminClient();
+        bridge = node.controlPlane().network().bridge();
+        for (String image : List.of("runner", "model-sim")) {
+            var imported = node.importImage(tarball(image));
+            assertThat(imported.ok())
+                    .as("ctr images import " + image + ": " + imported.output())
+                    .isTrue();
+        }
+        client.resource(
+                        """
+                        apiVersion: v1
+                        kind: Namespace
+                        metadata:
+                          name: %s
+                          labels: {pod-security.kubernetes.io/enforce: restricted}
+                        """
+                                .formatted(NS))
+                .serverSideApply();
+        await().atMost(Duration.ofSeconds(30))
+                .until(
+                        () ->
+                                client.serviceAccounts().inNamespace(NS).withName("default").get()
+                                        != null);
+    }
+
+    @AfterAll
+    void stopNode() {
+        if (node != null) {
+            // the node directory goes with close(): keep the component logs for a failure report
+            Path logs = repo.resolve("e2e/target/real-node-logs");
+            try {
+                Files.createDirectories(logs);
+                for (var log : node.logFiles().entrySet()) {
+                    Files.copy(
+                            log.getValue(),
+                            logs.resolve(log.getKey() + ".log"),
+                            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+                for (var log : node.controlPlane().logFiles().entrySet()) {
+                    Files.copy(
+                            log.getValue(),
+                            logs.resolve(log.getKey() + ".log"),
+                            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+            } catch (java.io.IOException e) {
+                System.err.println("[RealNodeE2E] copying logs: " + e);
+            }
+            node.close();
+        }
+        Map<String, List<String>> after = HostState.capture(NODE_DIR);
+        System.out.println("[RealNodeE2E] host state after teardown: " + after);
+        assertThat(HostState.differences(hostBefore, after))
+                .as("host state before the node started vs after it stopped")
+                .isEmpty();
+        assertThat(NODE_DIR).as("node directory removed").doesNotExist();
+        if (bridge != null) {
+            assertThat(Path.of("/sys/class/net", bridge)).as("bridge removed").doesNotExist();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void nodeIsReadyWithTheRealKubeletAndContainerd() {
+        Node n = client.nodes().withName(node.nodeName()).get();
+        assertThat(n).isNotNull();
+        assertThat(n.getStatus().getConditions())
+                .filteredOn(c -> "Ready".equals(c.getType()))
+                .extracting(NodeCondition::getStatus)
+                .containsExactly("True");
+        assertThat(n.getStatus().getNodeInfo().getKubeletVersion()).isEqualTo("v1.34.4");
+        assertThat(n.getStatus().getNodeInfo().getContainerRuntimeVersion())
+                .startsWith("containerd://");
+        assertThat(n.getStatus().getAddresses())
+                .anyMatch(
+                        a ->
+                                "InternalIP".equals(a.getType())
+                                        && a.getAddress()
+                                                .equals(node.controlPlane().apiServerHost()));
+        assertThat(HostState.sysctl("net.ipv4.ip_forward"))
+                .as("ip_forward as before (the CNI bridge has isGateway: false)")
+                .isEqualTo(sysctlBefore("net.ipv4.ip_forward"));
+    }
+
+    @Test
+    @Order(2)
+    void simulatorPodBecomesReadyAndItsServiceAnswersTheHost() throws Exception {
+        client.resource(
+                        """
+                        apiVersion: apps/v1
+                        kind: Deployment
+                        metadata: {name: sim, namespace: %s}
+                        spec:
+                          replicas: 1
+                          selector: {matchLabels: {app: sim}}
+                          template:
+                            metadata: {labels: {app: sim}}
+                            spec:
+                              automountServiceAccountToken: false
+                              securityContext:
+                                runAsNonRoot: true
+                                seccompProfile: {type: RuntimeDefault}
+                              containers:
+                              - name: sim
+                                image: %s
+                                imagePullPolicy: Never
+                                args: [--model, tiny, --port, "8000", --time-to-first-token, "5", --inter-token-latency, "1", --max-num-seqs, "64"]
+                                ports: [{name: http, containerPort: 8000}]
+                                readinessProbe:
+                                  httpGet: {path: /v1/models, port: http}
+                                  periodSeconds: 1
+                                resources:
+                                  limits: {cpu: "1", memory: 256Mi}
+                                securityContext:
+                                  allowPrivilegeEscalation: false
+                                  readOnlyRootFilesystem: true
+                                  capabilities: {drop: [ALL]}
+                        """
+                                .formatted(NS, reference("model-sim")))
+                .serverSideApply();
+        client.resource(
+                        """
+                        apiVersion: v1
+                        kind: Service
+                        metadata: {name: sim, namespace: %s}
+                        spec:
+                          selector: {app: sim}
+                          ports: [{name: http, port: 8000, targetPort: http}]
+                        """
+                                .formatted(NS))
+                .serverSideApply();
+        long start = System.nanoTime();
+        await().atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(250))
+                .until(
+                        () ->
+                                client
+                                        .pods()
+                                        .inNamespace(NS)
+                                        .withLabel("app", "sim")
+                                        .list()
+                                        .getItems()
+                                        .stream()
+                                        .anyMatch(RealNodeE2E::ready));
+        System.out.println(
+                "[RealNodeE2E] simulator pod Ready in "
+                        + (System.nanoTime() - start) / 1_000_000
+                        + " ms");
+        Pod pod = client.pods().inNamespace(NS).withLabel("app", "sim").list().getItems().get(0);
+        assertThat(pod.getStatus().getPodIP())
+                .startsWith(node.controlPlane().network().cidr().replaceAll("\\.0/24$", "."));
+        Service svc = client.services().inNamespace(NS).withName("sim").get();
+        String clusterIp = svc.getSpec().getClusterIP();
+        // host -> ClusterIP (kube-proxy's nft rules) -> pod
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(250))
+                .ignoreExceptions()
+                .until(() -> get("http://" + clusterIp + ":8000/v1/models").statusCode() == 200);
+        assertThat(get("http://" + clusterIp + ":8000/v1/models").body()).contains("tiny");
+        // and the container runs as the image's non-root user with the limits applied
+        var id = node.ctr(List.of("-n", "k8s.io", "tasks", "ls"), Duration.ofSeconds(10));
+        assertThat(id.output()).contains("RUNNING");
+    }
+
+    @Test
+    @Order(3)
+    void anotherPodReachesTheServiceByDnsNameAndOutsideNamesDoNotResolve() {
+        String clusterIp =
+                client.services().inNamespace(NS).withName("sim").get().getSpec().getClusterIP();
+        String fqdn = "sim." + NS + ".svc.cluster.local";
+        // getent (libc) resolves through the pod's resolv.conf, i.e. kube-dns -> CoreDNS.
+        String script =
+                "set -e; echo resolved: $(getent hosts sim | awk '{print $1}');"
+                        + " echo fqdn: $(getent hosts "
+                        + fqdn
+                        + " | awk '{print $1}');"
+                        + " if getent hosts example.com; then echo outside: resolved; else echo outside: none; fi;"
+                        + " cat /etc/resolv.conf";
+        Pod probe = runPod("dns-probe", List.of("sh", "-c", script));
+        String log = client.pods().inNamespace(NS).withName(probe.getMetadata().getName()).getLog();
+        assertThat(probe.getStatus().getPhase()).as(log).isEqualTo("Succeeded");
+        assertThat(log)
+                .contains("resolved: " + clusterIp)
+                .contains("fqdn: " + clusterIp)
+                .contains("outside: none")
+                .contains("nameserver " + node.dnsServiceIp())
+                .contains("search " + NS + ".svc.cluster.local");
+    }
+
+    @Test
+    @Order(4)
+    void runnerImageBenchmarksTheServiceAsAJob() throws Exception {
+        String clusterIp =
+                client.services().inNamespace(NS).withName("sim").get().getSpec().getClusterIP();
+        double before = successCount(clusterIp);
+        client.resource(
+                        """
+                        apiVersion: batch/v1
+                        kind: Job
+                        metadata: {name: bench, namespace: %s}
+                        spec:
+                          backoffLimit: 0
+                          template:
+                            spec:
+                              restartPolicy: Never
+                              automountServiceAccountToken: false
+                              securityContext:
+                                runAsNonRoot: true
+                                seccompProfile: {type: RuntimeDefault}
+                              containers:
+                              - name: runner
+                                image: %s
+                                imagePullPolicy: Never
+                                args: [run, --base-url, "http://sim.%s.svc.cluster.local:8000", --backend, vllm,
+                                       --random-input-len, "16", --random-output-len, "8",
+                                       --request-rate, "20", --num-prompts, "30", --result-dir, /tmp/results]
+                                resources:
+                                  limits: {cpu: "1", memory: 768Mi}
+                                securityContext:
+                                  allowPrivilegeEscalation: false
+                                  readOnlyRootFilesystem: true
+                                  capabilities: {drop: [ALL]}
+                                volumeMounts: [{name: tmp, mountPath: /tmp}]
+                              volumes: [{name: tmp, emptyDir: {}}]
+                        """
+                                .formatted(NS, reference("runner"), NS))
+                .serverSideApply();
+        await().atMost(Duration.ofMinutes(4))
+                .pollInterval(Duration.ofSeconds(1))
+                .until(
+                        () -> {
+                            Job j =
+                                    client.batch()
+                                            .v1()
+                                            .jobs()
+                                            .inNamespace(NS)
+                                            .withName("bench")
+                                            .get();
+                            return j.getStatus() != null
+                                    && (nonZero(j.getStatus().getSucceeded())
+                                            || nonZero(j.getStatus().getFailed()));
+                        });
+        Job job = client.batch().v1().jobs().inNamespace(NS).withName("bench").get();
+        Pod pod =
+                client.pods()
+                        .inNamespace(NS)
+                        .withLabel("job-name", "bench")
+                        .list()
+                        .getItems()
+                        .get(0);
+        String log = client.pods().inNamespace(NS).withName(pod.getMetadata().getName()).getLog();
+        assertThat(job.getStatus().getSucceeded()).as("runner Job log:\n" + log).isEqualTo(1);
+        // What the server itself counted, not what the client says it sent.
+        assertThat(successCount(clusterIp) - before).isEqualTo(30.0);
+    }
+
+    private Pod runPod(String name, List<String> command) {
+        StringBuilder cmd = new StringBuilder();
+        for (String c : command) {
+            cmd.append(cmd.isEmpty() ? "" : ", ")
+                    .append('"')
+                    .append(c.replace("\\", "\\\\").replace("\"", "\\\""))
+                    .append('"');
+        }
+        client.resource(
+                        """
+                        apiVersion: v1
+                        kind: Pod
+                        metadata: {name: %s, namespace: %s}
+                        spec:
+                          restartPolicy: Never
+                          automountServiceAccountToken: false
+                          securityContext:
+                            runAsNonRoot: true
+                            seccompProfile: {type: RuntimeDefault}
+                          containers:
+                          - name: main
+                            image: %s
+                            imagePullPolicy: Never
+                            command: [%s]
+                            securityContext:
+                              allowPrivilegeEscalation: false
+                              readOnlyRootFilesystem: true
+                              capabilities: {drop: [ALL]}
+                        """
+                                .formatted(name, NS, reference("runner"), cmd))
+                .serverSideApply();
+        await().atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(500))
+                .until(
+                        () -> {
+                            String phase =
+                                    client.pods()
+                                            .inNamespace(NS)
+                                            .withName(name)
+                                            .get()
+                                            .getStatus()
+                                            .getPhase();
+                            return "Succeeded".equals(phase) || "Failed".equals(phase);
+                        });
+        return client.pods().inNamespace(NS).withName(name).get();
+    }
+
+    private static boolean ready(Pod p) {
+        return p.getStatus() != null
+                && p.getStatus().getConditions() != null
+                && p.getStatus().getConditions().stream()
+                        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    }
+
+    private static boolean nonZero(Integer i) {
+        return i != null && i > 0;
+    }
+
+    private String sysctlBefore(String name) {
+        return hostBefore.get("sysctls").stream()
+                .filter(l -> l.startsWith(name + " = "))
+                .map(l -> l.substring(name.length() + 3))
+                .findFirst()
+                .orElse(null);
+    }
+
+    private double successCount(String clusterIp) throws Exception {
+        String page = get("http://" + clusterIp + ":8000/metrics").body();
+        double total = 0;
+        Matcher m =
+                Pattern.compile("(?m)^vllm:request_success_total(?:\\{[^}]*\\})? ([0-9.eE+-]+)$")
+                        .matcher(page);
+        while (m.find()) {
+            total += Double.parseDouble(m.group(1));
+        }
+        return total;
+    }
+
+    private HttpResponse<String> get(String url) throws Exception {
+        return http.send(
+                HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private Path tarball(String image) {
+        return repo.resolve("target/images").resolve(pom.get("image." + image) + ".tar");
+    }
+
+    private String reference(String image) {
+        return pom.get("image.registry")
+                + "/"
+                + pom.get("image." + image)
+                + ":"
+                + pom.get("project.version");
+    }
+
+    private static Path findRepo() {
+        Path d = Path.of("").toAbsolutePath();
+        while (d != null && !Files.exists(d.resolve("e2e/scripts/provision-node.sh"))) {
+            d = d.getParent();
+        }
+        if (d == null) {
+            throw new IllegalStateException(
+                    "repository root not found above " + Path.of("").toAbsolutePath());
+        }
+        return d;
+    }
+
+    /** The root pom's {@code image.*} properties plus {@code project.version}. */
+    private static Map<String, String> rootPomProperties(Path pomFile) {
+        try {
+            String text = Files.readString(pomFile);
+            var props = new java.util.HashMap<String, String>();
+            Matcher m = Pattern.compile("<(image\\.[a-z.-]+)>([^<]*)</\\1>").matcher(text);
+            while (m.find()) {
+                props.putIfAbsent(m.group(1), m.group(2));
+            }
+            Matcher v =
+                    Pattern.compile(
+                                    "<artifactId>inferencebench-parent</artifactId>\\s*<version>([^<]+)</version>")
+                            .matcher(text);
+            if (!v.find()) {
+                throw new IllegalStateException("no project version in " + pomFile);
+            }
+            props.put("project.version", v.group(1));
+            return props;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+}

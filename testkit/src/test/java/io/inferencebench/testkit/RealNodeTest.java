@@ -1,0 +1,44 @@
+package io.inferencebench.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class RealNodeTest {
+
+    @Test
+    void iptablesRulesSplitIntoArgumentsWithQuotedCommentsWhole() {
+        assertThat(
+                        RealNode.splitRule(
+                                "KUBE-FIREWALL ! -s 127.0.0.0/8 -d 127.0.0.0/8 -m comment --comment"
+                                        + " \"block incoming localnet connections\" -m conntrack !"
+                                        + " --ctstate RELATED,ESTABLISHED,DNAT -j DROP"))
+                .containsExactly(
+                        "KUBE-FIREWALL",
+                        "!",
+                        "-s",
+                        "127.0.0.0/8",
+                        "-d",
+                        "127.0.0.0/8",
+                        "-m",
+                        "comment",
+                        "--comment",
+                        "block incoming localnet connections",
+                        "-m",
+                        "conntrack",
+                        "!",
+                        "--ctstate",
+                        "RELATED,ESTABLISHED,DNAT",
+                        "-j",
+                        "DROP");
+    }
+
+    @Test
+    void hostStateDifferencesNameTheSectionAndTheLine() {
+        var before = java.util.Map.of("sysctls", java.util.List.of("kernel.panic = 0"));
+        var after = java.util.Map.of("sysctls", java.util.List.of("kernel.panic = 10"));
+        assertThat(HostState.differences(before, after))
+                .containsExactly("sysctls: - kernel.panic = 0", "sysctls: + kernel.panic = 10");
+        assertThat(HostState.differences(before, before)).isEmpty();
+    }
+}
