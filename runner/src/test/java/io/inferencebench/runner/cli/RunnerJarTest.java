@@ -170,6 +170,9 @@ class RunnerJarTest {
                                     "run",
                                     "--base-url",
                                     server.baseUrl(),
+                                    // an OpenAI stub: the vllm default would ask it for /tokenize
+                                    "--backend",
+                                    "openai",
                                     "--random-input-len",
                                     "8",
                                     "--random-output-len",
@@ -384,6 +387,9 @@ class RunnerJarTest {
                             "run",
                             "--base-url",
                             server.baseUrl(),
+                            // an OpenAI stub: the vllm default would ask it for /tokenize
+                            "--backend",
+                            "openai",
                             "--model",
                             "m",
                             "--random-input-len",

@@ -46,6 +46,10 @@ class TrueNumbersTest {
                                 "run",
                                 "--base-url",
                                 baseUrl,
+                                // The stubs speak OpenAI's API only: with the default
+                                // backend (vllm) the runner would first ask them for /tokenize.
+                                "--backend",
+                                "openai",
                                 "--model",
                                 "m",
                                 "--random-input-len",
