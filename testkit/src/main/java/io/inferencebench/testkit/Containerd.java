@@ -1,5 +1,6 @@
 package io.inferencebench.testkit;
 
+import io.inferencebench.testkit.Command.Result;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -10,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -348,42 +348,7 @@ public final class Containerd implements AutoCloseable {
     }
 
     private static Result run(List<String> argv, Duration timeout) {
-        try {
-            Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
-            p.getOutputStream().close();
-            var out = new java.io.ByteArrayOutputStream();
-            Thread reader =
-                    Thread.ofVirtual()
-                            .start(
-                                    () -> {
-                                        try {
-                                            p.getInputStream().transferTo(out);
-                                        } catch (IOException ignored) {
-                                            // the process was killed; keep what was read
-                                        }
-                                    });
-            boolean exited = p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            if (!exited) {
-                p.destroyForcibly();
-            }
-            reader.join(Duration.ofSeconds(5));
-            String text = out.toString(StandardCharsets.UTF_8);
-            return exited
-                    ? new Result(p.exitValue(), text)
-                    : new Result(-1, text + "\n(timed out after " + timeout + ")");
-        } catch (IOException e) {
-            return new Result(-1, e.toString());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return new Result(-1, e.toString());
-        }
-    }
-
-    /** A command's exit code and combined output. */
-    public record Result(int exitCode, String output) {
-        public boolean ok() {
-            return exitCode == 0;
-        }
+        return Command.run(argv, timeout);
     }
 
     /**

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.inferencebench.testkit.Command.Result;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -1415,41 +1416,6 @@ public final class RealNode implements AutoCloseable {
     // ---------------------------------------------------------------- commands
 
     static Result run(List<String> argv, Duration timeout) {
-        try {
-            Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
-            p.getOutputStream().close();
-            var out = new java.io.ByteArrayOutputStream();
-            Thread reader =
-                    Thread.ofVirtual()
-                            .start(
-                                    () -> {
-                                        try {
-                                            p.getInputStream().transferTo(out);
-                                        } catch (IOException ignored) {
-                                            // killed
-                                        }
-                                    });
-            boolean exited = p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            if (!exited) {
-                p.destroyForcibly();
-            }
-            reader.join(Duration.ofSeconds(5));
-            String text = out.toString(StandardCharsets.UTF_8);
-            return exited
-                    ? new Result(p.exitValue(), text)
-                    : new Result(-1, text + "\n(timed out after " + timeout + ")");
-        } catch (IOException e) {
-            return new Result(-1, e.toString());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return new Result(-1, e.toString());
-        }
-    }
-
-    /** A command's exit code and combined output. */
-    public record Result(int exitCode, String output) {
-        public boolean ok() {
-            return exitCode == 0;
-        }
+        return Command.run(argv, timeout);
     }
 }
