@@ -32,6 +32,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -327,10 +328,10 @@ public class ServerMetricsScraper implements AutoCloseable {
             rounds = List.copyOf(tracked.rounds);
         }
         // Every replica seen in the window (a replica lost later counts) is expected in every
-        // round attempted in it: the periodic ones, the start barrier's and the end's. After an
-        // operator restart the rounds before it are unknown; the schedule then stands in for them
-        // (one round per interval plus the barrier's and the end's), so the time without an
-        // operator shows as missing scrapes.
+        // round of it: those attempted (the periodic ones, the start barrier's and the end's) plus
+        // those missed. After an operator restart the rounds before it are unknown; the reloaded
+        // scrapes' instants stand in for them, and the time without an operator is a gap of
+        // missed rounds.
         long replicas =
                 scrapes.stream()
                         .filter(
@@ -340,10 +341,16 @@ public class ServerMetricsScraper implements AutoCloseable {
                         .map(Scrape::replica)
                         .distinct()
                         .count();
-        long attempted = rounds.stream().filter(t -> t >= startMillis && t <= end).count();
-        boolean barrierScraped = scrapes.stream().anyMatch(s -> s.timestampMillis() == startMillis);
-        long scheduled = (end - startMillis) / intervalMillis(run) + (barrierScraped ? 1 : 0) + 1;
-        long expectedRounds = Math.max(attempted, scheduled);
+        TreeSet<Long> instants = new TreeSet<>();
+        rounds.stream().filter(t -> t >= startMillis && t <= end).forEach(instants::add);
+        // only reloaded scrapes precede this process's rounds; later ones belong to a round
+        long firstRound = rounds.stream().mapToLong(Long::longValue).min().orElse(Long.MAX_VALUE);
+        scrapes.stream()
+                .map(Scrape::timestampMillis)
+                .filter(t -> t >= startMillis && t <= end && t < firstRound)
+                .forEach(instants::add);
+        long expectedRounds =
+                instants.size() + missedRounds(instants, startMillis, end, intervalMillis(run));
         int expected =
                 (int)
                         Math.min(
@@ -355,6 +362,35 @@ public class ServerMetricsScraper implements AutoCloseable {
         // next one starts, so a retried reconcile of this stage computes the same report.
         dropBefore(tracked, startMillis);
         return report;
+    }
+
+    /**
+     * Rounds missed in a window: each gap between consecutive rounds (and from the window start to
+     * the first, and from the last to the end) that is more than one and a half intervals long
+     * stands for the rounds that should have fallen in it. A tick a busy scheduler ran a little
+     * late, even across the window end, is not a missed round: the window still holds a scrape at
+     * least every interval and a half.
+     *
+     * @param instants the rounds' instants in the window, ascending
+     * @param startMillis the window start
+     * @param endMillis the window end
+     * @param intervalMillis the scrape interval
+     * @return rounds missed, {@code >= 0}
+     */
+    static long missedRounds(
+            SortedSet<Long> instants, long startMillis, long endMillis, long intervalMillis) {
+        long missed = 0;
+        long previous = startMillis;
+        for (long instant : instants) {
+            missed += missedIn(instant - previous, intervalMillis);
+            previous = instant;
+        }
+        return missed + missedIn(endMillis - previous, intervalMillis);
+    }
+
+    private static long missedIn(long gapMillis, long intervalMillis) {
+        // round(gap / interval) - 1, in integers: a gap of 1.5 intervals or more misses a round
+        return Math.max(0, (2 * gapMillis + intervalMillis) / (2 * intervalMillis) - 1);
     }
 
     private void saveIfDue(Tracked tracked) {
