@@ -1,0 +1,45 @@
+package io.inferencebench.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class LeaderElectionTest {
+
+    @Test
+    void theDefaultsWorkTogether() {
+        assertThat(
+                        LeaderElection.timingProblem(
+                                Duration.ofSeconds(60),
+                                Duration.ofSeconds(40),
+                                Duration.ofSeconds(4)))
+                .isNull();
+    }
+
+    @Test
+    void aLeaseNoLongerThanTheRenewDeadlineIsRefusedNamingBothProperties() {
+        assertThat(
+                        LeaderElection.timingProblem(
+                                Duration.ofSeconds(30),
+                                Duration.ofSeconds(30),
+                                Duration.ofSeconds(2)))
+                .contains("lease-duration (PT30S)")
+                .contains("renew-deadline (PT30S)");
+    }
+
+    @Test
+    void aRenewDeadlineWithoutRoomForRetriesIsRefused() {
+        assertThat(
+                        LeaderElection.timingProblem(
+                                Duration.ofSeconds(60),
+                                Duration.ofSeconds(5),
+                                Duration.ofSeconds(5)))
+                .contains("renew-deadline (PT5S)")
+                .contains("retry-period (PT5S)");
+        assertThat(
+                        LeaderElection.timingProblem(
+                                Duration.ofSeconds(60), Duration.ofSeconds(40), Duration.ZERO))
+                .contains("retry-period must be positive");
+    }
+}
