@@ -39,13 +39,17 @@ public record CommandLinePlan(RunPlan plan, String baseUrl, Map<String, String> 
         PlanTarget planTarget = target.layOver(file.target, baseUrl, err);
         RunPlan plan;
         try {
+            var workloadSpec = workload.layOver(file.workload);
+            var loadSpec = load.layOver(file.load);
+            var sloSpec = slo.layOver(file.slo);
             plan =
                     PlanResolver.resolve(
                             planTarget,
-                            workload.layOver(file.workload),
-                            load.layOver(file.load),
-                            slo.layOver(file.slo),
-                            new PlanResolver.Road("", target.wireFields(file.target), true));
+                            workloadSpec,
+                            loadSpec,
+                            sloSpec,
+                            new PlanResolver.Road(
+                                    "", target.wireFields(file.target), load.stagesBuilt()));
         } catch (PlanResolver.InvalidSpec e) {
             // What the flags give is checked with their names before; the rest is the file's.
             throw new Main.UsageError(

@@ -85,6 +85,16 @@ public final class LoadOptions {
                             + " (0-1, default 0.1; load.maxFailureRatio in --config).")
     Double maxFailureRatio;
 
+    private boolean stagesBuilt;
+
+    /**
+     * Whether the last {@link #layOver} built the stages (from the stage flags or the default):
+     * only those may be unpaced ('inf'), a config's own stages follow the BenchmarkRun's rules.
+     */
+    public boolean stagesBuilt() {
+        return stagesBuilt;
+    }
+
     /** Whether the failure gate was given as a flag (messages name the flag, else the field). */
     public boolean failureRatioFromFlag() {
         return maxFailureRatio != null;
@@ -134,7 +144,8 @@ public final class LoadOptions {
             l.setMaxFailureRatio(maxFailureRatio);
         }
         boolean stageFlags = requestRates != null || concurrencies != null;
-        if (stageFlags || (l.getStages() == null && l.getRequestRates() == null)) {
+        stagesBuilt = stageFlags || (l.getStages() == null && l.getRequestRates() == null);
+        if (stagesBuilt) {
             Integer n = numPrompts != null ? numPrompts : l.getNumPrompts();
             String d = duration != null ? duration : l.getDuration();
             Integer prompts = n != null ? n : (d == null ? DEFAULT_NUM_PROMPTS : null);

@@ -17,7 +17,6 @@ import io.inferencebench.runner.metrics.ServerMetricsFlags;
 import io.inferencebench.runner.metrics.ServerMetricsLine;
 import io.inferencebench.runner.metrics.ServerMetricsSource;
 import io.inferencebench.runner.plan.ModelDiscovery;
-import io.inferencebench.runner.plan.PromptSource;
 import io.inferencebench.runner.plan.RunPlan;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -99,14 +98,12 @@ public final class RunCommand implements Callable<Integer> {
         HfTokenizer tokenizer = target.loadTokenizer();
         Interrupts interrupts = null;
         try {
-            boolean random = plan.dataset().random();
-            ServerTokenizer serverTokenizer =
-                    random && tokenizer == null
-                            ? serverTokenizer(plan, baseUrl, requestHeaders, err)
-                            : null;
-            boolean tokenIds =
-                    workload.tokenIds(plan.wire(), random, tokenizer != null, serverTokenizer);
-            List<Prompt> prompts = prompts(plan, tokenIds, tokenizer, serverTokenizer, err);
+            PreparedPrompts prepared =
+                    PreparedPrompts.prepare(
+                            plan, baseUrl, requestHeaders, tokenizer, workload, err);
+            List<Prompt> prompts = prepared.prompts();
+            boolean tokenIds = prepared.tokenIds();
+            ServerTokenizer serverTokenizer = prepared.serverTokenizer();
             Protocol protocol = plan.wire().protocol();
             try (HttpTransport transport =
                             new HttpTransport(
@@ -275,39 +272,6 @@ public final class RunCommand implements Callable<Integer> {
         out.flush();
     }
 
-    private List<Prompt> prompts(
-            RunPlan plan,
-            boolean tokenIds,
-            HfTokenizer tokenizer,
-            ServerTokenizer serverTokenizer,
-            PrintWriter err)
-            throws IOException, InterruptedException {
-        int count = plan.datasetSize();
-        long seed = plan.dataset().seed();
-        if (serverTokenizer != null) {
-            long promptsStart = System.nanoTime();
-            List<Prompt> prompts =
-                    PromptSource.fromServer(plan.dataset(), count, tokenIds, serverTokenizer, seed);
-            err.printf(
-                    Locale.ROOT,
-                    "prompts: %d built with the server's tokenizer (%d calls to /tokenize and"
-                            + " /detokenize, %.1f s)%n",
-                    prompts.size(),
-                    serverTokenizer.calls(),
-                    (System.nanoTime() - promptsStart) / 1e9);
-            return prompts;
-        }
-        Path file = plan.dataset().random() ? null : workload.datasetFile(plan.dataset());
-        try {
-            return PromptSource.load(plan.dataset(), file, count, tokenIds, tokenizer, seed);
-        } catch (IOException e) {
-            if (plan.dataset().random()) {
-                throw e;
-            }
-            throw new Main.UsageError(workload.datasetField() + ": " + e.getMessage());
-        }
-    }
-
     private static void selfWarmup(
             Protocol protocol,
             GenerationParams params,
@@ -377,32 +341,6 @@ public final class RunCommand implements Callable<Integer> {
                 1,
                 Main.version(),
                 extra);
-    }
-
-    /**
-     * The target's tokenizer endpoints, when its backend has them and they answer; otherwise null,
-     * and the random prompts are text of common words (lengths approximate).
-     */
-    private static ServerTokenizer serverTokenizer(
-            RunPlan plan, String baseUrl, Map<String, String> requestHeaders, PrintWriter err) {
-        if (!ServerTokenizer.BACKENDS.contains(plan.wire().backend())) {
-            return null;
-        }
-        ServerTokenizer.Probe probe =
-                ServerTokenizer.probe(
-                        plan.wire().backend(),
-                        baseUrl,
-                        requestHeaders,
-                        plan.model(),
-                        Duration.ofSeconds(10));
-        if (probe.tokenizer() == null) {
-            err.println(
-                    "prompts: the server's /tokenize did not answer ("
-                            + probe.reason()
-                            + "); without --tokenizer the random prompts are common words, their"
-                            + " token counts approximate");
-        }
-        return probe.tokenizer();
     }
 
     private ServerMetricsSource openServerMetrics(

@@ -52,7 +52,7 @@ public record RunPlan(
         Slo slo) {
 
     public RunPlan {
-        headers = Map.copyOf(headers);
+        headers = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(headers));
         // A pod's stage without a share is null, which List.copyOf refuses.
         stages = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(stages));
     }
