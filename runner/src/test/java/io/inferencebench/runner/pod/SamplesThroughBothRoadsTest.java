@@ -17,6 +17,7 @@ import io.inferencebench.crds.workorder.TlsOrder;
 import io.inferencebench.runner.cli.CommandLinePlan;
 import io.inferencebench.runner.cli.RunCommand;
 import io.inferencebench.runner.engine.StagePlan;
+import io.inferencebench.runner.plan.PlanResolver;
 import io.inferencebench.runner.plan.RunPlan;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -114,6 +115,8 @@ class SamplesThroughBothRoadsTest {
         RunPlan cli = commandLine("--config", sample.toString()).plan();
         RunPlan pod = PodWorkload.plan(workOrder(spec, 1), 0);
         assertThat(cli).isEqualTo(pod);
+        // And the spec itself, resolved where no road's files are involved.
+        assertThat(PlanResolver.resolve(spec, PlanResolver.Road.pod())).isEqualTo(pod);
         // Not trivially equal: the sample's own choices are in the plan.
         assertThat(cli.stages()).hasSize(spec.getLoad().resolvedStages().size());
         assertThat(cli.wire().backend()).isEqualTo(spec.getTarget().getBackend().wireName());
