@@ -135,6 +135,14 @@ public final class WorkloadOptions {
                     });
         }
         DatasetType type = d.getType() == null ? DatasetType.RANDOM : d.getType();
+        if (datasetName != null && config != null) {
+            // A config's fields of the other kind of dataset do not apply to the one asked for.
+            if (type == DatasetType.RANDOM) {
+                d.setSource(null);
+            } else {
+                d.setInputTokens(null);
+            }
+        }
         if (type == DatasetType.RANDOM) {
             if (datasetPath != null) {
                 throw new Main.UsageError(

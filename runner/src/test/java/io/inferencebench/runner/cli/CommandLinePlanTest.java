@@ -58,6 +58,37 @@ class CommandLinePlanTest {
     }
 
     @Test
+    void datasetNameTakesTheConfigsFieldsOfThatKindOnly(@TempDir Path dir) throws Exception {
+        Path shareGpt = dir.resolve("sharegpt.json");
+        Files.writeString(shareGpt, "[]");
+        Path file =
+                config(
+                        dir,
+                        """
+                        workload:
+                          dataset:
+                            inputTokens: {type: fixed, mean: 64}
+                            outputTokens: {type: fixed, mean: 16}
+                            seed: 3
+                        load: {requestRates: [1], numPrompts: 2}
+                        """);
+        RunPlan plan =
+                resolve(
+                                "--config",
+                                file.toString(),
+                                "--dataset-name",
+                                "sharegpt",
+                                "--dataset-path",
+                                shareGpt.toString())
+                        .plan();
+        assertThat(plan.dataset().typeName()).isEqualTo("sharegpt");
+        assertThat(plan.dataset().source().getUrl()).isEqualTo(shareGpt.toUri().toString());
+        // The config's output length still asks every request for that many tokens.
+        assertThat(plan.dataset().filters().outputLenOverride()).isEqualTo(16);
+        assertThat(plan.dataset().seed()).isEqualTo(3);
+    }
+
+    @Test
     void aCaReferenceOfTheConfigNeedsCaCert(@TempDir Path dir) throws Exception {
         Path file =
                 config(
