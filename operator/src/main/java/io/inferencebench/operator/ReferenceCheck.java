@@ -9,14 +9,16 @@ import io.inferencebench.crds.v1alpha1.DatasetSpec;
 import io.inferencebench.crds.v1alpha1.DatasetType;
 import io.inferencebench.crds.v1alpha1.RunnerSpec;
 import io.inferencebench.crds.v1alpha1.SecretKeyRef;
+import io.inferencebench.crds.v1alpha1.TlsSpec;
 import io.inferencebench.crds.v1alpha1.TokenizerSpec;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Checks that the objects a run refers to exist: the runner ServiceAccount, the API-key Secret and
- * key, dataset and tokenizer ConfigMaps and keys, the dataset PersistentVolumeClaim. Returns
- * messages naming the field; Secret values are never read into messages.
+ * key, the CA ConfigMap or Secret and key of {@code spec.target.tls}, dataset and tokenizer
+ * ConfigMaps and keys, the dataset PersistentVolumeClaim. Returns messages naming the field; Secret
+ * values are never read into messages.
  */
 public class ReferenceCheck {
 
@@ -56,19 +58,24 @@ public class ReferenceCheck {
         }
         SecretKeyRef apiKey = run.getSpec().getTarget().getApiKeySecretRef();
         if (apiKey != null) {
-            Secret secret =
-                    client.secrets().inNamespace(namespace).withName(apiKey.getName()).get();
-            if (secret == null) {
-                problems.add(
-                        "spec.target.apiKeySecretRef: Secret " + apiKey.getName() + " not found");
-            } else if (!hasKey(secret.getData(), apiKey.getKey())
-                    && !hasKey(secret.getStringData(), apiKey.getKey())) {
-                problems.add(
-                        "spec.target.apiKeySecretRef: Secret "
-                                + apiKey.getName()
-                                + " has no key "
-                                + apiKey.getKey());
-            }
+            secret(namespace, "spec.target.apiKeySecretRef", apiKey, apiKey.getKey(), problems);
+        }
+        TlsSpec tls = run.getSpec().getTarget().getTls();
+        if (tls != null && tls.getCaConfigMapRef() != null) {
+            configMap(
+                    namespace,
+                    "spec.target.tls.caConfigMapRef",
+                    tls.getCaConfigMapRef(),
+                    TlsSpec.DEFAULT_CA_KEY,
+                    problems);
+        }
+        if (tls != null && tls.getCaSecretRef() != null) {
+            secret(
+                    namespace,
+                    "spec.target.tls.caSecretRef",
+                    tls.getCaSecretRef(),
+                    TlsSpec.DEFAULT_CA_KEY,
+                    problems);
         }
         DatasetSpec dataset = run.getSpec().getWorkload().getDataset();
         if (dataset != null && dataset.getSource() != null) {
@@ -120,6 +127,21 @@ public class ReferenceCheck {
             problems.add(field + ": ConfigMap " + ref.getName() + " not found");
         } else if (!hasKey(configMap.getData(), key) && !hasKey(configMap.getBinaryData(), key)) {
             problems.add(field + ": ConfigMap " + ref.getName() + " has no key " + key);
+        }
+    }
+
+    private void secret(
+            String namespace,
+            String field,
+            SecretKeyRef ref,
+            String defaultKey,
+            List<String> problems) {
+        Secret secret = client.secrets().inNamespace(namespace).withName(ref.getName()).get();
+        String key = ref.getKey() != null ? ref.getKey() : defaultKey;
+        if (secret == null) {
+            problems.add(field + ": Secret " + ref.getName() + " not found");
+        } else if (!hasKey(secret.getData(), key) && !hasKey(secret.getStringData(), key)) {
+            problems.add(field + ": Secret " + ref.getName() + " has no key " + key);
         }
     }
 

@@ -356,6 +356,130 @@ class BenchmarkRunLifecycleIT {
     }
 
     @Test
+    void missingTlsCaReferencesKeepTheRunPendingAndNameTheReference() {
+        service("vllm", true);
+        BenchmarkRun fromConfigMap =
+                client.getKubernetesSerialization()
+                        .unmarshal(
+                                """
+                                apiVersion: inferencebench.io/v1alpha1
+                                kind: BenchmarkRun
+                                metadata: {name: ca-configmap}
+                                spec:
+                                  target:
+                                    service: {name: vllm, port: 8000, scheme: https}
+                                    tls: {caConfigMapRef: {name: server-ca}}
+                                  load: {requestRates: [1], numPrompts: 5}
+                                """,
+                                BenchmarkRun.class);
+        client.resources(BenchmarkRun.class)
+                .inNamespace(namespace)
+                .resource(fromConfigMap)
+                .create();
+        BenchmarkRunStatus status =
+                awaitStatus(
+                        "ca-configmap",
+                        s ->
+                                "MissingReference"
+                                        .equals(
+                                                condition(
+                                                        s, ConditionTypes.TARGET_READY, "reason")));
+        assertThat(status.getPhase()).isEqualTo(Phase.PENDING);
+        assertThat(condition(status, ConditionTypes.TARGET_READY, "status")).isEqualTo("False");
+        assertThat(status.getMessage())
+                .contains("spec.target.tls.caConfigMapRef: ConfigMap server-ca not found");
+        await().atMost(Duration.ofSeconds(10))
+                .until(
+                        () ->
+                                warnings().stream()
+                                        .anyMatch(
+                                                e ->
+                                                        e.getReason().equals("MissingReference")
+                                                                && e.getMessage()
+                                                                        .contains(
+                                                                                "spec.target.tls.caConfigMapRef")));
+
+        // The ConfigMap without the default key is still a missing reference, named by its key.
+        client.configMaps()
+                .inNamespace(namespace)
+                .resource(
+                        new ConfigMapBuilder()
+                                .withNewMetadata()
+                                .withName("server-ca")
+                                .endMetadata()
+                                .addToData("bundle.pem", "-----BEGIN CERTIFICATE-----")
+                                .build())
+                .create();
+        status =
+                awaitStatus(
+                        "ca-configmap",
+                        s -> s.getMessage() != null && s.getMessage().contains("has no key"));
+        assertThat(status.getPhase()).isEqualTo(Phase.PENDING);
+        assertThat(status.getMessage())
+                .contains("spec.target.tls.caConfigMapRef: ConfigMap server-ca has no key ca.crt");
+
+        BenchmarkRun fromSecret =
+                client.getKubernetesSerialization()
+                        .unmarshal(
+                                """
+                                apiVersion: inferencebench.io/v1alpha1
+                                kind: BenchmarkRun
+                                metadata: {name: ca-secret}
+                                spec:
+                                  target:
+                                    service: {name: vllm, port: 8000, scheme: https}
+                                    tls: {caSecretRef: {name: server-tls, key: ca.pem}}
+                                  load: {requestRates: [1], numPrompts: 5}
+                                """,
+                                BenchmarkRun.class);
+        client.resources(BenchmarkRun.class).inNamespace(namespace).resource(fromSecret).create();
+        status =
+                awaitStatus(
+                        "ca-secret",
+                        s ->
+                                "MissingReference"
+                                        .equals(
+                                                condition(
+                                                        s, ConditionTypes.TARGET_READY, "reason")));
+        assertThat(status.getPhase()).isEqualTo(Phase.PENDING);
+        assertThat(status.getMessage())
+                .contains("spec.target.tls.caSecretRef: Secret server-tls not found");
+        client.secrets()
+                .inNamespace(namespace)
+                .resource(
+                        new io.fabric8.kubernetes.api.model.SecretBuilder()
+                                .withNewMetadata()
+                                .withName("server-tls")
+                                .endMetadata()
+                                .addToStringData("ca.crt", "-----BEGIN CERTIFICATE-----")
+                                .build())
+                .create();
+        status =
+                awaitStatus(
+                        "ca-secret",
+                        s ->
+                                s.getMessage() != null
+                                        && s.getMessage()
+                                                .contains(
+                                                        "spec.target.tls.caSecretRef: Secret"
+                                                                + " server-tls has no key ca.pem"));
+        assertThat(status.getPhase()).isEqualTo(Phase.PENDING);
+        assertThat(client.batch().v1().jobs().inNamespace(namespace).list().getItems()).isEmpty();
+
+        // With the key in place the run leaves Pending.
+        client.configMaps()
+                .inNamespace(namespace)
+                .withName("server-ca")
+                .edit(
+                        cm -> {
+                            cm.getData().put("ca.crt", "-----BEGIN CERTIFICATE-----");
+                            return cm;
+                        });
+        status = awaitStatus("ca-configmap", s -> s.getPhase() == Phase.INITIALIZING);
+        assertThat(condition(status, ConditionTypes.TARGET_READY, "status")).isEqualTo("True");
+    }
+
+    @Test
     void semanticallyInvalidSpecFailsWithAMessageAndAWarningEvent() {
         service("vllm", true);
         create("too-many-runners", 30, "");

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.inferencebench.crds.v1alpha1.LoadSpec;
 import io.inferencebench.crds.v1alpha1.SloSpec;
+import io.inferencebench.crds.v1alpha1.TargetSpec;
 import io.inferencebench.crds.v1alpha1.WorkloadSpec;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -14,9 +15,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The {@code --config} YAML: the {@code workload}, {@code load} and (optionally) {@code slo}
+ * The {@code --config} YAML: the {@code target}, {@code workload}, {@code load} and {@code slo}
  * sections of a BenchmarkRun spec, parsed into the same API classes the operator uses, so a file
- * that works here works in a BenchmarkRun and vice versa.
+ * that works here works in a BenchmarkRun and vice versa. Flags are laid over the sections.
  */
 @JsonIgnoreProperties(ignoreUnknown = false)
 public final class ConfigFile {
@@ -24,10 +25,11 @@ public final class ConfigFile {
     public LoadSpec load;
     public SloSpec slo;
 
-    /** Other BenchmarkRun sections are accepted (a whole spec can be pasted) and ignored. */
-    public Object target;
+    public TargetSpec target;
 
+    /** Other BenchmarkRun sections are accepted (a whole spec can be pasted) and ignored. */
     public Object metrics;
+
     public Object runner;
     public Object output;
     public Object cancel;
@@ -150,7 +152,12 @@ public final class ConfigFile {
         return String.join(", ", values);
     }
 
-    static ConfigFile read(Path path) {
+    /**
+     * Reads a config file or a whole BenchmarkRun manifest.
+     *
+     * @throws Main.UsageError naming the file, line and field of a problem
+     */
+    public static ConfigFile read(Path path) {
         if (!Files.isRegularFile(path)) {
             throw new Main.UsageError("--config: no such file: " + path);
         }

@@ -14,11 +14,24 @@ import java.util.Locale;
  * {@code /generate_stream}, {@code chat} its OpenAI-compatible {@code /v1/chat/completions}; a path
  * containing {@code generate} always means the native API.
  *
+ * <p>A value: two roads that resolve the same choices get equal records (the request format is
+ * named by {@link #api()}, {@link #protocol()} makes it).
+ *
  * @param backend the backend wire name ({@code openai-chat} becomes {@code openai})
- * @param protocol the request and response format
+ * @param api the request format: {@code completions}, {@code chat} or {@code generate}
  * @param path the request path
+ * @param stream whether responses are streamed
  */
-public record WireProtocol(String backend, Protocol protocol, String path) {
+public record WireProtocol(String backend, String api, String path, boolean stream) {
+
+    /** A new instance of the request and response format. */
+    public Protocol protocol() {
+        return switch (api) {
+            case "chat" -> new OpenAiChat();
+            case "generate" -> new TgiGenerate(stream);
+            default -> new OpenAiCompletions();
+        };
+    }
 
     /** Backends accepted by both roads. */
     public static final List<String> BACKENDS =
@@ -77,17 +90,12 @@ public record WireProtocol(String backend, Protocol protocol, String path) {
         if (backend.equals("openai-chat")) {
             backend = "openai";
         }
-        Protocol protocol =
-                switch (api) {
-                    case "chat" -> new OpenAiChat();
-                    case "generate" -> new TgiGenerate(stream);
-                    default -> new OpenAiCompletions();
-                };
-        String resolvedPath = hasPath ? path : protocol.defaultPath();
+        WireProtocol withoutPath = new WireProtocol(backend, api, "/", stream);
+        String resolvedPath = hasPath ? path : withoutPath.protocol().defaultPath();
         if (!resolvedPath.startsWith("/")) {
             throw new IllegalArgumentException(
                     fields.path() + ": must start with '/', got '" + path + "'");
         }
-        return new WireProtocol(backend, protocol, resolvedPath);
+        return new WireProtocol(backend, api, resolvedPath, stream);
     }
 }

@@ -4,26 +4,25 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.inferencebench.crds.v1alpha1.LoadSpec;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
-import io.inferencebench.crds.v1alpha1.WorkloadSpec;
 import io.inferencebench.crds.workorder.PartReport;
 import io.inferencebench.crds.workorder.ProgressReport;
 import io.inferencebench.crds.workorder.RunnerWorkOrder;
 import io.inferencebench.crds.workorder.StageShare;
-import io.inferencebench.crds.workorder.StageShares;
 import io.inferencebench.profile.lpg.StageResult;
 import io.inferencebench.runner.backend.GenerationParams;
 import io.inferencebench.runner.backend.Protocol;
 import io.inferencebench.runner.dataset.HfTokenizer;
 import io.inferencebench.runner.dataset.Prompt;
-import io.inferencebench.runner.dataset.ServerRandomPrompts;
 import io.inferencebench.runner.dataset.ServerTokenizer;
 import io.inferencebench.runner.engine.LoadEngine;
 import io.inferencebench.runner.engine.SelfWarmup;
 import io.inferencebench.runner.engine.StagePlan;
 import io.inferencebench.runner.engine.VocabularyCheck;
 import io.inferencebench.runner.http.HttpTransport;
+import io.inferencebench.runner.http.TlsOptions;
+import io.inferencebench.runner.plan.PromptSource;
+import io.inferencebench.runner.plan.RunPlan;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -119,13 +118,7 @@ public final class PodRun {
                         index,
                         ApiRetry.standard());
 
-        List<StagePlan> plans = PodWorkload.plans(order, index);
-        WorkloadSpec workload = order.workload() == null ? new WorkloadSpec() : order.workload();
-        LoadSpec load = order.load() == null ? new LoadSpec() : order.load();
-        boolean stream = !Boolean.FALSE.equals(workload.getStreaming());
-        var wire = PodWorkload.protocol(order, stream);
-        Protocol protocol = wire.protocol();
-        String path = wire.path();
+        RunPlan plan = PodWorkload.plan(order, index);
         HfTokenizer tokenizer = null;
         if (settings.tokenizerFile() != null) {
             try {
@@ -135,32 +128,20 @@ public final class PodRun {
             }
         }
         try (HfTokenizer closeTokenizer = tokenizer) {
-            return execute(
-                    order, namespace, plans, workload, load, stream, protocol, path, tokenizer);
+            return execute(order, namespace, plan, tokenizer);
         }
     }
 
     private int execute(
-            RunnerWorkOrder order,
-            String namespace,
-            List<StagePlan> plans,
-            WorkloadSpec workload,
-            LoadSpec load,
-            boolean stream,
-            Protocol protocol,
-            String path,
-            HfTokenizer tokenizer)
+            RunnerWorkOrder order, String namespace, RunPlan plan, HfTokenizer tokenizer)
             throws Exception {
         int index = settings.index();
-        long seed = PodWorkload.seed(order, index);
-        var dataset = PodWorkload.dataset(order);
-        boolean random =
-                dataset.getType() == null
-                        || dataset.getType() == io.inferencebench.crds.v1alpha1.DatasetType.RANDOM;
-        Map<String, String> headers = new LinkedHashMap<>();
-        if (order.headers() != null) {
-            headers.putAll(order.headers());
-        }
+        List<StagePlan> plans = plan.stages();
+        Protocol protocol = plan.wire().protocol();
+        String path = plan.wire().path();
+        long seed = plan.dataset().seed();
+        boolean random = plan.dataset().random();
+        Map<String, String> headers = new LinkedHashMap<>(plan.headers());
         if (order.apiKeyFromEnv()) {
             if (settings.apiKey() == null || settings.apiKey().isBlank()) {
                 throw new PodFailure(
@@ -176,10 +157,10 @@ public final class PodRun {
         if (random && tokenizer == null) {
             ServerTokenizer.Probe probe =
                     ServerTokenizer.probe(
-                            order.backend() == null ? "" : order.backend(),
+                            plan.wire().backend(),
                             order.baseUrl(),
                             headers,
-                            order.model() == null || order.model().isBlank() ? null : order.model(),
+                            plan.model(),
                             Duration.ofSeconds(10));
             server = probe.tokenizer();
             if (server == null) {
@@ -187,30 +168,29 @@ public final class PodRun {
             }
         }
         boolean tokenIds =
-                PodWorkload.tokenIdPrompts(order, protocol, random, tokenizer) && server != null;
+                PromptSource.tokenIdsByDefault(plan.wire(), random, tokenizer != null, server);
         Files.createDirectories(settings.scratchDir());
         List<Prompt> prompts =
                 server != null
-                        ? ServerRandomPrompts.generate(
-                                PodWorkload.datasetSize(plans),
-                                PodWorkload.lengths("inputTokens", dataset.resolvedInputTokens()),
-                                PodWorkload.lengths("outputTokens", dataset.resolvedOutputTokens()),
-                                tokenIds,
-                                server,
-                                seed)
-                        : PodWorkload.prompts(
-                                order,
-                                PodWorkload.datasetSize(plans),
+                        ? PromptSource.fromServer(
+                                plan.dataset(), plan.datasetSize(), tokenIds, server, seed)
+                        : PromptSource.load(
+                                plan.dataset(),
+                                random
+                                        ? null
+                                        : PodWorkload.datasetFile(
+                                                plan.dataset(),
+                                                settings.datasetFile(),
+                                                settings.scratchDir()),
+                                plan.datasetSize(),
                                 tokenIds,
                                 tokenizer,
-                                seed,
-                                settings.datasetFile(),
-                                settings.scratchDir());
+                                seed);
         if (prompts.isEmpty()) {
             throw new PodFailure("the dataset yielded no prompts after filtering");
         }
         int loops = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
-        Duration timeout = load.requestTimeoutValue();
+        Duration timeout = plan.requestTimeout();
         ProgressTracker tracker = new ProgressTracker(clock);
         ScheduledExecutorService ticker =
                 Executors.newSingleThreadScheduledExecutor(
@@ -219,7 +199,8 @@ public final class PodRun {
                 Executors.newSingleThreadExecutor(
                         r -> Thread.ofPlatform().daemon().name("ib-stage").unstarted(r));
         HttpTransport transport =
-                new HttpTransport(order.baseUrl(), headers, loops, 20_000, timeout, tls(order));
+                new HttpTransport(
+                        order.baseUrl(), headers, loops, 20_000, timeout, tls(plan, order));
         try (ControlWatch control =
                 new ControlWatch(
                         client,
@@ -235,21 +216,9 @@ public final class PodRun {
             // in the status, the MODEL column and the profiles.
             Map<String, String> ready = new LinkedHashMap<>();
             String model =
-                    order.model() != null && !order.model().isBlank()
-                            ? order.model()
-                            : discoverModel(transport, order.baseUrl());
+                    plan.model() != null ? plan.model() : discoverModel(transport, order.baseUrl());
             ready.put(PartReport.MODEL, model);
-            var sampling = workload.getSampling();
-            boolean ignoreEos = !Boolean.FALSE.equals(workload.getIgnoreEos());
-            GenerationParams params =
-                    new GenerationParams(
-                            model,
-                            stream,
-                            ignoreEos,
-                            sampling != null ? sampling.getTemperature() : Double.valueOf(0.0),
-                            sampling != null ? sampling.getTopP() : null,
-                            sampling != null ? sampling.getTopK() : null,
-                            null);
+            GenerationParams params = plan.generation(model);
             LoadEngine engine =
                     new LoadEngine(
                             transport,
@@ -258,7 +227,7 @@ public final class PodRun {
                             path,
                             prompts,
                             tokenizer,
-                            PodWorkload.slo(order.slo()),
+                            plan.slo(),
                             io.inferencebench.profile.stats.MetricRecorder.DEFAULT_SAMPLE_CAP,
                             seed,
                             timeout,
@@ -269,11 +238,10 @@ public final class PodRun {
                 SelfWarmup.run(protocol, params, transport, Duration.ofMillis(1500));
             }
             long warmupSent = 0;
-            int warmups = load.getWarmupRequests() == null ? 0 : load.getWarmupRequests();
-            if (warmups > 0) {
-                int mine = StageShares.split(warmups, order.parallelism()).get(index);
+            int mine = plan.warmupRequests();
+            if (mine > 0) {
                 VocabularyCheck vocabulary = new VocabularyCheck();
-                warmupSent = engine.warmUp(mine, load.getMaxConcurrency(), vocabulary);
+                warmupSent = engine.warmUp(mine, plan.maxConcurrency(), vocabulary);
                 if (vocabulary.rejection() != null) {
                     throw new PodFailure(
                             VocabularyCheck.message(
@@ -321,13 +289,13 @@ public final class PodRun {
                 running.put(PartReport.STATE, PartReport.STATE_RUNNING);
                 running.put(PartReport.STAGE, Integer.toString(stage));
                 running.put(PartReport.PROGRESS, tracker.snapshot().toJson());
-                StagePlan plan = plans.get(i);
+                StagePlan stagePlan = plans.get(i);
                 Future<StageResult> future =
                         stageThread.submit(
                                 () ->
-                                        plan == null
+                                        stagePlan == null
                                                 ? empty(order.stages().get(stage - 1))
-                                                : engine.runStage(plan));
+                                                : engine.runStage(stagePlan));
                 // The part is updated after the stage started so the API round trip does not delay
                 // the first request past the barrier.
                 reporter.put(running);
@@ -596,21 +564,14 @@ public final class PodRun {
     }
 
     /** The work order's certificate checks; the opt-out is logged, never silent. */
-    private io.inferencebench.runner.http.TlsOptions tls(RunnerWorkOrder order) {
-        var tls = order.tls();
-        if (tls == null) {
-            return io.inferencebench.runner.http.TlsOptions.VERIFY;
-        }
-        if (tls.insecureSkipVerify() && order.baseUrl().startsWith("https://")) {
+    private TlsOptions tls(RunPlan plan, RunnerWorkOrder order) {
+        if (plan.tls().insecureSkipVerify() && order.baseUrl().startsWith("https://")) {
             log(
                     "WARNING: spec.target.tls.insecureSkipVerify: the certificate of %s is NOT"
                             + " checked; whoever answers receives the requests%s",
                     order.baseUrl(), order.apiKeyFromEnv() ? " and the API key" : "");
         }
-        return new io.inferencebench.runner.http.TlsOptions(
-                tls.caFile() == null ? null : java.nio.file.Path.of(tls.caFile()),
-                tls.insecureSkipVerify(),
-                tls.serverName());
+        return plan.tls();
     }
 
     private void log(String format, Object... args) {

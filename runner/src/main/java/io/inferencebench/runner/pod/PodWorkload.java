@@ -1,26 +1,20 @@
 package io.inferencebench.runner.pod;
 
-import io.inferencebench.crds.v1alpha1.DatasetSpec;
+import io.inferencebench.crds.v1alpha1.DatasetSource;
 import io.inferencebench.crds.v1alpha1.DatasetType;
-import io.inferencebench.crds.v1alpha1.DistributionType;
 import io.inferencebench.crds.v1alpha1.Durations;
 import io.inferencebench.crds.v1alpha1.LoadSpec;
-import io.inferencebench.crds.v1alpha1.SloSpec;
-import io.inferencebench.crds.v1alpha1.TokenDistribution;
-import io.inferencebench.crds.v1alpha1.WorkloadSpec;
 import io.inferencebench.crds.workorder.RunnerWorkOrder;
 import io.inferencebench.crds.workorder.StageShare;
 import io.inferencebench.crds.workorder.StageShares;
-import io.inferencebench.runner.backend.Protocol;
-import io.inferencebench.runner.dataset.FileDatasets;
-import io.inferencebench.runner.dataset.HfTokenizer;
-import io.inferencebench.runner.dataset.LengthDistribution;
-import io.inferencebench.runner.dataset.Prompt;
-import io.inferencebench.runner.dataset.RandomDataset;
+import io.inferencebench.crds.workorder.TlsOrder;
 import io.inferencebench.runner.engine.ArrivalKind;
-import io.inferencebench.runner.engine.Slo;
 import io.inferencebench.runner.engine.StagePlan;
-import io.inferencebench.runner.plan.WireProtocol;
+import io.inferencebench.runner.http.TlsOptions;
+import io.inferencebench.runner.plan.DatasetPlan;
+import io.inferencebench.runner.plan.PlanResolver;
+import io.inferencebench.runner.plan.PlanTarget;
+import io.inferencebench.runner.plan.RunPlan;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -34,19 +28,13 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
- * Turns a work order into what this pod executes: its share of every stage, its prompts, the wire
- * protocol and the SLO. Problems in the work order become a {@link PodFailure} naming the field.
+ * Turns a work order into what this pod executes ({@link #plan}): its share of every stage of the
+ * plan both roads resolve, and the file of its dataset. Problems in the work order become a {@link
+ * PodFailure} naming the field.
  */
 final class PodWorkload {
-
-    /** Prompts generated per pod when a stage is bounded by duration only. */
-    static final int DURATION_STAGE_PROMPTS = 1000;
-
-    /** Upper bound of prompts held in memory. */
-    static final int MAX_PROMPTS = 200_000;
 
     private PodWorkload() {}
 
@@ -133,146 +121,71 @@ final class PodWorkload {
         return perPod.get(index);
     }
 
-    /** Seed of this pod: the run's seed for pod 0, distinct streams for the others. */
-    static long seed(RunnerWorkOrder order, int index) {
-        DatasetSpec dataset = dataset(order);
-        long base = dataset.getSeed() == null ? 0L : dataset.getSeed();
-        return base + 1_000_003L * index;
-    }
-
-    static DatasetSpec dataset(RunnerWorkOrder order) {
-        WorkloadSpec workload = order.workload();
-        return workload == null || workload.getDataset() == null
-                ? new DatasetSpec()
-                : workload.getDataset();
-    }
-
-    static int datasetSize(List<StagePlan> plans) {
-        long max = 1;
-        for (StagePlan p : plans) {
-            if (p != null) {
-                max = Math.max(max, p.numPrompts() > 0 ? p.numPrompts() : DURATION_STAGE_PROMPTS);
-            }
-        }
-        return (int) Math.min(max, MAX_PROMPTS);
-    }
-
-    /** The same rules as the command line's --backend/--api/--endpoint ({@link WireProtocol}). */
-    static WireProtocol protocol(RunnerWorkOrder order, boolean stream) {
+    /**
+     * What this pod runs: the work order's sections through {@link PlanResolver} (the command
+     * line's road too), with this pod's share of the stages, the concurrency cap, the warm-up and
+     * its own seed.
+     */
+    static RunPlan plan(RunnerWorkOrder order, int index) {
+        RunPlan whole;
         try {
-            return WireProtocol.resolve(
-                    order.backend(),
-                    order.api(),
-                    order.path(),
-                    stream,
-                    new WireProtocol.Fields(
-                            "work order: backend", "work order: api", "work order: path"));
+            whole =
+                    PlanResolver.resolve(
+                            target(order),
+                            order.workload(),
+                            order.load(),
+                            order.slo(),
+                            PlanResolver.Road.pod());
         } catch (IllegalArgumentException e) {
             throw new PodFailure(e.getMessage());
         }
+        Integer cap =
+                whole.maxConcurrency() == null
+                        ? null
+                        : Math.max(
+                                1,
+                                StageShares.split(whole.maxConcurrency(), order.parallelism())
+                                        .get(index));
+        int warmups = StageShares.split(whole.warmupRequests(), order.parallelism()).get(index);
+        // Pod 0 keeps the run's seed, so one pod sends what the command line sends.
+        long seed = whole.dataset().seed() + 1_000_003L * index;
+        return whole.share(plans(order, index), cap, warmups, seed);
     }
 
-    static boolean tokenIdPrompts(
-            RunnerWorkOrder order, Protocol protocol, boolean random, HfTokenizer tokenizer) {
-        return random
-                && tokenizer == null
-                && protocol.acceptsTokenIds()
-                && ("vllm".equals(order.backend()) || "sglang".equals(order.backend()));
-    }
-
-    static Slo slo(SloSpec spec) {
-        if (spec == null) {
-            return Slo.NONE;
-        }
-        return new Slo(
-                millis("slo.ttft", spec.getTtft()),
-                millis("slo.tpot", spec.getTpot()),
-                millis("slo.e2eLatency", spec.getE2eLatency()),
-                spec.getMinAttainment() == null ? 0.95 : spec.getMinAttainment());
-    }
-
-    private static Double millis(String field, String text) {
-        if (text == null) {
-            return null;
-        }
-        try {
-            return Durations.parse(text).toNanos() / 1e6;
-        } catch (IllegalArgumentException e) {
-            throw new PodFailure("work order: " + field + ": '" + text + "' is not a duration");
-        }
+    /** The target of the work order, the CA as the file the operator mounted. */
+    static PlanTarget target(RunnerWorkOrder order) {
+        TlsOrder tls = order.tls();
+        return new PlanTarget(
+                order.backend(),
+                order.api(),
+                order.path(),
+                order.model(),
+                order.headers(),
+                tls == null
+                        ? TlsOptions.VERIFY
+                        : new TlsOptions(
+                                tls.caFile() == null ? null : Path.of(tls.caFile()),
+                                tls.insecureSkipVerify(),
+                                tls.serverName()));
     }
 
     /**
-     * Loads this pod's prompts.
-     *
-     * @param datasetFile the mounted dataset file, or {@code null}
-     * @param scratch writable directory for inline or downloaded datasets
+     * The file of a sharegpt or jsonl dataset: the one the Job mounted, else the inline text or the
+     * download of the source's URL.
      */
-    static List<Prompt> prompts(
-            RunnerWorkOrder order,
-            int count,
-            boolean tokenIds,
-            HfTokenizer tokenizer,
-            long seed,
-            Path datasetFile,
-            Path scratch)
-            throws IOException {
-        DatasetSpec dataset = dataset(order);
-        DatasetType type = dataset.getType() == null ? DatasetType.RANDOM : dataset.getType();
-        if (type == DatasetType.RANDOM) {
-            return RandomDataset.generate(
-                    count,
-                    lengths("inputTokens", dataset.resolvedInputTokens()),
-                    lengths("outputTokens", dataset.resolvedOutputTokens()),
-                    tokenIds,
-                    tokenizer,
-                    seed);
-        }
-        Path file = datasetFile != null ? datasetFile : source(dataset, scratch);
+    static Path datasetFile(DatasetPlan dataset, Path mounted, Path scratch) throws IOException {
+        Path file = mounted != null ? mounted : source(dataset.source(), dataset.type(), scratch);
         if (!Files.isRegularFile(file)) {
             throw new PodFailure("dataset file " + file + " does not exist");
         }
-        Integer override =
-                dataset.getOutputTokens() != null ? dataset.getOutputTokens().getMean() : null;
-        if (type == DatasetType.SHAREGPT) {
-            FileDatasets.Filters defaults = FileDatasets.Filters.shareGptDefaults(override);
-            Integer maxIn = dataset.getMaxInputTokens();
-            Integer maxOut = dataset.getMaxOutputTokens();
-            FileDatasets.Filters filters =
-                    new FileDatasets.Filters(
-                            dataset.getMinInputTokens() != null
-                                    ? dataset.getMinInputTokens()
-                                    : defaults.minInputLen(),
-                            maxIn != null ? maxIn : defaults.maxInputLen(),
-                            dataset.getMinOutputTokens() != null
-                                    ? dataset.getMinOutputTokens()
-                                    : defaults.minOutputLen(),
-                            maxOut,
-                            maxIn != null || maxOut != null ? null : defaults.maxTotalLen(),
-                            override);
-            return FileDatasets.shareGpt(file, count, filters, tokenizer, seed);
-        }
-        return FileDatasets.jsonl(
-                file,
-                count,
-                new FileDatasets.Filters(
-                        dataset.getMinInputTokens(),
-                        dataset.getMaxInputTokens(),
-                        dataset.getMinOutputTokens(),
-                        dataset.getMaxOutputTokens(),
-                        null,
-                        override),
-                null,
-                tokenizer,
-                seed);
+        return file;
     }
 
-    private static Path source(DatasetSpec dataset, Path scratch) throws IOException {
-        var source = dataset.getSource();
+    private static Path source(DatasetSource source, DatasetType type, Path scratch)
+            throws IOException {
         if (source == null) {
             throw new PodFailure(
-                    "work order: workload.dataset.source is required for type "
-                            + dataset.getType().wireName());
+                    "work order: workload.dataset.source is required for type " + type.wireName());
         }
         if (source.getInline() != null) {
             Path file = scratch.resolve("dataset-inline");
@@ -317,47 +230,5 @@ final class PodWorkload {
             Thread.currentThread().interrupt();
             throw new IOException("download of " + uri + " interrupted", e);
         }
-    }
-
-    static LengthDistribution lengths(String field, TokenDistribution d) {
-        DistributionType type = d.getType() == null ? DistributionType.FIXED : d.getType();
-        String where = "work order: workload.dataset." + field;
-        try {
-            return switch (type) {
-                case FIXED ->
-                        LengthDistribution.fixed(required(where + ".mean", d.getMean()).intValue());
-                case UNIFORM -> {
-                    int min = required(where + ".min", d.getMin());
-                    int max = required(where + ".max", d.getMax());
-                    yield new LengthDistribution(
-                            LengthDistribution.Kind.UNIFORM, (min + max) / 2, min, max, 0);
-                }
-                case NORMAL -> {
-                    LengthDistribution n =
-                            LengthDistribution.normal(
-                                    required(where + ".mean", d.getMean()),
-                                    d.getStddev() == null ? 0 : d.getStddev());
-                    yield new LengthDistribution(
-                            LengthDistribution.Kind.NORMAL,
-                            n.mean(),
-                            d.getMin() != null ? d.getMin() : 1,
-                            d.getMax() != null ? d.getMax() : n.max(),
-                            n.stddev());
-                }
-            };
-        } catch (IllegalArgumentException e) {
-            throw new PodFailure(where + ": " + e.getMessage());
-        }
-    }
-
-    private static Integer required(String field, Integer value) {
-        if (value == null) {
-            throw new PodFailure(field + " is required for this distribution type");
-        }
-        return value;
-    }
-
-    static String lower(String text) {
-        return text == null ? null : text.toLowerCase(Locale.ROOT);
     }
 }

@@ -334,6 +334,81 @@ class CliTest {
     }
 
     @Test
+    void configFileTargetSectionIsUsedAndFlagsWin(@TempDir Path dir) throws Exception {
+        OpenAiStub stub = new OpenAiStub(1, 1, true);
+        ConcurrentLinkedQueue<String> seen = new ConcurrentLinkedQueue<>();
+        try (StubServer server =
+                new StubServer(
+                        (request, exchange) -> {
+                            seen.add(
+                                    request.path()
+                                            + " model="
+                                            + request.json().path("model").asText()
+                                            + " config="
+                                            + request.header("X-From-Config")
+                                            + " both="
+                                            + request.header("X-Both"));
+                            stub.handle(request, exchange);
+                        })) {
+            Path config = dir.resolve("bench.yaml");
+            Files.writeString(
+                    config,
+                    """
+                    target:
+                      url: %s
+                      backend: openai
+                      api: chat
+                      model: cfg/model-1b
+                      headers: {X-From-Config: "yes", X-Both: config}
+                    workload:
+                      dataset:
+                        inputTokens: {type: fixed, mean: 8}
+                        outputTokens: {type: fixed, mean: 2}
+                    load:
+                      stages:
+                        - {requestRate: 40, numPrompts: 6}
+                        - {concurrency: 2, numPrompts: 4}
+                      cooldown: 0s
+                    """
+                            .formatted(server.baseUrl()));
+            Outcome o =
+                    run(
+                            "run",
+                            "--config",
+                            config.toString(),
+                            "--header",
+                            "X-Both=flag",
+                            "--num-prompts",
+                            "3",
+                            "--result-dir",
+                            dir.resolve("r").toString(),
+                            "--progress",
+                            "none",
+                            "--no-self-warmup");
+            assertThat(o.code()).as(o.err()).isZero();
+            // No --base-url: the config's target.url; its API, model and headers; --header wins.
+            assertThat(seen)
+                    .hasSize(6)
+                    .containsOnly("/v1/chat/completions model=cfg/model-1b config=yes both=flag");
+            List<JsonNode> profiles = new ArrayList<>();
+            try (Stream<Path> files = Files.list(dir.resolve("r"))) {
+                for (Path p : files.sorted().toList()) {
+                    profiles.add(new ObjectMapper().readTree(p.toFile()));
+                }
+            }
+            // --num-prompts applies to each of the config's stages.
+            assertThat(profiles)
+                    .hasSize(2)
+                    .allSatisfy(
+                            p -> {
+                                assertThat(p.at("/metrics/num_prompts").asInt()).isEqualTo(3);
+                                assertThat(p.at("/dimensions/model_id").asText())
+                                        .isEqualTo("cfg/model-1b");
+                            });
+        }
+    }
+
+    @Test
     void configFileErrorsNameTheProblem(@TempDir Path dir) throws IOException {
         Path config = dir.resolve("bad.yaml");
         Files.writeString(config, "load:\n  stagez: []\n");

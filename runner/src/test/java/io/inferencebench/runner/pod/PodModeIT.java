@@ -65,15 +65,22 @@ class PodModeIT {
     static ApiServerFixture fixture;
     static KubernetesClient admin;
     static StubServer server;
+    static final String DISCOVERED_MODEL = "acme/pod-discovered-3b";
     static final ConcurrentLinkedQueue<String> authorizations = new ConcurrentLinkedQueue<>();
 
     /** Tokenizer probes (a vllm target's /tokenize, asked once per pod while building prompts). */
     static final java.util.concurrent.atomic.AtomicInteger tokenizerCalls =
             new java.util.concurrent.atomic.AtomicInteger();
 
-    /** Requests of the load: everything but the tokenizer probes. */
+    /** Model discoveries (GET /v1/models, asked by a pod whose work order names no model). */
+    static final AtomicInteger modelsCalls = new AtomicInteger();
+
+    /** The model field of every load request. */
+    static final ConcurrentLinkedQueue<String> requestedModels = new ConcurrentLinkedQueue<>();
+
+    /** Requests of the load: everything but the tokenizer probes and model discoveries. */
     static int loadRequests() {
-        return server.requests() - tokenizerCalls.get();
+        return server.requests() - tokenizerCalls.get() - modelsCalls.get();
     }
 
     @TempDir Path scratch;
@@ -128,7 +135,18 @@ class PodModeIT {
                                 exchange.respond(404, "application/json", "{}");
                                 return;
                             }
+                            if (request.path().equals("/v1/models")) {
+                                modelsCalls.incrementAndGet();
+                                exchange.respond(
+                                        200,
+                                        "application/json",
+                                        "{\"object\":\"list\",\"data\":[{\"id\":\""
+                                                + DISCOVERED_MODEL
+                                                + "\",\"object\":\"model\"}]}");
+                                return;
+                            }
                             authorizations.add(String.valueOf(request.header("Authorization")));
+                            requestedModels.add(request.json().path("model").asText());
                             stub.handle(request, exchange);
                         });
     }
@@ -197,6 +215,11 @@ class PodModeIT {
     }
 
     static RunnerWorkOrder workOrder(Run run, LoadSpec load, int parallelism, boolean key) {
+        return workOrder(run, load, parallelism, key, "stub");
+    }
+
+    static RunnerWorkOrder workOrder(
+            Run run, LoadSpec load, int parallelism, boolean key, String model) {
         WorkloadSpec workload = new WorkloadSpec();
         DatasetSpec dataset = new DatasetSpec();
         dataset.setInputTokens(TokenDistribution.fixed(16));
@@ -211,7 +234,7 @@ class PodModeIT {
                 "/v1/completions",
                 "vllm",
                 "completions",
-                "stub",
+                model,
                 Map.of("X-Bench", "pod-mode"),
                 key,
                 workload,
@@ -502,6 +525,31 @@ class PodModeIT {
         assertThat(pod.get(15, TimeUnit.SECONDS)).as(log.toString()).isZero();
         assertThat(log.toString()).contains("was deleted");
         assertThat(data(run, 0, PartReporter.CANCELLED)).isEqualTo("true");
+        run.runnerClient().close();
+    }
+
+    @Test
+    void aPodWithoutAModelDiscoversItReportsItWhenReadyAndAsksForIt() throws Exception {
+        Run run = newRun("discover");
+        LoadSpec load = new LoadSpec();
+        load.setRequestRates(List.of(20.0));
+        load.setNumPrompts(3);
+        publishWorkOrder(run, workOrder(run, load, 1, false, null));
+        int discoveriesBefore = modelsCalls.get();
+        requestedModels.clear();
+        StringWriter log = new StringWriter();
+        CompletableFuture<Integer> pod = startPod(run, settings(run, 0, null, null), log);
+        awaitOrShowLogs(() -> PartReport.STATE_READY.equals(data(run, 0, PartReport.STATE)), log);
+        // The operator puts this into status.model (the MODEL column) and the profiles.
+        assertThat(data(run, 0, PartReport.MODEL)).isEqualTo(DISCOVERED_MODEL);
+        assertThat(modelsCalls.get() - discoveriesBefore).isEqualTo(1);
+        control(
+                run,
+                Map.of(RunnerWorkOrder.stageStartKey(1), Instant.now().plusSeconds(1).toString()));
+        assertThat(pod.get(60, TimeUnit.SECONDS)).as(log.toString()).isZero();
+        assertThat(stageResult(run, 0, 1).completed).isEqualTo(3);
+        assertThat(requestedModels).hasSize(3).containsOnly(DISCOVERED_MODEL);
+        assertThat(log.toString()).contains("model " + DISCOVERED_MODEL);
         run.runnerClient().close();
     }
 

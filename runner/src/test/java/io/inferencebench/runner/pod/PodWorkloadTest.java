@@ -100,14 +100,38 @@ class PodWorkloadTest {
 
     @Test
     void sloThresholdsInMilliseconds() {
+        LoadSpec load = new LoadSpec();
+        load.setRequestRates(List.of(1.0));
+        load.setNumPrompts(4);
         SloSpec spec = new SloSpec();
         spec.setTtft("500ms");
         spec.setE2eLatency("2s");
-        Slo slo = PodWorkload.slo(spec);
+        RunnerWorkOrder order = order(load, 1, StageShares.of(load, 1));
+        RunnerWorkOrder withSlo =
+                new RunnerWorkOrder(
+                        order.runName(),
+                        order.namespace(),
+                        order.runUid(),
+                        order.parallelism(),
+                        order.baseUrl(),
+                        order.path(),
+                        order.backend(),
+                        order.api(),
+                        order.model(),
+                        order.headers(),
+                        order.apiKeyFromEnv(),
+                        order.workload(),
+                        order.load(),
+                        order.stages(),
+                        spec,
+                        order.controlConfigMap(),
+                        order.partConfigMapPrefix(),
+                        order.reportIntervalSeconds());
+        Slo slo = PodWorkload.plan(withSlo, 0).slo();
         assertThat(slo.ttftMs()).isEqualTo(500.0);
         assertThat(slo.e2elMs()).isEqualTo(2000.0);
         assertThat(slo.tpotMs()).isNull();
-        assertThat(PodWorkload.slo(null).configured()).isFalse();
+        assertThat(PodWorkload.plan(order, 0).slo().configured()).isFalse();
     }
 
     @Test
@@ -116,8 +140,9 @@ class PodWorkloadTest {
         load.setRequestRates(List.of(1.0));
         load.setNumPrompts(4);
         RunnerWorkOrder order = order(load, 2, StageShares.of(load, 2));
-        assertThat(PodWorkload.seed(order, 0)).isZero();
-        assertThat(PodWorkload.seed(order, 1)).isNotEqualTo(PodWorkload.seed(order, 0));
+        long first = PodWorkload.plan(order, 0).dataset().seed();
+        assertThat(first).isZero();
+        assertThat(PodWorkload.plan(order, 1).dataset().seed()).isNotEqualTo(first);
     }
 
     @Test

@@ -8,25 +8,40 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.BenchmarkRunSpec;
 import io.inferencebench.crds.v1alpha1.LoadSpec;
+import io.inferencebench.crds.v1alpha1.SpecValidation;
+import io.inferencebench.crds.v1alpha1.TargetSpec;
 import io.inferencebench.crds.v1alpha1.WorkloadSpec;
 import io.inferencebench.crds.workorder.RunnerWorkOrder;
 import io.inferencebench.crds.workorder.StageShares;
-import io.inferencebench.runner.plan.WireProtocol;
+import io.inferencebench.crds.workorder.TlsOrder;
+import io.inferencebench.runner.cli.CommandLinePlan;
+import io.inferencebench.runner.cli.RunCommand;
+import io.inferencebench.runner.engine.StagePlan;
+import io.inferencebench.runner.plan.PlanResolver;
+import io.inferencebench.runner.plan.RunPlan;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import picocli.CommandLine;
 
 /**
- * Each sample BenchmarkRun through both roads: the pod's work order (fields as the operator writes
- * them: backend and api wire names, spec.target.path or nothing) and the command line's flags
- * ({@code --backend}, {@code --api} only when the sample sets one, {@code --endpoint}). Both must
- * send the same requests to the same path, and use the same ignore-EOS and cool-down defaults.
+ * Every sample BenchmarkRun through both roads to the plan the engine runs: the command line with
+ * {@code --config SAMPLE} and no other flag, and a runner pod given the work order the operator
+ * builds from it (as JSON, the way the pod reads it). The whole plans must be equal: protocol,
+ * path, model, headers, TLS, dataset and lengths, sampling, every stage, cap, warm-up, timeouts,
+ * failure gate and SLO.
  */
 class SamplesThroughBothRoadsTest {
+
+    private static final ObjectMapper JSON =
+            new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
     static Stream<Path> samples() throws Exception {
         try (Stream<Path> files = Files.list(Path.of("..", "config", "samples"))) {
@@ -46,70 +61,141 @@ class SamplesThroughBothRoadsTest {
         return yaml.readValue(sample.toFile(), BenchmarkRun.class).getSpec();
     }
 
-    static RunnerWorkOrder workOrder(BenchmarkRunSpec spec) {
-        return new RunnerWorkOrder(
-                "r",
-                "ns",
-                "uid",
-                1,
-                "http://127.0.0.1:1",
-                spec.getTarget().getPath(),
-                spec.getTarget().getBackend().wireName(),
-                spec.getTarget().getApi().wireName(),
-                spec.getTarget().getModel(),
-                Map.of(),
-                false,
-                spec.getWorkload(),
-                spec.getLoad(),
-                StageShares.of(spec.getLoad(), 1),
-                spec.getSlo(),
-                "r-control",
-                "r-part-",
-                3);
+    /** What the operator writes (RunnerWorkOrderDependent), read back as the pod reads it. */
+    static RunnerWorkOrder workOrder(BenchmarkRunSpec spec, int parallelism) throws Exception {
+        TargetSpec target = spec.getTarget();
+        TlsOrder tls =
+                target.getTls() == null
+                        ? null
+                        : new TlsOrder(
+                                null,
+                                Boolean.TRUE.equals(target.getTls().getInsecureSkipVerify()),
+                                target.getTls().getServerName());
+        RunnerWorkOrder order =
+                new RunnerWorkOrder(
+                        "r",
+                        "ns",
+                        "uid",
+                        parallelism,
+                        "http://127.0.0.1:1",
+                        target.getPath(),
+                        target.getBackend().wireName(),
+                        target.getApi().wireName(),
+                        target.getModel(),
+                        target.getHeaders() == null ? Map.of() : target.getHeaders(),
+                        target.getApiKeySecretRef() != null,
+                        spec.getWorkload(),
+                        spec.getLoad(),
+                        StageShares.of(spec.getLoad(), parallelism),
+                        spec.getSlo(),
+                        "r-control",
+                        "r-part-",
+                        3,
+                        tls);
+        return JSON.readValue(JSON.writeValueAsString(order), RunnerWorkOrder.class);
+    }
+
+    static CommandLinePlan commandLine(String... args) throws Exception {
+        CommandLine cl = new CommandLine(new RunCommand());
+        cl.parseArgs(args);
+        RunCommand run = cl.getCommand();
+        return run.resolvePlan(new PrintWriter(new StringWriter()));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("samples")
-    void bothRoadsSendTheSameRequestsToTheSamePath(Path sample) throws Exception {
-        BenchmarkRunSpec spec = spec(sample);
-        boolean stream = !Boolean.FALSE.equals(spec.getWorkload().getStreaming());
-        String sampleText = Files.readString(sample);
-        String apiFlag =
-                sampleText.lines().anyMatch(l -> l.trim().startsWith("api:"))
-                        ? spec.getTarget().getApi().wireName()
-                        : null;
-        WireProtocol pod = PodWorkload.protocol(workOrder(spec), stream);
-        WireProtocol cli =
-                WireProtocol.resolve(
-                        spec.getTarget().getBackend().wireName(),
-                        apiFlag,
-                        spec.getTarget().getPath(),
-                        stream,
-                        new WireProtocol.Fields("--backend", "--api", "--endpoint"));
-        assertThat(pod.protocol().getClass()).isEqualTo(cli.protocol().getClass());
-        assertThat(pod.path()).isEqualTo(cli.path());
-        assertThat(pod.backend()).isEqualTo(cli.backend());
+    void samplesAreValidSpecs(Path sample) throws Exception {
+        assertThat(SpecValidation.validate(spec(sample))).isEmpty();
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("samples")
-    void defaultsComeFromTheSpecWhicheverSectionsAreGiven(Path sample) throws Exception {
+    void theCommandLineAndOnePodResolveTheSamePlan(Path sample) throws Exception {
         BenchmarkRunSpec spec = spec(sample);
-        // What the CLI uses without --config (fresh sections) equals the CRD's defaults the pod
-        // gets when the sample leaves them out.
-        if (!Files.readString(sample).contains("ignoreEos")) {
-            assertThat(spec.getWorkload().getIgnoreEos())
-                    .isEqualTo(new WorkloadSpec().getIgnoreEos());
-        }
-        if (!Files.readString(sample).contains("cooldown")) {
-            assertThat(spec.getLoad().getCooldown()).isEqualTo(new LoadSpec().getCooldown());
+        RunPlan cli = commandLine("--config", sample.toString()).plan();
+        RunPlan pod = PodWorkload.plan(workOrder(spec, 1), 0);
+        assertThat(cli).isEqualTo(pod);
+        // And the spec itself, resolved where no road's files are involved.
+        assertThat(PlanResolver.resolve(spec, PlanResolver.Road.pod())).isEqualTo(pod);
+        // Not trivially equal: the sample's own choices are in the plan.
+        assertThat(cli.stages()).hasSize(spec.getLoad().resolvedStages().size());
+        assertThat(cli.wire().backend()).isEqualTo(spec.getTarget().getBackend().wireName());
+        assertThat(cli.model()).isEqualTo(spec.getTarget().getModel());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("samples")
+    void theSamplesPodsTogetherSendWhatTheCommandLineSends(Path sample) throws Exception {
+        BenchmarkRunSpec spec = spec(sample);
+        int parallelism = spec.getRunner().getParallelism();
+        RunPlan cli = commandLine("--config", sample.toString()).plan();
+        RunnerWorkOrder order = workOrder(spec, parallelism);
+        for (int stage = 0; stage < cli.stages().size(); stage++) {
+            StagePlan whole = cli.stages().get(stage);
+            long prompts = 0;
+            double rate = 0;
+            int concurrency = 0;
+            for (int index = 0; index < parallelism; index++) {
+                RunPlan pod = PodWorkload.plan(order, index);
+                assertThat(pod.withoutShares()).isEqualTo(cli.withoutShares());
+                StagePlan share = pod.stages().get(stage);
+                if (share == null) {
+                    continue;
+                }
+                prompts += share.numPrompts();
+                rate += share.requestRate();
+                concurrency += share.concurrency() == null ? 0 : share.concurrency();
+                assertThat(share.duration()).isEqualTo(whole.duration());
+                assertThat(share.arrival()).isEqualTo(whole.arrival());
+            }
+            assertThat(prompts).isEqualTo(whole.numPrompts());
+            if (whole.concurrency() != null) {
+                assertThat(concurrency).isEqualTo(whole.concurrency());
+            } else {
+                assertThat(rate)
+                        .isCloseTo(whole.requestRate(), org.assertj.core.data.Offset.offset(1e-9));
+            }
         }
     }
 
-    @org.junit.jupiter.api.Test
-    void tgiWithTheSpecsDefaultApiSendsTgiNativeRequestsAsTheCliDoes() {
+    @Test
+    void theConfigsTargetSectionIsUsedAndFlagsWin() throws Exception {
+        Path sample = Path.of("..", "config", "samples", "plain-url.yaml");
+        CommandLinePlan fromFile = commandLine("--config", sample.toString());
+        assertThat(fromFile.baseUrl()).isEqualTo("http://llm-gateway.example.internal:8080");
+        assertThat(fromFile.plan().wire().api()).isEqualTo("chat");
+        assertThat(fromFile.plan().wire().path()).isEqualTo("/v1/chat/completions");
+        assertThat(fromFile.plan().model()).isEqualTo("my-model");
+        assertThat(fromFile.requestHeaders()).containsEntry("X-Benchmark", "inferencebench");
+
+        CommandLinePlan flags =
+                commandLine(
+                        "--config",
+                        sample.toString(),
+                        "--base-url",
+                        "http://127.0.0.1:9",
+                        "--model",
+                        "other",
+                        "--api",
+                        "completions",
+                        "--header",
+                        "X-Benchmark=cli",
+                        "--num-prompts",
+                        "7");
+        assertThat(flags.baseUrl()).isEqualTo("http://127.0.0.1:9");
+        assertThat(flags.plan().model()).isEqualTo("other");
+        assertThat(flags.plan().wire().path()).isEqualTo("/v1/completions");
+        assertThat(flags.requestHeaders()).containsEntry("X-Benchmark", "cli");
+        assertThat(flags.plan().stages().get(0).numPrompts()).isEqualTo(7);
+        // The sample's duration still bounds the stage.
+        assertThat(flags.plan().stages().get(0).duration())
+                .isEqualTo(fromFile.plan().stages().get(0).duration());
+    }
+
+    @Test
+    void tgiWithTheSpecsDefaultApiSendsTgiNativeRequestsAsTheCliDoes() throws Exception {
         BenchmarkRunSpec spec = new BenchmarkRunSpec();
-        var target = new io.inferencebench.crds.v1alpha1.TargetSpec();
+        TargetSpec target = new TargetSpec();
         target.setUrl("http://tgi:8080");
         target.setBackend(io.inferencebench.crds.v1alpha1.Backend.TGI);
         spec.setTarget(target);
@@ -118,16 +204,12 @@ class SamplesThroughBothRoadsTest {
         load.setRequestRates(List.of(1.0));
         load.setNumPrompts(10);
         spec.setLoad(load);
-        WireProtocol pod = PodWorkload.protocol(workOrder(spec), true);
-        WireProtocol cli =
-                WireProtocol.resolve(
-                        "tgi",
-                        null,
-                        null,
-                        true,
-                        new WireProtocol.Fields("--backend", "--api", "--endpoint"));
+        RunPlan pod = PodWorkload.plan(workOrder(spec, 1), 0);
+        RunPlan cli =
+                commandLine("--backend", "tgi", "--request-rate", "1", "--num-prompts", "10")
+                        .plan();
         // Before, backend: tgi in a BenchmarkRun sent /v1/completions.
-        assertThat(pod.path()).isEqualTo("/generate_stream").isEqualTo(cli.path());
-        assertThat(pod.protocol().name()).isEqualTo(cli.protocol().name());
+        assertThat(pod.wire().path()).isEqualTo("/generate_stream").isEqualTo(cli.wire().path());
+        assertThat(pod.wire()).isEqualTo(cli.wire());
     }
 }

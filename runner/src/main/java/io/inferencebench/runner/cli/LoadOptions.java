@@ -1,0 +1,265 @@
+package io.inferencebench.runner.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.inferencebench.crds.v1alpha1.ArrivalProcess;
+import io.inferencebench.crds.v1alpha1.Durations;
+import io.inferencebench.crds.v1alpha1.LoadSpec;
+import io.inferencebench.crds.v1alpha1.StageSpec;
+import io.inferencebench.profile.lpg.RequestRate;
+import io.inferencebench.runner.engine.ArrivalKind;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/**
+ * The load flags (stages, arrival, concurrency cap, warm-up, pauses and timeouts, the failure
+ * gate), a picocli mixin ({@code @Mixin LoadOptions load}), laid over the {@code load} section of a
+ * {@code --config} file.
+ */
+public final class LoadOptions {
+
+    private static final ObjectMapper COPY = new ObjectMapper();
+
+    /** Requests per stage when neither {@code --num-prompts} nor a duration bounds it. */
+    public static final int DEFAULT_NUM_PROMPTS = 1000;
+
+    @Option(
+            names = "--request-rate",
+            split = ",",
+            description = "Requests/s; a comma list is a sweep, 'inf' sends all at once.")
+    List<String> requestRates;
+
+    @Option(
+            names = "--concurrency",
+            split = ",",
+            description = "Closed-loop stages: requests kept in flight (comma list = sweep).")
+    List<Integer> concurrencies;
+
+    @Option(
+            names = "--num-prompts",
+            description = "Requests per stage (default 1000 unless --duration).")
+    Integer numPrompts;
+
+    @Option(
+            names = "--duration",
+            description = "Stage length, e.g. 30s, 2m (with --num-prompts: whichever ends first).")
+    String duration;
+
+    @Option(
+            names = "--arrival",
+            description =
+                    "poisson, gamma or constant (default poisson; gamma when --burstiness != 1).")
+    String arrival;
+
+    @Option(
+            names = "--burstiness",
+            description = "Gamma shape: < 1 burstier, 1 = Poisson (default 1).")
+    Double burstiness;
+
+    @Option(
+            names = "--max-concurrency",
+            description = "Cap on requests in flight; waiting shows as slot wait and schedule lag.")
+    Integer maxConcurrency;
+
+    @Option(
+            names = "--num-warmups",
+            description =
+                    "Warm-up requests before the first stage, excluded from results (default 0).")
+    Integer numWarmups;
+
+    @Option(
+            names = "--cooldown",
+            description = "Pause between stages (default 5s, as load.cooldown in a BenchmarkRun).")
+    String cooldown;
+
+    @Option(
+            names = "--request-timeout",
+            description = "Per-request timeout, send to last byte (default 5m).")
+    String requestTimeout;
+
+    @Option(
+            names = "--max-failure-ratio",
+            description =
+                    "Exit 1 when more than this share of a stage's finished requests failed"
+                            + " (0-1, default 0.1; load.maxFailureRatio in --config).")
+    Double maxFailureRatio;
+
+    private boolean stagesBuilt;
+
+    /**
+     * Whether the last {@link #layOver} built the stages (from the stage flags or the default):
+     * only those may be unpaced ('inf'), a config's own stages follow the BenchmarkRun's rules.
+     */
+    public boolean stagesBuilt() {
+        return stagesBuilt;
+    }
+
+    /** Whether the failure gate was given as a flag (messages name the flag, else the field). */
+    public boolean failureRatioFromFlag() {
+        return maxFailureRatio != null;
+    }
+
+    /**
+     * A copy of the config's load with the flags laid over it. Stage flags replace the config's
+     * stages; {@code --num-prompts} and {@code --duration} apply to every stage. Without stages
+     * anywhere the run is one stage sending {@value #DEFAULT_NUM_PROMPTS} requests at once.
+     */
+    public LoadSpec layOver(LoadSpec config) {
+        LoadSpec l = config == null ? new LoadSpec() : COPY.convertValue(config, LoadSpec.class);
+        if (numPrompts != null && numPrompts < 1) {
+            throw new Main.UsageError("--num-prompts: must be >= 1, got " + numPrompts);
+        }
+        if (duration != null && flagDuration("--duration", duration).isZero()) {
+            throw new Main.UsageError("--duration: must be greater than zero");
+        }
+        arrivalFlags(l);
+        if (maxConcurrency != null) {
+            if (maxConcurrency < 1) {
+                throw new Main.UsageError("--max-concurrency: must be >= 1, got " + maxConcurrency);
+            }
+            l.setMaxConcurrency(maxConcurrency);
+        }
+        if (numWarmups != null) {
+            if (numWarmups < 0) {
+                throw new Main.UsageError("--num-warmups: must be >= 0, got " + numWarmups);
+            }
+            l.setWarmupRequests(numWarmups);
+        }
+        if (cooldown != null) {
+            l.setCooldown(flagDuration("--cooldown", cooldown).isZero() ? "0s" : cooldown);
+        }
+        if (requestTimeout != null) {
+            if (flagDuration("--request-timeout", requestTimeout).isZero()) {
+                throw new Main.UsageError(
+                        "--request-timeout: must be greater than zero, e.g. 30s or 5m");
+            }
+            l.setRequestTimeout(requestTimeout);
+        }
+        if (maxFailureRatio != null) {
+            if (!(maxFailureRatio >= 0 && maxFailureRatio <= 1)) {
+                throw new Main.UsageError(
+                        "--max-failure-ratio: must be within [0, 1], got " + maxFailureRatio);
+            }
+            l.setMaxFailureRatio(maxFailureRatio);
+        }
+        boolean stageFlags = requestRates != null || concurrencies != null;
+        stagesBuilt = stageFlags || (l.getStages() == null && l.getRequestRates() == null);
+        if (stagesBuilt) {
+            Integer n = numPrompts != null ? numPrompts : l.getNumPrompts();
+            String d = duration != null ? duration : l.getDuration();
+            Integer prompts = n != null ? n : (d == null ? DEFAULT_NUM_PROMPTS : null);
+            List<StageSpec> stages = new ArrayList<>();
+            List<String> rates =
+                    requestRates == null && concurrencies == null ? List.of("inf") : requestRates;
+            if (rates != null) {
+                for (String text : rates) {
+                    stages.add(stage(rate(text), null, prompts, d));
+                }
+            }
+            if (concurrencies != null) {
+                for (int c : concurrencies) {
+                    if (c < 1) {
+                        throw new Main.UsageError("--concurrency: must be >= 1, got " + c);
+                    }
+                    stages.add(stage(null, c, prompts, d));
+                }
+            }
+            l.setStages(stages);
+            l.setRequestRates(null);
+            l.setNumPrompts(null);
+            l.setDuration(null);
+        } else if (l.getRequestRates() != null) {
+            if (numPrompts != null) {
+                l.setNumPrompts(numPrompts);
+            }
+            if (duration != null) {
+                l.setDuration(duration);
+            }
+        } else if (numPrompts != null || duration != null) {
+            for (StageSpec s : l.getStages()) {
+                if (numPrompts != null) {
+                    s.setNumPrompts(numPrompts);
+                }
+                if (duration != null) {
+                    s.setDuration(duration);
+                }
+            }
+        }
+        return l;
+    }
+
+    private void arrivalFlags(LoadSpec l) {
+        if (burstiness != null) {
+            if (!(burstiness > 0) || Double.isInfinite(burstiness)) {
+                throw new Main.UsageError(
+                        "--burstiness: must be a positive number, got " + burstiness);
+            }
+            l.setBurstiness(burstiness);
+        }
+        ArrivalKind kind = null;
+        if (arrival != null) {
+            try {
+                kind = ArrivalKind.parse(arrival);
+            } catch (IllegalArgumentException e) {
+                throw new Main.UsageError("--arrival: " + e.getMessage());
+            }
+        } else if (burstiness != null && burstiness != 1.0) {
+            kind = ArrivalKind.GAMMA;
+        }
+        if (kind != null) {
+            l.setArrival(ArrivalProcess.valueOf(kind.name()));
+        }
+        double burst = l.getBurstiness() == null ? 1.0 : l.getBurstiness();
+        if ((arrival != null || burstiness != null)
+                && burst != 1.0
+                && l.getArrival() != ArrivalProcess.GAMMA) {
+            throw new Main.UsageError("--burstiness: a value other than 1 needs --arrival gamma");
+        }
+    }
+
+    /** A rate stage; {@code null} rate is the command line's 'inf' (every request at once). */
+    private static StageSpec stage(Double rate, Integer concurrency, Integer prompts, String d) {
+        StageSpec s = new StageSpec();
+        s.setRequestRate(rate);
+        s.setConcurrency(concurrency);
+        s.setNumPrompts(prompts);
+        s.setDuration(d);
+        return s;
+    }
+
+    private static Double rate(String text) {
+        double rate;
+        try {
+            rate = RequestRate.parse(text);
+        } catch (NumberFormatException e) {
+            throw new Main.UsageError("--request-rate: '" + text + "' is not a number or 'inf'");
+        }
+        if (!(rate > 0)) {
+            throw new Main.UsageError("--request-rate: must be > 0 or 'inf', got " + text);
+        }
+        if (Double.isInfinite(rate)) {
+            return null;
+        }
+        if (rate > StageSpec.MAX_REQUEST_RATE) {
+            throw new Main.UsageError(
+                    "--request-rate: must be at most "
+                            + (long) StageSpec.MAX_REQUEST_RATE
+                            + " requests/s or 'inf', got "
+                            + text);
+        }
+        return rate;
+    }
+
+    private static Duration flagDuration(String flag, String text) {
+        try {
+            if (text.equals("0")) {
+                return Duration.ZERO;
+            }
+            return Durations.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw new Main.UsageError(
+                    flag + ": '" + text + "' is not a duration; use e.g. 500ms, 30s, 5m, 1h30m");
+        }
+    }
+}

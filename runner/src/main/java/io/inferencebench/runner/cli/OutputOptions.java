@@ -1,0 +1,104 @@
+package io.inferencebench.runner.cli;
+
+import java.nio.file.Path;
+import picocli.CommandLine.Option;
+
+/**
+ * Where results go and how the client runs (result directory, live metrics, sample cap, network
+ * threads, progress view), a picocli mixin ({@code @Mixin OutputOptions output}). Not part of a
+ * BenchmarkRun spec: they change neither the requests nor the plan.
+ */
+public final class OutputOptions {
+
+    @Option(
+            names = "--result-dir",
+            description = "Directory for LPG profiles (default ${DEFAULT-VALUE}).",
+            defaultValue = "results")
+    Path resultDir;
+
+    @Option(names = "--run-name", description = "Recorded in the profiles' dimensions.")
+    String runName;
+
+    @Option(
+            names = "--metrics-port",
+            description = "Serve live Prometheus metrics on this port (0 = any free port).")
+    Integer metricsPort;
+
+    @Option(
+            names = "--sample-cap",
+            description =
+                    "Exact samples kept per metric before switching to histograms (default ${DEFAULT-VALUE}).",
+            defaultValue = "100000")
+    int sampleCap;
+
+    @Option(names = "--event-loops", description = "Network threads (default: min(2, cores)).")
+    Integer eventLoops;
+
+    @Option(
+            names = "--max-connections",
+            description = "Connection pool size per network thread (default ${DEFAULT-VALUE}).",
+            defaultValue = "20000")
+    int maxConnections;
+
+    @Option(
+            names = "--progress",
+            description = "auto, bar, lines or none (default ${DEFAULT-VALUE}).",
+            defaultValue = "auto")
+    String progress;
+
+    @Option(
+            names = "--no-self-warmup",
+            description =
+                    "Skip warming the client against a local throw-away server before the first"
+                            + " stage (about a second; nothing is sent to the target).")
+    boolean noSelfWarmup;
+
+    /** Checks the flags before anything is opened. */
+    public void check() {
+        Progress.mode(progress);
+        if (sampleCap < 0) {
+            throw new Main.UsageError("--sample-cap: must be >= 0, got " + sampleCap);
+        }
+        if (maxConnections < 1) {
+            throw new Main.UsageError("--max-connections: must be >= 1, got " + maxConnections);
+        }
+        if (eventLoops != null && eventLoops < 1) {
+            throw new Main.UsageError("--event-loops: must be >= 1, got " + eventLoops);
+        }
+    }
+
+    /** Network threads: {@code --event-loops}, else min(2, cores). */
+    public int eventLoops() {
+        return eventLoops != null
+                ? eventLoops
+                : Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
+    }
+
+    public Path resultDir() {
+        return resultDir;
+    }
+
+    public String runName() {
+        return runName;
+    }
+
+    public Integer metricsPort() {
+        return metricsPort;
+    }
+
+    public int sampleCap() {
+        return sampleCap;
+    }
+
+    public int maxConnections() {
+        return maxConnections;
+    }
+
+    public String progress() {
+        return progress;
+    }
+
+    public boolean selfWarmup() {
+        return !noSelfWarmup;
+    }
+}

@@ -1,0 +1,160 @@
+package io.inferencebench.runner.cli;
+
+import io.inferencebench.profile.lpg.ProfileContext;
+import io.inferencebench.profile.lpg.StageResult;
+import io.inferencebench.profile.server.ServerMetricsReport;
+import io.inferencebench.runner.engine.LoadEngine;
+import io.inferencebench.runner.engine.StagePlan;
+import io.inferencebench.runner.http.HttpTransport;
+import io.inferencebench.runner.metrics.ServerMetricsSource;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The command line's stages in order: the cool-down between them, the server-metric window of each,
+ * its profile written as soon as it ends, the progress view told. Stops at an interrupt; a stage
+ * that throws ends the loop but keeps what the finished stages produced.
+ */
+final class StageLoop {
+
+    /**
+     * What the loop produced.
+     *
+     * @param results the stages that ran (the last one partial when interrupted)
+     * @param serverReports the server metrics of each, {@code null} entries without a source
+     * @param files the profile file of each
+     * @param failure what ended the loop early, or {@code null}
+     */
+    record Outcome(
+            List<StageResult> results,
+            List<ServerMetricsReport> serverReports,
+            List<ResultFiles.Written> files,
+            RuntimeException failure) {}
+
+    private final LoadEngine engine;
+    private final HttpTransport transport;
+    private final ServerMetricsSource serverMetrics;
+    private final ResultFiles resultFiles;
+    private final ProfileContext context;
+    private final Progress progress;
+    private final ErrorSampler errors;
+    private final PrintWriter err;
+
+    StageLoop(
+            LoadEngine engine,
+            HttpTransport transport,
+            ServerMetricsSource serverMetrics,
+            ResultFiles resultFiles,
+            ProfileContext context,
+            Progress progress,
+            ErrorSampler errors,
+            PrintWriter err) {
+        this.engine = engine;
+        this.transport = transport;
+        this.serverMetrics = serverMetrics;
+        this.resultFiles = resultFiles;
+        this.context = context;
+        this.progress = progress;
+        this.errors = errors;
+        this.err = err;
+    }
+
+    /**
+     * Runs the stages.
+     *
+     * @param warmupSent warm-up requests sent before the first stage (recorded in its profile)
+     * @param nonStreamedWarned whether the user was already told responses are not streamed
+     */
+    Outcome run(
+            List<StagePlan> plans, Duration cooldown, long warmupSent, boolean nonStreamedWarned)
+            throws InterruptedException {
+        List<StageResult> results = new ArrayList<>();
+        List<ResultFiles.Written> files = new ArrayList<>();
+        List<ServerMetricsReport> serverReports = new ArrayList<>();
+        boolean warned = nonStreamedWarned;
+        try {
+            for (int i = 0; i < plans.size() && !engine.isCancelled(); i++) {
+                if (i > 0 && !cooldown.isZero()) {
+                    sleepUnlessCancelled(cooldown);
+                    if (engine.isCancelled()) {
+                        break;
+                    }
+                }
+                if (serverMetrics != null) {
+                    serverMetrics.stageStarting();
+                }
+                StageResult result = engine.runStage(plans.get(i));
+                if (result.partial && result.sent == 0) {
+                    // Cancelled before its first request: nothing to report.
+                    if (serverMetrics != null) {
+                        serverMetrics.stageFinished();
+                    }
+                    break;
+                }
+                ServerMetricsReport serverReport =
+                        serverMetrics == null ? null : serverMetrics.stageFinished();
+                if (i == 0) {
+                    result.warmupExcluded = warmupSent;
+                }
+                if (result.nonStreamedRequests > 0 && !warned) {
+                    err.printf(
+                            Locale.ROOT,
+                            "warning: stage %d: %d of %d successful responses were not streamed"
+                                    + " (the server ignored \"stream\": true?); they have no"
+                                    + " TTFT, ITL or TPOT, are left out of those statistics"
+                                    + " (non_streamed_requests in the profile) and do not meet"
+                                    + " a ttft or tpot SLO%n",
+                            result.stageIndex + 1,
+                            result.nonStreamedRequests,
+                            result.completed);
+                    warned = true;
+                }
+                results.add(result);
+                serverReports.add(serverReport);
+                ResultFiles.Written written = write(result, serverReport);
+                files.add(written);
+                progress.stageDone(plans.get(i), result, errors.take());
+            }
+        } catch (RuntimeException e) {
+            // The stages that finished are still summarised before the failure is reported.
+            return new Outcome(results, serverReports, files, e);
+        }
+        return new Outcome(results, serverReports, files, null);
+    }
+
+    private ResultFiles.Written write(StageResult result, ServerMetricsReport serverReport) {
+        ResultFiles.Written written =
+                resultFiles.write(
+                        result,
+                        context,
+                        serverReport,
+                        reason -> {
+                            err.printf(
+                                    "warning: stage %d: profile write failed (%s);"
+                                            + " closing idle connections and retrying"
+                                            + " once%n",
+                                    result.stageIndex + 1, reason);
+                            transport.closeIdleConnections();
+                        });
+        if (!written.ok()) {
+            err.printf(
+                    "error: stage %d: profile not written to %s: %s (retried once; the"
+                            + " stage's figures are kept for the summary, the sweep goes"
+                            + " on)%n",
+                    result.stageIndex + 1, written.path(), written.failure());
+            err.flush();
+        }
+        return written;
+    }
+
+    private void sleepUnlessCancelled(Duration pause) throws InterruptedException {
+        long end = System.nanoTime() + pause.toNanos();
+        long left;
+        while (!engine.isCancelled() && (left = end - System.nanoTime()) > 0) {
+            Thread.sleep(Math.min(50, Math.max(1, left / 1_000_000)));
+        }
+    }
+}

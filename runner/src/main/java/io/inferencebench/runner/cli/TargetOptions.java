@@ -1,0 +1,265 @@
+package io.inferencebench.runner.cli;
+
+import io.inferencebench.crds.v1alpha1.TargetSpec;
+import io.inferencebench.crds.v1alpha1.TlsSpec;
+import io.inferencebench.runner.dataset.HfTokenizer;
+import io.inferencebench.runner.http.TlsOptions;
+import io.inferencebench.runner.plan.PlanTarget;
+import io.inferencebench.runner.plan.WireProtocol;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Option;
+
+/**
+ * The target flags ({@code --base-url}, {@code --backend}, TLS, headers, …), a picocli mixin: any
+ * command that talks to a model server can take them with {@code @Mixin TargetOptions target}. They
+ * are laid over the {@code target} section of a {@code --config} file, flags winning.
+ */
+public final class TargetOptions {
+
+    /** Base URL without {@code --base-url} and without {@code target.url}. */
+    public static final String DEFAULT_BASE_URL = "http://127.0.0.1:8000";
+
+    @Option(
+            names = "--base-url",
+            description = "Server base URL (default " + DEFAULT_BASE_URL + ").")
+    String baseUrl;
+
+    @Option(
+            names = "--endpoint",
+            description =
+                    "Request path; default from the API (/v1/completions, /v1/chat/completions, /generate_stream).")
+    String endpoint;
+
+    @Option(
+            names = "--backend",
+            description =
+                    "vllm, sglang, tgi, jetstream, triton, openai, openai-chat, lmdeploy, trtllm (default vllm).")
+    String backend;
+
+    @Option(
+            names = "--api",
+            description =
+                    "completions, chat or generate (TGI native); default from backend/endpoint.")
+    String api;
+
+    @Option(
+            names = "--model",
+            description = "Model name sent in requests; discovered from /v1/models when empty.")
+    String model;
+
+    @Option(
+            names = "--tokenizer",
+            description =
+                    "Path to a tokenizer.json (or its directory): exact prompt lengths and output counts when the server reports no usage.")
+    Path tokenizer;
+
+    @Option(names = "--header", description = "Extra request header K=V (repeatable).")
+    List<String> headers = new ArrayList<>();
+
+    @Option(
+            names = "--api-key-file",
+            description = "File holding an API key, sent as 'Authorization: Bearer'.")
+    Path apiKeyFile;
+
+    @Option(
+            names = "--ca-cert",
+            description =
+                    "PEM file of the CA certificates an https target's certificate must chain to"
+                            + " (instead of the JVM's trust store).")
+    Path caCert;
+
+    @Option(
+            names = "--insecure-skip-tls-verify",
+            description =
+                    "Do not check an https target's certificate or host name (insecure: the API"
+                            + " key can be read by whoever answers).")
+    boolean insecureSkipTlsVerify;
+
+    @Option(
+            names = "--tls-server-name",
+            description =
+                    "Name the https target's certificate must carry (and sent as SNI), when it"
+                            + " differs from the --base-url host.")
+    String tlsServerName;
+
+    /**
+     * The base URL: {@code --base-url}, else the config's {@code target.url}, else {@value
+     * #DEFAULT_BASE_URL}; a config's {@code target.service} is resolved in a cluster only.
+     */
+    public String baseUrl(TargetSpec config, PrintWriter err) {
+        if (baseUrl != null) {
+            BaseUrl.check("--base-url", baseUrl);
+            return baseUrl;
+        }
+        if (config != null && config.getUrl() != null) {
+            BaseUrl.check("--config target.url", config.getUrl());
+            return config.getUrl();
+        }
+        if (config != null && config.getService() != null) {
+            err.println(
+                    "note: --config target.service names a Service, which only the operator"
+                            + " resolves; sending to "
+                            + DEFAULT_BASE_URL
+                            + " (give --base-url)");
+        }
+        return DEFAULT_BASE_URL;
+    }
+
+    /**
+     * The flags laid over the config's target section: backend, API, path, model, headers (per
+     * name, flags winning) and certificate checks.
+     *
+     * @param baseUrlInUse the base URL (TLS flags apply to https only)
+     */
+    public PlanTarget layOver(TargetSpec config, String baseUrlInUse, PrintWriter err) {
+        URI target = BaseUrl.check("--base-url", baseUrlInUse);
+        TargetSpec c = config == null ? new TargetSpec() : config;
+        String backendName = backend;
+        String apiName = api;
+        if (backendName == null && config != null && c.getBackend() != null) {
+            backendName = c.getBackend().wireName();
+        }
+        // The config's API is a choice for the config's backend; another --backend derives its own.
+        if (apiName == null && backend == null && config != null && c.getApi() != null) {
+            apiName = c.getApi().wireName();
+        }
+        Map<String, String> merged = new LinkedHashMap<>();
+        if (c.getHeaders() != null) {
+            merged.putAll(c.getHeaders());
+        }
+        merged.putAll(headerFlags());
+        if (config != null && c.getApiKeySecretRef() != null && apiKeyFile == null) {
+            err.println(
+                    "note: --config target.apiKeySecretRef is read by the operator only; give"
+                            + " --api-key-file FILE");
+        }
+        return new PlanTarget(
+                backendName,
+                apiName,
+                endpoint != null ? endpoint : c.getPath(),
+                model != null && !model.isBlank() ? model : c.getModel(),
+                merged,
+                tls(target, c.getTls(), err));
+    }
+
+    /** Names of the inputs of the wire protocol, for its messages. */
+    public WireProtocol.Fields wireFields(TargetSpec config) {
+        return new WireProtocol.Fields(
+                "--backend",
+                api != null || config == null || config.getApi() == null ? "--api" : "target.api",
+                endpoint != null || config == null || config.getPath() == null
+                        ? "--endpoint"
+                        : "target.path");
+    }
+
+    /** The {@code Authorization} header of {@code --api-key-file}, or an empty map. */
+    public Map<String, String> credentials() throws IOException {
+        if (apiKeyFile == null) {
+            return Map.of();
+        }
+        if (!Files.isReadable(apiKeyFile)) {
+            throw new Main.UsageError("--api-key-file: cannot read " + apiKeyFile);
+        }
+        String key = Files.readString(apiKeyFile, StandardCharsets.UTF_8).strip();
+        if (key.isEmpty()) {
+            throw new Main.UsageError("--api-key-file: " + apiKeyFile + " is empty");
+        }
+        return Map.of("Authorization", "Bearer " + key);
+    }
+
+    /** The {@code --tokenizer}, loaded, or {@code null}. */
+    public HfTokenizer loadTokenizer() {
+        if (tokenizer == null) {
+            return null;
+        }
+        try {
+            return HfTokenizer.load(tokenizer);
+        } catch (IOException | RuntimeException e) {
+            throw new Main.UsageError("--tokenizer: " + Main.describe(e));
+        }
+    }
+
+    private Map<String, String> headerFlags() {
+        Map<String, String> result = new LinkedHashMap<>();
+        for (String h : headers) {
+            int eq = h.indexOf('=');
+            if (eq <= 0) {
+                throw new Main.UsageError(
+                        "--header: '" + h.replaceAll("=.*", "=…") + "' must be NAME=VALUE");
+            }
+            result.put(h.substring(0, eq).trim(), h.substring(eq + 1));
+        }
+        return result;
+    }
+
+    private TlsOptions tls(URI target, TlsSpec config, PrintWriter err) {
+        boolean https = "https".equalsIgnoreCase(target.getScheme());
+        if (!https && (caCert != null || insecureSkipTlsVerify || tlsServerName != null)) {
+            throw new Main.UsageError(
+                    (caCert != null
+                                    ? "--ca-cert"
+                                    : insecureSkipTlsVerify
+                                            ? "--insecure-skip-tls-verify"
+                                            : "--tls-server-name")
+                            + ": applies only to an https:// --base-url");
+        }
+        if (insecureSkipTlsVerify && caCert != null) {
+            throw new Main.UsageError(
+                    "--insecure-skip-tls-verify: cannot be combined with --ca-cert (which checks"
+                            + " the certificate)");
+        }
+        if (tlsServerName != null && tlsServerName.isBlank()) {
+            throw new Main.UsageError("--tls-server-name: must not be empty");
+        }
+        boolean insecure = insecureSkipTlsVerify;
+        String serverName = tlsServerName;
+        if (config != null && https) {
+            if (caCert == null && !insecure) {
+                String ref =
+                        config.getCaConfigMapRef() != null
+                                ? "caConfigMapRef"
+                                : config.getCaSecretRef() != null ? "caSecretRef" : null;
+                if (ref != null) {
+                    throw new Main.UsageError(
+                            "--config target.tls."
+                                    + ref
+                                    + ": the command line reads the CA from a file; give --ca-cert"
+                                    + " FILE");
+                }
+                insecure = Boolean.TRUE.equals(config.getInsecureSkipVerify());
+            }
+            if (serverName == null) {
+                serverName = config.getServerName();
+            }
+        }
+        TlsOptions options = new TlsOptions(caCert, insecure, serverName);
+        try {
+            options.check();
+        } catch (IllegalArgumentException e) {
+            throw new Main.UsageError("--ca-cert: " + e.getMessage());
+        }
+        if (https && insecure) {
+            err.println(
+                    "WARNING: "
+                            + (insecureSkipTlsVerify
+                                    ? "--insecure-skip-tls-verify"
+                                    : "--config target.tls.insecureSkipVerify")
+                            + ": the certificate of "
+                            + target.getHost()
+                            + " is NOT checked; whoever answers there receives the requests"
+                            + (apiKeyFile != null ? " and the API key" : "")
+                            + ". Use --ca-cert FILE instead.");
+            err.flush();
+        }
+        return options;
+    }
+}

@@ -1,0 +1,333 @@
+package io.inferencebench.runner.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.inferencebench.crds.v1alpha1.DatasetSource;
+import io.inferencebench.crds.v1alpha1.DatasetSpec;
+import io.inferencebench.crds.v1alpha1.DatasetType;
+import io.inferencebench.crds.v1alpha1.DistributionType;
+import io.inferencebench.crds.v1alpha1.SamplingSpec;
+import io.inferencebench.crds.v1alpha1.TokenDistribution;
+import io.inferencebench.crds.v1alpha1.WorkloadSpec;
+import io.inferencebench.runner.dataset.ServerTokenizer;
+import io.inferencebench.runner.plan.DatasetPlan;
+import io.inferencebench.runner.plan.PromptSource;
+import io.inferencebench.runner.plan.WireProtocol;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import picocli.CommandLine.Option;
+
+/**
+ * The workload flags (dataset, lengths, streaming, sampling, seed), a picocli mixin ({@code @Mixin
+ * WorkloadOptions workload}), laid over the {@code workload} section of a {@code --config} file.
+ */
+public final class WorkloadOptions {
+
+    private static final ObjectMapper COPY = new ObjectMapper();
+
+    @Option(names = "--dataset-name", description = "random, sharegpt or jsonl (default random).")
+    String datasetName;
+
+    @Option(names = "--dataset-path", description = "ShareGPT JSON or JSONL file.")
+    Path datasetPath;
+
+    @Option(
+            names = "--random-input-len",
+            description = "Input tokens per random prompt (default 1024).")
+    Integer randomInputLen;
+
+    @Option(names = "--random-output-len", description = "Output tokens per request (default 128).")
+    Integer randomOutputLen;
+
+    @Option(
+            names = "--random-range-ratio",
+            description = "Uniform lengths in [len*(1-r), len*(1+r)] (default 0 = fixed).")
+    Double randomRangeRatio;
+
+    @Option(
+            names = "--random-input-stddev",
+            description = "Normal input lengths with this standard deviation.")
+    Double randomInputStddev;
+
+    @Option(
+            names = "--random-output-stddev",
+            description = "Normal output lengths with this standard deviation.")
+    Double randomOutputStddev;
+
+    @Option(
+            names = "--min-input-len",
+            description = "Drop dataset prompts shorter than this (tokens).")
+    Integer minInputLen;
+
+    @Option(
+            names = "--max-input-len",
+            description = "Drop dataset prompts longer than this (tokens).")
+    Integer maxInputLen;
+
+    @Option(
+            names = "--min-output-len",
+            description = "Drop dataset prompts whose reply is shorter (tokens).")
+    Integer minOutputLen;
+
+    @Option(
+            names = "--max-output-len",
+            description = "Drop dataset prompts whose reply is longer (tokens).")
+    Integer maxOutputLen;
+
+    @Option(
+            names = "--output-len",
+            description = "For sharegpt/jsonl: ask every request for this many output tokens.")
+    Integer outputLen;
+
+    @Option(
+            names = "--prompt-format",
+            description =
+                    "auto, text or token-ids (auto: with random prompts, no --tokenizer and a vllm/sglang server whose /tokenize answers, token ids from that tokenizer for the completions API; else text).",
+            defaultValue = "auto")
+    String promptFormat;
+
+    @Option(names = "--no-stream", description = "Ask for complete (non-streamed) responses.")
+    boolean noStream;
+
+    @Option(
+            names = "--ignore-eos",
+            arity = "0..1",
+            fallbackValue = "true",
+            description =
+                    "Send ignore_eos (default true, as workload.ignoreEos in a BenchmarkRun).")
+    Boolean ignoreEos;
+
+    @Option(names = "--temperature", description = "Sampling temperature (default 0).")
+    Double temperature;
+
+    @Option(names = "--top-p", description = "Nucleus sampling top_p.")
+    Double topP;
+
+    @Option(names = "--top-k", description = "top_k sampling.")
+    Integer topK;
+
+    @Option(names = "--seed", description = "Seed for prompts and arrivals (default 0).")
+    Long seed;
+
+    /**
+     * A copy of the config's workload with the flags laid over it. The config's tokenizer is
+     * dropped: the command line reads one from {@code --tokenizer}.
+     */
+    public WorkloadSpec layOver(WorkloadSpec config) {
+        WorkloadSpec w =
+                config == null ? new WorkloadSpec() : COPY.convertValue(config, WorkloadSpec.class);
+        w.setTokenizer(null);
+        DatasetSpec d = w.getDataset() == null ? new DatasetSpec() : w.getDataset();
+        w.setDataset(d);
+        if (datasetName != null) {
+            d.setType(
+                    switch (datasetName.toLowerCase(Locale.ROOT)) {
+                        case "random" -> DatasetType.RANDOM;
+                        case "sharegpt" -> DatasetType.SHAREGPT;
+                        case "jsonl" -> DatasetType.JSONL;
+                        default ->
+                                throw new Main.UsageError(
+                                        "--dataset-name: '"
+                                                + datasetName
+                                                + "' is not one of random, sharegpt, jsonl");
+                    });
+        }
+        DatasetType type = d.getType() == null ? DatasetType.RANDOM : d.getType();
+        if (datasetName != null && config != null) {
+            // A config's fields of the other kind of dataset do not apply to the one asked for.
+            if (type == DatasetType.RANDOM) {
+                d.setSource(null);
+            } else {
+                d.setInputTokens(null);
+            }
+        }
+        if (type == DatasetType.RANDOM) {
+            if (datasetPath != null) {
+                throw new Main.UsageError(
+                        "--dataset-path: needs --dataset-name sharegpt or jsonl (with the random"
+                                + " dataset the file would be ignored)");
+            }
+            if (randomRangeRatio != null && !(randomRangeRatio >= 0 && randomRangeRatio < 1)) {
+                throw new Main.UsageError(
+                        "--random-range-ratio: must be within [0, 1), got " + randomRangeRatio);
+            }
+            d.setInputTokens(
+                    lengths(
+                            "--random-input-len",
+                            randomInputLen,
+                            randomInputStddev,
+                            d.getInputTokens(),
+                            DatasetSpec.DEFAULT_INPUT_TOKENS));
+            d.setOutputTokens(
+                    lengths(
+                            "--random-output-len",
+                            randomOutputLen,
+                            randomOutputStddev,
+                            d.getOutputTokens(),
+                            DatasetSpec.DEFAULT_OUTPUT_TOKENS));
+        } else {
+            if (datasetPath != null) {
+                if (!Files.isRegularFile(datasetPath)) {
+                    throw new Main.UsageError("--dataset-path: no such file: " + datasetPath);
+                }
+                DatasetSource source = new DatasetSource();
+                source.setUrl(datasetPath.toAbsolutePath().toUri().toString());
+                d.setSource(source);
+            }
+            if (d.getSource() == null) {
+                throw new Main.UsageError(
+                        "--dataset-path: required for --dataset-name " + type.wireName());
+            }
+            Integer override = outputLen != null ? outputLen : randomOutputLen;
+            if (override != null) {
+                d.setOutputTokens(TokenDistribution.fixed(override));
+            }
+        }
+        if (minInputLen != null) {
+            d.setMinInputTokens(minInputLen);
+        }
+        if (maxInputLen != null) {
+            d.setMaxInputTokens(maxInputLen);
+        }
+        if (minOutputLen != null) {
+            d.setMinOutputTokens(minOutputLen);
+        }
+        if (maxOutputLen != null) {
+            d.setMaxOutputTokens(maxOutputLen);
+        }
+        if (seed != null) {
+            d.setSeed(seed);
+        }
+        if (noStream) {
+            w.setStreaming(false);
+        }
+        if (ignoreEos != null) {
+            w.setIgnoreEos(ignoreEos);
+        }
+        if (temperature != null || topP != null || topK != null) {
+            if (temperature != null && !(temperature >= 0 && temperature <= 2)) {
+                throw new Main.UsageError(
+                        "--temperature: must be between 0 and 2, got " + temperature);
+            }
+            SamplingSpec sampling = w.getSampling() == null ? new SamplingSpec() : w.getSampling();
+            if (temperature != null) {
+                sampling.setTemperature(temperature);
+            }
+            if (topP != null) {
+                sampling.setTopP(topP);
+            }
+            if (topK != null) {
+                sampling.setTopK(topK);
+            }
+            w.setSampling(sampling);
+        }
+        return w;
+    }
+
+    /**
+     * The flags' lengths of random prompts as a spec distribution: {@code --random-*-len} with a
+     * standard deviation (normal), a range ratio (uniform) or neither (fixed); without any of them
+     * the config's distribution stays.
+     */
+    private TokenDistribution lengths(
+            String flag, Integer mean, Double stddev, TokenDistribution fromConfig, int fallback) {
+        if (stddev != null && !(stddev >= 0)) {
+            throw new Main.UsageError(
+                    flag.replace("-len", "-stddev") + ": must be >= 0, got " + stddev);
+        }
+        if (mean == null && stddev == null && randomRangeRatio == null) {
+            return fromConfig;
+        }
+        int length =
+                mean != null
+                        ? mean
+                        : (fromConfig != null && fromConfig.getMean() != null
+                                ? fromConfig.getMean()
+                                : fallback);
+        if (length < 1) {
+            throw new Main.UsageError(flag + ": must be >= 1, got " + length);
+        }
+        if (stddev != null) {
+            return TokenDistribution.normal(length, stddev);
+        }
+        double ratio = randomRangeRatio == null ? 0 : randomRangeRatio;
+        if (ratio <= 0) {
+            return TokenDistribution.fixed(length);
+        }
+        TokenDistribution uniform = new TokenDistribution();
+        uniform.setType(DistributionType.UNIFORM);
+        uniform.setMean(length);
+        uniform.setMin(Math.max(1, (int) Math.floor(length * (1 - ratio))));
+        uniform.setMax((int) Math.ceil(length * (1 + ratio)));
+        return uniform;
+    }
+
+    /** Whether random prompts are sent as token ids ({@code --prompt-format}). */
+    public boolean tokenIds(
+            WireProtocol wire,
+            boolean random,
+            boolean localTokenizer,
+            ServerTokenizer serverTokenizer) {
+        switch (promptFormat.toLowerCase(Locale.ROOT)) {
+            case "text":
+                return false;
+            case "token-ids":
+                if (!wire.protocol().acceptsTokenIds() || !random) {
+                    throw new Main.UsageError(
+                            "--prompt-format: token-ids needs the completions API and --dataset-name random");
+                }
+                return true;
+            case "auto":
+                return PromptSource.tokenIdsByDefault(
+                        wire, random, localTokenizer, serverTokenizer);
+            default:
+                throw new Main.UsageError(
+                        "--prompt-format: '"
+                                + promptFormat
+                                + "' is not one of auto, text, token-ids");
+        }
+    }
+
+    /** Checks {@code --prompt-format} before anything is sent. */
+    public void checkPromptFormat() {
+        String f = promptFormat.toLowerCase(Locale.ROOT);
+        if (!f.equals("auto") && !f.equals("text") && !f.equals("token-ids")) {
+            throw new Main.UsageError(
+                    "--prompt-format: '" + promptFormat + "' is not one of auto, text, token-ids");
+        }
+    }
+
+    /**
+     * The file of a sharegpt or jsonl dataset on this machine: {@code --dataset-path} (as a file:
+     * URL), a file: URL or the inline text of the config.
+     */
+    public Path datasetFile(DatasetPlan dataset) throws IOException {
+        DatasetSource source = dataset.source();
+        if (source != null && source.getInline() != null) {
+            Path tmp = Files.createTempFile("inferencebench-dataset", ".txt");
+            tmp.toFile().deleteOnExit();
+            Files.writeString(tmp, source.getInline(), StandardCharsets.UTF_8);
+            return tmp;
+        }
+        String url = source == null ? null : source.getUrl();
+        if (url != null && url.startsWith("file:")) {
+            Path path = Path.of(java.net.URI.create(url));
+            if (!Files.isRegularFile(path)) {
+                throw new Main.UsageError(
+                        (datasetPath != null ? "--dataset-path" : "workload.dataset.source.url")
+                                + ": no such file: "
+                                + path);
+            }
+            return path;
+        }
+        throw new Main.UsageError(
+                "workload.dataset.source: the command line reads datasets from --dataset-path, source.inline or a file: URL");
+    }
+
+    /** The flag or field to name when the dataset file cannot be read. */
+    public String datasetField() {
+        return datasetPath != null ? "--dataset-path" : "workload.dataset.source";
+    }
+}

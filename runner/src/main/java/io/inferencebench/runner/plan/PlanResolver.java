@@ -1,0 +1,326 @@
+package io.inferencebench.runner.plan;
+
+import io.inferencebench.crds.v1alpha1.BenchmarkRunSpec;
+import io.inferencebench.crds.v1alpha1.DatasetSpec;
+import io.inferencebench.crds.v1alpha1.DatasetType;
+import io.inferencebench.crds.v1alpha1.DistributionType;
+import io.inferencebench.crds.v1alpha1.Durations;
+import io.inferencebench.crds.v1alpha1.LoadSpec;
+import io.inferencebench.crds.v1alpha1.SamplingSpec;
+import io.inferencebench.crds.v1alpha1.SloSpec;
+import io.inferencebench.crds.v1alpha1.SpecValidation;
+import io.inferencebench.crds.v1alpha1.StageSpec;
+import io.inferencebench.crds.v1alpha1.TargetSpec;
+import io.inferencebench.crds.v1alpha1.TokenDistribution;
+import io.inferencebench.crds.v1alpha1.WorkloadSpec;
+import io.inferencebench.runner.dataset.FileDatasets;
+import io.inferencebench.runner.dataset.LengthDistribution;
+import io.inferencebench.runner.engine.ArrivalKind;
+import io.inferencebench.runner.engine.Slo;
+import io.inferencebench.runner.engine.StagePlan;
+import io.inferencebench.runner.http.TlsOptions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The one road from a BenchmarkRun-shaped spec to the {@link RunPlan}: the command line calls it on
+ * its {@code --config} sections with the flags laid over them, a runner pod on its work order. The
+ * sections are checked with {@link SpecValidation} first, so both roads accept and refuse the same
+ * specs with the same messages.
+ */
+public final class PlanResolver {
+
+    /** Default SLO attainment a stage must reach, as {@code slo.minAttainment}. */
+    public static final double DEFAULT_MIN_ATTAINMENT = 0.95;
+
+    /**
+     * How a road names the fields in its messages.
+     *
+     * @param prefix put before the section names, e.g. {@code ""} or {@code "work order: "}
+     * @param wire names of the backend, API and path inputs
+     * @param unpacedStages whether a stage with neither requestRate nor concurrency is allowed (the
+     *     command line's {@code --request-rate inf}: every request at once)
+     */
+    public record Road(String prefix, WireProtocol.Fields wire, boolean unpacedStages) {
+
+        /** A runner pod reading its work order. */
+        public static Road pod() {
+            return new Road(
+                    "work order: ",
+                    new WireProtocol.Fields(
+                            "work order: backend", "work order: api", "work order: path"),
+                    false);
+        }
+    }
+
+    /** The sections break a rule; the problems name their fields. */
+    public static final class InvalidSpec extends IllegalArgumentException {
+        private final List<String> problems;
+
+        InvalidSpec(List<String> problems) {
+            super(String.join("; ", problems));
+            this.problems = List.copyOf(problems);
+        }
+
+        /** Each problem, naming its field. */
+        public List<String> problems() {
+            return problems;
+        }
+    }
+
+    private PlanResolver() {}
+
+    /**
+     * The plan of a whole BenchmarkRun spec as a single runner would run it (for a spec read from
+     * YAML: no CA file, since references are resolved by the operator).
+     */
+    public static RunPlan resolve(BenchmarkRunSpec spec, Road road) {
+        TargetSpec target = spec.getTarget() == null ? new TargetSpec() : spec.getTarget();
+        boolean insecure =
+                target.getTls() != null
+                        && Boolean.TRUE.equals(target.getTls().getInsecureSkipVerify());
+        String serverName = target.getTls() == null ? null : target.getTls().getServerName();
+        return resolve(
+                new PlanTarget(
+                        target.getBackend() == null ? null : target.getBackend().wireName(),
+                        target.getApi() == null ? null : target.getApi().wireName(),
+                        target.getPath(),
+                        target.getModel(),
+                        target.getHeaders(),
+                        new TlsOptions(null, insecure, serverName)),
+                spec.getWorkload(),
+                spec.getLoad(),
+                spec.getSlo(),
+                road);
+    }
+
+    /**
+     * Resolves the sections.
+     *
+     * @throws InvalidSpec when a section breaks a rule of {@link SpecValidation}
+     * @throws IllegalArgumentException naming the field for other problems
+     */
+    public static RunPlan resolve(
+            PlanTarget target, WorkloadSpec workload, LoadSpec load, SloSpec slo, Road road) {
+        WorkloadSpec w = workload == null ? new WorkloadSpec() : workload;
+        LoadSpec l = load == null ? new LoadSpec() : load;
+        String at = road.prefix();
+        List<String> problems = new ArrayList<>();
+        for (String p : SpecValidation.validateWorkload(w, "workload")) {
+            problems.add(at + p);
+        }
+        for (String p : SpecValidation.validateLoad(l, "load")) {
+            if (!(road.unpacedStages() && unpacedStageProblem(l, p))) {
+                problems.add(at + p);
+            }
+        }
+        if (l.getMaxFailureRatio() != null
+                && !(l.getMaxFailureRatio() >= 0 && l.getMaxFailureRatio() <= 1)) {
+            problems.add(
+                    at
+                            + "load.maxFailureRatio: must be within [0, 1], got "
+                            + l.getMaxFailureRatio());
+        }
+        if (slo != null
+                && slo.getMinAttainment() != null
+                && !(slo.getMinAttainment() >= 0 && slo.getMinAttainment() <= 1)) {
+            problems.add(
+                    at + "slo.minAttainment: must be within [0, 1], got " + slo.getMinAttainment());
+        }
+        if (!problems.isEmpty()) {
+            throw new InvalidSpec(problems);
+        }
+        boolean stream = !Boolean.FALSE.equals(w.getStreaming());
+        WireProtocol wire =
+                WireProtocol.resolve(
+                        target.backend(), target.api(), target.path(), stream, road.wire());
+        SamplingSpec sampling = w.getSampling();
+        return new RunPlan(
+                wire,
+                target.model() == null || target.model().isBlank() ? null : target.model(),
+                target.headers(),
+                target.tls(),
+                dataset(w.getDataset(), at),
+                !Boolean.FALSE.equals(w.getIgnoreEos()),
+                sampling != null && sampling.getTemperature() != null
+                        ? sampling.getTemperature()
+                        : Double.valueOf(0.0),
+                sampling != null ? sampling.getTopP() : null,
+                sampling != null ? sampling.getTopK() : null,
+                stages(l, at),
+                l.getMaxConcurrency(),
+                l.getWarmupRequests() == null ? 0 : l.getWarmupRequests(),
+                duration(at + "load.requestTimeout", l.getRequestTimeout(), "5m"),
+                duration(at + "load.cooldown", l.getCooldown(), "0s"),
+                l.getMaxFailureRatio() == null
+                        ? LoadSpec.DEFAULT_MAX_FAILURE_RATIO
+                        : l.getMaxFailureRatio(),
+                slo(slo, at));
+    }
+
+    private static boolean unpacedStageProblem(LoadSpec load, String problem) {
+        if (load.getStages() == null) {
+            return false;
+        }
+        for (int i = 0; i < load.getStages().size(); i++) {
+            StageSpec s = load.getStages().get(i);
+            if (s.getRequestRate() == null
+                    && s.getConcurrency() == null
+                    && problem.equals(
+                            "load.stages["
+                                    + i
+                                    + "]: exactly one of requestRate or concurrency must be set")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static List<StagePlan> stages(LoadSpec load, String at) {
+        ArrivalKind arrival =
+                load.getArrival() == null
+                        ? ArrivalKind.POISSON
+                        : ArrivalKind.parse(load.getArrival().wireName());
+        double burstiness = load.getBurstiness() == null ? 1.0 : load.getBurstiness();
+        Integer cap = load.getMaxConcurrency();
+        String field = load.getStages() != null ? "load.stages" : "load.requestRates";
+        List<StagePlan> plans = new ArrayList<>();
+        for (StageSpec s : load.resolvedStages()) {
+            int i = plans.size();
+            Duration d =
+                    s.getDuration() == null
+                            ? null
+                            : duration(at + field + "[" + i + "].duration", s.getDuration(), null);
+            long prompts = s.getNumPrompts() == null ? 0 : s.getNumPrompts();
+            try {
+                plans.add(
+                        new StagePlan(
+                                i,
+                                s.getRequestRate() == null
+                                        ? Double.POSITIVE_INFINITY
+                                        : s.getRequestRate(),
+                                s.getConcurrency(),
+                                prompts,
+                                d,
+                                s.getConcurrency() == null ? cap : null,
+                                arrival,
+                                burstiness));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(
+                        at + field + "[" + i + "]: " + e.getMessage(), e);
+            }
+        }
+        return plans;
+    }
+
+    private static DatasetPlan dataset(DatasetSpec spec, String at) {
+        DatasetSpec dataset = spec == null ? new DatasetSpec() : spec;
+        DatasetType type = dataset.getType() == null ? DatasetType.RANDOM : dataset.getType();
+        long seed = dataset.getSeed() == null ? 0L : dataset.getSeed();
+        if (type == DatasetType.RANDOM) {
+            return new DatasetPlan(
+                    type,
+                    lengths(
+                            at + "workload.dataset.inputTokens",
+                            dataset.resolvedInputTokens(),
+                            DatasetSpec.DEFAULT_INPUT_TOKENS),
+                    lengths(
+                            at + "workload.dataset.outputTokens",
+                            dataset.resolvedOutputTokens(),
+                            DatasetSpec.DEFAULT_OUTPUT_TOKENS),
+                    null,
+                    null,
+                    seed);
+        }
+        Integer override =
+                dataset.getOutputTokens() != null ? dataset.getOutputTokens().getMean() : null;
+        Integer minIn = dataset.getMinInputTokens();
+        Integer maxIn = dataset.getMaxInputTokens();
+        Integer minOut = dataset.getMinOutputTokens();
+        Integer maxOut = dataset.getMaxOutputTokens();
+        FileDatasets.Filters filters;
+        if (type == DatasetType.SHAREGPT) {
+            FileDatasets.Filters defaults = FileDatasets.Filters.shareGptDefaults(override);
+            filters =
+                    new FileDatasets.Filters(
+                            minIn != null ? minIn : defaults.minInputLen(),
+                            maxIn != null ? maxIn : defaults.maxInputLen(),
+                            minOut != null ? minOut : defaults.minOutputLen(),
+                            maxOut,
+                            maxIn != null || maxOut != null ? null : defaults.maxTotalLen(),
+                            override);
+        } else {
+            filters = new FileDatasets.Filters(minIn, maxIn, minOut, maxOut, null, override);
+        }
+        return new DatasetPlan(type, null, null, filters, dataset.getSource(), seed);
+    }
+
+    /**
+     * A spec's token distribution as the engine samples it; a fixed one without mean is the
+     * default.
+     */
+    static LengthDistribution lengths(String where, TokenDistribution d, int fallback) {
+        DistributionType type = d.getType() == null ? DistributionType.FIXED : d.getType();
+        try {
+            return switch (type) {
+                case FIXED ->
+                        LengthDistribution.fixed(d.getMean() != null ? d.getMean() : fallback);
+                case UNIFORM -> {
+                    int min = d.getMin();
+                    int max = d.getMax();
+                    // vLLM's --random-range-ratio keeps its length as the mean of the range.
+                    int mean = d.getMean() != null ? d.getMean() : (min + max) / 2;
+                    yield new LengthDistribution(
+                            LengthDistribution.Kind.UNIFORM, mean, min, max, 0);
+                }
+                case NORMAL -> {
+                    LengthDistribution n =
+                            LengthDistribution.normal(
+                                    d.getMean(), d.getStddev() == null ? 0 : d.getStddev());
+                    yield new LengthDistribution(
+                            LengthDistribution.Kind.NORMAL,
+                            n.mean(),
+                            d.getMin() != null ? d.getMin() : 1,
+                            d.getMax() != null ? d.getMax() : n.max(),
+                            n.stddev());
+                }
+            };
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw new IllegalArgumentException(
+                    where + ": " + (e.getMessage() == null ? "incomplete" : e.getMessage()), e);
+        }
+    }
+
+    private static Slo slo(SloSpec spec, String at) {
+        if (spec == null) {
+            return new Slo(null, null, null, DEFAULT_MIN_ATTAINMENT);
+        }
+        return new Slo(
+                millis(at + "slo.ttft", spec.getTtft()),
+                millis(at + "slo.tpot", spec.getTpot()),
+                millis(at + "slo.e2eLatency", spec.getE2eLatency()),
+                spec.getMinAttainment() == null ? DEFAULT_MIN_ATTAINMENT : spec.getMinAttainment());
+    }
+
+    private static Double millis(String field, String text) {
+        if (text == null) {
+            return null;
+        }
+        return duration(field, text, null).toNanos() / 1e6;
+    }
+
+    /** A duration of the spec; {@code 0} (what YAML makes of {@code cooldown: 0}) is zero. */
+    static Duration duration(String field, String text, String fallback) {
+        String value = text != null ? text : fallback;
+        if (value.equals("0")) {
+            return Duration.ZERO;
+        }
+        try {
+            return Durations.parse(value);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(
+                    field + ": '" + value + "' is not a duration; use e.g. 500ms, 30s, 5m, 1h30m");
+        }
+    }
+}

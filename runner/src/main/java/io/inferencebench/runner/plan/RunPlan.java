@@ -1,0 +1,126 @@
+package io.inferencebench.runner.plan;
+
+import io.inferencebench.runner.backend.GenerationParams;
+import io.inferencebench.runner.engine.Slo;
+import io.inferencebench.runner.engine.StagePlan;
+import io.inferencebench.runner.http.TlsOptions;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the engine runs, resolved from a BenchmarkRun-shaped spec by {@link PlanResolver}: a value,
+ * so the command line and a runner pod given the same spec can be compared whole.
+ *
+ * <p>Not in it: the base URL (the operator resolves a Service, the command line takes {@code
+ * --base-url} or {@code target.url}), credentials, and what only one road has (the command line's
+ * output and engine flags, a pod's part ConfigMaps).
+ *
+ * @param wire backend, request format, path and streaming
+ * @param model the model to ask for, or {@code null} to discover it ({@link ModelDiscovery})
+ * @param headers extra request headers (no credentials)
+ * @param tls certificate checks of an https target
+ * @param dataset the prompts
+ * @param ignoreEos whether requests ask the server to ignore end-of-sequence
+ * @param temperature sampling temperature
+ * @param topP nucleus sampling, or {@code null}
+ * @param topK top-k sampling, or {@code null}
+ * @param stages the stages in order (a runner pod: its share of each, {@code null} for none)
+ * @param maxConcurrency cap on requests in flight of rate stages and the warm-up, or {@code null}
+ * @param warmupRequests requests sent before the first stage and excluded from results
+ * @param requestTimeout per-request timeout
+ * @param cooldown pause between stages
+ * @param maxFailureRatio share of failed requests above which a stage did not deliver its load
+ * @param slo thresholds for goodput
+ */
+public record RunPlan(
+        WireProtocol wire,
+        String model,
+        Map<String, String> headers,
+        TlsOptions tls,
+        DatasetPlan dataset,
+        boolean ignoreEos,
+        Double temperature,
+        Double topP,
+        Integer topK,
+        List<StagePlan> stages,
+        Integer maxConcurrency,
+        int warmupRequests,
+        Duration requestTimeout,
+        Duration cooldown,
+        double maxFailureRatio,
+        Slo slo) {
+
+    public RunPlan {
+        headers = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(headers));
+        // A pod's stage without a share is null, which List.copyOf refuses.
+        stages = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(stages));
+    }
+
+    /** Whether the model is to be discovered from the server. */
+    public boolean discoverModel() {
+        return model == null;
+    }
+
+    /**
+     * One runner pod's share of this plan.
+     *
+     * @param shares the pod's stages ({@code null} where its share is empty)
+     * @param podCap the pod's share of {@link #maxConcurrency}, or {@code null}
+     * @param podWarmups the pod's share of the warm-up requests
+     * @param podSeed the pod's seed (its own stream of prompts and arrivals)
+     */
+    public RunPlan share(List<StagePlan> shares, Integer podCap, int podWarmups, long podSeed) {
+        return new RunPlan(
+                wire,
+                model,
+                headers,
+                tls,
+                new DatasetPlan(
+                        dataset.type(),
+                        dataset.inputTokens(),
+                        dataset.outputTokens(),
+                        dataset.filters(),
+                        dataset.source(),
+                        podSeed),
+                ignoreEos,
+                temperature,
+                topP,
+                topK,
+                shares,
+                podCap,
+                podWarmups,
+                requestTimeout,
+                cooldown,
+                maxFailureRatio,
+                slo);
+    }
+
+    /** This plan without what runner pods share out (stages, cap, warm-up, seed), to compare. */
+    public RunPlan withoutShares() {
+        return share(List.of(), null, 0, 0);
+    }
+
+    /** The generation parameters of every request, for the given (possibly discovered) model. */
+    public GenerationParams generation(String modelName) {
+        return new GenerationParams(
+                modelName, wire.stream(), ignoreEos, temperature, topP, topK, null);
+    }
+
+    /** Prompts to prepare: the largest stage, 1000 for a stage bounded by duration only. */
+    public int datasetSize() {
+        long max = 1;
+        for (StagePlan p : stages) {
+            if (p != null) {
+                max = Math.max(max, p.numPrompts() > 0 ? p.numPrompts() : DURATION_STAGE_PROMPTS);
+            }
+        }
+        return (int) Math.min(max, MAX_PROMPTS);
+    }
+
+    /** Prompts prepared for a stage bounded by duration only. */
+    public static final int DURATION_STAGE_PROMPTS = 1000;
+
+    /** Upper bound of prompts held in memory. */
+    public static final int MAX_PROMPTS = 200_000;
+}
