@@ -375,18 +375,45 @@ class OperatorE2E {
         assertThat(metrics.get("completed").asLong()).isEqualTo(expectedRequests);
         assertThat(metrics.get("failures").asLong()).isZero();
         assertThat(metrics.get("count_ttft_ms").asLong()).isEqualTo(expectedRequests);
-        // The simulator sleeps exactly TTFT before the first token and ITL between tokens; the
-        // runner adds the HTTP round trip and its own scheduling on a busy 2-core machine.
-        assertThat(metrics.get("median_ttft_ms").asDouble())
-                .isBetween((double) SIM_TTFT_MS, SIM_TTFT_MS + 8.0);
-        assertThat(metrics.get("avg_ttft_ms").asDouble())
-                .isBetween((double) SIM_TTFT_MS, SIM_TTFT_MS + 12.0);
-        assertThat(metrics.get("median_itl_ms").asDouble())
-                .isBetween(SIM_ITL_MS - 1.0, SIM_ITL_MS + 3.0);
-        // 8 output tokens: TTFT + 7 ITL
+        // Nothing is faster than the simulator's sleeps: TTFT before the first token, ITL between
+        // tokens (8 output tokens: TTFT + 7 ITL). The counts are exact: every request has one
+        // TTFT and 7 inter-token gaps.
+        assertThat(metrics.get("median_ttft_ms").asDouble()).isGreaterThanOrEqualTo(SIM_TTFT_MS);
+        assertThat(metrics.get("avg_ttft_ms").asDouble()).isGreaterThanOrEqualTo(SIM_TTFT_MS);
         assertThat(metrics.get("median_latency").asDouble())
-                .isBetween(SIM_TTFT_MS + 7.0 * SIM_ITL_MS, SIM_TTFT_MS + 7.0 * SIM_ITL_MS + 20);
+                .isGreaterThanOrEqualTo(SIM_TTFT_MS + 7.0 * SIM_ITL_MS);
+        assertThat(metrics.get("count_itl_ms").asLong()).isEqualTo(7 * expectedRequests);
+        assertThat(metrics.get("median_itl_ms").asDouble()).isPositive();
+        // How much later than the sleeps is what the simulator itself observed (its TTFT
+        // histogram, scraped by the operator over the same stage): on a busy machine the
+        // simulator wakes late too. The runner adds the round trip and its own reading, so its
+        // median may lie one bucket above the simulator's P99 bucket, not further. (A fixed window
+        // failed a clean run here: 35.6 ms against [20, 28] while the machine was busy.)
+        JsonNode serverTtft =
+                metrics.path("server_metrics").get("vllm:time_to_first_token_seconds");
+        assertThat(serverTtft)
+                .as("the simulator's TTFT histogram in %s", metrics.path("server_metrics"))
+                .isNotNull();
+        double serverP99Ms = ServerMetricsE2E.number(serverTtft, "P99") * 1000;
+        double clientMedianMs = metrics.get("median_ttft_ms").asDouble();
+        double ceilingMs = bucketAbove(serverP99Ms / 1000, ServerMetricsE2E.TTFT_BUCKETS) * 1000;
+        System.out.printf(
+                "TTFT median %.2f ms; the simulator's own P99 %.2f ms, ceiling %.0f ms%n",
+                clientMedianMs, serverP99Ms, ceilingMs);
+        assertThat(clientMedianMs)
+                .as("client TTFT median vs the simulator's P99 %.2f ms", serverP99Ms)
+                .isLessThanOrEqualTo(ceilingMs);
         assertThat(metrics.get("total_output_token").asLong()).isEqualTo(8 * expectedRequests);
+    }
+
+    /** The upper edge of the bucket after the one holding {@code value}. */
+    private static double bucketAbove(double value, double[] bounds) {
+        for (int i = 0; i < bounds.length; i++) {
+            if (value <= bounds[i]) {
+                return bounds[Math.min(i + 1, bounds.length - 1)];
+            }
+        }
+        return Double.POSITIVE_INFINITY;
     }
 
     // ---------------------------------------------------------------- scenarios
