@@ -33,11 +33,19 @@ helm.sh/chart: {{ printf "%s-%s" .ctx.Chart.Name .ctx.Chart.Version | replace "+
 {{/* The operator's rules: one list for the ClusterRole and the per-namespace Roles. Keep them
 equal to config/rbac/role.yaml (ChartInstallIT compares the rendered rules). */}}
 {{- define "inferencebench.operatorRules" -}}
+# create: a BenchmarkSchedule creates its runs (and deletes them: history, Replace).
 - apiGroups: ["inferencebench.io"]
   resources: ["benchmarkruns"]
-  verbs: ["get", "list", "watch", "patch", "update", "delete"]
+  verbs: ["get", "list", "watch", "create", "patch", "update", "delete"]
 - apiGroups: ["inferencebench.io"]
   resources: ["benchmarkruns/status"]
+  verbs: ["get", "patch", "update"]
+# Schedules are only read; the operator writes nothing but their status.
+- apiGroups: ["inferencebench.io"]
+  resources: ["benchmarkschedules"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: ["inferencebench.io"]
+  resources: ["benchmarkschedules/status"]
   verbs: ["get", "patch", "update"]
 - apiGroups: [""]
   resources: ["configmaps"]
