@@ -32,9 +32,10 @@ public class BenchmarkScheduleStatus {
     private String lastFinishedRun;
 
     @JsonPropertyDescription(
-            "Verdict of lastFinishedRun: its status.comparison.verdict (Regressed or"
-                    + " NotRegressed), NoBaseline when it was not compared, or its phase when it"
-                    + " did not succeed (Failed, Cancelled).")
+            "Verdict of lastFinishedRun: its status.comparison.verdict (Regression, Improvement,"
+                    + " NoSignificantChange), NoBaseline when it has none, Pending until it is"
+                    + " compared, NotCompared when comparing failed, or its phase when it did not"
+                    + " succeed (Failed, Cancelled).")
     private String lastVerdict;
 
     @JsonPropertyDescription("Names of this schedule's runs that have not finished.")

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class MetricComparison {
 
-    @JsonPropertyDescription("Metric and statistic, e.g. ttft_ms p99, throughput.")
+    @JsonPropertyDescription("Metric and statistic as the comparison names it, e.g. ttft_p99_ms.")
     private String metric;
 
     @JsonPropertyDescription("The baseline's value.")
@@ -19,10 +19,13 @@ public class MetricComparison {
     @JsonPropertyDescription("Relative change (candidate - baseline) / baseline, e.g. 0.18.")
     private Double change;
 
-    @JsonPropertyDescription("Whether the change is beyond the comparison's noise threshold.")
+    @JsonPropertyDescription(
+            "Whether the change is beyond the metric's relative threshold and the runs' sampling"
+                    + " noise.")
     private Boolean significant;
 
-    @JsonPropertyDescription("Whether the change is for the worse (higher latency, lower rate).")
+    @JsonPropertyDescription(
+            "Whether this run is the worse side (higher latency, lower throughput or goodput).")
     private Boolean worse;
 
     public String getMetric() {

@@ -9,15 +9,21 @@ import java.util.List;
 public class RunComparison {
 
     /** Some stage got significantly worse on some metric. */
-    public static final String REGRESSED = "Regressed";
+    public static final String REGRESSION = "Regression";
 
-    /** No stage got significantly worse. */
-    public static final String NOT_REGRESSED = "NotRegressed";
+    /** Nothing got significantly worse and something got significantly better. */
+    public static final String IMPROVEMENT = "Improvement";
+
+    /** Nothing changed beyond its threshold and the sampling noise. */
+    public static final String NO_SIGNIFICANT_CHANGE = "NoSignificantChange";
 
     @JsonPropertyDescription("What was compared with: run/NAME or configmap/NAME.")
     private String baseline;
 
-    @JsonPropertyDescription("Regressed or NotRegressed.")
+    @JsonPropertyDescription(
+            "Regression (some stage's metric significantly worse), Improvement (none worse, some"
+                    + " better) or NoSignificantChange. Significant: beyond the metric's relative"
+                    + " threshold and the runs' sampling noise.")
     private String verdict;
 
     @JsonPropertyDescription(
@@ -27,6 +33,19 @@ public class RunComparison {
 
     @JsonPropertyDescription("Per stage and metric: baseline, candidate, change, significance.")
     private List<StageComparison> stages;
+
+    @JsonPropertyDescription(
+            "What the comparison could not do as asked, e.g. stages matched by position because"
+                    + " the request rates differ.")
+    private List<String> notes;
+
+    public List<String> getNotes() {
+        return notes;
+    }
+
+    public void setNotes(List<String> notes) {
+        this.notes = notes;
+    }
 
     public String getBaseline() {
         return baseline;

@@ -112,10 +112,11 @@ public final class ScheduleMetrics {
     }
 
     static double encode(String verdict) {
-        if (RunComparison.REGRESSED.equals(verdict)) {
+        if (RunComparison.REGRESSION.equals(verdict)) {
             return 1;
         }
-        if (RunComparison.NOT_REGRESSED.equals(verdict)) {
+        if (RunComparison.IMPROVEMENT.equals(verdict)
+                || RunComparison.NO_SIGNIFICANT_CHANGE.equals(verdict)) {
             return 0;
         }
         return Double.NaN;

@@ -12,8 +12,9 @@ import java.util.Optional;
  * What a schedule reports about its last finished run: the verdict and the Regressing condition.
  *
  * @param run the run's name
- * @param verdict Regressed, NotRegressed, NoBaseline, Pending (compared once the baseline has
- *     finished) or the run's phase when it did not succeed
+ * @param verdict the comparison's verdict (Regression, Improvement, NoSignificantChange),
+ *     NoBaseline, Pending (compared once the baseline has finished), NotCompared, or the run's
+ *     phase when it did not succeed
  * @param regressingStatus True, False or Unknown
  * @param message for the condition and the Event
  */
@@ -24,6 +25,9 @@ public record ScheduleVerdict(String run, String verdict, String regressingStatu
 
     /** A baseline is set but the comparison has not been made yet. */
     public static final String PENDING = "Pending";
+
+    /** A baseline is set but could not be compared (missing, invalid, no profiles). */
+    public static final String NOT_COMPARED = "NotCompared";
 
     /**
      * Reads the verdict of a finished run.
@@ -53,17 +57,21 @@ public record ScheduleVerdict(String run, String verdict, String regressingStatu
                 comparison == null || comparison.getBaseline() == null
                         ? ""
                         : " against " + comparison.getBaseline();
+        String compared =
+                comparison == null || comparison.getVerdict() == null
+                        ? null
+                        : comparison.getVerdict();
         if (regressed.isPresent() && "True".equals(regressed.get().getStatus())) {
             return new ScheduleVerdict(
                     name,
-                    RunComparison.REGRESSED,
+                    compared == null ? RunComparison.REGRESSION : compared,
                     "True",
                     "run " + name + " regressed" + against + worst);
         }
         if (regressed.isPresent() && "False".equals(regressed.get().getStatus())) {
             return new ScheduleVerdict(
                     name,
-                    RunComparison.NOT_REGRESSED,
+                    compared == null ? RunComparison.NO_SIGNIFICANT_CHANGE : compared,
                     "False",
                     "run " + name + " did not regress" + against + worst);
         }
@@ -71,19 +79,28 @@ public record ScheduleVerdict(String run, String verdict, String regressingStatu
             return new ScheduleVerdict(
                     name, NO_BASELINE, "Unknown", "run " + name + " has no baseline");
         }
+        boolean gaveUp =
+                regressed.isPresent()
+                        && !BASELINE_PENDING_REASONS.contains(regressed.get().getReason());
         return new ScheduleVerdict(
                 name,
-                PENDING,
+                gaveUp ? NOT_COMPARED : PENDING,
                 "Unknown",
                 "run "
                         + name
-                        + " not compared yet"
+                        + (gaveUp ? " could not be compared" : " not compared yet")
                         + regressed.map(c -> ": " + c.getMessage()).orElse(""));
     }
 
+    /** Regressed-condition reasons under which the comparison is still to come. */
+    private static final java.util.Set<String> BASELINE_PENDING_REASONS =
+            java.util.Set.of(
+                    io.inferencebench.operator.baseline.BaselineProfiles.NOT_FOUND,
+                    io.inferencebench.operator.baseline.BaselineProfiles.NOT_FINISHED);
+
     /** Whether this verdict is a regression. */
     public boolean regressed() {
-        return RunComparison.REGRESSED.equals(verdict);
+        return RunComparison.REGRESSION.equals(verdict);
     }
 
     /** CamelCase reason for the Regressing condition. */

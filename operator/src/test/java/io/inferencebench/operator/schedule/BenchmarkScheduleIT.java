@@ -264,8 +264,8 @@ class BenchmarkScheduleIT {
             comparison.setBaseline("run/" + run.getSpec().getBaseline().getRunName());
             comparison.setVerdict(
                     "True".equals(regressed)
-                            ? RunComparison.REGRESSED
-                            : RunComparison.NOT_REGRESSED);
+                            ? RunComparison.REGRESSION
+                            : RunComparison.NO_SIGNIFICANT_CHANGE);
             comparison.setWorstMetric(worstMetric);
             status.setComparison(comparison);
             status.setConditions(
@@ -364,12 +364,12 @@ class BenchmarkScheduleIT {
         assertThat(awaitRun(run4).getSpec().getBaseline().getRunName()).isEqualTo(run3);
         awaitGone(run1);
         assertThat(runNames()).containsExactlyInAnyOrder(run3, run4);
-        awaitStatus("nightly", s -> RunComparison.NOT_REGRESSED.equals(s.getLastVerdict()));
+        awaitStatus("nightly", s -> RunComparison.NO_SIGNIFICANT_CHANGE.equals(s.getLastVerdict()));
         await().atMost(Duration.ofSeconds(30)).until(() -> gauge("nightly") == 0.0);
 
         // run4 regresses: condition, Warning Event, metrics.
         setStatus(run4, Phase.SUCCEEDED, "True", "stage 1 ttft_ms p99 +25.0 %");
-        status = awaitStatus("nightly", s -> RunComparison.REGRESSED.equals(s.getLastVerdict()));
+        status = awaitStatus("nightly", s -> RunComparison.REGRESSION.equals(s.getLastVerdict()));
         assertThat(status.condition(ConditionTypes.REGRESSING))
                 .hasValueSatisfying(
                         c -> {
