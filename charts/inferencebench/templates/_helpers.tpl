@@ -67,7 +67,8 @@ equal to config/rbac/role.yaml (ChartInstallIT compares the rendered rules). */}
   resources: ["secrets"]
   verbs: ["get"]
 # get only: a spec.metrics.port name that the Service does not expose is looked up among the
-# container ports of the server pod an EndpointSlice endpoint names.
+# container ports of the server pod an EndpointSlice endpoint names; status.environment reads
+# the target pods' images, digests, arguments and GPU requests (pods named by the endpoints).
 - apiGroups: [""]
   resources: ["pods"]
   verbs: ["get"]
@@ -80,4 +81,10 @@ equal to config/rbac/role.yaml (ChartInstallIT compares the rendered rules). */}
 - apiGroups: ["events.k8s.io"]
   resources: ["events"]
   verbs: ["create", "patch"]
+# get only: status.environment reads the GPU product and count labels of the target pods' nodes.
+# Nodes are cluster-scoped, so this takes effect in the ClusterRole only; with watchNamespaces
+# (Roles, no cluster-wide rights) the GPU labels are left out of status and profiles.
+- apiGroups: [""]
+  resources: ["nodes"]
+  verbs: ["get"]
 {{- end -}}

@@ -1,6 +1,7 @@
 package io.inferencebench.operator;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -8,6 +9,7 @@ import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Durations;
+import io.inferencebench.crds.v1alpha1.EnvironmentStatus;
 import io.inferencebench.crds.v1alpha1.LiveStatus;
 import io.inferencebench.crds.v1alpha1.LoadSpec;
 import io.inferencebench.crds.v1alpha1.Phase;
@@ -26,6 +28,7 @@ import io.inferencebench.operator.dependent.ProfileConfigMapDependent;
 import io.inferencebench.operator.dependent.ProfilesAvailable;
 import io.inferencebench.operator.dependent.RunnerJobDependent;
 import io.inferencebench.operator.dependent.RunnerWorkOrderDependent;
+import io.inferencebench.operator.environment.EnvironmentFingerprint;
 import io.inferencebench.profile.server.ServerMetricsReport;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -112,6 +115,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
     private final ServerMetricsScraper scraper;
     private final RunMetrics metrics;
     private final BaselineProfiles baselineProfiles;
+    private final EnvironmentFingerprint environment;
 
     /** Run metrics go to Micrometer's global registry (no-op unless a registry is added). */
     public BenchmarkRunReconciler(KubernetesClient client) {
@@ -136,6 +140,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         this.scraper = new ServerMetricsScraper(client);
         this.metrics = new RunMetrics(registry);
         this.baselineProfiles = new BaselineProfiles(client);
+        this.environment = new EnvironmentFingerprint(client);
     }
 
     /** Stops the server-metrics scraping threads (their checkpoints stay for a successor). */
@@ -289,6 +294,10 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         return null;
     }
 
+    private void sampleReadyReplicas(BenchmarkRun run, StatusAggregator status, Instant now) {
+        status.apply(s -> s.setEnvironment(environment.sampleReady(run, s.getEnvironment(), now)));
+    }
+
     private Duration step(
             BenchmarkRun run, Context<BenchmarkRun> context, StatusAggregator status, Instant now) {
         Phase phase = status.phase();
@@ -362,6 +371,8 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         }
         List<StageSpec> stages = run.getSpec().getLoad().resolvedStages();
         status.condition(ConditionTypes.TARGET_READY, true, probe.reason(), probe.message());
+        EnvironmentStatus measured = environment.observe(run, now);
+        status.apply(s -> s.setEnvironment(measured));
         status.condition(
                 ConditionTypes.RUNNERS_READY,
                 false,
@@ -384,6 +395,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         if (runnerFailure(run, context, status, now)) {
             return null;
         }
+        sampleReadyReplicas(run, status, now);
         Parts parts = parts(run, context);
         if (parts.allReady(parallelism)) {
             Instant start = now.plus(BARRIER_LEAD);
@@ -449,6 +461,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         if (runnerFailure(run, context, status, now) || deadlineExceeded(run, status, now)) {
             return null;
         }
+        sampleReadyReplicas(run, status, now);
         int parallelism = run.getSpec().getRunner().getParallelism();
         List<StageSpec> stages = run.getSpec().getLoad().resolvedStages();
         scraper.track(run);
@@ -631,6 +644,13 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         ProfileAssembly.Assembled assembled =
                 ProfileAssembly.assemble(
                         run, stage, stageParts, model, keys, Instant.parse(start), serverMetrics);
+        if (assembled.profile() instanceof ObjectNode document) {
+            EnvironmentFingerprint.annotate(
+                    document,
+                    status.view().getEnvironment(),
+                    Instant.parse(start),
+                    clock.instant());
+        }
         results.add(assembled.result());
         List<JsonNode> profiles =
                 status.view().getProfiles() == null

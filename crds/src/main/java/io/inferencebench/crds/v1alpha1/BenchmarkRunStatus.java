@@ -67,6 +67,11 @@ public class BenchmarkRunStatus {
             "With spec.baseline: this run's profiles compared with the baseline's.")
     private RunComparison comparison;
 
+    @JsonPropertyDescription(
+            "What was measured: target images and digests, server version and arguments, GPU"
+                    + " product and count, ready replicas over the run.")
+    private EnvironmentStatus environment;
+
     /**
      * Finds a condition by type.
      *
@@ -206,5 +211,13 @@ public class BenchmarkRunStatus {
 
     public void setComparison(RunComparison comparison) {
         this.comparison = comparison;
+    }
+
+    public EnvironmentStatus getEnvironment() {
+        return environment;
+    }
+
+    public void setEnvironment(EnvironmentStatus environment) {
+        this.environment = environment;
     }
 }
