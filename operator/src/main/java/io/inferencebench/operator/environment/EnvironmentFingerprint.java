@@ -28,6 +28,9 @@ import java.util.Objects;
  */
 public final class EnvironmentFingerprint {
 
+    private static final org.jboss.logging.Logger LOG =
+            org.jboss.logging.Logger.getLogger(EnvironmentFingerprint.class);
+
     private final KubernetesClient client;
     private final TargetPods pods;
     private final ServerVersion versions = new ServerVersion();
@@ -46,13 +49,25 @@ public final class EnvironmentFingerprint {
      */
     public EnvironmentStatus observe(BenchmarkRun run, Instant now) {
         EnvironmentStatus environment = new EnvironmentStatus();
+        try {
+            observe(run, now, environment);
+        } catch (RuntimeException e) {
+            // Best effort: what was seen so far is kept, a run never fails for its fingerprint.
+            LOG.warnf(
+                    "%s/%s: environment only partly recorded: %s",
+                    run.getMetadata().getNamespace(), run.getMetadata().getName(), e.toString());
+        }
+        return environment;
+    }
+
+    private void observe(BenchmarkRun run, Instant now, EnvironmentStatus environment) {
         ServiceTarget target = run.getSpec().getTarget().getService();
         if (target == null) {
             String url = run.getSpec().getTarget().getUrl();
             if (url != null && url.startsWith("http://")) {
                 versions.ask(stripSlash(url)).ifPresent(environment::setServerVersion);
             }
-            return environment;
+            return;
         }
         String namespace = run.getMetadata().getNamespace();
         List<EndpointSlice> slices = slices(namespace, target.getName());
@@ -63,7 +78,6 @@ public final class EnvironmentFingerprint {
                 .flatMap(a -> versions.ask("http://" + hostPort(a, port.getPort())))
                 .ifPresent(environment::setServerVersion);
         environment.setReadyReplicas(sample(null, (int) TargetProbe.readyEndpoints(slices), now));
-        return environment;
     }
 
     /**
@@ -83,7 +97,7 @@ public final class EnvironmentFingerprint {
         List<EndpointSlice> slices;
         try {
             slices = slices(run.getMetadata().getNamespace(), target.getName());
-        } catch (KubernetesClientException e) {
+        } catch (RuntimeException e) {
             return environment;
         }
         ReadyReplicas next =
@@ -245,8 +259,8 @@ public final class EnvironmentFingerprint {
                 portName =
                         service.getSpec().getPorts().stream()
                                 .filter(p -> target.getPort().equals(p.getPort()))
-                                .map(ServicePort::getName)
                                 .findFirst()
+                                .map(ServicePort::getName)
                                 .orElse(null);
             }
         } catch (KubernetesClientException e) {

@@ -130,13 +130,20 @@ public class BenchmarkScheduleReconciler implements Reconciler<BenchmarkSchedule
                             + "' in "
                             + (spec.getTimeZone() == null ? "UTC" : spec.getTimeZone()));
             boolean suspended = Boolean.TRUE.equals(spec.getSuspend());
-            if (!suspended) {
+            if (suspended) {
+                // Fire times pass unused while suspended, so resuming does not make one up.
+                skipWhileSuspended(latest, cron, status, now);
+            } else {
                 fire(latest, cron, runs, status, now);
             }
             prune(latest, runs);
-            Optional<Instant> next = suspended ? Optional.empty() : cron.next(now);
+            Optional<Instant> next = cron.next(now);
             status.apply(
-                    s -> s.setNextScheduleTime(next.map(StatusAggregator::format).orElse(null)));
+                    s ->
+                            s.setNextScheduleTime(
+                                    suspended
+                                            ? null
+                                            : next.map(StatusAggregator::format).orElse(null)));
             if (next.isPresent()) {
                 Duration until = Duration.between(now, next.get());
                 requeue = until.compareTo(MIN_REQUEUE) < 0 ? MIN_REQUEUE : until;
@@ -229,6 +236,23 @@ public class BenchmarkScheduleReconciler implements Reconciler<BenchmarkSchedule
                     s.setLastRun(name);
                     s.setLastScheduleTime(StatusAggregator.format(at));
                 });
+    }
+
+    private static void skipWhileSuspended(
+            BenchmarkSchedule schedule,
+            CronSchedule cron,
+            ScheduleStatusAggregator status,
+            Instant now) {
+        String last = status.view().getLastScheduleTime();
+        Instant since =
+                last != null
+                        ? Instant.parse(last)
+                        : Instant.parse(schedule.getMetadata().getCreationTimestamp());
+        cron.due(since, now)
+                .ifPresent(
+                        at ->
+                                status.apply(
+                                        s -> s.setLastScheduleTime(StatusAggregator.format(at))));
     }
 
     /** The baseline run for a new run, or {@code null} (none yet, or the template's own). */

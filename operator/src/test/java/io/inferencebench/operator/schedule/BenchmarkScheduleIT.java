@@ -424,6 +424,41 @@ class BenchmarkScheduleIT {
     }
 
     @Test
+    void aSuspendedScheduleCreatesNothingAndResumingDoesNotMakeUpMissedRuns() {
+        Instant t1 = nextMinute();
+        clock.jumpTo(t1.plusSeconds(1));
+        createSchedule(
+                "paused",
+                """
+                  schedule: "* * * * *"
+                  suspend: true
+                """);
+        BenchmarkScheduleStatus status =
+                awaitStatus("paused", s -> t1.toString().equals(s.getLastScheduleTime()));
+        assertThat(status.getNextScheduleTime()).as("absent while suspended").isNull();
+        assertThat(status.getLastRun()).isNull();
+        assertThat(runNames()).isEmpty();
+
+        // Resumed within the same minute: t1 stays missed.
+        clock.jumpTo(t1.plusSeconds(1));
+        BenchmarkSchedule paused = schedule("paused");
+        paused.getSpec().setSuspend(false);
+        client.resources(BenchmarkSchedule.class).inNamespace(namespace).resource(paused).update();
+        status = awaitStatus("paused", s -> s.getNextScheduleTime() != null);
+        assertThat(Instant.parse(status.getNextScheduleTime())).isEqualTo(t1.plusSeconds(60));
+        assertThat(runNames()).doesNotContain(ScheduledRun.name("paused", t1));
+
+        // The next fire time runs as usual (reached here by moving the clock and editing the spec).
+        Instant t2 = t1.plusSeconds(60);
+        clock.jumpTo(t2.plusSeconds(1));
+        paused = schedule("paused");
+        paused.getSpec().setHistoryLimit(3);
+        client.resources(BenchmarkSchedule.class).inNamespace(namespace).resource(paused).update();
+        awaitRun(ScheduledRun.name("paused", t2));
+        assertThat(runNames()).doesNotContain(ScheduledRun.name("paused", t1));
+    }
+
+    @Test
     void anInvalidCronIsAConditionAndAWarningEventAndCreatesNoRun() {
         createSchedule("broken", "  schedule: \"61 * * * *\"\n");
         BenchmarkScheduleStatus status =
