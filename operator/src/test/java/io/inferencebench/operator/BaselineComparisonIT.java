@@ -60,12 +60,28 @@ class BaselineComparisonIT {
     @BeforeAll
     void startApiServerAndOperator() throws Exception {
         apiServer = ApiServerFixture.start();
-        client = apiServer.newClient();
+        // Both clients read as the operator's Quarkus client does (NewerFields).
+        client = lenientClient();
         try (InputStream crdYaml =
                 BenchmarkRun.class.getResourceAsStream(
                         "/META-INF/fabric8/benchmarkruns.inferencebench.io-v1.yml")) {
             CustomResourceDefinition crd =
                     client.apiextensions().v1().customResourceDefinitions().load(crdYaml).item();
+            // A CRD newer than this operator: one more spec field than the Java model knows.
+            crd.getSpec()
+                    .getVersions()
+                    .getFirst()
+                    .getSchema()
+                    .getOpenAPIV3Schema()
+                    .getProperties()
+                    .get("spec")
+                    .getProperties()
+                    .put(
+                            "futureField",
+                            new io.fabric8.kubernetes.api.model.apiextensions.v1
+                                            .JSONSchemaPropsBuilder()
+                                    .withType("string")
+                                    .build());
             client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
         }
         client.apiextensions()
@@ -84,10 +100,57 @@ class BaselineComparisonIT {
                                                                                 .equals("True")),
                         60,
                         TimeUnit.SECONDS);
-        operator = new Operator(o -> o.withKubernetesClient(apiServer.newClient()));
+        operator = new Operator(o -> o.withKubernetesClient(lenientClient()));
         operator.register(
                 new BenchmarkRunReconciler(client, Clock.systemUTC(), new SimpleMeterRegistry()));
         operator.start();
+    }
+
+    private KubernetesClient lenientClient() {
+        return new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+                .withConfig(
+                        io.fabric8.kubernetes.client.Config.fromKubeconfig(
+                                apiServer.kubeconfigYaml()))
+                .withKubernetesSerialization(NewerFields.serialization())
+                .build();
+    }
+
+    @Test
+    void aRunCarryingAFieldNewerThanTheModelIsStillReconciled() throws Exception {
+        String yaml =
+                """
+                apiVersion: inferencebench.io/v1alpha1
+                kind: BenchmarkRun
+                metadata: {name: newer}
+                spec:
+                  target: {service: {name: vllm, port: 8000}, model: google/gemma-7b}
+                  load: {requestRates: [5], numPrompts: 40, cooldown: 0s}
+                  futureField: from-a-newer-crd
+                """;
+        client.genericKubernetesResources(
+                        BenchmarkRun.GROUP + "/" + BenchmarkRun.VERSION, BenchmarkRun.KIND)
+                .inNamespace(namespace)
+                .resource(
+                        client.getKubernetesSerialization()
+                                .unmarshal(
+                                        yaml,
+                                        io.fabric8.kubernetes.api.model.GenericKubernetesResource
+                                                .class))
+                .create();
+        assertThat(
+                        client.genericKubernetesResources(
+                                        BenchmarkRun.GROUP + "/" + BenchmarkRun.VERSION,
+                                        BenchmarkRun.KIND)
+                                .inNamespace(namespace)
+                                .withName("newer")
+                                .get()
+                                .getAdditionalProperties()
+                                .toString())
+                .as("the API server kept the field")
+                .contains("futureField=from-a-newer-crd");
+        BenchmarkRunStatus status = awaitStatus("newer", s -> s.getPhase() == Phase.INITIALIZING);
+        assertThat(status.condition(ConditionTypes.TARGET_READY))
+                .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
     }
 
     @AfterAll
