@@ -33,11 +33,19 @@ helm.sh/chart: {{ printf "%s-%s" .ctx.Chart.Name .ctx.Chart.Version | replace "+
 {{/* The operator's rules: one list for the ClusterRole and the per-namespace Roles. Keep them
 equal to config/rbac/role.yaml (ChartInstallIT compares the rendered rules). */}}
 {{- define "inferencebench.operatorRules" -}}
+# create: a BenchmarkSchedule creates its runs (and deletes them: history, Replace).
 - apiGroups: ["inferencebench.io"]
   resources: ["benchmarkruns"]
-  verbs: ["get", "list", "watch", "patch", "update", "delete"]
+  verbs: ["get", "list", "watch", "create", "patch", "update", "delete"]
 - apiGroups: ["inferencebench.io"]
   resources: ["benchmarkruns/status"]
+  verbs: ["get", "patch", "update"]
+# Schedules are only read; the operator writes nothing but their status.
+- apiGroups: ["inferencebench.io"]
+  resources: ["benchmarkschedules"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: ["inferencebench.io"]
+  resources: ["benchmarkschedules/status"]
   verbs: ["get", "patch", "update"]
 - apiGroups: [""]
   resources: ["configmaps"]
@@ -59,7 +67,8 @@ equal to config/rbac/role.yaml (ChartInstallIT compares the rendered rules). */}
   resources: ["secrets"]
   verbs: ["get"]
 # get only: a spec.metrics.port name that the Service does not expose is looked up among the
-# container ports of the server pod an EndpointSlice endpoint names.
+# container ports of the server pod an EndpointSlice endpoint names; status.environment reads
+# the target pods' images, digests, arguments and GPU requests (pods named by the endpoints).
 - apiGroups: [""]
   resources: ["pods"]
   verbs: ["get"]
@@ -72,4 +81,10 @@ equal to config/rbac/role.yaml (ChartInstallIT compares the rendered rules). */}
 - apiGroups: ["events.k8s.io"]
   resources: ["events"]
   verbs: ["create", "patch"]
+# get only: status.environment reads the GPU product and count labels of the target pods' nodes.
+# Nodes are cluster-scoped, so this takes effect in the ClusterRole only; with watchNamespaces
+# (Roles, no cluster-wide rights) the GPU labels are left out of status and profiles.
+- apiGroups: [""]
+  resources: ["nodes"]
+  verbs: ["get"]
 {{- end -}}

@@ -107,36 +107,50 @@ public final class OperatorFixtures {
         return kubeconfig;
     }
 
-    /** Installs the generated BenchmarkRun CRD and waits until it is established. */
+    /**
+     * Installs the generated CRDs (BenchmarkRun, BenchmarkSchedule: the operator watches both and
+     * does not start without either) and waits until they are established.
+     */
     public static void installCrd(KubernetesClient client) throws IOException {
-        try (InputStream yaml =
-                BenchmarkRun.class.getResourceAsStream(
-                        "/META-INF/fabric8/benchmarkruns.inferencebench.io-v1.yml")) {
-            CustomResourceDefinition crd =
-                    client.apiextensions().v1().customResourceDefinitions().load(yaml).item();
+        for (String file :
+                java.util.List.of(
+                        "/META-INF/fabric8/benchmarkruns.inferencebench.io-v1.yml",
+                        "/META-INF/fabric8/benchmarkschedules.inferencebench.io-v1.yml")) {
+            try (InputStream yaml = BenchmarkRun.class.getResourceAsStream(file)) {
+                CustomResourceDefinition crd =
+                        client.apiextensions().v1().customResourceDefinitions().load(yaml).item();
+                client.apiextensions()
+                        .v1()
+                        .customResourceDefinitions()
+                        .resource(crd)
+                        .forceConflicts()
+                        .serverSideApply();
+            }
+        }
+        for (String name :
+                java.util.List.of(
+                        BenchmarkRun.CRD_NAME,
+                        io.inferencebench.crds.v1alpha1.BenchmarkSchedule.CRD_NAME)) {
             client.apiextensions()
                     .v1()
                     .customResourceDefinitions()
-                    .resource(crd)
-                    .forceConflicts()
-                    .serverSideApply();
+                    .withName(name)
+                    .waitUntilCondition(
+                            c ->
+                                    c.getStatus() != null
+                                            && c.getStatus().getConditions() != null
+                                            && c.getStatus().getConditions().stream()
+                                                    .anyMatch(
+                                                            x ->
+                                                                    x.getType()
+                                                                                    .equals(
+                                                                                            "Established")
+                                                                            && x.getStatus()
+                                                                                    .equals(
+                                                                                            "True")),
+                            60,
+                            TimeUnit.SECONDS);
         }
-        client.apiextensions()
-                .v1()
-                .customResourceDefinitions()
-                .withName(BenchmarkRun.CRD_NAME)
-                .waitUntilCondition(
-                        c ->
-                                c.getStatus() != null
-                                        && c.getStatus().getConditions() != null
-                                        && c.getStatus().getConditions().stream()
-                                                .anyMatch(
-                                                        x ->
-                                                                x.getType().equals("Established")
-                                                                        && x.getStatus()
-                                                                                .equals("True")),
-                        60,
-                        TimeUnit.SECONDS);
     }
 
     /**

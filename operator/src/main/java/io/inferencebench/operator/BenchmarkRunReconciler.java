@@ -1,6 +1,7 @@
 package io.inferencebench.operator;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -8,6 +9,7 @@ import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Durations;
+import io.inferencebench.crds.v1alpha1.EnvironmentStatus;
 import io.inferencebench.crds.v1alpha1.LiveStatus;
 import io.inferencebench.crds.v1alpha1.LoadSpec;
 import io.inferencebench.crds.v1alpha1.Phase;
@@ -18,12 +20,15 @@ import io.inferencebench.crds.v1alpha1.SpecValidation;
 import io.inferencebench.crds.v1alpha1.StageResult;
 import io.inferencebench.crds.v1alpha1.StageSpec;
 import io.inferencebench.crds.workorder.ProgressReport;
+import io.inferencebench.operator.baseline.BaselineComparison;
+import io.inferencebench.operator.baseline.BaselineProfiles;
 import io.inferencebench.operator.dependent.ControlConfigMapDependent;
 import io.inferencebench.operator.dependent.Launched;
 import io.inferencebench.operator.dependent.ProfileConfigMapDependent;
 import io.inferencebench.operator.dependent.ProfilesAvailable;
 import io.inferencebench.operator.dependent.RunnerJobDependent;
 import io.inferencebench.operator.dependent.RunnerWorkOrderDependent;
+import io.inferencebench.operator.environment.EnvironmentFingerprint;
 import io.inferencebench.profile.server.ServerMetricsReport;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -93,6 +98,12 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
     /** Returned by a step that deleted the run (TTL): nothing left to patch. */
     private static final Duration DELETED = Duration.ofMillis(-1);
 
+    /** How often a missing or unfinished baseline is looked at again. */
+    static final Duration BASELINE_RETRY = Duration.ofSeconds(15);
+
+    /** Regressed reason of a run that did not succeed. */
+    static final String NOT_COMPARED = "NotCompared";
+
     /** Soon, but after the watch has delivered the status just patched. */
     static final Duration LAUNCH_NOW = Duration.ofMillis(200);
 
@@ -103,6 +114,8 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
     private final ReferenceCheck references;
     private final ServerMetricsScraper scraper;
     private final RunMetrics metrics;
+    private final BaselineProfiles baselineProfiles;
+    private final EnvironmentFingerprint environment;
 
     /** Run metrics go to Micrometer's global registry (no-op unless a registry is added). */
     public BenchmarkRunReconciler(KubernetesClient client) {
@@ -126,6 +139,8 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         this.references = new ReferenceCheck(client);
         this.scraper = new ServerMetricsScraper(client);
         this.metrics = new RunMetrics(registry);
+        this.baselineProfiles = new BaselineProfiles(client);
+        this.environment = new EnvironmentFingerprint(client);
     }
 
     /** Stops the server-metrics scraping threads (their checkpoints stay for a successor). */
@@ -176,6 +191,12 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         if (requeue == DELETED) {
             return UpdateControl.noUpdate();
         }
+        if (status.phase().isTerminal() && run.getSpec().getBaseline() != null) {
+            Duration retry = compareWithBaseline(run, status);
+            if (retry != null && (requeue == null || retry.compareTo(requeue) < 0)) {
+                requeue = retry;
+            }
+        }
         BenchmarkRunStatus built = status.build();
         Phase after = built.getPhase();
         if (after != before) {
@@ -209,6 +230,72 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         UpdateControl<BenchmarkRun> control =
                 changed ? UpdateControl.patchStatus(run) : UpdateControl.noUpdate();
         return requeue == null ? control : control.rescheduleAfter(requeue);
+    }
+
+    /**
+     * Once the run has finished: its profiles against {@code spec.baseline}'s, into {@code
+     * status.comparison} and the Regressed condition. A baseline that is missing or still running
+     * is looked at again later.
+     *
+     * @return when to look again, or {@code null}
+     */
+    private Duration compareWithBaseline(BenchmarkRun run, StatusAggregator status) {
+        var current = status.view().condition(ConditionTypes.REGRESSED);
+        boolean decided =
+                current.isPresent()
+                        && !(BaselineProfiles.NOT_FOUND.equals(current.get().getReason())
+                                || BaselineProfiles.NOT_FINISHED.equals(current.get().getReason()));
+        if (decided) {
+            return null;
+        }
+        Phase phase = status.phase();
+        List<JsonNode> profiles = status.view().getProfiles();
+        if (phase != Phase.SUCCEEDED || profiles == null || profiles.isEmpty()) {
+            status.condition(
+                    ConditionTypes.REGRESSED,
+                    "Unknown",
+                    NOT_COMPARED,
+                    "the run did not succeed ("
+                            + phase.wireName()
+                            + "); it is not compared with its baseline");
+            return null;
+        }
+        BaselineProfiles.Result baseline = baselineProfiles.read(run);
+        if (!baseline.available()) {
+            boolean news =
+                    current.map(c -> !baseline.message().equals(c.getMessage())).orElse(true);
+            if (news) {
+                events.record(run, EventRecorder.WARNING, baseline.reason(), baseline.message());
+            }
+            status.condition(
+                    ConditionTypes.REGRESSED, "Unknown", baseline.reason(), baseline.message());
+            return baseline.retry() ? BASELINE_RETRY : null;
+        }
+        try {
+            BaselineComparison.Outcome outcome =
+                    BaselineComparison.compare(baseline.label(), baseline.profiles(), profiles);
+            status.apply(s -> s.setComparison(outcome.comparison()));
+            status.condition(
+                    ConditionTypes.REGRESSED,
+                    outcome.regressed(),
+                    outcome.reason(),
+                    outcome.message());
+            events.record(
+                    run,
+                    outcome.regressed() ? EventRecorder.WARNING : EventRecorder.NORMAL,
+                    outcome.regressed() ? "Regressed" : "Compared",
+                    outcome.message());
+        } catch (IllegalArgumentException e) {
+            String message = "cannot compare with " + baseline.label() + ": " + e.getMessage();
+            events.record(run, EventRecorder.WARNING, BaselineProfiles.INVALID, message);
+            status.condition(
+                    ConditionTypes.REGRESSED, "Unknown", BaselineProfiles.INVALID, message);
+        }
+        return null;
+    }
+
+    private void sampleReadyReplicas(BenchmarkRun run, StatusAggregator status, Instant now) {
+        status.apply(s -> s.setEnvironment(environment.sampleReady(run, s.getEnvironment(), now)));
     }
 
     private Duration step(
@@ -284,6 +371,8 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         }
         List<StageSpec> stages = run.getSpec().getLoad().resolvedStages();
         status.condition(ConditionTypes.TARGET_READY, true, probe.reason(), probe.message());
+        EnvironmentStatus measured = environment.observe(run, now);
+        status.apply(s -> s.setEnvironment(measured));
         status.condition(
                 ConditionTypes.RUNNERS_READY,
                 false,
@@ -306,6 +395,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         if (runnerFailure(run, context, status, now)) {
             return null;
         }
+        sampleReadyReplicas(run, status, now);
         Parts parts = parts(run, context);
         if (parts.allReady(parallelism)) {
             Instant start = now.plus(BARRIER_LEAD);
@@ -371,6 +461,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         if (runnerFailure(run, context, status, now) || deadlineExceeded(run, status, now)) {
             return null;
         }
+        sampleReadyReplicas(run, status, now);
         int parallelism = run.getSpec().getRunner().getParallelism();
         List<StageSpec> stages = run.getSpec().getLoad().resolvedStages();
         scraper.track(run);
@@ -553,6 +644,13 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         ProfileAssembly.Assembled assembled =
                 ProfileAssembly.assemble(
                         run, stage, stageParts, model, keys, Instant.parse(start), serverMetrics);
+        if (assembled.profile() instanceof ObjectNode document) {
+            EnvironmentFingerprint.annotate(
+                    document,
+                    status.view().getEnvironment(),
+                    Instant.parse(start),
+                    clock.instant());
+        }
         results.add(assembled.result());
         List<JsonNode> profiles =
                 status.view().getProfiles() == null

@@ -1,6 +1,7 @@
 package io.inferencebench.operator;
 
 import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -52,12 +53,12 @@ public class EventRecorder {
     /**
      * Records an event.
      *
-     * @param run the run the event is about
+     * @param run the run or schedule the event is about
      * @param type {@link #NORMAL} or {@link #WARNING}
      * @param reason CamelCase reason
      * @param message details (never secrets)
      */
-    public void record(BenchmarkRun run, String type, String reason, String message) {
+    public void record(HasMetadata run, String type, String reason, String message) {
         String key = run.getMetadata().getUid() + "|" + type + "|" + reason + "|" + message;
         if (!firstInWindow(key, System.currentTimeMillis())) {
             return;
@@ -75,7 +76,11 @@ public class EventRecorder {
                                                     + "."
                                                     + UUID.randomUUID().toString().substring(0, 8))
                                     .withNamespace(run.getMetadata().getNamespace())
-                                    .withLabels(Labels.of(run, Labels.CONTROL))
+                                    .withLabels(
+                                            run instanceof BenchmarkRun benchmarkRun
+                                                    ? Labels.of(benchmarkRun, Labels.CONTROL)
+                                                    : java.util.Map.of(
+                                                            Labels.MANAGED_BY, Labels.OPERATOR))
                                     .endMetadata()
                                     .withInvolvedObject(
                                             new ObjectReferenceBuilder()

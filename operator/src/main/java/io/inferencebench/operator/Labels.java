@@ -25,6 +25,12 @@ public final class Labels {
     public static final String PROFILE = "profile";
     public static final String SERVER_METRICS = "server-metrics";
 
+    /** On runs a BenchmarkSchedule created: the schedule's name. */
+    public static final String SCHEDULE = "inferencebench.io/schedule";
+
+    /** On runs a BenchmarkSchedule created: the fire time (RFC 3339) it was created for. */
+    public static final String SCHEDULED_AT = "inferencebench.io/scheduled-at";
+
     private Labels() {}
 
     /**

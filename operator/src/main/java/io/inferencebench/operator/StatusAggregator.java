@@ -143,28 +143,12 @@ public final class StatusAggregator {
      * @return the new status; conditions in {@link ConditionTypes#ALL} order
      */
     public BenchmarkRunStatus build() {
-        Map<String, Condition> existing = new LinkedHashMap<>();
-        if (current != null && current.getConditions() != null) {
-            current.getConditions().forEach(c -> existing.put(c.getType(), c));
-        }
-        List<Condition> conditions = new ArrayList<>();
-        for (String type : ConditionTypes.ALL) {
-            Condition previous = existing.get(type);
-            Condition wanted = decided.get(type);
-            if (wanted == null) {
-                if (previous != null) {
-                    conditions.add(previous);
-                }
-                continue;
-            }
-            if (previous != null && Objects.equals(previous.getStatus(), wanted.getStatus())) {
-                wanted.setLastTransitionTime(previous.getLastTransitionTime());
-            } else {
-                wanted.setLastTransitionTime(now);
-            }
-            conditions.add(wanted);
-        }
-        next.setConditions(conditions);
+        next.setConditions(
+                mergeConditions(
+                        current == null ? null : current.getConditions(),
+                        decided,
+                        ConditionTypes.ALL,
+                        now));
         next.setObservedGeneration(generation);
         if (next.getPhase() == null) {
             next.setPhase(Phase.PENDING);
@@ -179,5 +163,44 @@ public final class StatusAggregator {
      */
     public boolean changed() {
         return current == null || !JSON.valueToTree(current).equals(JSON.valueToTree(next));
+    }
+
+    /**
+     * The conditions after a reconcile: the decided ones, each keeping its previous {@code
+     * lastTransitionTime} unless its status flipped, and the undecided ones as they were.
+     *
+     * @param previous the conditions as read, or {@code null}
+     * @param decided what this reconcile decided, by type
+     * @param order all types, in report order
+     * @param now RFC 3339 instant of this reconcile
+     * @return the merged list, in {@code order}
+     */
+    public static List<Condition> mergeConditions(
+            List<Condition> previous,
+            Map<String, Condition> decided,
+            List<String> order,
+            String now) {
+        Map<String, Condition> existing = new LinkedHashMap<>();
+        if (previous != null) {
+            previous.forEach(c -> existing.put(c.getType(), c));
+        }
+        List<Condition> conditions = new ArrayList<>();
+        for (String type : order) {
+            Condition before = existing.get(type);
+            Condition wanted = decided.get(type);
+            if (wanted == null) {
+                if (before != null) {
+                    conditions.add(before);
+                }
+                continue;
+            }
+            if (before != null && Objects.equals(before.getStatus(), wanted.getStatus())) {
+                wanted.setLastTransitionTime(before.getLastTransitionTime());
+            } else {
+                wanted.setLastTransitionTime(now);
+            }
+            conditions.add(wanted);
+        }
+        return conditions;
     }
 }

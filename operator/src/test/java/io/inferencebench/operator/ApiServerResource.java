@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Starts a real kube-apiserver + etcd for a {@code @QuarkusTest}, installs the CRD and points the
+ * Starts a real kube-apiserver + etcd for a {@code @QuarkusTest}, installs the CRDs and points the
  * operator's Kubernetes client at it.
  */
 public class ApiServerResource implements QuarkusTestResourceLifecycleManager {
@@ -23,32 +23,48 @@ public class ApiServerResource implements QuarkusTestResourceLifecycleManager {
     public Map<String, String> start() {
         fixture = ApiServerFixture.start();
         KubernetesClient client = fixture.client();
-        try (InputStream crdYaml =
-                BenchmarkRun.class.getResourceAsStream(
-                        "/META-INF/fabric8/benchmarkruns.inferencebench.io-v1.yml")) {
-            CustomResourceDefinition crd =
-                    client.apiextensions().v1().customResourceDefinitions().load(crdYaml).item();
-            client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        for (String file :
+                java.util.List.of(
+                        "/META-INF/fabric8/benchmarkruns.inferencebench.io-v1.yml",
+                        "/META-INF/fabric8/benchmarkschedules.inferencebench.io-v1.yml")) {
+            try (InputStream crdYaml = BenchmarkRun.class.getResourceAsStream(file)) {
+                CustomResourceDefinition crd =
+                        client.apiextensions()
+                                .v1()
+                                .customResourceDefinitions()
+                                .load(crdYaml)
+                                .item();
+                client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
         }
-        client.apiextensions()
-                .v1()
-                .customResourceDefinitions()
-                .withName(BenchmarkRun.CRD_NAME)
-                .waitUntilCondition(
-                        c ->
-                                // status can exist before its conditions (seen on a loaded run)
-                                c.getStatus() != null
-                                        && c.getStatus().getConditions() != null
-                                        && c.getStatus().getConditions().stream()
-                                                .anyMatch(
-                                                        x ->
-                                                                x.getType().equals("Established")
-                                                                        && x.getStatus()
-                                                                                .equals("True")),
-                        60,
-                        TimeUnit.SECONDS);
+        for (String name :
+                java.util.List.of(
+                        BenchmarkRun.CRD_NAME,
+                        io.inferencebench.crds.v1alpha1.BenchmarkSchedule.CRD_NAME)) {
+            client.apiextensions()
+                    .v1()
+                    .customResourceDefinitions()
+                    .withName(name)
+                    .waitUntilCondition(
+                            c ->
+                                    // status can exist before its conditions (seen on a loaded
+                                    // run)
+                                    c.getStatus() != null
+                                            && c.getStatus().getConditions() != null
+                                            && c.getStatus().getConditions().stream()
+                                                    .anyMatch(
+                                                            x ->
+                                                                    x.getType()
+                                                                                    .equals(
+                                                                                            "Established")
+                                                                            && x.getStatus()
+                                                                                    .equals(
+                                                                                            "True")),
+                            60,
+                            TimeUnit.SECONDS);
+        }
         Config config = Config.fromKubeconfig(fixture.kubeconfigYaml());
         Map<String, String> properties = new HashMap<>();
         properties.put("quarkus.kubernetes-client.api-server-url", config.getMasterUrl());

@@ -168,6 +168,76 @@ class QuarkusOperatorIT {
         assertThat(get(http, started).statusCode()).isEqualTo(200);
     }
 
+    @jakarta.inject.Inject KubernetesClient operatorClient;
+
+    @Test
+    void scheduleControllerIsWiredAndTheOperatorReadsFieldsNewerThanItsModel() throws Exception {
+        // NewerFields customizes the Quarkus client: what its informers read with.
+        BenchmarkRun newer =
+                operatorClient
+                        .getKubernetesSerialization()
+                        .unmarshal(
+                                """
+                                apiVersion: inferencebench.io/v1alpha1
+                                kind: BenchmarkRun
+                                metadata: {name: newer}
+                                spec:
+                                  target: {url: "http://x:1", futureTargetField: 1}
+                                  load: {requestRates: [1], numPrompts: 5, futureLoadField: 2}
+                                status: {phase: Running, futureStatusField: 3}
+                                """,
+                                BenchmarkRun.class);
+        assertThat(newer.getStatus().getPhase()).isEqualTo(Phase.RUNNING);
+
+        KubernetesClient client = ApiServerResource.fixture.client();
+        String ns = "quarkus-schedule";
+        client.namespaces()
+                .resource(
+                        new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+                .create();
+        io.inferencebench.crds.v1alpha1.BenchmarkSchedule schedule =
+                client.getKubernetesSerialization()
+                        .unmarshal(
+                                """
+                                apiVersion: inferencebench.io/v1alpha1
+                                kind: BenchmarkSchedule
+                                metadata: {name: q-nightly}
+                                spec:
+                                  schedule: "0 3 * * *"
+                                  template:
+                                    target: {url: "http://x:1"}
+                                    load: {requestRates: [1], numPrompts: 5}
+                                """,
+                                io.inferencebench.crds.v1alpha1.BenchmarkSchedule.class);
+        client.resources(io.inferencebench.crds.v1alpha1.BenchmarkSchedule.class)
+                .inNamespace(ns)
+                .resource(schedule)
+                .create();
+        var status =
+                await().atMost(Duration.ofSeconds(60))
+                        .until(
+                                () ->
+                                        client.resources(
+                                                        io.inferencebench.crds.v1alpha1
+                                                                .BenchmarkSchedule.class)
+                                                .inNamespace(ns)
+                                                .withName("q-nightly")
+                                                .get()
+                                                .getStatus(),
+                                s -> s != null && s.getNextScheduleTime() != null);
+        assertThat(java.time.Instant.parse(status.getNextScheduleTime()).toString())
+                .endsWith("T03:00:00Z");
+        HttpClient http = HttpClient.newHttpClient();
+        await().atMost(Duration.ofSeconds(20))
+                .untilAsserted(
+                        () ->
+                                assertThat(get(http, metrics).body())
+                                        .containsPattern(
+                                                "(?m)^inferencebench_schedule_last_verdict\\{"
+                                                        + "namespace=\"quarkus-schedule\","
+                                                        + "schedule=\"q-nightly\",?\\} NaN$"));
+    }
+
     private static HttpResponse<String> get(HttpClient http, URL url) throws Exception {
         return http.send(
                 HttpRequest.newBuilder(URI.create(url.toString())).build(),

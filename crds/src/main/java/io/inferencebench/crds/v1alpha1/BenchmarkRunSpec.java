@@ -73,6 +73,13 @@ import io.fabric8.generator.annotation.ValidationRule;
         fieldPath = ".timeout",
         reason = "FieldValueForbidden")
 @ValidationRule(
+        value =
+                "has(self.baseline) == has(oldSelf.baseline)"
+                        + " && (!has(self.baseline) || self.baseline == oldSelf.baseline)",
+        message = "spec.baseline is immutable",
+        fieldPath = ".baseline",
+        reason = "FieldValueForbidden")
+@ValidationRule(
         value = "!has(oldSelf.cancel) || !oldSelf.cancel || (has(self.cancel) && self.cancel)",
         message = "spec.cancel cannot be undone once set to true",
         fieldPath = ".cancel",
@@ -128,6 +135,11 @@ public class BenchmarkRunSpec {
     @Size(min = 1, max = Durations.MAX_LENGTH)
     @Pattern(Durations.PATTERN)
     private String timeout;
+
+    @JsonPropertyDescription(
+            "Compare this run, when it finishes, with an earlier run or a ConfigMap of profiles:"
+                    + " the result goes to status.comparison and the Regressed condition.")
+    private BaselineSpec baseline;
 
     public TargetSpec getTarget() {
         return target;
@@ -207,5 +219,13 @@ public class BenchmarkRunSpec {
 
     public void setTimeout(String timeout) {
         this.timeout = timeout;
+    }
+
+    public BaselineSpec getBaseline() {
+        return baseline;
+    }
+
+    public void setBaseline(BaselineSpec baseline) {
+        this.baseline = baseline;
     }
 }

@@ -23,8 +23,8 @@ public class BenchmarkRunStatus {
     private Long observedGeneration;
 
     @JsonPropertyDescription(
-            "TargetReady, RunnersReady, Completed, ServerMetricsCollected, LoadDelivered and (with"
-                    + " spec.slo) SloMet.")
+            "TargetReady, RunnersReady, Completed, ServerMetricsCollected, LoadDelivered, (with"
+                    + " spec.slo) SloMet and (with spec.baseline) Regressed.")
     private List<Condition> conditions = new ArrayList<>();
 
     @JsonPropertyDescription("When the first stage started (RFC 3339).")
@@ -62,6 +62,15 @@ public class BenchmarkRunStatus {
 
     @JsonPropertyDescription("Name of the ConfigMap holding the profiles, one key per stage.")
     private String profileConfigMap;
+
+    @JsonPropertyDescription(
+            "With spec.baseline: this run's profiles compared with the baseline's.")
+    private RunComparison comparison;
+
+    @JsonPropertyDescription(
+            "What was measured: target images and digests, server version and arguments, GPU"
+                    + " product and count, ready replicas over the run.")
+    private EnvironmentStatus environment;
 
     /**
      * Finds a condition by type.
@@ -194,5 +203,21 @@ public class BenchmarkRunStatus {
 
     public void setProfileConfigMap(String profileConfigMap) {
         this.profileConfigMap = profileConfigMap;
+    }
+
+    public RunComparison getComparison() {
+        return comparison;
+    }
+
+    public void setComparison(RunComparison comparison) {
+        this.comparison = comparison;
+    }
+
+    public EnvironmentStatus getEnvironment() {
+        return environment;
+    }
+
+    public void setEnvironment(EnvironmentStatus environment) {
+        this.environment = environment;
     }
 }

@@ -31,6 +31,14 @@ public final class ConditionTypes {
     /** Every stage met {@code spec.slo}; only present when an SLO is set. */
     public static final String SLO_MET = "SloMet";
 
+    /**
+     * With {@code spec.baseline}: True when some stage got significantly worse than the baseline
+     * (the message names the worst metric), False when none did, Unknown while the baseline is
+     * missing, unfinished or the comparison could not be made (the reason says which). {@code
+     * kubectl wait --for=condition=Regressed=false} gates a pipeline on it.
+     */
+    public static final String REGRESSED = "Regressed";
+
     /** All types, in the order they are reported. */
     public static final List<String> ALL =
             List.of(
@@ -39,7 +47,17 @@ public final class ConditionTypes {
                     COMPLETED,
                     SERVER_METRICS_COLLECTED,
                     LOAD_DELIVERED,
-                    SLO_MET);
+                    SLO_MET,
+                    REGRESSED);
+
+    /** BenchmarkSchedule: spec.schedule and spec.timeZone parse. */
+    public static final String SCHEDULE_VALID = "ScheduleValid";
+
+    /** BenchmarkSchedule: the last finished run regressed against its baseline. */
+    public static final String REGRESSING = "Regressing";
+
+    /** A BenchmarkSchedule's types, in the order they are reported. */
+    public static final List<String> SCHEDULE_ALL = List.of(SCHEDULE_VALID, REGRESSING);
 
     private ConditionTypes() {}
 }

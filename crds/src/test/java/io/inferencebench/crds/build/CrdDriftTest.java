@@ -29,11 +29,37 @@ class CrdDriftTest {
                             "crds",
                             "benchmarkruns.inferencebench.io.yaml"));
 
+    static final List<Path> COMMITTED_SCHEDULE =
+            List.of(
+                    Path.of("generated", CrdGeneration.SCHEDULE_FILE_NAME),
+                    Path.of(
+                            "..",
+                            "config",
+                            "crd",
+                            "bases",
+                            "inferencebench.io_benchmarkschedules.yaml"),
+                    Path.of(
+                            "..",
+                            "charts",
+                            "inferencebench",
+                            "crds",
+                            "benchmarkschedules.inferencebench.io.yaml"));
+
     @Test
     void committedCrdCopiesMatchTheJavaModel() throws IOException {
-        String generated = CrdGeneration.generate();
+        check(COMMITTED, CrdGeneration.generate());
+    }
+
+    @Test
+    void committedScheduleCrdCopiesMatchTheJavaModel() throws IOException {
+        check(
+                COMMITTED_SCHEDULE,
+                CrdGeneration.generateAll().get(CrdGeneration.SCHEDULE_FILE_NAME));
+    }
+
+    private static void check(List<Path> copies, String generated) throws IOException {
         boolean update = Boolean.getBoolean(UPDATE_PROPERTY);
-        for (Path committed : COMMITTED) {
+        for (Path committed : copies) {
             if (update) {
                 Files.createDirectories(committed.toAbsolutePath().getParent());
                 Files.writeString(committed, generated);
@@ -62,5 +88,19 @@ class CrdDriftTest {
             assertThat(at).as("column %s", column).isGreaterThan(previous);
             previous = at;
         }
+        String schedule = CrdGeneration.generateAll().get(CrdGeneration.SCHEDULE_FILE_NAME);
+        previous = -1;
+        for (String column : CrdGeneration.SCHEDULE_COLUMN_ORDER) {
+            int at = schedule.indexOf("name: \"" + column + "\"");
+            assertThat(at).as("schedule column %s", column).isGreaterThan(previous);
+            previous = at;
+        }
+    }
+
+    @Test
+    void scheduleTemplateKeepsFieldRulesButNotTheRunsImmutability() {
+        String schedule = CrdGeneration.generateAll().get(CrdGeneration.SCHEDULE_FILE_NAME);
+        assertThat(schedule).doesNotContain("oldSelf");
+        assertThat(schedule).contains("exactly one of requestRate or concurrency");
     }
 }

@@ -85,19 +85,39 @@ class AdmissionIT {
                         .withConfig(Config.fromKubeconfig(apiServer.getKubeConfigYaml()))
                         .build();
 
-        // The CRD exactly as committed (CrdDriftTest guarantees it equals the generated one).
-        Path committed = Path.of("generated", CrdGeneration.FILE_NAME);
-        CustomResourceDefinition crd =
-                client.apiextensions()
-                        .v1()
-                        .customResourceDefinitions()
-                        .load(committed.toFile())
-                        .item();
-        client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
+        // The CRDs exactly as committed (CrdDriftTest guarantees they equal the generated ones).
+        for (String file : List.of(CrdGeneration.FILE_NAME, CrdGeneration.SCHEDULE_FILE_NAME)) {
+            CustomResourceDefinition crd =
+                    client.apiextensions()
+                            .v1()
+                            .customResourceDefinitions()
+                            .load(Path.of("generated", file).toFile())
+                            .item();
+            client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
+        }
+        for (String crdName : List.of(BenchmarkRun.CRD_NAME, BenchmarkSchedule.CRD_NAME)) {
+            awaitEstablished(crdName);
+        }
+        client.namespaces()
+                .resource(
+                        new NamespaceBuilder()
+                                .withNewMetadata()
+                                .withName(NAMESPACE)
+                                .endMetadata()
+                                .build())
+                .create();
+        // Discovery may lag behind Established for a moment.
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .ignoreExceptions()
+                .until(() -> runs().list() != null && schedules().list() != null);
+    }
+
+    private void awaitEstablished(String crdName) {
         client.apiextensions()
                 .v1()
                 .customResourceDefinitions()
-                .withName(BenchmarkRun.CRD_NAME)
+                .withName(crdName)
                 .waitUntilCondition(
                         c ->
                                 c != null
@@ -113,19 +133,6 @@ class AdmissionIT {
                                                                                                 .getStatus())),
                         60,
                         TimeUnit.SECONDS);
-        client.namespaces()
-                .resource(
-                        new NamespaceBuilder()
-                                .withNewMetadata()
-                                .withName(NAMESPACE)
-                                .endMetadata()
-                                .build())
-                .create();
-        // Discovery may lag behind Established for a moment.
-        Awaitility.await()
-                .atMost(Duration.ofSeconds(30))
-                .ignoreExceptions()
-                .until(() -> runs().list() != null);
     }
 
     @AfterAll
@@ -148,6 +155,95 @@ class AdmissionIT {
             runs() {
         return client.genericKubernetesResources(
                 BenchmarkRun.GROUP + "/" + BenchmarkRun.VERSION, BenchmarkRun.KIND);
+    }
+
+    private MixedOperation<
+                    GenericKubernetesResource,
+                    GenericKubernetesResourceList,
+                    Resource<GenericKubernetesResource>>
+            schedules() {
+        return client.genericKubernetesResources(
+                BenchmarkRun.GROUP + "/" + BenchmarkRun.VERSION, BenchmarkSchedule.KIND);
+    }
+
+    static Stream<Path> invalidSchedules() throws IOException, URISyntaxException {
+        return manifests("admission/schedule-invalid");
+    }
+
+    static Stream<Path> validSchedules() throws IOException, URISyntaxException {
+        List<Path> all = new ArrayList<>(manifests("admission/schedule-valid").toList());
+        try (Stream<Path> samples = Files.list(Path.of("..", "config", "samples", "schedules"))) {
+            samples.filter(p -> p.toString().endsWith(".yaml")).sorted().forEach(all::add);
+        }
+        return all.stream();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("invalidSchedules")
+    void invalidScheduleIsRejectedNamingTheField(Path manifest) throws IOException {
+        String yaml = Files.readString(manifest, StandardCharsets.UTF_8);
+        String field = header(yaml, "expect-field");
+        String message = header(yaml, "expect-message");
+        GenericKubernetesResource schedule = parse(yaml);
+
+        assertThatThrownBy(() -> schedules().inNamespace(NAMESPACE).resource(schedule).create())
+                .as("%s must be rejected at admission", manifest.getFileName())
+                .isInstanceOfSatisfying(
+                        KubernetesClientException.class,
+                        e -> {
+                            assertThat(e.getCode()).isEqualTo(422);
+                            assertThat(e.getMessage())
+                                    .as("error for %s", manifest.getFileName())
+                                    .contains(field + ":")
+                                    .contains(message);
+                        });
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("validSchedules")
+    void validScheduleIsAcceptedWithJavaDefaultsAndAnEditableTemplate(Path manifest)
+            throws IOException {
+        GenericKubernetesResource schedule = parse(Files.readString(manifest));
+        String name = schedule.getMetadata().getName();
+        try {
+            schedules().inNamespace(NAMESPACE).resource(schedule).create();
+        } catch (KubernetesClientException e) {
+            throw new AssertionError(manifest + " was rejected: " + e.getMessage(), e);
+        }
+        try {
+            BenchmarkSchedule typed =
+                    client.resources(BenchmarkSchedule.class)
+                            .inNamespace(NAMESPACE)
+                            .withName(name)
+                            .get();
+            BenchmarkSchedule javaDefaults =
+                    client.getKubernetesSerialization()
+                            .unmarshal(Files.readString(manifest), BenchmarkSchedule.class);
+            assertThat(typed.getSpec().historyLimitValue())
+                    .isEqualTo(javaDefaults.getSpec().historyLimitValue());
+            assertThat(typed.getSpec().getConcurrencyPolicy())
+                    .isEqualTo(javaDefaults.getSpec().getConcurrencyPolicy())
+                    .isNotNull();
+            assertThat(typed.getSpec().getSuspend()).isEqualTo(javaDefaults.getSpec().getSuspend());
+            // Unlike a run's spec, a schedule's template may change: later runs take it.
+            typed.getSpec().getTemplate().getLoad().setNumPrompts(77);
+            client.resources(BenchmarkSchedule.class)
+                    .inNamespace(NAMESPACE)
+                    .resource(typed)
+                    .update();
+            assertThat(
+                            client.resources(BenchmarkSchedule.class)
+                                    .inNamespace(NAMESPACE)
+                                    .withName(name)
+                                    .get()
+                                    .getSpec()
+                                    .getTemplate()
+                                    .getLoad()
+                                    .getNumPrompts())
+                    .isEqualTo(77);
+        } finally {
+            schedules().inNamespace(NAMESPACE).withName(name).delete();
+        }
     }
 
     private GenericKubernetesResource parse(String yaml) {
@@ -418,6 +514,30 @@ class AdmissionIT {
                         "SLO",
                         "AGE");
         runs().inNamespace(NAMESPACE).withName("columns").delete();
+
+        assertThat(run(kubectl, "explain", "benchmarkschedule.spec.schedule"))
+                .contains("five-field format of Kubernetes CronJobs");
+        assertThat(run(kubectl, "explain", "bsched.status.lastVerdict")).contains("NoBaseline");
+        schedules()
+                .inNamespace(NAMESPACE)
+                .resource(
+                        parse(
+                                """
+                                apiVersion: inferencebench.io/v1alpha1
+                                kind: BenchmarkSchedule
+                                metadata: {name: columns}
+                                spec:
+                                  schedule: "0 3 * * *"
+                                  template:
+                                    target: {url: "http://x:1"}
+                                    load: {requestRates: [1], numPrompts: 10}
+                                """))
+                .create();
+        String schedules = run(kubectl, "get", "bsched", "-n", NAMESPACE);
+        assertThat(schedules.lines().findFirst().orElseThrow())
+                .containsSubsequence("NAME", "SCHEDULE", "LAST RUN", "VERDICT", "NEXT", "AGE");
+        assertThat(schedules).contains("0 3 * * *");
+        schedules().inNamespace(NAMESPACE).withName("columns").delete();
     }
 
     /** As e2e/scripts/provision-k8s.sh: IB_KUBEAPITEST_DIR, else $HOME/.kubeapitest. */
