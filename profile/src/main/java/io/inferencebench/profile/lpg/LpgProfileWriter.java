@@ -51,6 +51,12 @@ public final class LpgProfileWriter {
      */
     public static final int MIN_REQUESTS_FOR_RATES = 10;
 
+    /**
+     * Key in {@code metrics} of the latency histograms ({@code ttft_ms}, {@code itl_ms}, {@code
+     * tpot_ms}, {@code e2el_ms}), each a {@link io.inferencebench.profile.stats.RecorderSnapshot}.
+     */
+    public static final String HISTOGRAMS_KEY = "histograms";
+
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private static final ObjectMapper MAPPER =
@@ -137,6 +143,7 @@ public final class LpgProfileWriter {
         putExtendedFamily(metrics, "e2el_ms", stage.latencyMs);
         putExtendedFamily(metrics, "schedule_lag_ms", stage.scheduleLagMs);
         putExtendedFamily(metrics, "slot_wait_ms", stage.slotWaitMs);
+        putHistograms(metrics, stage);
         boolean sloConfigured =
                 stage.sloTtftMs != null || stage.sloTpotMs != null || stage.sloE2elMs != null;
         if (sloConfigured) {
@@ -397,6 +404,28 @@ public final class LpgProfileWriter {
         metrics.put("p95_" + suffix, finite(r.percentile(95)));
         metrics.put("p999_" + suffix, finite(r.percentile(99.9)));
         metrics.put("count_" + suffix, r.count());
+    }
+
+    /**
+     * The latency distributions themselves (compact {@link
+     * io.inferencebench.profile.stats.RecorderSnapshot}s, a few kilobytes each), so that two
+     * profiles can be compared with a statistical test and not only by their percentiles.
+     */
+    private static void putHistograms(ObjectNode metrics, StageResult stage) {
+        ObjectNode histograms = NODES.objectNode();
+        putHistogram(histograms, "ttft_ms", stage.ttftMs);
+        putHistogram(histograms, "itl_ms", stage.itlMs);
+        putHistogram(histograms, "tpot_ms", stage.tpotMs);
+        putHistogram(histograms, "e2el_ms", stage.latencyMs);
+        if (!histograms.isEmpty()) {
+            metrics.set(HISTOGRAMS_KEY, histograms);
+        }
+    }
+
+    private static void putHistogram(ObjectNode histograms, String key, MetricRecorder r) {
+        if (r != null && r.count() > 0) {
+            histograms.set(key, MAPPER.valueToTree(r.snapshot()));
+        }
     }
 
     private static ObjectNode lowerCaseStats(MetricRecorder r) {

@@ -3,10 +3,12 @@ package io.inferencebench.profile.stats;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.zip.DataFormatException;
 import java.util.zip.Deflater;
@@ -440,6 +442,30 @@ public final class MetricRecorder {
         }
         out[1] = max;
         return out;
+    }
+
+    /**
+     * The histogram's non-empty buckets in increasing order of value. Every recorded value is in
+     * exactly one bucket (negative values in the bucket of {@code 0}); a bucket is at most 0.1 %
+     * wide relative to its values.
+     *
+     * @return the buckets, empty when nothing was recorded
+     */
+    public List<HistogramBucket> histogramBuckets() {
+        List<HistogramBucket> buckets = new ArrayList<>();
+        if (count == 0) {
+            return buckets;
+        }
+        for (DoubleHistogramIterationValue v : histogram.recordedValues()) {
+            double value = v.getValueIteratedTo();
+            buckets.add(
+                    new HistogramBucket(
+                            histogram.lowestEquivalentValue(value),
+                            histogram.highestEquivalentValue(value),
+                            histogram.medianEquivalentValue(value),
+                            v.getCountAddedInThisIterationStep()));
+        }
+        return buckets;
     }
 
     private void sortSamples() {

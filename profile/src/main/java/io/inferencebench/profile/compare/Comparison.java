@@ -1,0 +1,114 @@
+package io.inferencebench.profile.compare;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.inferencebench.profile.lpg.RequestRate;
+import java.util.List;
+
+/**
+ * The result of comparing a candidate run with a baseline run.
+ *
+ * @param verdict regression, improvement or no significant change
+ * @param stageMatching {@code request_rate} when every stage found its rate in the other run, else
+ *     {@code index}
+ * @param stages the matched stages, in the baseline's order
+ * @param notes what the reader must know: stages left unmatched, metrics compared by threshold only
+ *     and why, stages whose load was not delivered
+ * @param options the thresholds and significance level used
+ */
+public record Comparison(
+        Verdict verdict,
+        String stageMatching,
+        List<StageComparison> stages,
+        List<String> notes,
+        ComparisonOptions options) {
+
+    /** Stages paired by equal requested rates. */
+    public static final String MATCHED_BY_RATE = "request_rate";
+
+    /** Stages paired by position. */
+    public static final String MATCHED_BY_INDEX = "index";
+
+    /**
+     * Every significant change for the worse.
+     *
+     * @return the regressed statistics, stage by stage
+     */
+    public List<MetricComparison> regressions() {
+        return stages.stream()
+                .flatMap(s -> s.metrics().stream())
+                .filter(MetricComparison::regressed)
+                .toList();
+    }
+
+    /**
+     * Every significant change for the better.
+     *
+     * @return the improved statistics, stage by stage
+     */
+    public List<MetricComparison> improvements() {
+        return stages.stream()
+                .flatMap(s -> s.metrics().stream())
+                .filter(MetricComparison::improved)
+                .toList();
+    }
+
+    /**
+     * The JSON form: {@code verdict}, {@code stage_matching}, {@code thresholds}, {@code alpha},
+     * {@code notes}, and {@code stages[]} with {@code metrics.<name>} = {@code {baseline,
+     * candidate, change, significant, worse, threshold, test, p_value, unit}}. Missing numbers are
+     * {@code null}; an unbounded rate is {@code "inf"}.
+     *
+     * @return the document
+     */
+    public ObjectNode toJson() {
+        JsonNodeFactory f = JsonNodeFactory.instance;
+        ObjectNode root = f.objectNode();
+        root.put("verdict", verdict.text());
+        root.put("stage_matching", stageMatching);
+        ObjectNode thresholds = root.putObject("thresholds");
+        for (Metric m : Metric.values()) {
+            thresholds.put(m.key(), options.threshold(m));
+        }
+        root.put("alpha", options.alpha());
+        ArrayNode noteList = root.putArray("notes");
+        notes.forEach(noteList::add);
+        ArrayNode stageList = root.putArray("stages");
+        for (StageComparison s : stages) {
+            ObjectNode stage = stageList.addObject();
+            stage.put("stage", s.stage());
+            putRate(stage, "baseline_request_rate", s.baselineRate());
+            putRate(stage, "candidate_request_rate", s.candidateRate());
+            stage.put("baseline_profile", s.baselineProfile());
+            stage.put("candidate_profile", s.candidateProfile());
+            ObjectNode metrics = stage.putObject("metrics");
+            for (MetricComparison m : s.metrics()) {
+                ObjectNode cell = metrics.putObject(m.name());
+                cell.put("unit", m.metric().unit());
+                cell.put("baseline", m.baseline());
+                cell.put("candidate", m.candidate());
+                cell.put("change", m.change());
+                cell.put("significant", m.significant());
+                cell.put("worse", m.worse().text());
+                cell.put("threshold", m.threshold());
+                cell.put("test", m.test());
+                cell.put("p_value", m.pValue());
+                if (m.beyondNoise() != null) {
+                    cell.put("beyond_noise", m.beyondNoise());
+                }
+            }
+        }
+        return root;
+    }
+
+    private static void putRate(ObjectNode node, String key, double rate) {
+        if (RequestRate.isUnbounded(rate)) {
+            node.put(key, RequestRate.UNBOUNDED);
+        } else if (Double.isFinite(rate)) {
+            node.put(key, rate);
+        } else {
+            node.putNull(key);
+        }
+    }
+}

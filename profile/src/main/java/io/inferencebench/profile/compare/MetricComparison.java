@@ -1,0 +1,67 @@
+package io.inferencebench.profile.compare;
+
+/**
+ * One statistic of one metric in one stage, in both runs.
+ *
+ * @param name output name, e.g. {@code ttft_p99} or {@code output_throughput}
+ * @param metric the metric
+ * @param statistic {@code p50}, {@code p90}, {@code p99} or {@code value}
+ * @param baseline the baseline's value ({@code null} when its profile lacks it)
+ * @param candidate the candidate's value ({@code null} when its profile lacks it)
+ * @param change relative change {@code (candidate - baseline) / baseline}; {@code null} when a
+ *     value is missing or the baseline is 0
+ * @param threshold the relative threshold applied
+ * @param beyondThreshold the change exceeds the threshold
+ * @param beyondNoise the statistical test found the difference beyond sampling noise; {@code null}
+ *     when no test was possible (threshold only)
+ * @param significant beyond the threshold and, where a test was possible, beyond the noise
+ * @param worse the side with the worse value
+ * @param test {@code mann-whitney}, {@code quantile-ci}, {@code two-proportion} or {@code
+ *     threshold-only}
+ * @param pValue the test's two-sided p-value where it has one
+ */
+public record MetricComparison(
+        String name,
+        Metric metric,
+        String statistic,
+        Double baseline,
+        Double candidate,
+        Double change,
+        double threshold,
+        boolean beyondThreshold,
+        Boolean beyondNoise,
+        boolean significant,
+        Side worse,
+        String test,
+        Double pValue) {
+
+    /** Test name of a latency median: Mann–Whitney U over the two histograms. */
+    public static final String TEST_MANN_WHITNEY = "mann-whitney";
+
+    /** Test name of a tail percentile: the percentiles' confidence intervals. */
+    public static final String TEST_QUANTILE_CI = "quantile-ci";
+
+    /** Test name of goodput: the two SLO attainment proportions. */
+    public static final String TEST_TWO_PROPORTION = "two-proportion";
+
+    /** No statistical test was possible: the threshold alone decides. */
+    public static final String TEST_THRESHOLD_ONLY = "threshold-only";
+
+    /**
+     * Whether this is a significant change for the worse.
+     *
+     * @return significant and the candidate is worse
+     */
+    public boolean regressed() {
+        return significant && worse == Side.CANDIDATE;
+    }
+
+    /**
+     * Whether this is a significant change for the better.
+     *
+     * @return significant and the baseline is worse
+     */
+    public boolean improved() {
+        return significant && worse == Side.BASELINE;
+    }
+}

@@ -1,0 +1,496 @@
+package io.inferencebench.profile.compare;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.inferencebench.profile.lpg.LpgProfileWriter;
+import io.inferencebench.profile.lpg.RequestRate;
+import io.inferencebench.profile.stats.HistogramBucket;
+import io.inferencebench.profile.stats.MetricRecorder;
+import io.inferencebench.profile.stats.RecorderSnapshot;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Compares a candidate run with a baseline run, stage by stage, from their LPG profiles.
+ *
+ * <p>Stages are paired by requested rate when every stage of each run finds its rate in the other,
+ * otherwise by position. For each pair it compares TTFT, ITL, TPOT and E2E latency at p50, p90 and
+ * p99, output throughput and (when both have an SLO) goodput. A change is significant only when it
+ * is beyond the metric's relative threshold <em>and</em> beyond the runs' sampling noise:
+ *
+ * <ul>
+ *   <li>latency medians: Mann–Whitney U over the two histograms ({@code metrics.histograms} in the
+ *       profile), p-value below alpha;
+ *   <li>latency p90/p99: the two percentiles' distribution-free confidence intervals (order
+ *       statistics of the histogram at level 1 − alpha), combined, do not cover the difference;
+ *   <li>goodput: two-proportion z-test of the SLO attainments;
+ *   <li>output throughput, and latencies of a profile without histograms: the threshold alone (the
+ *       comparison's notes say so).
+ * </ul>
+ *
+ * The verdict is {@link Verdict#REGRESSION} when any statistic is significantly worse in the
+ * candidate, {@link Verdict#IMPROVEMENT} when none is worse and some are better, else {@link
+ * Verdict#NO_SIGNIFICANT_CHANGE}.
+ */
+public final class ProfileComparison {
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    /** Achieved rate below this share of the requested one: the load was not delivered. */
+    private static final double MIN_DELIVERED_SHARE = 0.95;
+
+    private ProfileComparison() {}
+
+    /**
+     * Compares two runs given as their stage profiles.
+     *
+     * @param baseline the baseline's LPG documents, one per stage
+     * @param candidate the candidate's LPG documents, one per stage
+     * @param options thresholds and significance level
+     * @return the comparison
+     * @throws IllegalArgumentException when a run has no profile or a document is not an LPG
+     *     profile (the message names which)
+     */
+    public static Comparison compare(
+            List<JsonNode> baseline, List<JsonNode> candidate, ComparisonOptions options) {
+        return compareLabeled(label(baseline, "baseline"), label(candidate, "candidate"), options);
+    }
+
+    /**
+     * Compares two runs given as labelled stage profiles (labels appear in notes and output).
+     *
+     * @param baseline the baseline's profiles, one per stage
+     * @param candidate the candidate's profiles, one per stage
+     * @param options thresholds and significance level
+     * @return the comparison
+     * @throws IllegalArgumentException when a run has no profile or a document is not an LPG
+     *     profile (the message names which)
+     */
+    public static Comparison compareLabeled(
+            List<LabeledProfile> baseline,
+            List<LabeledProfile> candidate,
+            ComparisonOptions options) {
+        List<StageData> base = read(baseline, "baseline");
+        List<StageData> cand = read(candidate, "candidate");
+        Set<String> notes = new LinkedHashSet<>();
+        boolean byRate = ratesMatch(base, cand);
+        List<StageData[]> pairs = new ArrayList<>();
+        if (byRate) {
+            for (StageData b : base) {
+                StageData match =
+                        cand.stream().filter(c -> sameRate(b.rate, c.rate)).findFirst().get();
+                pairs.add(new StageData[] {b, match});
+            }
+        } else {
+            notes.add(
+                    "request rates differ (baseline "
+                            + rates(base)
+                            + "; candidate "
+                            + rates(cand)
+                            + "): stages matched by position");
+            for (int i = 0; i < Math.min(base.size(), cand.size()); i++) {
+                pairs.add(new StageData[] {base.get(i), cand.get(i)});
+            }
+            for (int i = cand.size(); i < base.size(); i++) {
+                notes.add("baseline stage " + base.get(i).describe() + " has no candidate stage");
+            }
+            for (int i = base.size(); i < cand.size(); i++) {
+                notes.add("candidate stage " + cand.get(i).describe() + " has no baseline stage");
+            }
+        }
+        List<StageComparison> stages = new ArrayList<>();
+        for (int i = 0; i < pairs.size(); i++) {
+            StageData b = pairs.get(i)[0];
+            StageData c = pairs.get(i)[1];
+            for (StageData s : pairs.get(i)) {
+                if (s.undelivered() != null) {
+                    notes.add(s.undelivered());
+                }
+            }
+            stages.add(
+                    new StageComparison(
+                            i + 1,
+                            b.rate,
+                            c.rate,
+                            b.label,
+                            c.label,
+                            compareStage(b, c, options, notes)));
+        }
+        boolean regressed =
+                stages.stream()
+                        .flatMap(s -> s.metrics().stream())
+                        .anyMatch(MetricComparison::regressed);
+        boolean improved =
+                stages.stream()
+                        .flatMap(s -> s.metrics().stream())
+                        .anyMatch(MetricComparison::improved);
+        Verdict verdict =
+                regressed
+                        ? Verdict.REGRESSION
+                        : improved ? Verdict.IMPROVEMENT : Verdict.NO_SIGNIFICANT_CHANGE;
+        return new Comparison(
+                verdict,
+                byRate ? Comparison.MATCHED_BY_RATE : Comparison.MATCHED_BY_INDEX,
+                List.copyOf(stages),
+                List.copyOf(notes),
+                options);
+    }
+
+    private static List<MetricComparison> compareStage(
+            StageData b, StageData c, ComparisonOptions options, Set<String> notes) {
+        List<MetricComparison> out = new ArrayList<>();
+        double confidence = 1 - options.alpha();
+        for (Metric m : Metric.values()) {
+            if (!m.isLatency()) {
+                continue;
+            }
+            List<HistogramBucket> hb = b.histograms.get(m);
+            List<HistogramBucket> hc = c.histograms.get(m);
+            boolean tested = hb != null && hc != null;
+            boolean anyValue = false;
+            for (String stat : Metric.PERCENTILES) {
+                Double vb = b.latency(m, stat);
+                Double vc = c.latency(m, stat);
+                if (vb == null && vc == null) {
+                    continue;
+                }
+                anyValue = true;
+                Boolean beyondNoise = null;
+                Double p = null;
+                String test = MetricComparison.TEST_THRESHOLD_ONLY;
+                if (tested && vb != null && vc != null) {
+                    if (stat.equals("p50")) {
+                        p = NoiseTests.mannWhitneyPValue(hb, hc);
+                        beyondNoise = p < options.alpha();
+                        test = MetricComparison.TEST_MANN_WHITNEY;
+                    } else {
+                        double percentile = Double.parseDouble(stat.substring(1));
+                        double[] ib = NoiseTests.quantileInterval(hb, percentile, confidence);
+                        double[] ic = NoiseTests.quantileInterval(hc, percentile, confidence);
+                        beyondNoise = NoiseTests.beyondIntervals(vb, ib, vc, ic);
+                        test = MetricComparison.TEST_QUANTILE_CI;
+                    }
+                }
+                out.add(cell(m.key() + "_" + stat, m, stat, vb, vc, options, beyondNoise, test, p));
+            }
+            if (anyValue && !tested) {
+                String side =
+                        hb == null && hc == null
+                                ? "neither profile has"
+                                : (hb == null ? "baseline " + b.label : "candidate " + c.label)
+                                        + " has no";
+                notes.add(
+                        m.key()
+                                + ": "
+                                + side
+                                + " histogram (metrics."
+                                + LpgProfileWriter.HISTOGRAMS_KEY
+                                + "."
+                                + m.family()
+                                + "), so its change is judged by the threshold only, without a"
+                                + " noise test");
+            }
+        }
+        Double tb = b.outputThroughput();
+        Double tc = c.outputThroughput();
+        if (tb != null || tc != null) {
+            out.add(
+                    cell(
+                            Metric.OUTPUT_THROUGHPUT.key(),
+                            Metric.OUTPUT_THROUGHPUT,
+                            "value",
+                            tb,
+                            tc,
+                            options,
+                            null,
+                            MetricComparison.TEST_THRESHOLD_ONLY,
+                            null));
+            notes.add(
+                    "output_throughput: one value per run, judged by the threshold only (no noise"
+                            + " test)");
+        }
+        Double gb = b.number("goodput");
+        Double gc = c.number("goodput");
+        if (gb != null && gc != null) {
+            Long sb = b.count("goodput_requests");
+            Long sc = c.count("goodput_requests");
+            Long nb = b.attempted();
+            Long nc = c.attempted();
+            Boolean beyondNoise = null;
+            Double p = null;
+            String test = MetricComparison.TEST_THRESHOLD_ONLY;
+            if (sb != null && sc != null && nb != null && nc != null) {
+                p = NoiseTests.twoProportionPValue(sb, nb, sc, nc);
+                beyondNoise = p < options.alpha();
+                test = MetricComparison.TEST_TWO_PROPORTION;
+            }
+            out.add(
+                    cell(
+                            "goodput",
+                            Metric.GOODPUT,
+                            "value",
+                            gb,
+                            gc,
+                            options,
+                            beyondNoise,
+                            test,
+                            p));
+        } else if (gb != null || gc != null) {
+            notes.add(
+                    "goodput: only the "
+                            + (gb != null ? "baseline" : "candidate")
+                            + " has an SLO, so goodput is not compared");
+        }
+        return out;
+    }
+
+    private static MetricComparison cell(
+            String name,
+            Metric metric,
+            String statistic,
+            Double baseline,
+            Double candidate,
+            ComparisonOptions options,
+            Boolean beyondNoise,
+            String test,
+            Double pValue) {
+        double threshold = options.threshold(metric);
+        Double change = null;
+        boolean beyondThreshold = false;
+        Side worse = Side.NEITHER;
+        if (baseline != null && candidate != null) {
+            if (baseline != 0) {
+                change = (candidate - baseline) / baseline;
+                beyondThreshold = Math.abs(change) > threshold;
+            } else {
+                change = candidate == 0 ? 0.0 : null;
+                beyondThreshold = candidate != 0;
+            }
+            if (!candidate.equals(baseline)) {
+                boolean candidateHigher = candidate > baseline;
+                worse = candidateHigher == metric.higherIsWorse() ? Side.CANDIDATE : Side.BASELINE;
+            }
+        }
+        boolean significant = beyondThreshold && (beyondNoise == null || beyondNoise);
+        return new MetricComparison(
+                name,
+                metric,
+                statistic,
+                baseline,
+                candidate,
+                change,
+                threshold,
+                beyondThreshold,
+                beyondNoise,
+                significant,
+                worse,
+                test,
+                pValue);
+    }
+
+    private static boolean ratesMatch(List<StageData> base, List<StageData> cand) {
+        if (base.size() != cand.size()) {
+            return false;
+        }
+        for (List<StageData> side : List.of(base, cand)) {
+            for (int i = 0; i < side.size(); i++) {
+                for (int j = i + 1; j < side.size(); j++) {
+                    if (sameRate(side.get(i).rate, side.get(j).rate)) {
+                        return false;
+                    }
+                }
+            }
+        }
+        for (StageData b : base) {
+            if (cand.stream().noneMatch(c -> sameRate(b.rate, c.rate))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean sameRate(double a, double b) {
+        if (Double.isNaN(a) || Double.isNaN(b)) {
+            return false;
+        }
+        if (Double.isInfinite(a) || Double.isInfinite(b)) {
+            return a == b;
+        }
+        return Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b));
+    }
+
+    private static String rates(List<StageData> side) {
+        return String.join(", ", side.stream().map(s -> rateText(s.rate)).toList());
+    }
+
+    static String rateText(double rate) {
+        return Double.isNaN(rate) ? "?" : RequestRate.pythonString(rate);
+    }
+
+    private static List<LabeledProfile> label(List<JsonNode> docs, String side) {
+        if (docs == null) {
+            throw new IllegalArgumentException(side + ": no profiles");
+        }
+        List<LabeledProfile> out = new ArrayList<>();
+        for (JsonNode d : docs) {
+            out.add(new LabeledProfile(null, d));
+        }
+        return out;
+    }
+
+    private static List<StageData> read(List<LabeledProfile> profiles, String side) {
+        if (profiles == null || profiles.isEmpty()) {
+            throw new IllegalArgumentException(side + ": no profiles to compare");
+        }
+        List<StageData> out = new ArrayList<>();
+        for (int i = 0; i < profiles.size(); i++) {
+            LabeledProfile p = profiles.get(i);
+            String label = p.label() != null ? p.label() : side + " profile " + (i + 1);
+            out.add(StageData.of(label, p.document()));
+        }
+        out.sort(Comparator.comparingInt((StageData s) -> s.stageIndex));
+        return out;
+    }
+
+    /** What a comparison reads from one stage's profile. */
+    private static final class StageData {
+        final String label;
+        final JsonNode metrics;
+        final double rate;
+        final int stageIndex;
+        final Map<Metric, List<HistogramBucket>> histograms = new EnumMap<>(Metric.class);
+
+        private StageData(String label, JsonNode metrics, double rate, int stageIndex) {
+            this.label = label;
+            this.metrics = metrics;
+            this.rate = rate;
+            this.stageIndex = stageIndex;
+        }
+
+        static StageData of(String label, JsonNode document) {
+            JsonNode metrics = document == null ? null : document.get("metrics");
+            if (metrics == null || !metrics.isObject()) {
+                throw new IllegalArgumentException(
+                        label + ": not an LPG profile (no \"metrics\" object)");
+            }
+            JsonNode rateNode = metrics.get("request_rate");
+            double rate;
+            if (rateNode == null || rateNode.isNull()) {
+                rate = Double.NaN;
+            } else if (rateNode.isNumber()) {
+                rate = rateNode.doubleValue();
+            } else {
+                try {
+                    rate = RequestRate.parse(rateNode.asText());
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException(
+                            label
+                                    + ": metrics.request_rate is '"
+                                    + rateNode.asText()
+                                    + "', not a number or \"inf\"");
+                }
+            }
+            JsonNode index = metrics.get("stage_index");
+            StageData data =
+                    new StageData(
+                            label,
+                            metrics,
+                            rate,
+                            index != null && index.isInt() ? index.asInt() : 0);
+            JsonNode histograms = metrics.get(LpgProfileWriter.HISTOGRAMS_KEY);
+            if (histograms != null && histograms.isObject()) {
+                for (Metric m : Metric.values()) {
+                    JsonNode h = m.family() == null ? null : histograms.get(m.family());
+                    if (h != null && h.isObject()) {
+                        try {
+                            RecorderSnapshot snapshot =
+                                    MAPPER.treeToValue(h, RecorderSnapshot.class);
+                            data.histograms.put(
+                                    m, MetricRecorder.fromSnapshot(snapshot).histogramBuckets());
+                        } catch (com.fasterxml.jackson.core.JsonProcessingException
+                                | IllegalArgumentException e) {
+                            throw new IllegalArgumentException(
+                                    label
+                                            + ": metrics."
+                                            + LpgProfileWriter.HISTOGRAMS_KEY
+                                            + "."
+                                            + m.family()
+                                            + " is not a histogram snapshot: "
+                                            + e.getMessage());
+                        }
+                    }
+                }
+            }
+            return data;
+        }
+
+        String describe() {
+            return (stageIndex + 1) + " (" + rateText(rate) + " req/s, " + label + ")";
+        }
+
+        Double number(String key) {
+            JsonNode n = metrics.get(key);
+            return n != null && n.isNumber() && Double.isFinite(n.doubleValue())
+                    ? n.doubleValue()
+                    : null;
+        }
+
+        Long count(String key) {
+            JsonNode n = metrics.get(key);
+            return n != null && n.canConvertToLong() && n.isIntegralNumber() ? n.asLong() : null;
+        }
+
+        Long attempted() {
+            Long completed = count("completed");
+            Long failures = count("failures");
+            return completed == null ? null : completed + (failures == null ? 0 : failures);
+        }
+
+        Double latency(Metric m, String stat) {
+            String prefix = stat.equals("p50") ? "median" : stat;
+            Double v = number(prefix + "_" + m.family());
+            if (v == null && m == Metric.E2EL) {
+                // LPG's own key for the same statistic (profiles of other writers)
+                v = number(prefix + "_latency");
+            }
+            if (v != null
+                    && m.family() != null
+                    && count("count_" + m.family()) != null
+                    && count("count_" + m.family()) == 0) {
+                return null; // empty family: LPG's 0 is not a measurement
+            }
+            return v;
+        }
+
+        Double outputThroughput() {
+            Double perMin = number("output_tokens_per_min");
+            return perMin == null ? null : perMin / 60.0;
+        }
+
+        String undelivered() {
+            Double achieved = number("achieved_rate");
+            JsonNode meaningful = metrics.get("rates_meaningful");
+            if (achieved == null
+                    || !Double.isFinite(rate)
+                    || (meaningful != null && !meaningful.asBoolean(true))) {
+                return null;
+            }
+            if (achieved < MIN_DELIVERED_SHARE * rate) {
+                return String.format(
+                        Locale.ROOT,
+                        "%s: achieved %.3g of %s req/s requested: the load was not delivered, its"
+                                + " latencies do not describe that rate",
+                        label,
+                        achieved,
+                        rateText(rate));
+            }
+            return null;
+        }
+    }
+}

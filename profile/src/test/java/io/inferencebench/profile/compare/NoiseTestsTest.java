@@ -1,0 +1,95 @@
+package io.inferencebench.profile.compare;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.inferencebench.profile.stats.HistogramBucket;
+import io.inferencebench.profile.stats.MetricRecorder;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class NoiseTestsTest {
+
+    private static List<HistogramBucket> buckets(double... values) {
+        MetricRecorder r = new MetricRecorder();
+        for (double v : values) {
+            r.record(v);
+        }
+        return r.histogramBuckets();
+    }
+
+    @Test
+    void normalTailMatchesTheTable() {
+        assertThat(NoiseTests.upperTail(0)).isCloseTo(0.5, within(1e-7));
+        assertThat(NoiseTests.upperTail(1.959964)).isCloseTo(0.025, within(1e-6));
+        assertThat(NoiseTests.upperTail(-1.644854)).isCloseTo(0.95, within(1e-6));
+        assertThat(NoiseTests.normalQuantile(0.975)).isCloseTo(1.959964, within(1e-5));
+    }
+
+    @Test
+    void mannWhitneyOfSeparatedSmallSamplesMatchesTheNormalApproximation() {
+        // U = 0, mean 4.5, variance 3*3/12*7 = 5.25, continuity-corrected z = 4/sqrt(5.25):
+        // two-sided p = 0.08086 (scipy.stats.mannwhitneyu(..., method="asymptotic") gives the same)
+        double p = NoiseTests.mannWhitneyPValue(buckets(1, 2, 3), buckets(4, 5, 6));
+        assertThat(p).isCloseTo(0.08086, within(2e-4));
+        assertThat(NoiseTests.mannWhitneyPValue(buckets(4, 5, 6), buckets(1, 2, 3)))
+                .isCloseTo(p, within(1e-12));
+    }
+
+    @Test
+    void mannWhitneySeesAShiftOfLargeSamplesButNotTheSameDistribution() {
+        Random random = new Random(7);
+        double[] a = new double[5000];
+        double[] b = new double[5000];
+        double[] shifted = new double[5000];
+        for (int i = 0; i < a.length; i++) {
+            a[i] = 100 + 10 * random.nextGaussian();
+            b[i] = 100 + 10 * random.nextGaussian();
+            shifted[i] = 102 + 10 * random.nextGaussian();
+        }
+        assertThat(NoiseTests.mannWhitneyPValue(buckets(a), buckets(b))).isGreaterThan(0.01);
+        assertThat(NoiseTests.mannWhitneyPValue(buckets(a), buckets(shifted))).isLessThan(1e-6);
+    }
+
+    @Test
+    void allTiedOrEmptySamplesAreNoEvidence() {
+        assertThat(NoiseTests.mannWhitneyPValue(buckets(5, 5, 5), buckets(5, 5))).isEqualTo(1.0);
+        assertThat(NoiseTests.mannWhitneyPValue(buckets(), buckets(1, 2))).isEqualTo(1.0);
+    }
+
+    @Test
+    void quantileIntervalCoversTheOrderStatisticsAroundTheRank() {
+        double[] values = new double[1000];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = i + 1;
+        }
+        double[] median = NoiseTests.quantileInterval(buckets(values), 50, 0.95);
+        // ranks 500 -/+ 1.96 * sqrt(1000 * 0.25) = 500 -/+ 31
+        assertThat(median[0]).isBetween(466.0, 470.0);
+        assertThat(median[1]).isBetween(531.0, 535.0);
+        double[] p99 = NoiseTests.quantileInterval(buckets(values), 99, 0.95);
+        assertThat(p99[0]).isBetween(982.0, 986.0);
+        assertThat(p99[1]).isBetween(996.0, 1000.5);
+    }
+
+    @Test
+    void intervalsDecideWhetherADifferenceIsBeyondNoise() {
+        double[] narrowA = {99, 101};
+        double[] narrowB = {109, 111};
+        assertThat(NoiseTests.beyondIntervals(100, narrowA, 110, narrowB)).isTrue();
+        double[] wideA = {80, 120};
+        double[] wideB = {90, 130};
+        assertThat(NoiseTests.beyondIntervals(100, wideA, 110, wideB)).isFalse();
+    }
+
+    @Test
+    void twoProportionTest() {
+        // 90/100 against 60/100: pooled 0.75, z = 0.3 / sqrt(0.75*0.25*0.02) = 4.899
+        assertThat(NoiseTests.twoProportionPValue(90, 100, 60, 100))
+                .isCloseTo(2 * NoiseTests.upperTail(4.898979), within(1e-9))
+                .isLessThan(1e-5);
+        assertThat(NoiseTests.twoProportionPValue(50, 100, 52, 100)).isGreaterThan(0.5);
+        assertThat(NoiseTests.twoProportionPValue(100, 100, 100, 100)).isEqualTo(1.0);
+    }
+}

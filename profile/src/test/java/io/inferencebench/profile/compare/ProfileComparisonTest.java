@@ -1,0 +1,227 @@
+package io.inferencebench.profile.compare;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.inferencebench.profile.lpg.LpgProfileWriter;
+import io.inferencebench.profile.lpg.ProfileContext;
+import io.inferencebench.profile.lpg.StageResult;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class ProfileComparisonTest {
+
+    private static final ProfileContext CONTEXT =
+            new ProfileContext(
+                    "vllm",
+                    "m",
+                    null,
+                    "vllm",
+                    Instant.parse("2026-01-01T00:00:00Z"),
+                    null,
+                    null,
+                    1,
+                    "test",
+                    Map.of());
+
+    /**
+     * A stage of {@code n} requests whose TTFT is {@code ttft * (1 + 0.1 * gaussian)} ms and whose
+     * 16 output tokens come {@code itl} ms apart, over a stage of {@code seconds}.
+     */
+    static ObjectNode profile(
+            double rate, int n, double ttft, double itl, double seconds, long seed) {
+        Random random = new Random(seed);
+        StageResult s = new StageResult();
+        s.requestedRate = rate;
+        s.firstDispatchEpochNanos = 1_000_000_000L;
+        s.lastDispatchEpochNanos = s.firstDispatchEpochNanos + (long) (seconds * 1e9);
+        s.lastCompletionEpochNanos = s.lastDispatchEpochNanos;
+        s.sloTtftMs = ttft * 1.2;
+        for (int i = 0; i < n; i++) {
+            double first = ttft * (1 + 0.1 * random.nextGaussian());
+            double latency = first;
+            for (int t = 1; t < 16; t++) {
+                double gap = itl * (1 + 0.1 * random.nextGaussian());
+                s.itlMs.record(gap);
+                latency += gap;
+            }
+            s.sent++;
+            s.completed++;
+            s.ttftMs.record(first);
+            s.latencyMs.record(latency);
+            s.tpotMs.record((latency - first) / 15);
+            s.perTokenLatencySec.record(latency / 1000 / 32);
+            s.perOutputTokenLatencyMs.record(latency / 16);
+            s.inputLen.record(16);
+            s.outputLen.record(16);
+            s.totalInputTokens += 16;
+            s.totalOutputTokens += 16;
+            s.scheduleLagMs.record(0.1);
+            s.slotWaitMs.record(0);
+            if (first <= s.sloTtftMs) {
+                s.goodputRequests++;
+            }
+        }
+        return LpgProfileWriter.write(s, CONTEXT);
+    }
+
+    @Test
+    void theSameDistributionIsNoSignificantChange() {
+        Comparison c =
+                ProfileComparison.compare(
+                        List.of(profile(5, 400, 50, 10, 80, 1), profile(10, 400, 50, 10, 40, 2)),
+                        List.of(profile(5, 400, 50, 10, 80, 3), profile(10, 400, 50, 10, 40, 4)),
+                        ComparisonOptions.defaults());
+        assertThat(c.verdict()).isEqualTo(Verdict.NO_SIGNIFICANT_CHANGE);
+        assertThat(c.stageMatching()).isEqualTo(Comparison.MATCHED_BY_RATE);
+        assertThat(c.stages()).hasSize(2);
+        MetricComparison ttft = c.stages().get(0).metric("ttft_p50");
+        assertThat(ttft.test()).isEqualTo(MetricComparison.TEST_MANN_WHITNEY);
+        assertThat(ttft.pValue()).isGreaterThan(0.0);
+        assertThat(c.stages().get(0).metric("itl_p99").test())
+                .isEqualTo(MetricComparison.TEST_QUANTILE_CI);
+        assertThat(c.stages().get(0).metric("goodput").test())
+                .isEqualTo(MetricComparison.TEST_TWO_PROPORTION);
+    }
+
+    @Test
+    void slowerFirstTokensAreARegressionOfTheCandidate() {
+        JsonNode base = profile(5, 400, 50, 10, 80, 1);
+        JsonNode slow = profile(5, 400, 65, 10, 80, 2);
+        Comparison c =
+                ProfileComparison.compare(
+                        List.of(base), List.of(slow), ComparisonOptions.defaults());
+        assertThat(c.verdict()).isEqualTo(Verdict.REGRESSION);
+        StageComparison stage = c.stages().get(0);
+        for (String name : List.of("ttft_p50", "ttft_p90", "ttft_p99")) {
+            MetricComparison m = stage.metric(name);
+            assertThat(m.significant()).as(name).isTrue();
+            assertThat(m.worse()).as(name).isEqualTo(Side.CANDIDATE);
+            assertThat(m.change()).as(name).isBetween(0.2, 0.4);
+            String key = (name.endsWith("p50") ? "median" : name.substring(5)) + "_ttft_ms";
+            assertThat(m.baseline()).isEqualTo(base.get("metrics").get(key).asDouble());
+        }
+        assertThat(stage.metric("itl_p50").significant()).isFalse();
+        assertThat(c.regressions()).extracting(MetricComparison::name).contains("ttft_p50");
+        JsonNode json = c.toJson();
+        assertThat(json.get("verdict").asText()).isEqualTo("regression");
+        JsonNode cell = json.get("stages").get(0).get("metrics").get("ttft_p99");
+        assertThat(cell.get("significant").asBoolean()).isTrue();
+        assertThat(cell.get("baseline").asDouble()).isEqualTo(stage.metric("ttft_p99").baseline());
+        assertThat(cell.get("change").asDouble()).isEqualTo(stage.metric("ttft_p99").change());
+
+        Comparison reversed =
+                ProfileComparison.compare(
+                        List.of(slow), List.of(base), ComparisonOptions.defaults());
+        assertThat(reversed.verdict()).isEqualTo(Verdict.IMPROVEMENT);
+    }
+
+    @Test
+    void aChangeWithinTheThresholdIsNotSignificantEvenWhenTheTestSeesIt() {
+        // 20,000 requests: a 3 % shift is far beyond sampling noise but below the 5 % threshold
+        Comparison c =
+                ProfileComparison.compare(
+                        List.of(profile(5, 20000, 50, 10, 80, 1)),
+                        List.of(profile(5, 20000, 51.5, 10, 80, 2)),
+                        ComparisonOptions.defaults());
+        MetricComparison ttft = c.stages().get(0).metric("ttft_p50");
+        assertThat(ttft.beyondNoise()).isTrue();
+        assertThat(ttft.beyondThreshold()).isFalse();
+        assertThat(c.verdict()).isEqualTo(Verdict.NO_SIGNIFICANT_CHANGE);
+        Comparison strict =
+                ProfileComparison.compare(
+                        List.of(profile(5, 20000, 50, 10, 80, 1)),
+                        List.of(profile(5, 20000, 51.5, 10, 80, 2)),
+                        ComparisonOptions.defaults().withThreshold(Metric.TTFT, 0.01));
+        assertThat(strict.verdict()).isEqualTo(Verdict.REGRESSION);
+        assertThat(strict.stages().get(0).metric("ttft_p50").threshold()).isEqualTo(0.01);
+    }
+
+    @Test
+    void aLargeChangeOfATinySampleIsWithinTheNoise() {
+        // p99 of 12 requests is their maximum: one slow request moves it far, and proves nothing
+        ObjectNode base = profile(5, 12, 50, 10, 3, 1);
+        ObjectNode cand = profile(5, 12, 50, 10, 3, 2);
+        Comparison c =
+                ProfileComparison.compare(
+                        List.of(base), List.of(cand), ComparisonOptions.defaults());
+        MetricComparison p99 = c.stages().get(0).metric("ttft_p99");
+        assertThat(p99.test()).isEqualTo(MetricComparison.TEST_QUANTILE_CI);
+        assertThat(p99.beyondNoise()).isFalse();
+        assertThat(p99.significant()).isFalse();
+    }
+
+    @Test
+    void withoutHistogramsTheThresholdDecidesAndTheNotesSaySo() {
+        ObjectNode base = profile(5, 400, 50, 10, 80, 1);
+        ((ObjectNode) base.get("metrics")).remove(LpgProfileWriter.HISTOGRAMS_KEY);
+        ObjectNode cand = profile(5, 400, 65, 10, 80, 2);
+        Comparison c =
+                ProfileComparison.compareLabeled(
+                        List.of(new LabeledProfile("old.json", base)),
+                        List.of(new LabeledProfile("new.json", cand)),
+                        ComparisonOptions.defaults());
+        MetricComparison ttft = c.stages().get(0).metric("ttft_p50");
+        assertThat(ttft.test()).isEqualTo(MetricComparison.TEST_THRESHOLD_ONLY);
+        assertThat(ttft.beyondNoise()).isNull();
+        assertThat(ttft.significant()).isTrue();
+        assertThat(c.notes())
+                .anySatisfy(
+                        n ->
+                                assertThat(n)
+                                        .contains("ttft")
+                                        .contains("baseline old.json has no histogram"));
+        assertThat(c.verdict()).isEqualTo(Verdict.REGRESSION);
+    }
+
+    @Test
+    void stagesWithOtherRatesArePairedByPositionAndTheNotesSaySo() {
+        Comparison c =
+                ProfileComparison.compare(
+                        List.of(profile(5, 200, 50, 10, 40, 1), profile(10, 200, 50, 10, 20, 2)),
+                        List.of(profile(5, 200, 50, 10, 40, 3), profile(20, 200, 50, 10, 10, 4)),
+                        ComparisonOptions.defaults());
+        assertThat(c.stageMatching()).isEqualTo(Comparison.MATCHED_BY_INDEX);
+        assertThat(c.stages().get(1).candidateRate()).isEqualTo(20.0);
+        assertThat(c.notes()).anySatisfy(n -> assertThat(n).contains("matched by position"));
+    }
+
+    @Test
+    void throughputHigherIsBetter() {
+        // the same requests over half the time: twice the output throughput
+        Comparison c =
+                ProfileComparison.compare(
+                        List.of(profile(5, 400, 50, 10, 80, 1)),
+                        List.of(profile(5, 400, 50, 10, 40, 1)),
+                        ComparisonOptions.defaults());
+        MetricComparison t = c.stages().get(0).metric("output_throughput");
+        assertThat(t.worse()).isEqualTo(Side.BASELINE);
+        assertThat(t.significant()).isTrue();
+        assertThat(t.change()).isBetween(0.9, 1.1);
+        assertThat(c.verdict()).isEqualTo(Verdict.IMPROVEMENT);
+    }
+
+    @Test
+    void aDocumentThatIsNotAProfileIsRefusedByName() {
+        ObjectNode notAProfile =
+                new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode();
+        assertThatThrownBy(
+                        () ->
+                                ProfileComparison.compareLabeled(
+                                        List.of(new LabeledProfile("x.json", notAProfile)),
+                                        List.of(
+                                                new LabeledProfile(
+                                                        "y.json", profile(5, 10, 50, 10, 2, 1))),
+                                        ComparisonOptions.defaults()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("x.json")
+                .hasMessageContaining("metrics");
+        assertThatThrownBy(() -> ComparisonOptions.defaults().withThreshold(Metric.ITL, -1))
+                .hasMessageContaining("itl threshold");
+    }
+}
