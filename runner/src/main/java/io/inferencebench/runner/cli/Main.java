@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
             RunCommand.class,
             io.inferencebench.runner.pod.PodCommand.class,
             CompareCommand.class,
+            SearchCommand.class,
         })
 public final class Main implements Runnable {
 

@@ -257,7 +257,7 @@ public final class CapacitySearch {
                 if (budgetLeft() == 0) {
                     return limit(passing, upper);
                 }
-                double mid = Math.sqrt(passing * upper);
+                double mid = readable(Math.sqrt(passing * upper), passing, upper);
                 if (probeAt(mid) == Judgement.PASS) {
                     passing = mid;
                 } else {
@@ -419,6 +419,16 @@ public final class CapacitySearch {
     private Result result(Outcome outcome, Double passing, Double failing, String message) {
         return new Result(
                 outcome, passing, failing, lowestUndelivered(), List.copyOf(probes), message);
+    }
+
+    /**
+     * The midpoint with four significant digits (profile file names carry the rate), unless that
+     * would land on an edge.
+     */
+    private static double readable(double mid, double low, double high) {
+        double rounded =
+                new java.math.BigDecimal(mid).round(new java.math.MathContext(4)).doubleValue();
+        return rounded > low && rounded < high ? rounded : mid;
     }
 
     /** A rate as the messages print it: three significant digits at least. */
