@@ -14,6 +14,7 @@ import picocli.CommandLine.Command;
             io.inferencebench.runner.pod.PodCommand.class,
             CompareCommand.class,
             SearchCommand.class,
+            ReportCommand.class,
         })
 public final class Main implements Runnable {
 
