@@ -510,13 +510,13 @@ final class HtmlReport {
                     .append("</td><td>")
                     .append(esc(rateText(m.path("request_rate"))))
                     .append("</td><td>")
-                    .append(cell(m, "achieved_rate", 1))
+                    .append(cell(m, "achieved_rate"))
                     .append("</td><td>")
                     .append(m.path("completed").asLong())
                     .append("</td><td>")
                     .append(m.path("failures").asLong())
                     .append("</td><td>")
-                    .append(cell(m, "throughput", 1))
+                    .append(cell(m, "throughput"))
                     .append("</td><td>")
                     .append(
                             has(m, "output_tokens_per_min")
@@ -532,7 +532,7 @@ final class HtmlReport {
                             "median_tpot_ms",
                             "median_e2el_ms",
                             "p99_e2el_ms")) {
-                h.append("<td>").append(cell(m, key, 1)).append("</td>");
+                h.append("<td>").append(cell(m, key)).append("</td>");
             }
             h.append("<td>")
                     .append(
@@ -636,7 +636,7 @@ final class HtmlReport {
         return m.path(key).isNumber();
     }
 
-    private static String cell(JsonNode m, String key, int unused) {
+    private static String cell(JsonNode m, String key) {
         return has(m, key) ? num(m.path(key).asDouble()) : "-";
     }
 
