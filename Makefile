@@ -6,7 +6,7 @@ MVN := ./mvnw -B -ntp
 # Maven runs on the selected JDK; keep its own warnings off the console.
 export MAVEN_OPTS ?= --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow
 
-.PHONY: images images-push containerd help tools k8s-binaries helm model-sim model-sim-test build test unit it e2e test-vllm vllm-up vllm-down demo fmt fmt-check clean control-plane-up control-plane-down node e2e-node
+.PHONY: images images-push containerd chromium help tools k8s-binaries helm model-sim model-sim-test build test unit it e2e test-vllm vllm-up vllm-down demo fmt fmt-check clean control-plane-up control-plane-down node e2e-node
 
 help:
 	@echo "make demo    - build, start the local model-server simulator, run a rate sweep, write LPG profiles to results/"
@@ -15,7 +15,7 @@ help:
 	@echo "make build   - compile and package (no tests)"
 	@echo "make images  - operator, runner and model-sim image tarballs in target/images/ (no daemon, no registry)"
 	@echo "make test-vllm - the *VllmIT tier against a real vLLM on the CPU (installs ~8 GB once; not part of make test)"
-	@echo "make tools   - Kubernetes control-plane binaries, Helm, containerd, model-server simulator (cached)"
+	@echo "make tools   - Kubernetes control-plane binaries, Helm, containerd, model-server simulator, Chromium (cached)"
 	@echo "make e2e-node - RealNodeE2E: a real kubelet + containerd node runs the images (root; not in make test yet)"
 	@echo "make fmt     - format Java sources (google-java-format, AOSP)"
 
@@ -38,7 +38,11 @@ model-sim:
 containerd:
 	e2e/scripts/provision-containerd.sh
 
-tools: k8s-binaries helm model-sim containerd
+# Debian's Chromium for the HTML report's browser test (a no-op when /usr/bin/chromium exists).
+chromium:
+	e2e/scripts/provision-chromium.sh >/dev/null
+
+tools: k8s-binaries helm model-sim containerd chromium
 
 # kubelet, kube-proxy, containerd/runc/CNI, CoreDNS and the pause image of the real node (cached).
 node:

@@ -55,6 +55,20 @@ public record Comparison(
     }
 
     /**
+     * The level each test's p-value is held to: alpha over the number of tests (Bonferroni).
+     *
+     * @return the per-test level
+     */
+    public double levelPerTest() {
+        long tests =
+                stages.stream()
+                        .flatMap(s -> s.metrics().stream())
+                        .filter(m -> m.pValue() != null)
+                        .count();
+        return options.alpha() / Math.max(1, tests);
+    }
+
+    /**
      * The JSON form: {@code verdict}, {@code stage_matching}, {@code thresholds}, {@code alpha},
      * {@code notes}, and {@code stages[]} with {@code metrics.<name>} = {@code {baseline,
      * candidate, change, significant, worse, threshold, test, p_value, unit}}. Missing numbers are
@@ -72,6 +86,7 @@ public record Comparison(
             thresholds.put(m.key(), options.threshold(m));
         }
         root.put("alpha", options.alpha());
+        root.put("alpha_per_test", levelPerTest());
         ArrayNode noteList = root.putArray("notes");
         notes.forEach(noteList::add);
         ArrayNode stageList = root.putArray("stages");

@@ -16,9 +16,11 @@ package io.inferencebench.profile.compare;
  *     when no test was possible (threshold only)
  * @param significant beyond the threshold and, where a test was possible, beyond the noise
  * @param worse the side with the worse value
- * @param test {@code mann-whitney}, {@code quantile-ci}, {@code two-proportion} or {@code
+ * @param test {@code mann-whitney}, {@code quantile-test}, {@code two-proportion} or {@code
  *     threshold-only}
- * @param pValue the test's two-sided p-value where it has one
+ * @param pValue the test's two-sided p-value where a test was possible; it is beyond the noise when
+ *     below {@code alpha} divided by the number of tested statistics in the comparison (Bonferroni:
+ *     the verdict is one claim about all of them)
  */
 public record MetricComparison(
         String name,
@@ -38,8 +40,11 @@ public record MetricComparison(
     /** Test name of a latency median: Mann–Whitney U over the two histograms. */
     public static final String TEST_MANN_WHITNEY = "mann-whitney";
 
-    /** Test name of a tail percentile: the percentiles' confidence intervals. */
-    public static final String TEST_QUANTILE_CI = "quantile-ci";
+    /**
+     * Test name of a tail percentile: the quantile test (shares above the pooled percentile,
+     * Fisher's exact test).
+     */
+    public static final String TEST_QUANTILE = "quantile-test";
 
     /** Test name of goodput: the two SLO attainment proportions. */
     public static final String TEST_TWO_PROPORTION = "two-proportion";

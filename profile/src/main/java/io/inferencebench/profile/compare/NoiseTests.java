@@ -23,6 +23,23 @@ public final class NoiseTests {
      * @return two-sided p-value, {@code 1} when either sample is empty or all values tie
      */
     public static double mannWhitneyPValue(List<HistogramBucket> a, List<HistogramBucket> b) {
+        return mannWhitneyPValue(a, b, 0, 0);
+    }
+
+    /**
+     * Mann–Whitney U test with effective sample sizes: for values that come in correlated groups
+     * (the inter-token gaps of one request share its server and client hiccups) the test's variance
+     * is that of {@code effectiveA} and {@code effectiveB} independent values, not of every value.
+     *
+     * @param a buckets of the first sample, increasing
+     * @param b buckets of the second sample, increasing
+     * @param effectiveA independent values in {@code a}; {@code <= 0} or more than its count means
+     *     its count
+     * @param effectiveB independent values in {@code b}, likewise
+     * @return two-sided p-value, {@code 1} when either sample is empty or all values tie
+     */
+    public static double mannWhitneyPValue(
+            List<HistogramBucket> a, List<HistogramBucket> b, long effectiveA, long effectiveB) {
         record Cell(double value, long countA, long countB) {}
         List<Cell> cells = new ArrayList<>();
         for (HistogramBucket x : a) {
@@ -62,77 +79,143 @@ public final class NoiseTests {
             i = j;
         }
         double u = rankSumA - n1 * (n1 + 1) / 2;
-        double mean = n1 * n2 / 2;
-        double variance = n1 * n2 / 12 * ((n + 1) - tieTerm / (n * (n - 1)));
+        // U / (n1 n2) estimates P(a > b) + P(a = b) / 2, whatever the sizes; its null variance
+        // is that of the effective sizes, with the ties' correction of the whole sample.
+        double auc = u / (n1 * n2);
+        double e1 = effectiveA > 0 && effectiveA < n1 ? effectiveA : n1;
+        double e2 = effectiveB > 0 && effectiveB < n2 ? effectiveB : n2;
+        double tieFactor = n > 1 ? 1 - tieTerm / (n * n * n - n) : 0;
+        double variance = tieFactor * (e1 + e2 + 1) / (12 * e1 * e2);
         if (!(variance > 0)) {
             return 1.0;
         }
         // continuity correction toward the mean
-        double z = (Math.abs(u - mean) - 0.5) / Math.sqrt(variance);
+        double z = (Math.abs(auc - 0.5) - 0.5 / (e1 * e2)) / Math.sqrt(variance);
         return Math.min(1.0, 2 * upperTail(Math.max(0, z)));
     }
 
     /**
-     * Distribution-free confidence interval of a quantile from a histogram: the order statistics at
-     * ranks {@code n·p ± z·sqrt(n·p·(1−p))} (the binomial distribution of how many values fall
-     * below the true quantile, which is what a bootstrap of the percentile over the histogram
-     * approximates), widened to the bucket edges.
+     * Quantile test (Mood's median test at any quantile): the pooled sample's {@code percentile}
+     * splits both samples into values above it and the rest, and Fisher's exact test asks whether
+     * the two samples' shares above it differ. It needs no assumption about the distributions'
+     * shape, and it knows that a p99 of 150 values rests on the one or two largest: a few slow
+     * requests more in one run is no evidence.
      *
-     * @param buckets the sample, increasing
+     * @param a buckets of the first sample, increasing
+     * @param b buckets of the second sample, increasing
      * @param percentile in (0, 100)
-     * @param confidence e.g. 0.95
-     * @return {@code [low, high]}, or {@code null} for an empty sample
+     * @param effectiveA independent values in {@code a} (see {@link #mannWhitneyPValue(List, List,
+     *     long, long)}); {@code <= 0} means its count
+     * @param effectiveB independent values in {@code b}, likewise
+     * @return two-sided p-value, {@code 1} when a sample is empty
      */
-    public static double[] quantileInterval(
-            List<HistogramBucket> buckets, double percentile, double confidence) {
-        long n = 0;
-        for (HistogramBucket b : buckets) {
-            n += b.count();
+    public static double quantileTestPValue(
+            List<HistogramBucket> a,
+            List<HistogramBucket> b,
+            double percentile,
+            long effectiveA,
+            long effectiveB) {
+        long n1 = total(a);
+        long n2 = total(b);
+        if (n1 == 0 || n2 == 0) {
+            return 1.0;
         }
-        if (n == 0) {
-            return null;
-        }
-        double p = percentile / 100.0;
-        double z = normalQuantile(1 - (1 - confidence) / 2);
-        double spread = z * Math.sqrt(n * p * (1 - p));
-        long lowRank = Math.max(1, (long) Math.floor(n * p - spread));
-        long highRank = Math.min(n, (long) Math.ceil(n * p + spread) + 1);
-        double low = Double.NaN;
-        double high = Double.NaN;
+        List<HistogramBucket> pooled = new ArrayList<>(a);
+        pooled.addAll(b);
+        pooled.sort(Comparator.comparingDouble(HistogramBucket::representative));
+        long rank = (long) Math.ceil((n1 + n2) * percentile / 100.0);
+        double split = pooled.get(pooled.size() - 1).representative();
         long seen = 0;
-        for (HistogramBucket b : buckets) {
-            seen += b.count();
-            if (Double.isNaN(low) && seen >= lowRank) {
-                low = b.lowest();
-            }
-            if (seen >= highRank) {
-                high = b.highest();
+        for (HistogramBucket x : pooled) {
+            seen += x.count();
+            if (seen >= rank) {
+                split = x.representative();
                 break;
             }
         }
-        if (Double.isNaN(high)) {
-            high = buckets.get(buckets.size() - 1).highest();
-        }
-        return new double[] {low, high};
+        long aboveA = above(a, split);
+        long aboveB = above(b, split);
+        long e1 = effectiveA > 0 && effectiveA < n1 ? effectiveA : n1;
+        long e2 = effectiveB > 0 && effectiveB < n2 ? effectiveB : n2;
+        return fisherExactPValue(
+                Math.round((double) aboveA * e1 / n1),
+                e1,
+                Math.round((double) aboveB * e2 / n2),
+                e2);
     }
 
     /**
-     * Whether two point estimates differ by more than their noise, given each one's confidence
-     * interval: the half-widths facing each other, taken as {@code z} standard errors, are combined
-     * in quadrature, so the test has the intervals' level for the difference.
+     * Fisher's exact test of two proportions {@code k1/n1} and {@code k2/n2}, two-sided (the sum of
+     * the probabilities of all tables with the same margins that are no more likely than the
+     * observed one).
      *
-     * @param a estimate of the first sample
-     * @param intervalA its interval
-     * @param b estimate of the second sample
-     * @param intervalB its interval
-     * @return {@code true} when the difference is beyond the combined noise
+     * @param k1 successes of the first sample
+     * @param n1 size of the first sample
+     * @param k2 successes of the second sample
+     * @param n2 size of the second sample
+     * @return the p-value
      */
-    public static boolean beyondIntervals(
-            double a, double[] intervalA, double b, double[] intervalB) {
-        double halfA = b >= a ? intervalA[1] - a : a - intervalA[0];
-        double halfB = b >= a ? b - intervalB[0] : intervalB[1] - b;
-        double combined = Math.sqrt(Math.max(0, halfA) * halfA + Math.max(0, halfB) * halfB);
-        return Math.abs(b - a) > combined;
+    public static double fisherExactPValue(long k1, long n1, long k2, long n2) {
+        long k = k1 + k2;
+        long n = n1 + n2;
+        if (n1 <= 0 || n2 <= 0 || k == 0 || k == n) {
+            return 1.0;
+        }
+        double observed = logHypergeometric(k1, n1, k, n);
+        double p = 0;
+        for (long x = Math.max(0, k - n2); x <= Math.min(n1, k); x++) {
+            double log = logHypergeometric(x, n1, k, n);
+            if (log <= observed + 1e-7) {
+                p += Math.exp(log);
+            }
+        }
+        return Math.min(1.0, p);
+    }
+
+    private static double logHypergeometric(long x, long n1, long k, long n) {
+        return logChoose(n1, x) + logChoose(n - n1, k - x) - logChoose(n, k);
+    }
+
+    private static double logChoose(long n, long k) {
+        return logGamma(n + 1.0) - logGamma(k + 1.0) - logGamma(n - k + 1.0);
+    }
+
+    /** ln Γ(x) for x &gt; 0 (Lanczos, g = 7, nine terms: about 15 significant digits). */
+    static double logGamma(double x) {
+        if (x < 0.5) {
+            return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - logGamma(1 - x);
+        }
+        double z = x - 1;
+        double sum = LANCZOS[0];
+        for (int i = 1; i < LANCZOS.length; i++) {
+            sum += LANCZOS[i] / (z + i);
+        }
+        double t = z + 7.5;
+        return 0.5 * Math.log(2 * Math.PI) + (z + 0.5) * Math.log(t) - t + Math.log(sum);
+    }
+
+    private static final double[] LANCZOS = {
+        0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313,
+        -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6,
+        1.5056327351493116e-7
+    };
+
+    private static long total(List<HistogramBucket> buckets) {
+        long n = 0;
+        for (HistogramBucket x : buckets) {
+            n += x.count();
+        }
+        return n;
+    }
+
+    private static long above(List<HistogramBucket> buckets, double split) {
+        long n = 0;
+        for (HistogramBucket x : buckets) {
+            if (x.representative() > split) {
+                n += x.count();
+            }
+        }
+        return n;
     }
 
     /**

@@ -26,15 +26,19 @@ import java.util.Set;
  *
  * <ul>
  *   <li>latency medians: Mann–Whitney U over the two histograms ({@code metrics.histograms} in the
- *       profile), p-value below alpha;
- *   <li>latency p90/p99: the two percentiles' distribution-free confidence intervals (order
- *       statistics of the histogram at level 1 − alpha), combined, do not cover the difference;
+ *       profile);
+ *   <li>latency p90/p99: the quantile test (the shares of each run above the pooled percentile,
+ *       Fisher's exact test);
  *   <li>goodput: two-proportion z-test of the SLO attainments;
  *   <li>output throughput, and latencies of a profile without histograms: the threshold alone (the
  *       comparison's notes say so).
  * </ul>
  *
- * The verdict is {@link Verdict#REGRESSION} when any statistic is significantly worse in the
+ * A test's p-value must be below alpha divided by the number of tests in the comparison
+ * (Bonferroni), because the verdict is one claim about all of them. Inter-token gaps count one
+ * independent value per request (the gaps of a request share its hiccups).
+ *
+ * <p>The verdict is {@link Verdict#REGRESSION} when any statistic is significantly worse in the
  * candidate, {@link Verdict#IMPROVEMENT} when none is worse and some are better, else {@link
  * Verdict#NO_SIGNIFICANT_CHANGE}.
  */
@@ -122,6 +126,21 @@ public final class ProfileComparison {
                             c.label,
                             compareStage(b, c, options, notes)));
         }
+        long tests =
+                stages.stream()
+                        .flatMap(st -> st.metrics().stream())
+                        .filter(m -> m.pValue() != null)
+                        .count();
+        double levelPerTest = options.alpha() / Math.max(1, tests);
+        stages.replaceAll(
+                st ->
+                        new StageComparison(
+                                st.stage(),
+                                st.baselineRate(),
+                                st.candidateRate(),
+                                st.baselineProfile(),
+                                st.candidateProfile(),
+                                st.metrics().stream().map(m -> decide(m, levelPerTest)).toList()));
         boolean regressed =
                 stages.stream()
                         .flatMap(s -> s.metrics().stream())
@@ -145,7 +164,6 @@ public final class ProfileComparison {
     private static List<MetricComparison> compareStage(
             StageData b, StageData c, ComparisonOptions options, Set<String> notes) {
         List<MetricComparison> out = new ArrayList<>();
-        double confidence = 1 - options.alpha();
         for (Metric m : Metric.values()) {
             if (!m.isLatency()) {
                 continue;
@@ -161,23 +179,21 @@ public final class ProfileComparison {
                     continue;
                 }
                 anyValue = true;
-                Boolean beyondNoise = null;
                 Double p = null;
                 String test = MetricComparison.TEST_THRESHOLD_ONLY;
                 if (tested && vb != null && vc != null) {
+                    long eb = b.independentValues(m);
+                    long ec = c.independentValues(m);
                     if (stat.equals("p50")) {
-                        p = NoiseTests.mannWhitneyPValue(hb, hc);
-                        beyondNoise = p < options.alpha();
+                        p = NoiseTests.mannWhitneyPValue(hb, hc, eb, ec);
                         test = MetricComparison.TEST_MANN_WHITNEY;
                     } else {
                         double percentile = Double.parseDouble(stat.substring(1));
-                        double[] ib = NoiseTests.quantileInterval(hb, percentile, confidence);
-                        double[] ic = NoiseTests.quantileInterval(hc, percentile, confidence);
-                        beyondNoise = NoiseTests.beyondIntervals(vb, ib, vc, ic);
-                        test = MetricComparison.TEST_QUANTILE_CI;
+                        p = NoiseTests.quantileTestPValue(hb, hc, percentile, eb, ec);
+                        test = MetricComparison.TEST_QUANTILE;
                     }
                 }
-                out.add(cell(m.key() + "_" + stat, m, stat, vb, vc, options, beyondNoise, test, p));
+                out.add(cell(m.key() + "_" + stat, m, stat, vb, vc, options, test, p));
             }
             if (anyValue && !tested) {
                 String side =
@@ -208,7 +224,6 @@ public final class ProfileComparison {
                             tb,
                             tc,
                             options,
-                            null,
                             MetricComparison.TEST_THRESHOLD_ONLY,
                             null));
             notes.add(
@@ -222,25 +237,13 @@ public final class ProfileComparison {
             Long sc = c.count("goodput_requests");
             Long nb = b.attempted();
             Long nc = c.attempted();
-            Boolean beyondNoise = null;
             Double p = null;
             String test = MetricComparison.TEST_THRESHOLD_ONLY;
             if (sb != null && sc != null && nb != null && nc != null) {
                 p = NoiseTests.twoProportionPValue(sb, nb, sc, nc);
-                beyondNoise = p < options.alpha();
                 test = MetricComparison.TEST_TWO_PROPORTION;
             }
-            out.add(
-                    cell(
-                            "goodput",
-                            Metric.GOODPUT,
-                            "value",
-                            gb,
-                            gc,
-                            options,
-                            beyondNoise,
-                            test,
-                            p));
+            out.add(cell("goodput", Metric.GOODPUT, "value", gb, gc, options, test, p));
         } else if (gb != null || gc != null) {
             notes.add(
                     "goodput: only the "
@@ -250,6 +253,7 @@ public final class ProfileComparison {
         return out;
     }
 
+    /** A statistic compared, before the noise tests' level is known. */
     private static MetricComparison cell(
             String name,
             Metric metric,
@@ -257,7 +261,6 @@ public final class ProfileComparison {
             Double baseline,
             Double candidate,
             ComparisonOptions options,
-            Boolean beyondNoise,
             String test,
             Double pValue) {
         double threshold = options.threshold(metric);
@@ -277,7 +280,6 @@ public final class ProfileComparison {
                 worse = candidateHigher == metric.higherIsWorse() ? Side.CANDIDATE : Side.BASELINE;
             }
         }
-        boolean significant = beyondThreshold && (beyondNoise == null || beyondNoise);
         return new MetricComparison(
                 name,
                 metric,
@@ -287,11 +289,31 @@ public final class ProfileComparison {
                 change,
                 threshold,
                 beyondThreshold,
-                beyondNoise,
-                significant,
+                null,
+                beyondThreshold,
                 worse,
                 test,
                 pValue);
+    }
+
+    /** The cell decided: beyond the noise when its p-value is below the per-test level. */
+    private static MetricComparison decide(MetricComparison m, double levelPerTest) {
+        Boolean beyondNoise = m.pValue() == null ? null : m.pValue() < levelPerTest;
+        boolean significant = m.beyondThreshold() && (beyondNoise == null || beyondNoise);
+        return new MetricComparison(
+                m.name(),
+                m.metric(),
+                m.statistic(),
+                m.baseline(),
+                m.candidate(),
+                m.change(),
+                m.threshold(),
+                m.beyondThreshold(),
+                beyondNoise,
+                significant,
+                m.worse(),
+                m.test(),
+                m.pValue());
     }
 
     private static boolean ratesMatch(List<StageData> base, List<StageData> cand) {
@@ -466,6 +488,22 @@ public final class ProfileComparison {
                 return null; // empty family: LPG's 0 is not a measurement
             }
             return v;
+        }
+
+        /**
+         * How many independent values a latency histogram holds: one per request. The inter-token
+         * gaps of a request are not independent (they share its hiccups), so ITL counts its
+         * requests, not its gaps.
+         */
+        long independentValues(Metric m) {
+            if (m != Metric.ITL) {
+                return 0;
+            }
+            Long requests = count("count_ttft_ms");
+            if (requests == null || requests == 0) {
+                requests = count("completed");
+            }
+            return requests == null ? 0 : requests;
         }
 
         Double outputThroughput() {

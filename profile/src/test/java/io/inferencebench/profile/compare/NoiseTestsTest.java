@@ -59,28 +59,37 @@ class NoiseTestsTest {
     }
 
     @Test
-    void quantileIntervalCoversTheOrderStatisticsAroundTheRank() {
-        double[] values = new double[1000];
-        for (int i = 0; i < values.length; i++) {
-            values[i] = i + 1;
-        }
-        double[] median = NoiseTests.quantileInterval(buckets(values), 50, 0.95);
-        // ranks 500 -/+ 1.96 * sqrt(1000 * 0.25) = 500 -/+ 31
-        assertThat(median[0]).isBetween(466.0, 470.0);
-        assertThat(median[1]).isBetween(531.0, 535.0);
-        double[] p99 = NoiseTests.quantileInterval(buckets(values), 99, 0.95);
-        assertThat(p99[0]).isBetween(982.0, 986.0);
-        assertThat(p99[1]).isBetween(996.0, 1000.5);
+    void fisherExactMatchesTheTeaTastingExample() {
+        // Fisher's lady tasting tea: 3 of 4 right against 1 of 4, two-sided p = 34/70
+        assertThat(NoiseTests.fisherExactPValue(3, 4, 1, 4)).isCloseTo(34.0 / 70, within(1e-9));
+        // 4 of 150 against 0 of 150: twice C(150,4)/C(300,4)
+        double p4 = (150.0 * 149 * 148 * 147) / (300.0 * 299 * 298 * 297);
+        assertThat(NoiseTests.fisherExactPValue(4, 150, 0, 150)).isCloseTo(2 * p4, within(1e-9));
+        assertThat(NoiseTests.logGamma(11)).isCloseTo(Math.log(3628800), within(1e-9));
     }
 
     @Test
-    void intervalsDecideWhetherADifferenceIsBeyondNoise() {
-        double[] narrowA = {99, 101};
-        double[] narrowB = {109, 111};
-        assertThat(NoiseTests.beyondIntervals(100, narrowA, 110, narrowB)).isTrue();
-        double[] wideA = {80, 120};
-        double[] wideB = {90, 130};
-        assertThat(NoiseTests.beyondIntervals(100, wideA, 110, wideB)).isFalse();
+    void quantileTestSeesAShiftedTailButNotAFewSlowRequests() {
+        Random random = new Random(3);
+        double[] base = new double[150];
+        double[] fewSlow = new double[150];
+        double[] slower = new double[150];
+        for (int i = 0; i < base.length; i++) {
+            base[i] = 50 + 3 * random.nextGaussian();
+            fewSlow[i] = 50 + 3 * random.nextGaussian();
+            slower[i] = 70 + 3 * random.nextGaussian();
+        }
+        for (int i = 0; i < 4; i++) {
+            fewSlow[i] = 95 + i; // four requests hit by one hiccup
+        }
+        assertThat(NoiseTests.quantileTestPValue(buckets(base), buckets(fewSlow), 99, 0, 0))
+                .isGreaterThan(0.05);
+        assertThat(NoiseTests.quantileTestPValue(buckets(base), buckets(slower), 90, 0, 0))
+                .isLessThan(1e-6);
+        // the same values counted as 15 correlated ones each are weaker evidence
+        assertThat(NoiseTests.quantileTestPValue(buckets(base), buckets(slower), 90, 10, 10))
+                .isGreaterThan(
+                        NoiseTests.quantileTestPValue(buckets(base), buckets(slower), 90, 0, 0));
     }
 
     @Test

@@ -9,7 +9,13 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Load generator for LLM model servers; writes LPG latency profiles.",
-        subcommands = {RunCommand.class, io.inferencebench.runner.pod.PodCommand.class})
+        subcommands = {
+            RunCommand.class,
+            io.inferencebench.runner.pod.PodCommand.class,
+            CompareCommand.class,
+            SearchCommand.class,
+            ReportCommand.class,
+        })
 public final class Main implements Runnable {
 
     /** Exit code for a run whose results fail a check (no successful request, SLO missed). */

@@ -1,0 +1,303 @@
+package io.inferencebench.runner.cli;
+
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.inferencebench.profile.compare.Comparison;
+import io.inferencebench.profile.compare.ComparisonOptions;
+import io.inferencebench.profile.compare.LabeledProfile;
+import io.inferencebench.profile.compare.Metric;
+import io.inferencebench.profile.compare.MetricComparison;
+import io.inferencebench.profile.compare.ProfileComparison;
+import io.inferencebench.profile.compare.StageComparison;
+import io.inferencebench.profile.lpg.RequestRate;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code compare}: is the candidate run a regression of the baseline run? */
+@Command(
+        name = "compare",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Compares two runs stage by stage (TTFT, ITL, TPOT, E2E latency p50/p90/p99, output"
+                    + " throughput, goodput) and prints one verdict: regression, improvement or no"
+                    + " significant change.",
+            "A change counts only when it is beyond the relative threshold AND beyond the runs'"
+                    + " sampling noise (Mann-Whitney U / percentile confidence intervals over the"
+                    + " profiles' histograms).",
+            "Exit codes: 0 no regression, 1 regression, 2 bad input."
+        })
+public final class CompareCommand implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Parameters(
+            index = "0",
+            paramLabel = "BASELINE",
+            description = "The reference run: an LPG profile file or a result directory.")
+    Path baseline;
+
+    @Parameters(
+            index = "1",
+            paramLabel = "CANDIDATE",
+            description = "The run to judge: an LPG profile file or a result directory.")
+    Path candidate;
+
+    @Option(
+            names = "--threshold",
+            paramLabel = "[METRIC=]PERCENT",
+            description = {
+                "Relative change a metric must exceed to count, in percent (default 5%%)."
+                        + " Repeatable: '--threshold 3%%' sets every metric,"
+                        + " '--threshold ttft=10%%' one of: ttft, itl, tpot, e2el,"
+                        + " output_throughput, goodput."
+            })
+    List<String> thresholds = new ArrayList<>();
+
+    @Option(
+            names = "--alpha",
+            description =
+                    "Significance level of the noise tests, two-sided (default ${DEFAULT-VALUE}).",
+            defaultValue = "0.05")
+    double alpha;
+
+    @Option(
+            names = {"--output", "-o"},
+            paramLabel = "FILE",
+            description = "Also write the comparison as JSON to FILE.")
+    Path output;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        ComparisonOptions options = options(thresholds, alpha);
+        List<LabeledProfile> base = ProfileInputs.profiles("BASELINE", baseline);
+        List<LabeledProfile> cand = ProfileInputs.profiles("CANDIDATE", candidate);
+        checkOneRun("BASELINE", baseline, base);
+        checkOneRun("CANDIDATE", candidate, cand);
+        Comparison comparison;
+        try {
+            comparison = ProfileComparison.compareLabeled(base, cand, options);
+        } catch (IllegalArgumentException e) {
+            throw new Main.UsageError(e.getMessage());
+        }
+        print(out, comparison);
+        if (output != null) {
+            write(output, comparison);
+            out.println("comparison: " + output);
+        }
+        out.flush();
+        return comparison.regressions().isEmpty() ? 0 : Main.EXIT_RESULTS_FAILED;
+    }
+
+    /** Parses the {@code --threshold} and {@code --alpha} flags. */
+    static ComparisonOptions options(List<String> thresholds, double alpha) {
+        if (!(alpha > 0 && alpha < 1)) {
+            throw new Main.UsageError("--alpha: must be within (0, 1), got " + alpha);
+        }
+        ComparisonOptions options = ComparisonOptions.defaults().withAlpha(alpha);
+        for (String t : thresholds) {
+            int eq = t.indexOf('=');
+            Metric metric = null;
+            if (eq >= 0) {
+                try {
+                    metric = Metric.byKey(t.substring(0, eq));
+                } catch (IllegalArgumentException e) {
+                    throw new Main.UsageError("--threshold: " + e.getMessage());
+                }
+            }
+            double value = percent(t.substring(eq + 1), t);
+            options =
+                    metric == null
+                            ? options.withDefaultThreshold(value)
+                            : options.withThreshold(metric, value);
+        }
+        return options;
+    }
+
+    private static double percent(String text, String flag) {
+        String number = text.strip();
+        if (number.endsWith("%")) {
+            number = number.substring(0, number.length() - 1).strip();
+        }
+        double value;
+        try {
+            value = Double.parseDouble(number);
+        } catch (NumberFormatException e) {
+            value = Double.NaN;
+        }
+        if (!(value >= 0) || Double.isInfinite(value)) {
+            throw new Main.UsageError(
+                    "--threshold: '"
+                            + flag
+                            + "' must be [METRIC=]PERCENT with a percentage >= 0, e.g. 5% or"
+                            + " ttft=10%");
+        }
+        return value / 100.0;
+    }
+
+    /** Two profiles of the same rate in one directory are two runs mixed up, not one sweep. */
+    private static void checkOneRun(String what, Path path, List<LabeledProfile> profiles) {
+        if (!Files.isDirectory(path)) {
+            return;
+        }
+        for (int i = 0; i < profiles.size(); i++) {
+            for (int j = i + 1; j < profiles.size(); j++) {
+                String a = profiles.get(i).document().path("metrics").path("request_rate").asText();
+                String b = profiles.get(j).document().path("metrics").path("request_rate").asText();
+                int stageA =
+                        profiles.get(i).document().path("metrics").path("stage_index").asInt(-1);
+                int stageB =
+                        profiles.get(j).document().path("metrics").path("stage_index").asInt(-2);
+                if (a.equals(b) || stageA == stageB) {
+                    throw new Main.UsageError(
+                            what
+                                    + ": "
+                                    + path
+                                    + " holds more than one run ("
+                                    + profiles.get(i).label()
+                                    + " and "
+                                    + profiles.get(j).label()
+                                    + " are both "
+                                    + (a.equals(b) ? "rate " + a : "stage " + (stageA + 1))
+                                    + "); give a directory of one run or the profile files");
+                }
+            }
+        }
+    }
+
+    static void print(PrintWriter out, Comparison c) {
+        for (StageComparison s : c.stages()) {
+            out.printf(
+                    Locale.ROOT,
+                    "stage %d: %s req/s%s  (baseline %s, candidate %s)%n",
+                    s.stage(),
+                    RequestRate.pythonString(s.baselineRate()),
+                    s.candidateRate() == s.baselineRate()
+                                    || (Double.isNaN(s.candidateRate())
+                                            && Double.isNaN(s.baselineRate()))
+                            ? ""
+                            : " vs " + RequestRate.pythonString(s.candidateRate()),
+                    s.baselineProfile(),
+                    s.candidateProfile());
+            List<List<String>> rows = new ArrayList<>();
+            rows.add(List.of("metric", "baseline", "candidate", "change", "significant", "test"));
+            for (MetricComparison m : s.metrics()) {
+                rows.add(
+                        List.of(
+                                m.name().replace('_', ' ') + " (" + m.metric().unit() + ")",
+                                number(m.baseline()),
+                                number(m.candidate()),
+                                change(m.change()),
+                                m.significant()
+                                        ? "yes, " + (m.regressed() ? "worse" : "better")
+                                        : "no",
+                                test(m)));
+            }
+            table(out, rows);
+            out.println();
+        }
+        for (String note : c.notes()) {
+            out.println("note: " + note);
+        }
+        List<MetricComparison> worse = new ArrayList<>();
+        List<String> where = new ArrayList<>();
+        for (StageComparison s : c.stages()) {
+            for (MetricComparison m : s.metrics()) {
+                if (c.verdict() == io.inferencebench.profile.compare.Verdict.REGRESSION
+                        ? m.regressed()
+                        : m.improved()) {
+                    worse.add(m);
+                    where.add("stage " + s.stage() + " " + m.name() + " " + change(m.change()));
+                }
+            }
+        }
+        String detail =
+                switch (c.verdict()) {
+                    case REGRESSION ->
+                            " (" + worse.size() + " significantly worse: " + join(where) + ")";
+                    case IMPROVEMENT ->
+                            " (" + worse.size() + " significantly better: " + join(where) + ")";
+                    case NO_SIGNIFICANT_CHANGE -> "";
+                };
+        out.println("verdict: " + c.verdict().text() + detail);
+    }
+
+    private static String join(List<String> items) {
+        int shown = Math.min(items.size(), 6);
+        String s = String.join(", ", items.subList(0, shown));
+        return items.size() > shown ? s + ", ..." : s;
+    }
+
+    private static String test(MetricComparison m) {
+        if (m.pValue() != null) {
+            return m.test() + " p=" + String.format(Locale.ROOT, "%.2g", m.pValue());
+        }
+        if (m.beyondNoise() != null) {
+            return m.test() + (m.beyondNoise() ? " (beyond noise)" : " (within noise)");
+        }
+        return m.test();
+    }
+
+    static String number(Double v) {
+        if (v == null) {
+            return "-";
+        }
+        double a = Math.abs(v);
+        return String.format(Locale.ROOT, a >= 100 ? "%.1f" : a >= 1 ? "%.2f" : "%.4f", v);
+    }
+
+    static String change(Double c) {
+        return c == null ? "-" : String.format(Locale.ROOT, "%+.1f %%", 100 * c);
+    }
+
+    static void table(PrintWriter out, List<List<String>> rows) {
+        int[] widths = new int[rows.get(0).size()];
+        for (List<String> row : rows) {
+            for (int i = 0; i < row.size(); i++) {
+                widths[i] = Math.max(widths[i], row.get(i).length());
+            }
+        }
+        for (List<String> row : rows) {
+            StringBuilder line = new StringBuilder("  ");
+            for (int i = 0; i < row.size(); i++) {
+                String cell = row.get(i);
+                boolean left = i == 0 || i >= 4;
+                String pad = " ".repeat(widths[i] - cell.length());
+                line.append(left ? cell + pad : pad + cell);
+                if (i < row.size() - 1) {
+                    line.append("  ");
+                }
+            }
+            out.println(line.toString().stripTrailing());
+        }
+    }
+
+    private static void write(Path file, Comparison c) {
+        try {
+            Path parent = file.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+            Files.writeString(
+                    file,
+                    ProfileInputs.JSON
+                                    .copy()
+                                    .enable(SerializationFeature.INDENT_OUTPUT)
+                                    .writeValueAsString(c.toJson())
+                            + "\n");
+        } catch (IOException e) {
+            throw new Main.UsageError("--output: cannot write " + file + ": " + Main.describe(e));
+        }
+    }
+}

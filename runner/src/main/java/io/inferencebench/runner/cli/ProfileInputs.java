@@ -1,0 +1,109 @@
+package io.inferencebench.runner.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.inferencebench.profile.compare.LabeledProfile;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * Reads the runs that {@code compare} and {@code report} take: an LPG profile file, or a result
+ * directory whose LPG profiles (JSON files with a {@code metrics} object) are one run.
+ */
+final class ProfileInputs {
+
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    private ProfileInputs() {}
+
+    /** A JSON file of a run: parsed, with its path. */
+    record JsonFile(Path path, JsonNode document) {}
+
+    /**
+     * The profiles of one run.
+     *
+     * @param what how the argument is named in messages (e.g. {@code BASELINE})
+     * @param path a profile file or a result directory
+     * @throws Main.UsageError naming {@code what} and the path when nothing usable is there
+     */
+    static List<LabeledProfile> profiles(String what, Path path) {
+        List<LabeledProfile> out = new ArrayList<>();
+        if (Files.isDirectory(path)) {
+            for (JsonFile f : jsonFiles(what, path)) {
+                if (isProfile(f.document())
+                        && !f.path().getFileName().toString().endsWith("-partial.json")) {
+                    out.add(new LabeledProfile(f.path().getFileName().toString(), f.document()));
+                }
+            }
+            if (out.isEmpty()) {
+                throw new Main.UsageError(
+                        what
+                                + ": no LPG profile (a *.json file with a \"metrics\" object) in "
+                                + path);
+            }
+            return out;
+        }
+        JsonFile f = read(what, path);
+        if (!isProfile(f.document())) {
+            throw new Main.UsageError(
+                    what + ": " + path + " is not an LPG profile (no \"metrics\" object)");
+        }
+        out.add(new LabeledProfile(path.getFileName().toString(), f.document()));
+        return out;
+    }
+
+    static boolean isProfile(JsonNode document) {
+        return document != null && document.path("metrics").isObject();
+    }
+
+    static boolean isCapacity(JsonNode document) {
+        return document != null
+                && document.path("probes").isArray()
+                && document.has("max_request_rate");
+    }
+
+    /** The JSON files of a directory, sorted by name. */
+    static List<JsonFile> jsonFiles(String what, Path dir) {
+        List<Path> paths;
+        try (Stream<Path> list = Files.list(dir)) {
+            paths =
+                    list.filter(p -> p.getFileName().toString().endsWith(".json"))
+                            .filter(Files::isRegularFile)
+                            .sorted()
+                            .toList();
+        } catch (IOException e) {
+            throw new Main.UsageError(what + ": cannot list " + dir + ": " + Main.describe(e));
+        }
+        List<JsonFile> out = new ArrayList<>();
+        for (Path p : paths) {
+            out.add(read(what, p));
+        }
+        return out;
+    }
+
+    /**
+     * Parses one JSON file.
+     *
+     * @throws Main.UsageError naming {@code what} and the file when it is missing or not JSON
+     */
+    static JsonFile read(String what, Path path) {
+        if (!Files.exists(path)) {
+            throw new Main.UsageError(what + ": no such file or directory: " + path);
+        }
+        try {
+            JsonNode node = JSON.readTree(path.toFile());
+            if (node == null || node.isMissingNode()) {
+                throw new Main.UsageError(what + ": " + path + " is empty");
+            }
+            return new JsonFile(path, node);
+        } catch (IOException e) {
+            String message =
+                    e.getMessage() == null ? "" : e.getMessage().lines().findFirst().orElse("");
+            throw new Main.UsageError(what + ": " + path + " is not valid JSON: " + message);
+        }
+    }
+}

@@ -1,0 +1,154 @@
+package io.inferencebench.runner.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.inferencebench.profile.compare.Comparison;
+import io.inferencebench.profile.compare.ComparisonOptions;
+import io.inferencebench.profile.compare.LabeledProfile;
+import io.inferencebench.profile.compare.ProfileComparison;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code report}: one self-contained HTML page of one or more runs. */
+@Command(
+        name = "report",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Renders runs (LPG profile files, result directories, or a search's capacity.json or"
+                    + " result directory) into one self-contained HTML file: latency against"
+                    + " achieved rate (TTFT, ITL, E2E p50/p99), per-stage tables with server"
+                    + " metrics beside client metrics, the capacity bracket and SLO line of a"
+                    + " search, and the comparison of two runs (the second against the first).",
+            "The page loads nothing from anywhere: inline CSS and SVG, no script."
+        })
+public final class ReportCommand implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Parameters(
+            arity = "1..*",
+            paramLabel = "RUN",
+            description = "A profile file, a result directory or a capacity.json.")
+    List<Path> inputs;
+
+    @Option(
+            names = {"--output", "-o"},
+            required = true,
+            paramLabel = "FILE.html",
+            description = "The HTML file to write.")
+    Path output;
+
+    @Option(
+            names = "--threshold",
+            paramLabel = "[METRIC=]PERCENT",
+            description = "As for compare, for the comparison view of two runs (default 5%%).")
+    List<String> thresholds = new ArrayList<>();
+
+    @Override
+    public Integer call() {
+        List<HtmlReport.Run> runs = new ArrayList<>();
+        for (int i = 0; i < inputs.size(); i++) {
+            runs.add(load("RUN " + (i + 1), inputs.get(i)));
+        }
+        Comparison comparison = null;
+        if (runs.size() == 2) {
+            try {
+                comparison =
+                        ProfileComparison.compareLabeled(
+                                labeled(runs.get(0)),
+                                labeled(runs.get(1)),
+                                CompareCommand.options(
+                                        thresholds, ComparisonOptions.DEFAULT_ALPHA));
+            } catch (IllegalArgumentException e) {
+                throw new Main.UsageError(e.getMessage());
+            }
+        } else if (!thresholds.isEmpty()) {
+            throw new Main.UsageError("--threshold: applies to the comparison of exactly two runs");
+        }
+        String html = HtmlReport.render(runs, comparison, "generated " + Instant.now());
+        try {
+            Path parent = output.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+            Files.writeString(output, html, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new Main.UsageError("--output: cannot write " + output + ": " + Main.describe(e));
+        }
+        spec.commandLine().getOut().println("report: " + output);
+        spec.commandLine().getOut().flush();
+        return 0;
+    }
+
+    private static List<LabeledProfile> labeled(HtmlReport.Run run) {
+        List<LabeledProfile> out = new ArrayList<>();
+        for (int i = 0; i < run.profiles().size(); i++) {
+            out.add(new LabeledProfile(run.profileNames().get(i), run.profiles().get(i)));
+        }
+        return out;
+    }
+
+    private static HtmlReport.Run load(String what, Path path) {
+        Path capacityFile = null;
+        if (Files.isDirectory(path)
+                && Files.isRegularFile(path.resolve(SearchCommand.CAPACITY_FILE))) {
+            capacityFile = path.resolve(SearchCommand.CAPACITY_FILE);
+        } else if (Files.isRegularFile(path)) {
+            JsonNode doc = ProfileInputs.read(what, path).document();
+            if (ProfileInputs.isCapacity(doc)) {
+                capacityFile = path;
+            }
+        }
+        String label =
+                path.toAbsolutePath().normalize().getFileName() == null
+                        ? path.toString()
+                        : path.toAbsolutePath().normalize().getFileName().toString();
+        if (capacityFile != null) {
+            JsonNode capacity = ProfileInputs.read(what, capacityFile).document();
+            if (!ProfileInputs.isCapacity(capacity)) {
+                throw new Main.UsageError(
+                        what + ": " + capacityFile + " is not a capacity.json of search");
+            }
+            Path dir = capacityFile.toAbsolutePath().getParent();
+            List<JsonNode> profiles = new ArrayList<>();
+            List<String> names = new ArrayList<>();
+            for (JsonNode probe : capacity.path("probes")) {
+                String name = probe.path("profile").asText("");
+                Path file = dir.resolve(name);
+                if (name.isEmpty() || !Files.isRegularFile(file)) {
+                    throw new Main.UsageError(
+                            what
+                                    + ": "
+                                    + capacityFile
+                                    + " names the probe profile '"
+                                    + name
+                                    + "', which is not in "
+                                    + dir);
+                }
+                profiles.add(ProfileInputs.read(what, file).document());
+                names.add(name);
+            }
+            if (label.equals(SearchCommand.CAPACITY_FILE)) {
+                label = dir.getFileName().toString();
+            }
+            return new HtmlReport.Run(label, profiles, names, capacity);
+        }
+        List<LabeledProfile> found = ProfileInputs.profiles(what, path);
+        return new HtmlReport.Run(
+                label,
+                found.stream().map(LabeledProfile::document).toList(),
+                found.stream().map(LabeledProfile::label).toList(),
+                null);
+    }
+}

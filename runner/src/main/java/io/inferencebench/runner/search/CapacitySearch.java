@@ -1,0 +1,440 @@
+package io.inferencebench.runner.search;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+
+/**
+ * The highest request rate a server sustains within its SLO, found by probing: rates grow
+ * geometrically from the minimum until one fails, then the bracket between the highest passing and
+ * the lowest failing rate is bisected (geometric midpoint) until it is within the relative
+ * precision.
+ *
+ * <p>A rate passes when the SLO attainment of all its probes together reaches the minimum. Near the
+ * knee one probe is a coin toss, so both edges of the final bracket are probed again ({@link
+ * Settings#confirmations()} times) and judged on the pooled requests; when an edge flips, the
+ * bracket moves and the bisection goes on. That is what makes two searches of the same server agree
+ * within the precision.
+ *
+ * <p>A probe whose load was not delivered (the client could not keep the schedule) is neither a
+ * pass nor a fail: the rate is recorded as undelivered, the search does not go above it, and the
+ * result says so.
+ */
+public final class CapacitySearch {
+
+    /** Runs one probe at a rate. */
+    @FunctionalInterface
+    public interface Probe {
+        /**
+         * Loads the server at {@code rate} and reports what was measured.
+         *
+         * @param rate req/s
+         * @return the probe's result
+         * @throws Exception when the probe could not run (the search stops)
+         */
+        ProbeResult run(double rate) throws Exception;
+    }
+
+    /**
+     * How to search.
+     *
+     * @param minRate first rate probed, req/s (&gt; 0)
+     * @param maxRate highest rate probed, req/s (&ge; minRate)
+     * @param precision relative width of the final bracket, {@code (failing - passing) / passing}
+     * @param minAttainment SLO attainment a rate must reach to pass, in [0, 1]
+     * @param growth factor between rates before the first failure (&gt; 1)
+     * @param confirmations extra probes of each edge of the final bracket (&ge; 0)
+     * @param maxProbes the search stops after this many probes whatever the bracket
+     */
+    public record Settings(
+            double minRate,
+            double maxRate,
+            double precision,
+            double minAttainment,
+            double growth,
+            int confirmations,
+            int maxProbes) {
+
+        /** Default growth factor. */
+        public static final double DEFAULT_GROWTH = 2.0;
+
+        /** Default extra probes per bracket edge. */
+        public static final int DEFAULT_CONFIRMATIONS = 1;
+
+        /** Default probe budget. */
+        public static final int DEFAULT_MAX_PROBES = 40;
+
+        /**
+         * Validates.
+         *
+         * @throws IllegalArgumentException naming the setting that is out of range
+         */
+        public Settings {
+            if (!(minRate > 0) || Double.isInfinite(minRate)) {
+                throw new IllegalArgumentException(
+                        "min rate must be a positive number, got " + minRate);
+            }
+            if (!(maxRate >= minRate) || Double.isInfinite(maxRate)) {
+                throw new IllegalArgumentException(
+                        "max rate must be a number >= the min rate "
+                                + minRate
+                                + ", got "
+                                + maxRate);
+            }
+            if (!(precision > 0 && precision < 1)) {
+                throw new IllegalArgumentException(
+                        "precision must be within (0, 1), got " + precision);
+            }
+            if (!(minAttainment >= 0 && minAttainment <= 1)) {
+                throw new IllegalArgumentException(
+                        "min attainment must be within [0, 1], got " + minAttainment);
+            }
+            if (!(growth > 1) || Double.isInfinite(growth)) {
+                throw new IllegalArgumentException("growth must be > 1, got " + growth);
+            }
+            if (confirmations < 0) {
+                throw new IllegalArgumentException(
+                        "confirmations must be >= 0, got " + confirmations);
+            }
+            if (maxProbes < 1) {
+                throw new IllegalArgumentException("max probes must be >= 1, got " + maxProbes);
+            }
+        }
+
+        /**
+         * Settings with the default growth, confirmations and probe budget.
+         *
+         * @param minRate first rate
+         * @param maxRate highest rate
+         * @param precision relative precision
+         * @param minAttainment SLO attainment to pass
+         * @return the settings
+         */
+        public static Settings of(
+                double minRate, double maxRate, double precision, double minAttainment) {
+            return new Settings(
+                    minRate,
+                    maxRate,
+                    precision,
+                    minAttainment,
+                    DEFAULT_GROWTH,
+                    DEFAULT_CONFIRMATIONS,
+                    DEFAULT_MAX_PROBES);
+        }
+    }
+
+    /** How a search ended. */
+    public enum Outcome {
+        /** A passing and a failing rate within the precision. */
+        FOUND,
+        /** Even the max rate passed: the capacity is at least that. */
+        MAX_RATE_PASSED,
+        /** The min rate already failed. */
+        MIN_RATE_FAILED,
+        /**
+         * The client could not deliver the load at some rate before any failure: the capacity is at
+         * least the highest passing rate, maybe more.
+         */
+        LOAD_NOT_DELIVERED,
+        /** The probe budget ran out before the bracket was within the precision. */
+        PROBE_LIMIT
+    }
+
+    /**
+     * One probe as the search judged it.
+     *
+     * @param result what it measured
+     * @param passed its own verdict; {@code null} when its load was not delivered
+     */
+    public record Probed(ProbeResult result, Boolean passed) {}
+
+    /**
+     * The search's result.
+     *
+     * @param outcome how it ended
+     * @param passingRate highest rate that passed, {@code null} when none did
+     * @param failingRate lowest rate above it that failed, {@code null} when none did
+     * @param undeliveredRate lowest rate whose load the client could not deliver, or {@code null}
+     * @param probes every probe in the order run
+     * @param message one sentence for the user
+     */
+    public record Result(
+            Outcome outcome,
+            Double passingRate,
+            Double failingRate,
+            Double undeliveredRate,
+            List<Probed> probes,
+            String message) {
+
+        /**
+         * The capacity: the highest passing rate.
+         *
+         * @return it, {@code null} when even the min rate failed
+         */
+        public Double maxRequestRate() {
+            return passingRate;
+        }
+    }
+
+    private enum Judgement {
+        PASS,
+        FAIL,
+        UNDELIVERED
+    }
+
+    private final Settings settings;
+    private final Probe probe;
+    private final Consumer<Probed> listener;
+    private final List<Probed> probes = new ArrayList<>();
+    private final Map<Double, List<ProbeResult>> byRate = new TreeMap<>();
+
+    private CapacitySearch(Settings settings, Probe probe, Consumer<Probed> listener) {
+        this.settings = settings;
+        this.probe = probe;
+        this.listener = listener;
+    }
+
+    /**
+     * Runs a search.
+     *
+     * @param settings how to search
+     * @param probe runs one probe
+     * @param listener told of each probe as it finishes (may be {@code null})
+     * @return the result
+     * @throws Exception what a probe threw
+     */
+    public static Result run(Settings settings, Probe probe, Consumer<Probed> listener)
+            throws Exception {
+        return new CapacitySearch(settings, probe, listener == null ? p -> {} : listener).search();
+    }
+
+    private Result search() throws Exception {
+        double rate = settings.minRate();
+        Judgement first = probeAt(rate);
+        if (first == Judgement.FAIL) {
+            return result(
+                    Outcome.MIN_RATE_FAILED,
+                    null,
+                    rate,
+                    "the min rate " + fmt(rate) + " req/s already misses the SLO");
+        }
+        if (first == Judgement.UNDELIVERED) {
+            return result(
+                    Outcome.LOAD_NOT_DELIVERED,
+                    null,
+                    null,
+                    "the client could not deliver even the min rate "
+                            + fmt(rate)
+                            + " req/s: nothing is known about the server");
+        }
+        // grow until a rate fails, the load is not delivered, or the max rate passes
+        Double failing = null;
+        while (failing == null && rate < settings.maxRate()) {
+            if (budgetLeft() == 0) {
+                return limit(rate, null);
+            }
+            double next = Math.min(settings.maxRate(), rate * settings.growth());
+            Judgement j = probeAt(next);
+            if (j == Judgement.PASS) {
+                rate = next;
+            } else {
+                failing = next;
+            }
+        }
+        if (failing == null) {
+            return result(
+                    Outcome.MAX_RATE_PASSED,
+                    rate,
+                    null,
+                    "even the max rate " + fmt(rate) + " req/s meets the SLO");
+        }
+        double passing = rate;
+        double upper = failing;
+        while (true) {
+            while (upper / passing - 1 > settings.precision()) {
+                if (budgetLeft() == 0) {
+                    return limit(passing, upper);
+                }
+                double mid = readable(Math.sqrt(passing * upper), passing, upper);
+                if (probeAt(mid) == Judgement.PASS) {
+                    passing = mid;
+                } else {
+                    upper = mid;
+                }
+            }
+            // Near the knee: judge both edges on more requests; a flipped edge moves the bracket.
+            boolean moved = false;
+            for (double edge : new double[] {passing, upper}) {
+                while (byRate.get(edge).size() < 1 + settings.confirmations()) {
+                    if (budgetLeft() == 0) {
+                        return limit(passing, upper);
+                    }
+                    probeAt(edge);
+                }
+            }
+            Judgement lowEdge = judge(passing);
+            Judgement highEdge = judge(upper);
+            if (lowEdge != Judgement.PASS) {
+                upper = passing;
+                Double below = highestPassingBelow(passing);
+                if (below == null) {
+                    return result(
+                            Outcome.MIN_RATE_FAILED,
+                            null,
+                            upper,
+                            "the min rate "
+                                    + fmt(upper)
+                                    + " req/s misses the SLO on repeated probes");
+                }
+                passing = below;
+                moved = true;
+            } else if (highEdge == Judgement.PASS) {
+                passing = upper;
+                Double above = lowestNotPassingAbove(upper);
+                if (above == null) {
+                    return result(
+                            Outcome.MAX_RATE_PASSED,
+                            passing,
+                            null,
+                            "even the max rate " + fmt(passing) + " req/s meets the SLO");
+                }
+                upper = above;
+                moved = true;
+            }
+            if (!moved) {
+                break;
+            }
+        }
+        Double undelivered = lowestUndelivered();
+        if (judge(upper) == Judgement.UNDELIVERED) {
+            return result(
+                    Outcome.LOAD_NOT_DELIVERED,
+                    passing,
+                    null,
+                    "the client could not deliver "
+                            + fmt(upper)
+                            + " req/s: the capacity is at least "
+                            + fmt(passing)
+                            + " req/s, maybe more (a faster client or more runners would tell)");
+        }
+        String message =
+                "capacity "
+                        + fmt(passing)
+                        + " req/s: "
+                        + fmt(passing)
+                        + " meets the SLO, "
+                        + fmt(upper)
+                        + " misses it";
+        if (undelivered != null && undelivered < upper) {
+            message += "; the load of " + fmt(undelivered) + " req/s was not delivered (ignored)";
+        }
+        return result(Outcome.FOUND, passing, upper, message);
+    }
+
+    private Result limit(double passing, Double upper) {
+        return result(
+                Outcome.PROBE_LIMIT,
+                passing,
+                upper != null && judge(upper) == Judgement.FAIL ? upper : null,
+                "stopped after "
+                        + probes.size()
+                        + " probes before the bracket was within the precision");
+    }
+
+    private int budgetLeft() {
+        return settings.maxProbes() - probes.size();
+    }
+
+    private Judgement probeAt(double rate) throws Exception {
+        ProbeResult r = probe.run(rate);
+        ProbeResult keyed =
+                new ProbeResult(
+                        rate,
+                        r.achievedRate(),
+                        r.goodRequests(),
+                        r.attemptedRequests(),
+                        r.loadDelivered(),
+                        r.profile());
+        byRate.computeIfAbsent(rate, k -> new ArrayList<>()).add(keyed);
+        Probed p =
+                new Probed(
+                        keyed,
+                        keyed.loadDelivered()
+                                ? keyed.sloAttainment() >= settings.minAttainment()
+                                : null);
+        probes.add(p);
+        listener.accept(p);
+        return judge(rate);
+    }
+
+    /** A rate's verdict over all its delivered probes, pooled. */
+    private Judgement judge(double rate) {
+        long good = 0;
+        long attempted = 0;
+        boolean anyDelivered = false;
+        for (ProbeResult r : byRate.getOrDefault(rate, List.of())) {
+            if (r.loadDelivered()) {
+                anyDelivered = true;
+                good += r.goodRequests();
+                attempted += r.attemptedRequests();
+            }
+        }
+        if (!anyDelivered) {
+            return Judgement.UNDELIVERED;
+        }
+        double attainment = attempted == 0 ? 0 : (double) good / attempted;
+        return attainment >= settings.minAttainment() ? Judgement.PASS : Judgement.FAIL;
+    }
+
+    private Double highestPassingBelow(double rate) {
+        Double best = null;
+        for (double r : byRate.keySet()) {
+            if (r < rate && judge(r) == Judgement.PASS) {
+                best = r;
+            }
+        }
+        return best;
+    }
+
+    private Double lowestNotPassingAbove(double rate) {
+        for (double r : byRate.keySet()) {
+            if (r > rate && judge(r) != Judgement.PASS) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    private Double lowestUndelivered() {
+        for (double r : byRate.keySet()) {
+            if (judge(r) == Judgement.UNDELIVERED) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    private Result result(Outcome outcome, Double passing, Double failing, String message) {
+        return new Result(
+                outcome, passing, failing, lowestUndelivered(), List.copyOf(probes), message);
+    }
+
+    /**
+     * The midpoint with four significant digits (profile file names carry the rate), unless that
+     * would land on an edge.
+     */
+    private static double readable(double mid, double low, double high) {
+        double rounded =
+                new java.math.BigDecimal(mid).round(new java.math.MathContext(4)).doubleValue();
+        return rounded > low && rounded < high ? rounded : mid;
+    }
+
+    /** A rate as the messages print it: three significant digits at least. */
+    public static String fmt(double rate) {
+        return rate >= 100
+                ? String.format(java.util.Locale.ROOT, "%.1f", rate)
+                : String.format(java.util.Locale.ROOT, "%.3g", rate);
+    }
+}

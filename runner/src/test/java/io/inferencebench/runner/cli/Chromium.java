@@ -1,0 +1,99 @@
+package io.inferencebench.runner.cli;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Debian's Chromium, headless: provisioned by {@code e2e/scripts/provision-chromium.sh} (a no-op
+ * when {@code /usr/bin/chromium} exists), run with a fresh profile directory and no network
+ * features, and stopped when it overruns.
+ */
+final class Chromium {
+
+    private static Path binary;
+    private static String unavailable;
+
+    private Chromium() {}
+
+    /** The browser, or {@code null} with {@link #whyUnavailable()} saying why. */
+    static synchronized Path binary() {
+        if (binary != null || unavailable != null) {
+            return binary;
+        }
+        Path dir = Path.of("").toAbsolutePath();
+        Path script = null;
+        while (dir != null && script == null) {
+            Path candidate = dir.resolve("e2e/scripts/provision-chromium.sh");
+            script = Files.isRegularFile(candidate) ? candidate : null;
+            dir = dir.getParent();
+        }
+        if (script == null) {
+            unavailable =
+                    "e2e/scripts/provision-chromium.sh not found above "
+                            + Path.of("").toAbsolutePath();
+            return null;
+        }
+        try {
+            Path log = Files.createTempFile("provision-chromium", ".log");
+            Process p =
+                    new ProcessBuilder("bash", script.toString())
+                            .redirectError(log.toFile())
+                            .start();
+            String out =
+                    new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            if (!p.waitFor(15, TimeUnit.MINUTES) || p.exitValue() != 0 || out.isEmpty()) {
+                unavailable = "chromium could not be installed: " + Files.readString(log).strip();
+                return null;
+            }
+            binary = Path.of(out.lines().reduce((a, b) -> b).orElseThrow());
+            return binary;
+        } catch (IOException e) {
+            unavailable = "cannot run " + script + ": " + e.getMessage();
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            unavailable = "interrupted";
+            return null;
+        }
+    }
+
+    static String whyUnavailable() {
+        return unavailable;
+    }
+
+    /** Runs the browser on a page with extra flags; returns its standard output. */
+    static String run(Path page, Path profileDir, String... flags) throws Exception {
+        List<String> command =
+                new ArrayList<>(
+                        List.of(
+                                binary().toString(),
+                                "--headless",
+                                "--no-sandbox",
+                                "--disable-gpu",
+                                "--disable-quic",
+                                "--no-first-run",
+                                "--disable-background-networking",
+                                "--disable-component-update",
+                                "--disable-sync",
+                                "--user-data-dir=" + profileDir));
+        command.addAll(List.of(flags));
+        command.add(page.toUri().toString());
+        Path err = Files.createTempFile("chromium", ".err");
+        Process p = new ProcessBuilder(command).redirectError(err.toFile()).start();
+        byte[] out = p.getInputStream().readAllBytes();
+        if (!p.waitFor(120, TimeUnit.SECONDS)) {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            throw new IllegalStateException("chromium did not finish: " + Files.readString(err));
+        }
+        if (p.exitValue() != 0) {
+            throw new IllegalStateException(
+                    "chromium exited " + p.exitValue() + ": " + Files.readString(err));
+        }
+        return new String(out, StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,229 @@
+package io.inferencebench.runner.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.inferencebench.runner.cli.SimServer.Outcome;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code compare} on real runs against model-sim on loopback: two runs of the same unchanged server
+ * are no significant change, a server whose first token comes 40 % later is a regression.
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class CompareCliTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** 50 ms to the first token, then 15 tokens 8 ms apart (with jitter), no queueing. */
+    private static final String[] SIM_FLAGS = {
+        "--time-to-first-token", "50", "--time-to-first-token-std-dev", "3",
+        "--inter-token-latency", "8", "--inter-token-latency-std-dev", "1",
+        "--max-num-seqs", "64"
+    };
+
+    /**
+     * Stages of 30 and 15 s: a few seconds of a busy machine (other builds on the same two cores)
+     * then delay a few per cent of a stage's requests, which its p90 does not feel, instead of a
+     * tenth of them.
+     */
+    private static final String[] LOAD = {
+        "--request-rate", "20,40", "--num-prompts", "600", "--seed", "1", "--num-warmups", "10"
+    };
+
+    @Test
+    void sameServerIsNoChangeAndASlowerFirstTokenIsARegression(@TempDir Path tmp) throws Exception {
+        Path first = tmp.resolve("first");
+        Path second = tmp.resolve("second");
+        Path slower = tmp.resolve("slower");
+        try (SimServer sim = new SimServer(tmp.resolve("sim.log"), SIM_FLAGS)) {
+            assertRan(SimServer.cli(sim.run(first, LOAD)));
+            assertRan(SimServer.cli(sim.run(second, LOAD)));
+        }
+        String[] slowFlags = SIM_FLAGS.clone();
+        slowFlags[1] = "70";
+        try (SimServer sim = new SimServer(tmp.resolve("sim-slow.log"), slowFlags)) {
+            assertRan(SimServer.cli(sim.run(slower, LOAD)));
+        }
+
+        Path sameJson = tmp.resolve("same.json");
+        Outcome same =
+                SimServer.cli(
+                        "compare", first.toString(), second.toString(), "-o", sameJson.toString());
+        assertThat(same.code()).as(same.out() + same.err()).isZero();
+        assertThat(same.out()).contains("verdict: no significant change");
+        JsonNode sameDoc = JSON.readTree(sameJson.toFile());
+        assertThat(sameDoc.get("verdict").asText()).isEqualTo("no significant change");
+        assertThat(sameDoc.get("stage_matching").asText()).isEqualTo("request_rate");
+        assertThat(sameDoc.get("stages")).hasSize(2);
+
+        Path slowJson = tmp.resolve("slow.json");
+        Outcome slow =
+                SimServer.cli(
+                        "compare",
+                        first.toString(),
+                        slower.toString(),
+                        "--output",
+                        slowJson.toString());
+        assertThat(slow.code()).as(slow.out() + slow.err()).isEqualTo(1);
+        assertThat(slow.out()).contains("verdict: regression");
+        JsonNode doc = JSON.readTree(slowJson.toFile());
+        assertThat(doc.get("verdict").asText()).isEqualTo("regression");
+        List<JsonNode> baseProfiles = profiles(first);
+        for (JsonNode stage : doc.get("stages")) {
+            JsonNode ttft = stage.get("metrics").get("ttft_p50");
+            assertThat(ttft.get("significant").asBoolean()).as(stage.toString()).isTrue();
+            assertThat(ttft.get("worse").asText()).isEqualTo("candidate");
+            // 50 -> 70 ms plus the client's and loopback's share, the same in both runs
+            assertThat(ttft.get("change").asDouble()).isBetween(0.25, 0.45);
+            JsonNode baseProfile =
+                    baseProfiles.stream()
+                            .filter(
+                                    p ->
+                                            p.get("metrics").get("request_rate").asDouble()
+                                                    == stage.get("baseline_request_rate")
+                                                            .asDouble())
+                            .findFirst()
+                            .orElseThrow();
+            assertThat(ttft.get("baseline").asDouble())
+                    .isEqualTo(baseProfile.get("metrics").get("median_ttft_ms").asDouble());
+            // the inter-token gaps did not change: no significant ITL change
+            assertThat(stage.get("metrics").get("itl_p50").get("significant").asBoolean())
+                    .isFalse();
+        }
+    }
+
+    @Test
+    void aProfileWithoutHistogramsIsComparedByThresholdAndSaysSo(@TempDir Path tmp)
+            throws Exception {
+        Path run = tmp.resolve("run");
+        try (SimServer sim = new SimServer(tmp.resolve("sim.log"), SIM_FLAGS)) {
+            assertRan(SimServer.cli(sim.run(run, "--request-rate", "20", "--num-prompts", "40")));
+        }
+        Path profile;
+        try (Stream<Path> files = Files.list(run)) {
+            profile = files.filter(p -> p.toString().endsWith(".json")).findFirst().orElseThrow();
+        }
+        ObjectNode stripped = (ObjectNode) JSON.readTree(profile.toFile());
+        ((ObjectNode) stripped.get("metrics")).remove("histograms");
+        Path old = tmp.resolve("old.json");
+        JSON.writeValue(old.toFile(), stripped);
+        Outcome o = SimServer.cli("compare", old.toString(), profile.toString());
+        assertThat(o.code()).as(o.out() + o.err()).isZero();
+        assertThat(o.out())
+                .contains("baseline old.json has no histogram")
+                .contains("threshold only")
+                .contains("threshold-only")
+                .contains("verdict: no significant change");
+    }
+
+    @Test
+    void badInputExitsTwoNamingTheArgument(@TempDir Path tmp) throws Exception {
+        Path missing = tmp.resolve("nope.json");
+        Path notJson = tmp.resolve("garbage.json");
+        Files.writeString(notJson, "{not json");
+        Path notProfile = tmp.resolve("other.json");
+        Files.writeString(notProfile, "{\"a\": 1}");
+        Path empty = Files.createDirectory(tmp.resolve("empty"));
+
+        Outcome o = SimServer.cli("compare", missing.toString(), notProfile.toString());
+        assertThat(o.code()).isEqualTo(2);
+        assertThat(o.err()).contains("BASELINE: no such file or directory: " + missing);
+
+        o = SimServer.cli("compare", notProfile.toString(), notJson.toString());
+        assertThat(o.code()).isEqualTo(2);
+        assertThat(o.err()).contains("BASELINE: " + notProfile + " is not an LPG profile");
+
+        o = SimServer.cli("compare", empty.toString(), notJson.toString());
+        assertThat(o.code()).isEqualTo(2);
+        assertThat(o.err()).contains("BASELINE: no LPG profile").doesNotContain("Exception");
+
+        Path profile = tmp.resolve("p.json");
+        Files.writeString(profile, "{\"metrics\": {\"request_rate\": 5.0, \"median_ttft_ms\": 1}}");
+        o = SimServer.cli("compare", profile.toString(), notJson.toString());
+        assertThat(o.code()).isEqualTo(2);
+        assertThat(o.err()).contains("CANDIDATE: " + notJson + " is not valid JSON");
+
+        o =
+                SimServer.cli(
+                        "compare",
+                        "--threshold",
+                        "ttft=fast",
+                        profile.toString(),
+                        profile.toString());
+        assertThat(o.code()).isEqualTo(2);
+        assertThat(o.err()).contains("--threshold: 'ttft=fast'");
+        o =
+                SimServer.cli(
+                        "compare",
+                        "--threshold",
+                        "speed=5%",
+                        profile.toString(),
+                        profile.toString());
+        assertThat(o.code()).isEqualTo(2);
+        assertThat(o.err()).contains("--threshold: unknown metric 'speed'").contains("ttft, itl");
+        o = SimServer.cli("compare", "--alpha", "2", profile.toString(), profile.toString());
+        assertThat(o.code()).isEqualTo(2);
+        assertThat(o.err()).contains("--alpha");
+    }
+
+    @Test
+    void thresholdsApplyPerMetric(@TempDir Path tmp) throws Exception {
+        Path base = tmp.resolve("base.json");
+        Path cand = tmp.resolve("cand.json");
+        // no histograms: the threshold alone decides, which is what this checks
+        Files.writeString(
+                base,
+                "{\"metrics\": {\"request_rate\": 5.0, \"median_ttft_ms\": 100, \"stage_index\": 0}}");
+        Files.writeString(
+                cand,
+                "{\"metrics\": {\"request_rate\": 5.0, \"median_ttft_ms\": 108, \"stage_index\": 0}}");
+        assertThat(SimServer.cli("compare", base.toString(), cand.toString()).code()).isEqualTo(1);
+        Outcome loose =
+                SimServer.cli(
+                        "compare", "--threshold", "ttft=10%", base.toString(), cand.toString());
+        assertThat(loose.code()).as(loose.out()).isZero();
+        Outcome looseAll =
+                SimServer.cli("compare", "--threshold", "10", base.toString(), cand.toString());
+        assertThat(looseAll.code()).as(looseAll.out()).isZero();
+        Outcome strictTtft =
+                SimServer.cli(
+                        "compare",
+                        "--threshold",
+                        "10%",
+                        "--threshold",
+                        "ttft=5%",
+                        base.toString(),
+                        cand.toString());
+        assertThat(strictTtft.code()).isEqualTo(1);
+        assertThat(strictTtft.out()).contains("ttft p50 (ms)").contains("+8.0 %");
+    }
+
+    private static void assertRan(Outcome o) {
+        assertThat(o.code()).as(o.out() + o.err()).isZero();
+    }
+
+    private static List<JsonNode> profiles(Path dir) throws Exception {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(p -> p.toString().endsWith(".json"))
+                    .map(
+                            p -> {
+                                try {
+                                    return JSON.readTree(p.toFile());
+                                } catch (java.io.IOException e) {
+                                    throw new java.io.UncheckedIOException(e);
+                                }
+                            })
+                    .toList();
+        }
+    }
+}

@@ -1,0 +1,131 @@
+package io.inferencebench.runner.search;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.inferencebench.runner.search.CapacitySearch.Outcome;
+import io.inferencebench.runner.search.CapacitySearch.Result;
+import io.inferencebench.runner.search.CapacitySearch.Settings;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class CapacitySearchTest {
+
+    /** A server that meets the SLO for every request up to {@code capacity} and none above. */
+    private static CapacitySearch.Probe sharpKnee(double capacity, List<Double> probed) {
+        return rate -> {
+            probed.add(rate);
+            long good = rate <= capacity ? 100 : 0;
+            return new ProbeResult(rate, rate, good, 100, true, "p" + probed.size() + ".json");
+        };
+    }
+
+    @Test
+    void findsASharpKneeWithinThePrecision() throws Exception {
+        List<Double> probed = new ArrayList<>();
+        List<CapacitySearch.Probed> told = new ArrayList<>();
+        Result r =
+                CapacitySearch.run(
+                        Settings.of(1, 100, 0.05, 0.95), sharpKnee(10, probed), told::add);
+        assertThat(r.outcome()).isEqualTo(Outcome.FOUND);
+        assertThat(r.passingRate()).isLessThanOrEqualTo(10.0);
+        assertThat(r.failingRate()).isGreaterThan(10.0);
+        assertThat(r.failingRate() / r.passingRate() - 1).isLessThanOrEqualTo(0.05);
+        assertThat(r.maxRequestRate()).isEqualTo(r.passingRate());
+        // geometric growth first: 1, 2, 4, 8, 16
+        assertThat(probed.subList(0, 5)).containsExactly(1.0, 2.0, 4.0, 8.0, 16.0);
+        // both edges were probed again
+        assertThat(probed.stream().filter(x -> x.equals(r.passingRate())).count()).isEqualTo(2);
+        assertThat(probed.stream().filter(x -> x.equals(r.failingRate())).count()).isEqualTo(2);
+        assertThat(told).hasSize(probed.size());
+        assertThat(r.probes()).hasSize(probed.size());
+        assertThat(r.probes().get(0).result().profile()).isEqualTo("p1.json");
+        assertThat(r.probes().get(4).passed()).isFalse();
+    }
+
+    @Test
+    void aServerFasterThanTheMaxRateHasNoFailingRate() throws Exception {
+        Result r =
+                CapacitySearch.run(
+                        Settings.of(5, 50, 0.05, 0.95), sharpKnee(1000, new ArrayList<>()), null);
+        assertThat(r.outcome()).isEqualTo(Outcome.MAX_RATE_PASSED);
+        assertThat(r.passingRate()).isEqualTo(50.0);
+        assertThat(r.failingRate()).isNull();
+    }
+
+    @Test
+    void aServerSlowerThanTheMinRateHasNoPassingRate() throws Exception {
+        List<Double> probed = new ArrayList<>();
+        Result r = CapacitySearch.run(Settings.of(5, 50, 0.05, 0.95), sharpKnee(1, probed), null);
+        assertThat(r.outcome()).isEqualTo(Outcome.MIN_RATE_FAILED);
+        assertThat(r.passingRate()).isNull();
+        assertThat(r.failingRate()).isEqualTo(5.0);
+        assertThat(probed).containsExactly(5.0);
+    }
+
+    @Test
+    void undeliveredLoadIsNeitherPassNorFail() throws Exception {
+        // the client tops out at 20 req/s; the server would take 100
+        CapacitySearch.Probe probe =
+                rate -> new ProbeResult(rate, Math.min(rate, 20), 100, 100, rate <= 20, null);
+        Result r = CapacitySearch.run(Settings.of(1, 500, 0.05, 0.95), probe, null);
+        assertThat(r.outcome()).isEqualTo(Outcome.LOAD_NOT_DELIVERED);
+        assertThat(r.failingRate()).isNull();
+        assertThat(r.passingRate()).isLessThanOrEqualTo(20.0).isGreaterThan(20 / 1.05);
+        assertThat(r.undeliveredRate()).isGreaterThan(20.0);
+        assertThat(r.message()).contains("could not deliver").contains("at least");
+        assertThat(r.probes())
+                .filteredOn(p -> !p.result().loadDelivered())
+                .allSatisfy(p -> assertThat(p.passed()).isNull());
+    }
+
+    @Test
+    void searchesOfANoisyKneeAgreeWithinThePrecision() throws Exception {
+        // Each probe sends 200 requests; a request meets the SLO with a probability falling
+        // steeply around 10 req/s (logistic, 1 % wide): the rate where attainment is 0.95 is
+        // 10 * (1 - 0.01 ln 19) = 9.706. Single probes near it pass or fail by chance.
+        double capacity = 10 * (1 - 0.01 * Math.log(19));
+        List<Double> found = new ArrayList<>();
+        for (long seed = 1; seed <= 20; seed++) {
+            Random random = new Random(seed);
+            CapacitySearch.Probe probe =
+                    rate -> {
+                        double p = 1 / (1 + Math.exp((rate - 10) / 0.1));
+                        long good = 0;
+                        for (int i = 0; i < 200; i++) {
+                            if (random.nextDouble() < p) {
+                                good++;
+                            }
+                        }
+                        return new ProbeResult(rate, rate, good, 200, true, null);
+                    };
+            Result r = CapacitySearch.run(Settings.of(1, 64, 0.05, 0.95), probe, null);
+            assertThat(r.outcome()).as("seed " + seed).isEqualTo(Outcome.FOUND);
+            assertThat(r.passingRate()).as("seed " + seed).isGreaterThan(capacity / 1.05);
+            assertThat(r.failingRate()).as("seed " + seed).isLessThan(capacity * 1.05);
+            found.add(r.maxRequestRate());
+        }
+        double lowest = found.stream().mapToDouble(Double::doubleValue).min().orElseThrow();
+        double highest = found.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
+        assertThat(highest / lowest - 1).isLessThanOrEqualTo(0.05);
+    }
+
+    @Test
+    void theProbeBudgetEndsASearch() throws Exception {
+        Settings s = new Settings(1, 1000, 0.001, 0.95, 2, 1, 6);
+        Result r = CapacitySearch.run(s, sharpKnee(10, new ArrayList<>()), null);
+        assertThat(r.outcome()).isEqualTo(Outcome.PROBE_LIMIT);
+        assertThat(r.probes()).hasSize(6);
+        assertThat(r.passingRate()).isLessThanOrEqualTo(10.0);
+    }
+
+    @Test
+    void settingsAreChecked() {
+        assertThatThrownBy(() -> Settings.of(0, 10, 0.05, 0.95)).hasMessageContaining("min rate");
+        assertThatThrownBy(() -> Settings.of(5, 1, 0.05, 0.95)).hasMessageContaining("max rate");
+        assertThatThrownBy(() -> Settings.of(1, 10, 0, 0.95)).hasMessageContaining("precision");
+        assertThatThrownBy(() -> Settings.of(1, 10, 0.05, 2)).hasMessageContaining("attainment");
+    }
+}
