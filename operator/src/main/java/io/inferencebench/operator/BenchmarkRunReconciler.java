@@ -9,7 +9,6 @@ import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Durations;
 import io.inferencebench.crds.v1alpha1.LiveStatus;
-import io.inferencebench.crds.v1alpha1.LoadSpec;
 import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.v1alpha1.RunProgress;
@@ -24,6 +23,7 @@ import io.inferencebench.operator.dependent.ProfileConfigMapDependent;
 import io.inferencebench.operator.dependent.ProfilesAvailable;
 import io.inferencebench.operator.dependent.RunnerJobDependent;
 import io.inferencebench.operator.dependent.RunnerWorkOrderDependent;
+import io.inferencebench.profile.lpg.LoadVerdict;
 import io.inferencebench.profile.server.ServerMetricsReport;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -46,7 +46,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import org.jboss.logging.Logger;
 
@@ -422,23 +421,23 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         return PROGRESS_REFRESH;
     }
 
-    private static String failureText(StageResult r) {
-        String classes =
-                r.getErrorsByClass() == null
-                        ? ""
-                        : r.getErrorsByClass().entrySet().stream()
-                                .sorted(
-                                        Map.Entry.<String, Long>comparingByValue()
-                                                .reversed()
-                                                .thenComparing(Map.Entry.comparingByKey()))
-                                .map(e -> e.getKey() + " " + e.getValue())
-                                .collect(java.util.stream.Collectors.joining(", "));
-        return String.format(
-                Locale.ROOT,
-                "stage %d: %.1f %% of requests failed (%s)",
-                r.getStage(),
-                100 * r.getFailureRatio(),
-                classes);
+    /**
+     * The run's reason: TooManyFailures when any stage had them (the gate a pipeline reads most
+     * often), else the first undelivered stage's reason.
+     */
+    private static String undeliveredReason(List<StageResult> undelivered) {
+        List<String> reasons =
+                undelivered.stream()
+                        .map(
+                                r ->
+                                        r.getLoadDeliveredReason() == null
+                                                ? LoadVerdict.RATE_NOT_ACHIEVED
+                                                : r.getLoadDeliveredReason())
+                        .toList();
+        if (reasons.contains(LoadVerdict.TOO_MANY_FAILURES)) {
+            return LoadVerdict.TOO_MANY_FAILURES;
+        }
+        return reasons.isEmpty() ? LoadVerdict.RATE_NOT_ACHIEVED : reasons.get(0);
     }
 
     private Duration aggregating(
@@ -448,36 +447,29 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                 results != null
                         && results.stream()
                                 .allMatch(r -> Boolean.TRUE.equals(r.getLoadDelivered()));
-        Double maxFailureRatio = run.getSpec().getLoad().getMaxFailureRatio();
-        List<String> failing =
+        List<StageResult> undelivered =
                 results == null
                         ? List.of()
                         : results.stream()
-                                .filter(r -> ProfileAssembly.tooManyFailures(r, maxFailureRatio))
-                                .map(r -> failureText(r))
+                                .filter(r -> !Boolean.TRUE.equals(r.getLoadDelivered()))
                                 .toList();
-        String reason =
+        String reason = delivered ? LoadVerdict.DELIVERED : undeliveredReason(undelivered);
+        String message =
                 delivered
-                        ? "Delivered"
-                        : (failing.isEmpty() ? "RateNotAchieved" : "TooManyFailures");
-        String message;
-        if (delivered) {
-            message = "every stage achieved its requested load";
-        } else if (!failing.isEmpty()) {
-            message =
-                    String.join("; ", failing)
-                            + String.format(
-                                    Locale.ROOT,
-                                    " (spec.load.maxFailureRatio %.2f); results are not a valid"
-                                            + " measurement of the requested load",
-                                    maxFailureRatio == null
-                                            ? LoadSpec.DEFAULT_MAX_FAILURE_RATIO
-                                            : maxFailureRatio);
-        } else {
-            message =
-                    "some stage missed its requested rate by more than 5 % or lagged its"
-                            + " schedule; results are not a valid measurement at that rate";
-        }
+                        ? "every stage achieved its requested load"
+                        : undelivered.stream()
+                                        .map(
+                                                r ->
+                                                        "stage "
+                                                                + r.getStage()
+                                                                + ": "
+                                                                + (r.getLoadDeliveredMessage()
+                                                                                == null
+                                                                        ? "load not delivered"
+                                                                        : r
+                                                                                .getLoadDeliveredMessage()))
+                                        .collect(java.util.stream.Collectors.joining("; "))
+                                + "; results are not a valid measurement of the requested load";
         status.condition(ConditionTypes.LOAD_DELIVERED, delivered, reason, message);
         if (run.getSpec().getSlo() != null && results != null) {
             boolean met = results.stream().allMatch(r -> Boolean.TRUE.equals(r.getSloMet()));

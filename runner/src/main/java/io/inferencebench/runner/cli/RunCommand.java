@@ -691,7 +691,7 @@ public final class RunCommand implements Callable<Integer> {
                 stageFailure = e;
             }
             progressView.close();
-            Summary.print(out, results, slo);
+            Summary.print(out, results, slo, failureRatioLimit);
             if (serverMetrics != null) {
                 for (int i = 0; i < results.size(); i++) {
                     out.println(
