@@ -19,8 +19,6 @@ import io.inferencebench.crds.v1alpha1.StageSpec;
 import io.inferencebench.crds.workorder.ProgressReport;
 import io.inferencebench.operator.dependent.ControlConfigMapDependent;
 import io.inferencebench.operator.dependent.Launched;
-import io.inferencebench.operator.dependent.ProfileConfigMapDependent;
-import io.inferencebench.operator.dependent.ProfilesAvailable;
 import io.inferencebench.operator.dependent.RunnerJobDependent;
 import io.inferencebench.operator.dependent.RunnerWorkOrderDependent;
 import io.inferencebench.profile.lpg.LoadVerdict;
@@ -71,11 +69,7 @@ import org.jboss.logging.Logger;
                     name = "runner-job",
                     type = RunnerJobDependent.class,
                     dependsOn = {"work-order", "control"},
-                    reconcilePrecondition = Launched.class),
-            @Dependent(
-                    name = "profile",
-                    type = ProfileConfigMapDependent.class,
-                    reconcilePrecondition = ProfilesAvailable.class)
+                    reconcilePrecondition = Launched.class)
         })
 public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
 
@@ -101,6 +95,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
     private final TargetProbe targetProbe;
     private final ReferenceCheck references;
     private final ServerMetricsScraper scraper;
+    private final OutputConfigMaps outputs;
     private final RunMetrics metrics;
 
     /** Run metrics go to Micrometer's global registry (no-op unless a registry is added). */
@@ -124,6 +119,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         this.targetProbe = new TargetProbe(client);
         this.references = new ReferenceCheck(client);
         this.scraper = new ServerMetricsScraper(client);
+        this.outputs = new OutputConfigMaps(client);
         this.metrics = new RunMetrics(registry);
     }
 
@@ -487,7 +483,9 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                 "Succeeded",
                 (results == null ? 0 : results.size())
                         + " stage profile(s) written to ConfigMap "
-                        + ResourceNames.profile(run),
+                        + (status.view().getProfileConfigMaps() == null
+                                ? ResourceNames.profile(run)
+                                : String.join(", ", status.view().getProfileConfigMaps())),
                 now);
         return null;
     }
@@ -495,11 +493,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
     private void serverMetricsCondition(BenchmarkRun run, StatusAggregator status, int stages) {
         ServerMetricsCondition.Decision decision =
                 ServerMetricsCondition.decide(
-                        run.getSpec().getMetrics(),
-                        status.view().getProfiles() == null
-                                ? List.of()
-                                : status.view().getProfiles(),
-                        stages);
+                        run.getSpec().getMetrics(), profiles(run, status), stages);
         status.condition(
                 ConditionTypes.SERVER_METRICS_COLLECTED,
                 decision.status(),
@@ -545,17 +539,24 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         ProfileAssembly.Assembled assembled =
                 ProfileAssembly.assemble(
                         run, stage, stageParts, model, keys, Instant.parse(start), serverMetrics);
+        OutputConfigMaps.Stored stored =
+                outputs.add(
+                        run,
+                        status.view().getProfiles(),
+                        status.view().getProfileConfigMaps(),
+                        results,
+                        assembled.result().getProfileKey(),
+                        assembled.profile());
         results.add(assembled.result());
-        List<JsonNode> profiles =
-                status.view().getProfiles() == null
-                        ? new ArrayList<>()
-                        : new ArrayList<>(status.view().getProfiles());
-        profiles.add(assembled.profile());
+        List<JsonNode> profiles = stored.statusProfiles();
+        List<String> configMaps = stored.configMaps();
+        status.condition(ConditionTypes.RESULTS_STORED, true, stored.reason(), stored.message());
         status.apply(
                 s -> {
                     s.setResults(results);
                     s.setProfiles(profiles);
-                    s.setProfileConfigMap(ResourceNames.profile(run));
+                    s.setProfileConfigMap(configMaps.getFirst());
+                    s.setProfileConfigMaps(configMaps);
                     RunSummary summary = summary(s);
                     StageResult r = assembled.result();
                     summary.setRps(
@@ -567,6 +568,15 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                     summary.setLatencyP99(
                             r.getLatencyMs() == null ? null : millis(r.getLatencyMs().getP99()));
                 });
+    }
+
+    /** Every stage's profile document, from status or, when status has none, the ConfigMaps. */
+    private List<JsonNode> profiles(BenchmarkRun run, StatusAggregator status) {
+        return outputs.profiles(
+                run,
+                status.view().getProfiles(),
+                status.view().getProfileConfigMaps(),
+                ProfileAssembly.copy(status.view().getResults()));
     }
 
     private static RunSummary summary(BenchmarkRunStatus status) {

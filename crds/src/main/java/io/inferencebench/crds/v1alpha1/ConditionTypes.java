@@ -31,6 +31,13 @@ public final class ConditionTypes {
     /** Every stage met {@code spec.slo}; only present when an SLO is set. */
     public static final String SLO_MET = "SloMet";
 
+    /**
+     * Where the profiles are kept: reason {@code InStatus} (status.profiles and the output
+     * ConfigMaps) or {@code ConfigMapsOnly} (too large for status: status keeps the per-stage
+     * summaries and keys, the message names the ConfigMaps).
+     */
+    public static final String RESULTS_STORED = "ResultsStored";
+
     /** All types, in the order they are reported. */
     public static final List<String> ALL =
             List.of(
@@ -39,7 +46,8 @@ public final class ConditionTypes {
                     COMPLETED,
                     SERVER_METRICS_COLLECTED,
                     LOAD_DELIVERED,
-                    SLO_MET);
+                    SLO_MET,
+                    RESULTS_STORED);
 
     private ConditionTypes() {}
 }
