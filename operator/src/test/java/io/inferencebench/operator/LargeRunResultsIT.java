@@ -118,6 +118,7 @@ class LargeRunResultsIT {
     }
 
     private record Stored(
+            long largestPartBytes,
             BenchmarkRun run,
             List<JsonNode> profiles,
             List<io.inferencebench.crds.v1alpha1.StageResult> results,
@@ -132,6 +133,8 @@ class LargeRunResultsIT {
         Set<String> keys = new HashSet<>();
         OutputConfigMaps.Stored stored = null;
         BenchmarkRun current = run;
+        // each runner's part ConfigMap accumulates one stage result key per stage
+        long[] partBytes = new long[parallelism];
         for (int stage = 1; stage <= stages; stage++) {
             List<StageResult> parts = new ArrayList<>();
             double share = stage * 2.0 / parallelism;
@@ -140,6 +143,7 @@ class LargeRunResultsIT {
                 String partJson =
                         json.writeValueAsString(LargeRunFixture.part(stage, runner, 30, share, 42));
                 parts.add(ProfileAssembly.parse(partJson));
+                partBytes[runner] += partJson.getBytes(StandardCharsets.UTF_8).length;
             }
             ProfileAssembly.Assembled assembled =
                     ProfileAssembly.assemble(
@@ -169,7 +173,12 @@ class LargeRunResultsIT {
             current.setStatus(status);
             current = client.resource(current).updateStatus();
         }
-        return new Stored(current, profiles, results, stored);
+        return new Stored(
+                java.util.Arrays.stream(partBytes).max().orElse(0),
+                current,
+                profiles,
+                results,
+                stored);
     }
 
     private static long dataBytes(ConfigMap map) {
@@ -261,6 +270,9 @@ class LargeRunResultsIT {
                 allInStatus,
                 ETCD_OBJECT_LIMIT);
         assertThat(statusBytes).isLessThan(ETCD_OBJECT_LIMIT / 4);
+        // what the runners' part ConfigMaps carry for this run: 50 stage results each
+        System.out.printf("largest part: %,d bytes of stage results%n", stored.largestPartBytes());
+        assertThat(stored.largestPartBytes()).isLessThan(CONFIGMAP_LIMIT);
         // the limit the split avoids is real: one ConfigMap with every profile is refused
         ConfigMap single =
                 new ConfigMapBuilder()
