@@ -187,22 +187,6 @@ public final class ProfileAssembly {
                 "spec.load.maxFailureRatio");
     }
 
-    /**
-     * Whether more than {@code maxFailureRatio} of the stage's finished requests failed.
-     *
-     * @param result the stage summary
-     * @param maxFailureRatio spec.load.maxFailureRatio ({@code null}: the default)
-     * @return {@code true} when the failures exceed the allowed share
-     */
-    public static boolean tooManyFailures(
-            io.inferencebench.crds.v1alpha1.StageResult result, Double maxFailureRatio) {
-        double max =
-                maxFailureRatio == null
-                        ? io.inferencebench.crds.v1alpha1.LoadSpec.DEFAULT_MAX_FAILURE_RATIO
-                        : maxFailureRatio;
-        return result.getFailureRatio() != null && result.getFailureRatio() > max;
-    }
-
     static String uniqueKey(String fileName, int stage, Set<String> used) {
         String key = fileName.replaceAll("[^-._a-zA-Z0-9]", "_");
         if (!used.add(key)) {
