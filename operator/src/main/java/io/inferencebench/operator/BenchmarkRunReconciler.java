@@ -11,7 +11,6 @@ import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Durations;
 import io.inferencebench.crds.v1alpha1.EnvironmentStatus;
 import io.inferencebench.crds.v1alpha1.LiveStatus;
-import io.inferencebench.crds.v1alpha1.LoadSpec;
 import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.v1alpha1.RunProgress;
@@ -24,11 +23,10 @@ import io.inferencebench.operator.baseline.BaselineComparison;
 import io.inferencebench.operator.baseline.BaselineProfiles;
 import io.inferencebench.operator.dependent.ControlConfigMapDependent;
 import io.inferencebench.operator.dependent.Launched;
-import io.inferencebench.operator.dependent.ProfileConfigMapDependent;
-import io.inferencebench.operator.dependent.ProfilesAvailable;
 import io.inferencebench.operator.dependent.RunnerJobDependent;
 import io.inferencebench.operator.dependent.RunnerWorkOrderDependent;
 import io.inferencebench.operator.environment.EnvironmentFingerprint;
+import io.inferencebench.profile.lpg.LoadVerdict;
 import io.inferencebench.profile.server.ServerMetricsReport;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -51,7 +49,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import org.jboss.logging.Logger;
 
@@ -77,11 +74,7 @@ import org.jboss.logging.Logger;
                     name = "runner-job",
                     type = RunnerJobDependent.class,
                     dependsOn = {"work-order", "control"},
-                    reconcilePrecondition = Launched.class),
-            @Dependent(
-                    name = "profile",
-                    type = ProfileConfigMapDependent.class,
-                    reconcilePrecondition = ProfilesAvailable.class)
+                    reconcilePrecondition = Launched.class)
         })
 public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
 
@@ -113,6 +106,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
     private final TargetProbe targetProbe;
     private final ReferenceCheck references;
     private final ServerMetricsScraper scraper;
+    private final OutputConfigMaps outputs;
     private final RunMetrics metrics;
     private final BaselineProfiles baselineProfiles;
     private final EnvironmentFingerprint environment;
@@ -138,6 +132,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         this.targetProbe = new TargetProbe(client);
         this.references = new ReferenceCheck(client);
         this.scraper = new ServerMetricsScraper(client);
+        this.outputs = new OutputConfigMaps(client);
         this.metrics = new RunMetrics(registry);
         this.baselineProfiles = new BaselineProfiles(client);
         this.environment = new EnvironmentFingerprint(client);
@@ -513,23 +508,23 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         return PROGRESS_REFRESH;
     }
 
-    private static String failureText(StageResult r) {
-        String classes =
-                r.getErrorsByClass() == null
-                        ? ""
-                        : r.getErrorsByClass().entrySet().stream()
-                                .sorted(
-                                        Map.Entry.<String, Long>comparingByValue()
-                                                .reversed()
-                                                .thenComparing(Map.Entry.comparingByKey()))
-                                .map(e -> e.getKey() + " " + e.getValue())
-                                .collect(java.util.stream.Collectors.joining(", "));
-        return String.format(
-                Locale.ROOT,
-                "stage %d: %.1f %% of requests failed (%s)",
-                r.getStage(),
-                100 * r.getFailureRatio(),
-                classes);
+    /**
+     * The run's reason: TooManyFailures when any stage had them (the gate a pipeline reads most
+     * often), else the first undelivered stage's reason.
+     */
+    private static String undeliveredReason(List<StageResult> undelivered) {
+        List<String> reasons =
+                undelivered.stream()
+                        .map(
+                                r ->
+                                        r.getLoadDeliveredReason() == null
+                                                ? LoadVerdict.RATE_NOT_ACHIEVED
+                                                : r.getLoadDeliveredReason())
+                        .toList();
+        if (reasons.contains(LoadVerdict.TOO_MANY_FAILURES)) {
+            return LoadVerdict.TOO_MANY_FAILURES;
+        }
+        return reasons.isEmpty() ? LoadVerdict.RATE_NOT_ACHIEVED : reasons.get(0);
     }
 
     private Duration aggregating(
@@ -539,36 +534,29 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                 results != null
                         && results.stream()
                                 .allMatch(r -> Boolean.TRUE.equals(r.getLoadDelivered()));
-        Double maxFailureRatio = run.getSpec().getLoad().getMaxFailureRatio();
-        List<String> failing =
+        List<StageResult> undelivered =
                 results == null
                         ? List.of()
                         : results.stream()
-                                .filter(r -> ProfileAssembly.tooManyFailures(r, maxFailureRatio))
-                                .map(r -> failureText(r))
+                                .filter(r -> !Boolean.TRUE.equals(r.getLoadDelivered()))
                                 .toList();
-        String reason =
+        String reason = delivered ? LoadVerdict.DELIVERED : undeliveredReason(undelivered);
+        String message =
                 delivered
-                        ? "Delivered"
-                        : (failing.isEmpty() ? "RateNotAchieved" : "TooManyFailures");
-        String message;
-        if (delivered) {
-            message = "every stage achieved its requested load";
-        } else if (!failing.isEmpty()) {
-            message =
-                    String.join("; ", failing)
-                            + String.format(
-                                    Locale.ROOT,
-                                    " (spec.load.maxFailureRatio %.2f); results are not a valid"
-                                            + " measurement of the requested load",
-                                    maxFailureRatio == null
-                                            ? LoadSpec.DEFAULT_MAX_FAILURE_RATIO
-                                            : maxFailureRatio);
-        } else {
-            message =
-                    "some stage missed its requested rate by more than 5 % or lagged its"
-                            + " schedule; results are not a valid measurement at that rate";
-        }
+                        ? "every stage achieved its requested load"
+                        : undelivered.stream()
+                                        .map(
+                                                r ->
+                                                        "stage "
+                                                                + r.getStage()
+                                                                + ": "
+                                                                + (r.getLoadDeliveredMessage()
+                                                                                == null
+                                                                        ? "load not delivered"
+                                                                        : r
+                                                                                .getLoadDeliveredMessage()))
+                                        .collect(java.util.stream.Collectors.joining("; "))
+                                + "; results are not a valid measurement of the requested load";
         status.condition(ConditionTypes.LOAD_DELIVERED, delivered, reason, message);
         if (run.getSpec().getSlo() != null && results != null) {
             boolean met = results.stream().allMatch(r -> Boolean.TRUE.equals(r.getSloMet()));
@@ -586,7 +574,9 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                 "Succeeded",
                 (results == null ? 0 : results.size())
                         + " stage profile(s) written to ConfigMap "
-                        + ResourceNames.profile(run),
+                        + (status.view().getProfileConfigMaps() == null
+                                ? ResourceNames.profile(run)
+                                : String.join(", ", status.view().getProfileConfigMaps())),
                 now);
         return null;
     }
@@ -594,11 +584,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
     private void serverMetricsCondition(BenchmarkRun run, StatusAggregator status, int stages) {
         ServerMetricsCondition.Decision decision =
                 ServerMetricsCondition.decide(
-                        run.getSpec().getMetrics(),
-                        status.view().getProfiles() == null
-                                ? List.of()
-                                : status.view().getProfiles(),
-                        stages);
+                        run.getSpec().getMetrics(), profiles(run, status), stages);
         status.condition(
                 ConditionTypes.SERVER_METRICS_COLLECTED,
                 decision.status(),
@@ -651,17 +637,24 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                     Instant.parse(start),
                     clock.instant());
         }
+        OutputConfigMaps.Stored stored =
+                outputs.add(
+                        run,
+                        status.view().getProfiles(),
+                        status.view().getProfileConfigMaps(),
+                        results,
+                        assembled.result().getProfileKey(),
+                        assembled.profile());
         results.add(assembled.result());
-        List<JsonNode> profiles =
-                status.view().getProfiles() == null
-                        ? new ArrayList<>()
-                        : new ArrayList<>(status.view().getProfiles());
-        profiles.add(assembled.profile());
+        List<JsonNode> profiles = stored.statusProfiles();
+        List<String> configMaps = stored.configMaps();
+        status.condition(ConditionTypes.RESULTS_STORED, true, stored.reason(), stored.message());
         status.apply(
                 s -> {
                     s.setResults(results);
                     s.setProfiles(profiles);
-                    s.setProfileConfigMap(ResourceNames.profile(run));
+                    s.setProfileConfigMap(configMaps.getFirst());
+                    s.setProfileConfigMaps(configMaps);
                     RunSummary summary = summary(s);
                     StageResult r = assembled.result();
                     summary.setRps(
@@ -673,6 +666,15 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                     summary.setLatencyP99(
                             r.getLatencyMs() == null ? null : millis(r.getLatencyMs().getP99()));
                 });
+    }
+
+    /** Every stage's profile document, from status or, when status has none, the ConfigMaps. */
+    private List<JsonNode> profiles(BenchmarkRun run, StatusAggregator status) {
+        return outputs.profiles(
+                run,
+                status.view().getProfiles(),
+                status.view().getProfileConfigMaps(),
+                ProfileAssembly.copy(status.view().getResults()));
     }
 
     private static RunSummary summary(BenchmarkRunStatus status) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.LatencySummary;
 import io.inferencebench.crds.v1alpha1.SloSpec;
+import io.inferencebench.profile.lpg.LoadVerdict;
 import io.inferencebench.profile.lpg.LpgProfileWriter;
 import io.inferencebench.profile.lpg.ProfileContext;
 import io.inferencebench.profile.lpg.StageResult;
@@ -25,12 +26,6 @@ import java.util.Set;
  * and histograms for several) and writes the LPG profile and the status summary.
  */
 public final class ProfileAssembly {
-
-    /** Largest p99 schedule lag, ms, for which a rate stage still counts as delivered. */
-    public static final double MAX_SCHEDULE_LAG_P99_MS = 100;
-
-    /** Largest shortfall of achieved vs requested rate for which load counts as delivered. */
-    public static final double MAX_RATE_SHORTFALL = 0.05;
 
     private static final ObjectMapper JSON =
             new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
@@ -134,8 +129,10 @@ public final class ProfileAssembly {
                     });
             result.setErrorsByClass(classes);
         }
-        result.setLoadDelivered(
-                loadDelivered(result, run.getSpec().getLoad().getMaxFailureRatio()));
+        LoadVerdict verdict = verdict(merged, result, run.getSpec().getLoad().getMaxFailureRatio());
+        result.setLoadDelivered(verdict.delivered());
+        result.setLoadDeliveredReason(verdict.reason());
+        result.setLoadDeliveredMessage(verdict.delivered() ? null : verdict.message());
         SloSpec slo = run.getSpec().getSlo();
         if (slo != null && merged.sent > 0) {
             double attainment = (double) merged.goodputRequests / merged.sent;
@@ -154,45 +151,40 @@ public final class ProfileAssembly {
     }
 
     /**
-     * Whether a stage delivered its requested load: failures within {@code maxFailureRatio} and,
-     * for rate stages, the rate achieved and the schedule kept.
+     * Whether a stage delivered its requested load ({@link LoadVerdict}): judged on the summary's
+     * figures (rate, lag, failures, as the status shows them) and the most starved runner's CPU.
      *
+     * @param merged the merged stage (for the runners' CPU figures)
      * @param result the stage summary
      * @param maxFailureRatio spec.load.maxFailureRatio ({@code null}: the default)
-     * @return whether the stage's figures are a valid measurement of the requested load
+     * @return the verdict
      */
-    public static boolean loadDelivered(
-            io.inferencebench.crds.v1alpha1.StageResult result, Double maxFailureRatio) {
-        if (tooManyFailures(result, maxFailureRatio)) {
-            return false;
-        }
-        if (result.getRequestRate() == null) {
-            return true;
-        }
-        boolean rateOk =
-                result.getAchievedRate() != null
-                        && result.getAchievedRate()
-                                >= result.getRequestRate() * (1 - MAX_RATE_SHORTFALL);
-        boolean lagOk =
-                result.getScheduleLagP99Ms() == null
-                        || result.getScheduleLagP99Ms() <= MAX_SCHEDULE_LAG_P99_MS;
-        return rateOk && lagOk;
-    }
-
-    /**
-     * Whether more than {@code maxFailureRatio} of the stage's finished requests failed.
-     *
-     * @param result the stage summary
-     * @param maxFailureRatio spec.load.maxFailureRatio ({@code null}: the default)
-     * @return {@code true} when the failures exceed the allowed share
-     */
-    public static boolean tooManyFailures(
-            io.inferencebench.crds.v1alpha1.StageResult result, Double maxFailureRatio) {
-        double max =
+    public static LoadVerdict verdict(
+            StageResult merged,
+            io.inferencebench.crds.v1alpha1.StageResult result,
+            Double maxFailureRatio) {
+        String classes =
+                result.getErrorsByClass() == null
+                        ? null
+                        : result.getErrorsByClass().entrySet().stream()
+                                .sorted(
+                                        Map.Entry.<String, Long>comparingByValue()
+                                                .reversed()
+                                                .thenComparing(Map.Entry.comparingByKey()))
+                                .map(e -> e.getKey() + " " + e.getValue())
+                                .collect(java.util.stream.Collectors.joining(", "));
+        return LoadVerdict.judge(
+                new LoadVerdict.Figures(
+                        result.getRequestRate(),
+                        result.getAchievedRate(),
+                        result.getScheduleLagP99Ms(),
+                        result.getFailureRatio(),
+                        classes,
+                        merged.runnerCpu),
                 maxFailureRatio == null
                         ? io.inferencebench.crds.v1alpha1.LoadSpec.DEFAULT_MAX_FAILURE_RATIO
-                        : maxFailureRatio;
-        return result.getFailureRatio() != null && result.getFailureRatio() > max;
+                        : maxFailureRatio,
+                "spec.load.maxFailureRatio");
     }
 
     static String uniqueKey(String fileName, int stage, Set<String> used) {

@@ -18,15 +18,18 @@ import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.v1alpha1.TargetSpec;
 import io.inferencebench.profile.prom.ParsedPage;
 import io.inferencebench.profile.prom.PrometheusTextParser;
+import io.inferencebench.profile.prom.ScrapeBodyReader;
 import io.inferencebench.profile.server.Scrape;
 import io.inferencebench.profile.server.ServerMetricCatalog;
 import io.inferencebench.profile.server.ServerMetricsReport;
 import io.inferencebench.profile.server.WindowStatistics;
 import io.inferencebench.profile.server.prometheus.PrometheusApiSource;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -40,6 +43,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.jboss.logging.Logger;
 
 /**
@@ -77,7 +81,16 @@ public class ServerMetricsScraper implements AutoCloseable {
      */
     static final long PROMETHEUS_END_MARGIN_MILLIS = 500;
 
+    /** Configuration property: most decompressed bytes accepted from one metrics page. */
+    static final String MAX_BODY_BYTES_PROPERTY = "inferencebench.metrics.max-body-bytes";
+
+    /** Configuration property: time allowed for one scrape, request start to the body's end. */
+    static final String SCRAPE_TIMEOUT_PROPERTY = "inferencebench.metrics.scrape-timeout";
+
+    static final Duration DEFAULT_SCRAPE_TIMEOUT = Duration.ofSeconds(3);
+
     private final KubernetesClient client;
+    private final ScrapeBodyReader bodyReader;
     private final ServerMetricsCheckpoint checkpoint;
     private final PrometheusStageSource prometheus;
     // HTTP/1.1: metrics endpoints speak it, and the default HTTP/2 client first tries an h2c
@@ -128,9 +141,28 @@ public class ServerMetricsScraper implements AutoCloseable {
     }
 
     public ServerMetricsScraper(KubernetesClient client) {
+        this(client, bodyReaderFromConfig());
+    }
+
+    /**
+     * @param bodyReader bounds every scraped page's size and time (the operator serves every run
+     *     from one process, so one hostile endpoint must cost a failed scrape, not the heap)
+     */
+    ServerMetricsScraper(KubernetesClient client, ScrapeBodyReader bodyReader) {
         this.client = client;
+        this.bodyReader = bodyReader;
         this.checkpoint = new ServerMetricsCheckpoint(client);
         this.prometheus = new PrometheusStageSource(client);
+    }
+
+    static ScrapeBodyReader bodyReaderFromConfig() {
+        var config = ConfigProvider.getConfig();
+        return new ScrapeBodyReader(
+                config.getOptionalValue(MAX_BODY_BYTES_PROPERTY, Long.class)
+                        .orElse(ScrapeBodyReader.DEFAULT_MAX_BYTES),
+                config.getOptionalValue(SCRAPE_TIMEOUT_PROPERTY, String.class)
+                        .map(Durations::parse)
+                        .orElse(DEFAULT_SCRAPE_TIMEOUT));
     }
 
     /** The catalog a run's metrics spec selects. */
@@ -464,28 +496,39 @@ public class ServerMetricsScraper implements AutoCloseable {
         }
     }
 
-    private Scrape scrape(String replica, URI uri, ServerMetricCatalog catalog) {
+    Scrape scrape(String replica, URI uri, ServerMetricCatalog catalog) {
         long now = System.currentTimeMillis();
+        long startNanos = System.nanoTime();
         try {
-            HttpResponse<byte[]> response =
+            HttpResponse<InputStream> response =
                     http.send(
                             HttpRequest.newBuilder(uri)
-                                    .timeout(Duration.ofSeconds(3))
+                                    .timeout(bodyReader.timeout())
                                     .header("Accept", PrometheusTextParser.ACCEPT_HEADER)
+                                    .header("Accept-Encoding", "gzip")
                                     .GET()
                                     .build(),
-                            HttpResponse.BodyHandlers.ofByteArray());
+                            HttpResponse.BodyHandlers.ofInputStream());
             if (response.statusCode() != 200) {
+                response.body().close();
                 return Scrape.failure(replica, now, "HTTP " + response.statusCode());
             }
+            byte[] body =
+                    bodyReader.read(
+                            response.body(),
+                            response.headers().firstValue("Content-Encoding").orElse(null),
+                            startNanos);
             ParsedPage page =
                     PrometheusTextParser.parse(
-                            response.body(),
-                            response.headers().firstValue("Content-Type").orElse(null));
+                            body, response.headers().firstValue("Content-Type").orElse(null));
             return Scrape.success(replica, now, catalog.trim(page));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Scrape.failure(replica, now, "interrupted");
+        } catch (ScrapeBodyReader.BodyRefused e) {
+            return Scrape.failure(replica, now, e.getMessage());
+        } catch (HttpTimeoutException e) {
+            return Scrape.failure(replica, now, bodyReader.timedOutReason());
         } catch (Exception e) {
             return Scrape.failure(replica, now, e.getClass().getSimpleName());
         }

@@ -24,6 +24,7 @@ import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.workorder.PartReport;
 import io.inferencebench.crds.workorder.RunnerWorkOrder;
+import io.inferencebench.profile.lpg.RunnerCpu;
 import io.inferencebench.profile.lpg.StageResult;
 import io.inferencebench.testkit.ApiServerFixture;
 import io.javaoperatorsdk.operator.Operator;
@@ -1033,6 +1034,55 @@ class BenchmarkRunLifecycleIT {
         assertThat(delivered.getMessage())
                 .contains("stage 2: 64.3 % of requests failed (http_429 18)")
                 .contains("spec.load.maxFailureRatio 0.10");
+    }
+
+    @Test
+    void aRunnerOutOfCpuDidNotDeliverItsLoad() throws Exception {
+        service("vllm", true);
+        BenchmarkRun run = create("starved", 2, "");
+        String uid = run.getMetadata().getUid();
+        awaitStatus("starved", s -> s.getPhase() == Phase.INITIALIZING);
+        writePart(run, 0, Map.of(PartReport.STATE, PartReport.STATE_READY));
+        writePart(run, 1, Map.of(PartReport.STATE, PartReport.STATE_READY));
+        awaitStatus("starved", s -> s.getPhase() == Phase.RUNNING);
+        List<Map<String, String>> firstStage = new ArrayList<>();
+        for (int index = 0; index < 2; index++) {
+            Map<String, String> data = new LinkedHashMap<>(stageDone(1, index, 2.5, uid));
+            StageResult result =
+                    json.readValue(data.get(PartReport.stageResultKey(1)), StageResult.class);
+            // runner 1's threads waited for a CPU 2.9 s of the 4 s stage; runner 0 had enough
+            RunnerCpu cpu = new RunnerCpu();
+            cpu.runner = index;
+            cpu.cpuSeconds = index == 1 ? 1.1 : 0.2;
+            cpu.wallSeconds = 4.0;
+            cpu.availableCpus = 2;
+            cpu.runQueueWaitSeconds = index == 1 ? 2.9 : 0.05;
+            result.runnerCpu = cpu;
+            data.put(PartReport.stageResultKey(1), json.writeValueAsString(result));
+            firstStage.add(data);
+            writePart(run, index, data);
+        }
+        awaitStatus(
+                "starved",
+                s -> s.getStageStartTimes() != null && s.getStageStartTimes().size() == 2);
+        for (int index = 0; index < 2; index++) {
+            Map<String, String> data = new LinkedHashMap<>(firstStage.get(index));
+            data.putAll(stageDone(2, index, 5, uid));
+            data.put(PartReport.STATE, PartReport.STATE_DONE);
+            writePart(run, index, data);
+        }
+        BenchmarkRunStatus status = awaitStatus("starved", s -> s.getPhase() == Phase.SUCCEEDED);
+        var stage = status.getResults().get(0);
+        assertThat(stage.getLoadDelivered()).isFalse();
+        assertThat(stage.getLoadDeliveredReason()).isEqualTo("RunnerSaturated");
+        var delivered = status.condition(ConditionTypes.LOAD_DELIVERED).orElseThrow();
+        assertThat(delivered.getStatus()).isEqualTo("False");
+        assertThat(delivered.getReason()).isEqualTo("RunnerSaturated");
+        assertThat(delivered.getMessage())
+                .startsWith(
+                        "stage 1: runner 1 ran out of CPU: its threads waited 2.90 s for a CPU in"
+                                + " 4.00 s")
+                .endsWith("results are not a valid measurement of the requested load");
     }
 
     private Map<String, String> stageDone(int stage, int index, double rateShare, String uid) {

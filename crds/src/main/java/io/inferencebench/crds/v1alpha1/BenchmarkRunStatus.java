@@ -57,10 +57,13 @@ public class BenchmarkRunStatus {
 
     @JsonPropertyDescription(
             "One LPG latency profile document per finished stage (metrics, dimensions, config,"
-                    + " summary_stats), in stage order.")
+                    + " summary_stats), in stage order; left out when all profiles together"
+                    + " exceed what status keeps (condition ResultsStored says so): they are"
+                    + " then only in profileConfigMaps, under each result's profileKey.")
     private List<JsonNode> profiles;
 
-    @JsonPropertyDescription("Name of the ConfigMap holding the profiles, one key per stage.")
+    @JsonPropertyDescription(
+            "Name of the (first) ConfigMap holding the profiles, one key per stage.")
     private String profileConfigMap;
 
     @JsonPropertyDescription(
@@ -71,6 +74,12 @@ public class BenchmarkRunStatus {
             "What was measured: target images and digests, server version and arguments, GPU"
                     + " product and count, ready replicas over the run.")
     private EnvironmentStatus environment;
+
+    @JsonPropertyDescription(
+            "Every ConfigMap holding the profiles, in stage order: spec.output.configMapName,"
+                    + " then <name>-2, <name>-3, ... when the profiles outgrow one ConfigMap"
+                    + " (1 MiB).")
+    private List<String> profileConfigMaps;
 
     /**
      * Finds a condition by type.
@@ -219,5 +228,13 @@ public class BenchmarkRunStatus {
 
     public void setEnvironment(EnvironmentStatus environment) {
         this.environment = environment;
+    }
+
+    public List<String> getProfileConfigMaps() {
+        return profileConfigMaps;
+    }
+
+    public void setProfileConfigMaps(List<String> profileConfigMaps) {
+        this.profileConfigMaps = profileConfigMaps;
     }
 }

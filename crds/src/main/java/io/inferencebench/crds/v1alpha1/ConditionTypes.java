@@ -39,6 +39,13 @@ public final class ConditionTypes {
      */
     public static final String REGRESSED = "Regressed";
 
+    /**
+     * Where the profiles are kept: reason {@code InStatus} (status.profiles and the output
+     * ConfigMaps) or {@code ConfigMapsOnly} (too large for status: status keeps the per-stage
+     * summaries and keys, the message names the ConfigMaps).
+     */
+    public static final String RESULTS_STORED = "ResultsStored";
+
     /** All types, in the order they are reported. */
     public static final List<String> ALL =
             List.of(
@@ -48,7 +55,8 @@ public final class ConditionTypes {
                     SERVER_METRICS_COLLECTED,
                     LOAD_DELIVERED,
                     SLO_MET,
-                    REGRESSED);
+                    REGRESSED,
+                    RESULTS_STORED);
 
     /** BenchmarkSchedule: spec.schedule and spec.timeZone parse. */
     public static final String SCHEDULE_VALID = "ScheduleValid";

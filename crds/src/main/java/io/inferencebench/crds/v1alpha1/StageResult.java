@@ -59,9 +59,20 @@ public class StageResult {
     private Double scheduleLagP99Ms;
 
     @JsonPropertyDescription(
-            "Achieved rate within 5 % of target, schedule lag within bounds and failed requests"
-                    + " at most spec.load.maxFailureRatio of the finished ones.")
+            "Achieved rate within 5 % of target, p99 schedule lag at most 100 ms, failed requests"
+                    + " at most spec.load.maxFailureRatio of the finished ones and no runner out"
+                    + " of CPU.")
     private Boolean loadDelivered;
+
+    @JsonPropertyDescription(
+            "Why loadDelivered is what it is: Delivered, TooManyFailures, RunnerSaturated,"
+                    + " RateNotAchieved or ScheduleLagged (the first rule that failed).")
+    private String loadDeliveredReason;
+
+    @JsonPropertyDescription(
+            "The figures behind loadDeliveredReason when the load was not delivered, naming every"
+                    + " rule that failed and its limit.")
+    private String loadDeliveredMessage;
 
     @JsonPropertyDescription("Failed requests as a share of finished (completed + failed) ones.")
     private Double failureRatio;
@@ -227,6 +238,22 @@ public class StageResult {
 
     public void setLoadDelivered(Boolean loadDelivered) {
         this.loadDelivered = loadDelivered;
+    }
+
+    public String getLoadDeliveredReason() {
+        return loadDeliveredReason;
+    }
+
+    public void setLoadDeliveredReason(String loadDeliveredReason) {
+        this.loadDeliveredReason = loadDeliveredReason;
+    }
+
+    public String getLoadDeliveredMessage() {
+        return loadDeliveredMessage;
+    }
+
+    public void setLoadDeliveredMessage(String loadDeliveredMessage) {
+        this.loadDeliveredMessage = loadDeliveredMessage;
     }
 
     public Double getSloAttainment() {

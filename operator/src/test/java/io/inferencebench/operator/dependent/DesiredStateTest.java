@@ -14,7 +14,6 @@ import io.inferencebench.crds.v1alpha1.ConfigMapKeyRef;
 import io.inferencebench.crds.v1alpha1.DatasetSource;
 import io.inferencebench.crds.v1alpha1.DatasetType;
 import io.inferencebench.crds.v1alpha1.SecretKeyRef;
-import io.inferencebench.crds.v1alpha1.StageResult;
 import io.inferencebench.crds.v1alpha1.TokenizerSpec;
 import io.inferencebench.crds.workorder.RunnerWorkOrder;
 import io.inferencebench.operator.Labels;
@@ -234,35 +233,5 @@ class DesiredStateTest {
                 .containsEntry("stage-1-start", "2026-11-29T12:00:02Z")
                 .containsEntry("stage-2-start", "2026-11-29T12:01:00Z")
                 .containsEntry("cancel", "true");
-    }
-
-    @Test
-    void profileConfigMapHasOneKeyPerStageProfile() throws Exception {
-        BenchmarkRun run = TestRuns.sweep();
-        BenchmarkRunStatus status = new BenchmarkRunStatus();
-        StageResult first = new StageResult();
-        first.setProfileKey("vllm-5.0qps-gemma-7b-20261129-120002.json");
-        StageResult second = new StageResult();
-        second.setProfileKey("vllm-10.0qps-gemma-7b-20261129-120100.json");
-        status.setResults(List.of(first, second));
-        status.setProfiles(
-                List.of(
-                        json.readTree("{\"metrics\":{\"request_rate\":5.0}}"),
-                        json.readTree("{\"metrics\":{\"request_rate\":10.0}}")));
-        run.setStatus(status);
-        ConfigMap configMap = ProfileConfigMapDependent.desired(run);
-        assertThat(configMap.getMetadata().getName()).isEqualTo("sweep-profile");
-        assertThat(configMap.getMetadata().getLabels()).containsEntry(Labels.COMPONENT, "profile");
-        assertThat(configMap.getData())
-                .containsOnlyKeys(first.getProfileKey(), second.getProfileKey());
-        assertThat(
-                        json.readTree(configMap.getData().get(second.getProfileKey()))
-                                .at("/metrics/request_rate")
-                                .asDouble())
-                .isEqualTo(10.0);
-
-        run.getSpec().getOutput().setConfigMapName("my-results");
-        assertThat(ProfileConfigMapDependent.desired(run).getMetadata().getName())
-                .isEqualTo("my-results");
     }
 }

@@ -178,6 +178,12 @@ public final class StageResult {
     /** Number of runners merged into this result ({@code 1} for a single runner). */
     public int runnerCount = 1;
 
+    /**
+     * The runner's own CPU figures for the stage (merge: the most starved runner's); {@code null}
+     * when not measured.
+     */
+    public RunnerCpu runnerCpu;
+
     /** Creates an empty result with recorders of {@link MetricRecorder#DEFAULT_SAMPLE_CAP}. */
     public StageResult() {
         this(MetricRecorder.DEFAULT_SAMPLE_CAP);
@@ -358,6 +364,7 @@ public final class StageResult {
             }
         }
         m.concurrency = concurrency;
+        m.runnerCpu = RunnerCpu.worst(parts.stream().map(p -> p.runnerCpu).toList());
         m.outputTokenSource = outputSources.isEmpty() ? null : String.join("+", outputSources);
         m.inputTokenSource = inputSources.isEmpty() ? null : String.join("+", inputSources);
         return m;

@@ -1,10 +1,9 @@
 package io.inferencebench.profile.prom;
 
 import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -13,7 +12,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.zip.GZIPInputStream;
 
 /**
  * Parser for the Prometheus text exposition format 0.0.4 and OpenMetrics 1.0 text.
@@ -46,16 +44,15 @@ public final class PrometheusTextParser {
     /** At most this many problems are kept in a {@link ParsedPage} (all are counted). */
     public static final int MAX_PROBLEMS = 200;
 
-    /** Decompressed bodies larger than this are refused (a guard against gzip bombs). */
-    public static final int MAX_DECOMPRESSED_BYTES = 512 * 1024 * 1024;
-
     private static final int EXCERPT_LENGTH = 120;
 
     private PrometheusTextParser() {}
 
     /**
-     * Parses a raw HTTP body, decompressing gzip when the body starts with the gzip magic bytes,
-     * and choosing the format from the Content-Type (or from the body when it is absent).
+     * Parses a raw HTTP body, decompressing gzip when the body starts with the gzip magic bytes (at
+     * most {@link ScrapeBodyReader#DEFAULT_MAX_BYTES} decompressed: a scraper reads the body with
+     * {@link ScrapeBodyReader}, which bounds it while reading), and choosing the format from the
+     * Content-Type (or from the body when it is absent).
      *
      * @param body the response body
      * @param contentType the Content-Type header, or {@code null}
@@ -68,7 +65,7 @@ public final class PrometheusTextParser {
                 bytes = gunzip(body);
             } catch (IOException e) {
                 Parse p = new Parse(Format.TEXT_0_0_4);
-                p.problem(0, "cannot decompress gzip body: " + e.getMessage(), "");
+                p.problem(0, "cannot decompress body: " + e.getMessage(), "");
                 return p.finish();
             }
         }
@@ -141,22 +138,11 @@ public final class PrometheusTextParser {
     }
 
     private static byte[] gunzip(byte[] body) throws IOException {
-        try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(body))) {
-            ByteArrayOutputStream out = new ByteArrayOutputStream(Math.max(64, body.length * 4));
-            byte[] buffer = new byte[64 * 1024];
-            long total = 0;
-            int n;
-            while ((n = in.read(buffer)) > 0) {
-                total += n;
-                if (total > MAX_DECOMPRESSED_BYTES) {
-                    throw new IOException(
-                            "decompressed body exceeds " + MAX_DECOMPRESSED_BYTES + " bytes");
-                }
-                out.write(buffer, 0, n);
-            }
-            return out.toByteArray();
-        }
+        return GUNZIP.read(new ByteArrayInputStream(body), "gzip", System.nanoTime());
     }
+
+    private static final ScrapeBodyReader GUNZIP =
+            new ScrapeBodyReader(ScrapeBodyReader.DEFAULT_MAX_BYTES, Duration.ofMinutes(5));
 
     /** Sample-name suffixes and the family types they belong to. */
     private static final String[] SUFFIXES = {

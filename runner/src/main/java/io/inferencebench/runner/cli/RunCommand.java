@@ -214,7 +214,7 @@ public final class RunCommand implements Callable<Integer> {
                                         err)
                                 .run(plan.stages(), plan.cooldown(), warmupSent, !stream);
                 progressView.close();
-                report(out, outcome, slo, serverMetrics != null);
+                report(out, outcome, slo, plan.maxFailureRatio(), serverMetrics != null);
                 if (outcome.failure() != null) {
                     throw outcome.failure();
                 }
@@ -252,8 +252,12 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     private static void report(
-            PrintWriter out, StageLoop.Outcome outcome, Slo slo, boolean serverMetrics) {
-        Summary.print(out, outcome.results(), slo);
+            PrintWriter out,
+            StageLoop.Outcome outcome,
+            Slo slo,
+            double maxFailureRatio,
+            boolean serverMetrics) {
+        Summary.print(out, outcome.results(), slo, maxFailureRatio);
         if (serverMetrics) {
             for (int i = 0; i < outcome.results().size(); i++) {
                 out.println(

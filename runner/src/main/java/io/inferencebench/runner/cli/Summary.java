@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import io.inferencebench.profile.lpg.LoadVerdict;
 import io.inferencebench.profile.lpg.LpgProfileWriter;
 import io.inferencebench.profile.lpg.RequestRate;
 import io.inferencebench.profile.lpg.StageResult;
@@ -15,7 +16,15 @@ final class Summary {
 
     private Summary() {}
 
-    static void print(PrintWriter out, List<StageResult> results, Slo slo) {
+    /** Where the CLI's failure limit is set, for the LoadDelivered message. */
+    static final String FAILURE_LIMIT_NAME = "--max-failure-ratio";
+
+    /**
+     * Prints the table, then each stage that did not deliver its load with the reason.
+     *
+     * @param maxFailureRatio the run's allowed share of failed requests
+     */
+    static void print(PrintWriter out, List<StageResult> results, Slo slo, double maxFailureRatio) {
         if (results.isEmpty()) {
             // Nothing finished (e.g. interrupted before the first stage): no empty table.
             return;
@@ -38,12 +47,18 @@ final class Summary {
                                 "e2el p50",
                                 "e2el p99",
                                 "lag p99",
-                                "peak"));
+                                "peak",
+                                "load"));
         if (slo.configured()) {
             header.add("slo %");
         }
         List<List<String>> rows = new ArrayList<>();
+        List<LoadVerdict> verdicts = new ArrayList<>();
         for (StageResult r : results) {
+            LoadVerdict verdict =
+                    LoadVerdict.judge(
+                            LoadVerdict.Figures.of(r), maxFailureRatio, FAILURE_LIMIT_NAME);
+            verdicts.add(verdict);
             double time = LpgProfileWriter.benchmarkTimeSeconds(r);
             List<String> row = new ArrayList<>();
             row.add((r.stageIndex + 1) + (r.partial ? "*" : ""));
@@ -66,6 +81,7 @@ final class Summary {
             row.add(p(r.latencyMs, 99));
             row.add(p(r.scheduleLagMs, 99));
             row.add(Long.toString(r.inFlightPeak));
+            row.add(verdict.delivered() ? "ok" : verdict.reason());
             if (slo.configured()) {
                 long attempted = r.completed + r.failed;
                 row.add(f(attempted == 0 ? 0 : 100.0 * r.goodputRequests / attempted));
@@ -84,11 +100,21 @@ final class Summary {
             out.println(line(row, widths));
         }
         out.println(
-                "(rates in req/s; times in ms; lag = due -> sent; peak = most requests in flight)");
+                "(rates in req/s; times in ms; lag = due -> sent; peak = most requests in flight;"
+                        + " load = LoadDelivered)");
         if (results.stream().anyMatch(r -> !LpgProfileWriter.ratesMeaningful(r))) {
             out.printf(
                     "n/a: a stage of fewer than %d requests has no meaningful rate%n",
                     LpgProfileWriter.MIN_REQUESTS_FOR_RATES);
+        }
+        for (int i = 0; i < results.size(); i++) {
+            LoadVerdict verdict = verdicts.get(i);
+            if (!verdict.delivered()) {
+                out.printf(
+                        "stage %d: LoadDelivered=False (%s): %s; its figures are not a valid"
+                                + " measurement at the requested load%n",
+                        results.get(i).stageIndex + 1, verdict.reason(), verdict.message());
+            }
         }
         for (StageResult r : results) {
             if (r.partial) {

@@ -1,5 +1,6 @@
 package io.inferencebench.runner.engine;
 
+import io.inferencebench.profile.lpg.RunnerCpu;
 import io.inferencebench.profile.lpg.StageResult;
 import io.inferencebench.runner.backend.GenerationParams;
 import io.inferencebench.runner.backend.Protocol;
@@ -93,6 +94,7 @@ public final class LoadEngine {
     }
 
     private final HttpTransport transport;
+    private final RunnerCpuMeter cpuMeter = new RunnerCpuMeter();
     private final Protocol protocol;
     private final GenerationParams params;
     private final String path;
@@ -285,6 +287,7 @@ public final class LoadEngine {
             // Cancelled between stages: this one sends nothing.
             run.cancel();
         }
+        RunnerCpuMeter.Mark cpuAtStart = cpuMeter.mark();
         go.countDown();
         try {
             dispatcher.join();
@@ -302,9 +305,13 @@ public final class LoadEngine {
             Thread.currentThread().interrupt();
         }
         current = null;
+        RunnerCpu cpu = cpuMeter.since(cpuAtStart);
         stageObserver.onStageEnd(plan);
-        return recorder.finish(
-                live.issued() - live.unsent.get(), live.inFlightPeak.get(), run.cancelled);
+        StageResult finished =
+                recorder.finish(
+                        live.issued() - live.unsent.get(), live.inFlightPeak.get(), run.cancelled);
+        finished.runnerCpu = cpu;
+        return finished;
     }
 
     /**

@@ -2,12 +2,14 @@ package io.inferencebench.runner.metrics;
 
 import io.inferencebench.profile.prom.ParsedPage;
 import io.inferencebench.profile.prom.PrometheusTextParser;
+import io.inferencebench.profile.prom.ScrapeBodyReader;
 import io.inferencebench.profile.server.Scrape;
 import io.inferencebench.profile.server.ScrapeCoverage;
 import io.inferencebench.profile.server.ServerMetricCatalog;
 import io.inferencebench.profile.server.ServerMetricsReport;
 import io.inferencebench.profile.server.WindowStatistics;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -46,6 +48,7 @@ public final class DirectScraper implements ServerMetricsSource {
     private final ServerMetricCatalog catalog;
     private final Duration interval;
     private final Duration timeout;
+    private final ScrapeBodyReader bodyReader;
     private final Consumer<String> warn;
     private final ScheduledExecutorService scraperThread;
     private final ExecutorService clientThreads;
@@ -73,6 +76,27 @@ public final class DirectScraper implements ServerMetricsSource {
             Duration interval,
             Duration timeout,
             Consumer<String> warn) {
+        this(urls, catalog, interval, timeout, ScrapeBodyReader.DEFAULT_MAX_BYTES, warn);
+    }
+
+    /**
+     * Creates a scraper; nothing is requested until {@link #stageStarting()}.
+     *
+     * @param urls the replicas' metrics URLs; each round scrapes them one after the other
+     * @param catalog which metrics to keep and summarise
+     * @param interval time between scrapes inside a stage
+     * @param timeout limit on each scrape (connect to last byte)
+     * @param maxBodyBytes most decompressed bytes accepted from one page; a larger page is a failed
+     *     scrape
+     * @param warn receives the one warning about failing scrapes
+     */
+    public DirectScraper(
+            List<URI> urls,
+            ServerMetricCatalog catalog,
+            Duration interval,
+            Duration timeout,
+            long maxBodyBytes,
+            Consumer<String> warn) {
         if (interval.isNegative() || interval.isZero()) {
             throw new IllegalArgumentException("interval must be positive, got " + interval);
         }
@@ -83,6 +107,7 @@ public final class DirectScraper implements ServerMetricsSource {
         this.catalog = catalog;
         this.interval = interval;
         this.timeout = timeout;
+        this.bodyReader = new ScrapeBodyReader(maxBodyBytes, timeout);
         this.warn = warn;
         this.scraperThread =
                 Executors.newSingleThreadScheduledExecutor(lowPriority("server-metrics-scraper"));
@@ -209,6 +234,7 @@ public final class DirectScraper implements ServerMetricsSource {
                                 .executor(clientThreads)
                                 .build();
             }
+            long startNanos = System.nanoTime();
             HttpRequest request =
                     HttpRequest.newBuilder(url)
                             .timeout(timeout)
@@ -216,16 +242,25 @@ public final class DirectScraper implements ServerMetricsSource {
                             .header("Accept-Encoding", "gzip")
                             .GET()
                             .build();
-            HttpResponse<byte[]> response =
-                    client.send(request, HttpResponse.BodyHandlers.ofByteArray());
-            long now = System.currentTimeMillis();
+            HttpResponse<InputStream> response =
+                    client.send(request, HttpResponse.BodyHandlers.ofInputStream());
             if (response.statusCode() != 200) {
-                scrape = Scrape.failure(replica, now, "HTTP " + response.statusCode());
+                response.body().close();
+                scrape =
+                        Scrape.failure(
+                                replica,
+                                System.currentTimeMillis(),
+                                "HTTP " + response.statusCode());
             } else {
+                byte[] body =
+                        bodyReader.read(
+                                response.body(),
+                                response.headers().firstValue("Content-Encoding").orElse(null),
+                                startNanos);
+                long now = System.currentTimeMillis();
                 ParsedPage page =
                         PrometheusTextParser.parse(
-                                response.body(),
-                                response.headers().firstValue("Content-Type").orElse(null));
+                                body, response.headers().firstValue("Content-Type").orElse(null));
                 scrape = Scrape.success(replica, now, catalog.trim(page));
             }
         } catch (InterruptedException e) {
@@ -248,8 +283,11 @@ public final class DirectScraper implements ServerMetricsSource {
     }
 
     private String describe(Throwable e) {
+        if (e instanceof ScrapeBodyReader.BodyRefused) {
+            return e.getMessage();
+        }
         if (e instanceof HttpTimeoutException) {
-            return "timed out after " + timeout.toMillis() + " ms";
+            return bodyReader.timedOutReason();
         }
         if (e instanceof ConnectException) {
             return "connection refused or unreachable";

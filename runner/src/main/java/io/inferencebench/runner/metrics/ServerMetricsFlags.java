@@ -1,6 +1,7 @@
 package io.inferencebench.runner.metrics;
 
 import io.inferencebench.crds.v1alpha1.Durations;
+import io.inferencebench.profile.prom.ScrapeBodyReader;
 import io.inferencebench.profile.server.ServerMetricCatalog;
 import io.inferencebench.profile.server.prometheus.PrometheusSourceConfig;
 import java.io.IOException;
@@ -40,6 +41,15 @@ public final class ServerMetricsFlags {
             names = "--scrape-timeout",
             description = "Limit on each scrape (default: the interval, at most 10s).")
     String scrapeTimeout;
+
+    @Option(
+            names = "--metrics-max-bytes",
+            paramLabel = "SIZE",
+            description =
+                    "Most bytes accepted from one metrics page, after gzip decompression, e.g."
+                            + " 8MiB (default), 512KiB, 1000000; a larger page is a failed"
+                            + " scrape.")
+    String maxBodyBytes;
 
     @Option(
             names = "--metrics-include",
@@ -98,18 +108,28 @@ public final class ServerMetricsFlags {
                 && (include != null
                         || exclude != null
                         || scrapeInterval != null
-                        || scrapeTimeout != null)) {
+                        || scrapeTimeout != null
+                        || maxBodyBytes != null)) {
             messages.add(
-                    "--scrape-interval, --scrape-timeout, --metrics-include and --metrics-exclude"
-                            + " need --scrape-metrics or --prometheus-url");
+                    "--scrape-interval, --scrape-timeout, --metrics-max-bytes, --metrics-include"
+                            + " and --metrics-exclude need --scrape-metrics or --prometheus-url");
         }
         if (prometheusUrl == null && (prometheusSelector != null || prometheusTokenFile != null)) {
             messages.add("--prometheus-selector and --prometheus-token-file need --prometheus-url");
         }
-        if (prometheusUrl != null && (scrapeInterval != null || scrapeTimeout != null)) {
+        if (prometheusUrl != null
+                && (scrapeInterval != null || scrapeTimeout != null || maxBodyBytes != null)) {
             messages.add(
-                    "--scrape-interval and --scrape-timeout apply to --scrape-metrics, not to"
-                            + " --prometheus-url (Prometheus has its own scrape interval)");
+                    "--scrape-interval, --scrape-timeout and --metrics-max-bytes apply to"
+                            + " --scrape-metrics, not to --prometheus-url (Prometheus scrapes the"
+                            + " server itself)");
+        }
+        if (maxBodyBytes != null) {
+            try {
+                byteSize(maxBodyBytes);
+            } catch (IllegalArgumentException e) {
+                messages.add("--metrics-max-bytes: " + e.getMessage());
+            }
         }
         for (String m : ServerMetricCatalog.validateSelectors(include, exclude)) {
             messages.add(
@@ -184,7 +204,32 @@ public final class ServerMetricsFlags {
                                 ? interval
                                 : Duration.ofSeconds(10));
         List<URI> urls = scrapeUrls(baseUrl).stream().map(URI::create).toList();
-        return new DirectScraper(urls, catalog, interval, timeout, warn);
+        long maxBytes =
+                maxBodyBytes == null ? ScrapeBodyReader.DEFAULT_MAX_BYTES : byteSize(maxBodyBytes);
+        return new DirectScraper(urls, catalog, interval, timeout, maxBytes, warn);
+    }
+
+    /** Parses {@code 1000}, {@code 512KiB}, {@code 8MiB} or {@code 1GiB} (also Ki, Mi, Gi). */
+    static long byteSize(String text) {
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("(\\d{1,10})\\s*(|Ki|KiB|Mi|MiB|Gi|GiB)")
+                        .matcher(text.strip());
+        if (!m.matches()) {
+            throw new IllegalArgumentException(
+                    "'" + text + "' is not a size; use e.g. 8MiB, 512KiB or a number of bytes");
+        }
+        long unit =
+                switch (m.group(2)) {
+                    case "Ki", "KiB" -> 1024L;
+                    case "Mi", "MiB" -> 1024L * 1024;
+                    case "Gi", "GiB" -> 1024L * 1024 * 1024;
+                    default -> 1L;
+                };
+        long bytes = Long.parseLong(m.group(1)) * unit;
+        if (bytes < 1 || bytes > 1024L * 1024 * 1024) {
+            throw new IllegalArgumentException("must be between 1 byte and 1GiB, got " + text);
+        }
+        return bytes;
     }
 
     private PrometheusSourceConfig prometheusConfig(String token) {

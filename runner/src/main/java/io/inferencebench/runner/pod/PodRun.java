@@ -325,6 +325,9 @@ public final class PodRun {
                 stopTicking();
                 result.stageIndex = i;
                 result.runnerCount = 1;
+                if (result.runnerCpu != null) {
+                    result.runnerCpu.runner = settings.index();
+                }
                 if (i == 0) {
                     result.warmupExcluded = warmupSent;
                 }

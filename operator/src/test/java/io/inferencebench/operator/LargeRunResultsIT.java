@@ -1,0 +1,344 @@
+package io.inferencebench.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.inferencebench.crds.v1alpha1.BenchmarkRun;
+import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
+import io.inferencebench.profile.lpg.StageResult;
+import io.inferencebench.testkit.ApiServerFixture;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * A 50-stage run of 20 runners against two scraped replicas, stored through the operator's path
+ * (parts serialized as runners write them, {@link ProfileAssembly} merging them with the stage's
+ * server metrics, {@link OutputConfigMaps} storing, the status patched as the reconciler patches
+ * it) on a real kube-apiserver + etcd, whose limits decide: every profile must read back equal.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class LargeRunResultsIT {
+
+    private static final long CONFIGMAP_LIMIT = 1024 * 1024;
+    private static final long ETCD_OBJECT_LIMIT = 1536 * 1024;
+
+    private final ObjectMapper json = new ObjectMapper();
+    private ApiServerFixture apiServer;
+    private KubernetesClient client;
+
+    @BeforeAll
+    void startApiServer() throws Exception {
+        apiServer = ApiServerFixture.start();
+        client = apiServer.newClient();
+        try (InputStream crdYaml =
+                BenchmarkRun.class.getResourceAsStream(
+                        "/META-INF/fabric8/benchmarkruns.inferencebench.io-v1.yml")) {
+            CustomResourceDefinition crd =
+                    client.apiextensions().v1().customResourceDefinitions().load(crdYaml).item();
+            client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
+        }
+        client.apiextensions()
+                .v1()
+                .customResourceDefinitions()
+                .withName(BenchmarkRun.CRD_NAME)
+                .waitUntilCondition(
+                        c ->
+                                c.getStatus() != null
+                                        && c.getStatus().getConditions() != null
+                                        && c.getStatus().getConditions().stream()
+                                                .anyMatch(
+                                                        x ->
+                                                                x.getType().equals("Established")
+                                                                        && x.getStatus()
+                                                                                .equals("True")),
+                        60,
+                        TimeUnit.SECONDS);
+    }
+
+    @AfterAll
+    void stop() {
+        if (client != null) {
+            client.close();
+        }
+        if (apiServer != null) {
+            apiServer.close();
+        }
+    }
+
+    private BenchmarkRun createRun(String name, int stages, int parallelism) {
+        String namespace = "it-" + UUID.randomUUID().toString().substring(0, 8);
+        client.namespaces()
+                .resource(
+                        new NamespaceBuilder()
+                                .withNewMetadata()
+                                .withName(namespace)
+                                .endMetadata()
+                                .build())
+                .create();
+        List<String> rates = new ArrayList<>();
+        for (int i = 1; i <= stages; i++) {
+            rates.add(Integer.toString(i * 2));
+        }
+        String yaml =
+                """
+                apiVersion: inferencebench.io/v1alpha1
+                kind: BenchmarkRun
+                metadata: {name: %s}
+                spec:
+                  target: {service: {name: vllm, port: 8000}, model: meta-llama/Llama-3.1-8B-Instruct}
+                  load: {requestRates: [%s], numPrompts: %d, cooldown: 0s}
+                  runner: {parallelism: %d}
+                """
+                        .formatted(name, String.join(", ", rates), 30 * parallelism, parallelism);
+        return client.resources(BenchmarkRun.class)
+                .inNamespace(namespace)
+                .resource(client.getKubernetesSerialization().unmarshal(yaml, BenchmarkRun.class))
+                .create();
+    }
+
+    private record Stored(
+            long largestPartBytes,
+            BenchmarkRun run,
+            List<JsonNode> profiles,
+            List<io.inferencebench.crds.v1alpha1.StageResult> results,
+            OutputConfigMaps.Stored last) {}
+
+    /** Stage by stage, what the reconciler does when a stage's parts are all done. */
+    private Stored runThroughTheOperatorsPath(BenchmarkRun run, int stages, int parallelism)
+            throws Exception {
+        OutputConfigMaps outputs = new OutputConfigMaps(client);
+        List<io.inferencebench.crds.v1alpha1.StageResult> results = new ArrayList<>();
+        List<JsonNode> profiles = new ArrayList<>();
+        Set<String> keys = new HashSet<>();
+        OutputConfigMaps.Stored stored = null;
+        BenchmarkRun current = run;
+        // each runner's part ConfigMap accumulates one stage result key per stage
+        long[] partBytes = new long[parallelism];
+        for (int stage = 1; stage <= stages; stage++) {
+            List<StageResult> parts = new ArrayList<>();
+            double share = stage * 2.0 / parallelism;
+            for (int runner = 0; runner < parallelism; runner++) {
+                // as a part ConfigMap carries it: the runner's JSON, parsed by the operator
+                String partJson =
+                        json.writeValueAsString(LargeRunFixture.part(stage, runner, 30, share, 42));
+                parts.add(ProfileAssembly.parse(partJson));
+                partBytes[runner] += partJson.getBytes(StandardCharsets.UTF_8).length;
+            }
+            ProfileAssembly.Assembled assembled =
+                    ProfileAssembly.assemble(
+                            current,
+                            stage,
+                            parts,
+                            "meta-llama/Llama-3.1-8B-Instruct",
+                            keys,
+                            Instant.parse("2026-12-01T10:00:00Z").plusSeconds(stage * 120L),
+                            LargeRunFixture.serverMetrics(stage, 60));
+            BenchmarkRunStatus status =
+                    current.getStatus() == null ? new BenchmarkRunStatus() : current.getStatus();
+            stored =
+                    outputs.add(
+                            current,
+                            status.getProfiles(),
+                            status.getProfileConfigMaps(),
+                            results,
+                            assembled.result().getProfileKey(),
+                            assembled.profile());
+            results.add(assembled.result());
+            profiles.add(assembled.profile());
+            status.setResults(new ArrayList<>(results));
+            status.setProfiles(stored.statusProfiles());
+            status.setProfileConfigMap(stored.configMaps().getFirst());
+            status.setProfileConfigMaps(stored.configMaps());
+            current.setStatus(status);
+            current = client.resource(current).updateStatus();
+        }
+        return new Stored(
+                java.util.Arrays.stream(partBytes).max().orElse(0),
+                current,
+                profiles,
+                results,
+                stored);
+    }
+
+    private static long dataBytes(ConfigMap map) {
+        long total = 0;
+        for (Map.Entry<String, String> e : map.getData().entrySet()) {
+            total += OutputConfigMaps.bytes(e.getKey(), e.getValue());
+        }
+        return total;
+    }
+
+    @Test
+    void fiftyStagesOfTwentyRunnersAndTwoReplicasKeepEveryProfile() throws Exception {
+        BenchmarkRun run = createRun("large", 50, 20);
+        Stored stored = runThroughTheOperatorsPath(run, 50, 20);
+
+        BenchmarkRun back =
+                client.resources(BenchmarkRun.class)
+                        .inNamespace(run.getMetadata().getNamespace())
+                        .withName("large")
+                        .get();
+        BenchmarkRunStatus status = back.getStatus();
+        assertThat(status.getResults()).hasSize(50);
+        JsonNode resultsBack = json.valueToTree(status.getResults());
+        JsonNode resultsWritten = json.valueToTree(stored.results());
+        assertThat(resultsBack).isEqualTo(resultsWritten);
+        // too large for status: summaries and keys there, profiles in the ConfigMaps
+        assertThat(status.getProfiles()).isNull();
+        assertThat(stored.last().reason()).isEqualTo("ConfigMapsOnly");
+        assertThat(stored.last().message())
+                .contains("status.results keeps each stage's summary and profileKey")
+                .contains(String.join(", ", status.getProfileConfigMaps()));
+        assertThat(status.getProfileConfigMaps()).hasSizeGreaterThan(1).startsWith("large-profile");
+
+        Map<String, JsonNode> readBack = new TreeMap<>();
+        long profileBytes = 0;
+        for (String name : status.getProfileConfigMaps()) {
+            ConfigMap map =
+                    client.configMaps()
+                            .inNamespace(run.getMetadata().getNamespace())
+                            .withName(name)
+                            .get();
+            long bytes = dataBytes(map);
+            System.out.printf(
+                    "ConfigMap %s: %d profiles, %,d data bytes%n",
+                    name, map.getData().size(), bytes);
+            assertThat(bytes)
+                    .isLessThanOrEqualTo(OutputConfigMaps.MAX_DATA_BYTES)
+                    .isLessThan(CONFIGMAP_LIMIT);
+            profileBytes += bytes;
+            for (Map.Entry<String, String> e : map.getData().entrySet()) {
+                assertThat(readBack.put(e.getKey(), json.readTree(e.getValue())))
+                        .as(e.getKey())
+                        .isNull();
+            }
+        }
+        assertThat(readBack).hasSize(50);
+        for (int i = 0; i < 50; i++) {
+            String key = stored.results().get(i).getProfileKey();
+            assertThat(sameJson(readBack.get(key), stored.profiles().get(i))).as(key).isTrue();
+            // per-replica server metrics survived the trip
+            assertThat(readBack.get(key).at("/metrics/server_metrics_by_replica").size())
+                    .isEqualTo(2);
+        }
+        // the operator's reading path (for the ServerMetricsCollected condition) sees them too
+        List<JsonNode> viaOperator =
+                new OutputConfigMaps(client)
+                        .profiles(
+                                back,
+                                status.getProfiles(),
+                                status.getProfileConfigMaps(),
+                                status.getResults());
+        assertThat(viaOperator).hasSize(50);
+        for (int i = 0; i < 50; i++) {
+            assertThat(sameJson(viaOperator.get(i), stored.profiles().get(i))).isTrue();
+        }
+
+        long statusBytes = json.writeValueAsString(back).getBytes(StandardCharsets.UTF_8).length;
+        long allInStatus =
+                statusBytes
+                        + json.writeValueAsString(stored.profiles())
+                                .getBytes(StandardCharsets.UTF_8)
+                                .length;
+        System.out.printf(
+                "profiles %,d bytes in %d ConfigMaps; the run object %,d bytes; with every profile in"
+                        + " status it would be %,d bytes (etcd limit %,d)%n",
+                profileBytes,
+                status.getProfileConfigMaps().size(),
+                statusBytes,
+                allInStatus,
+                ETCD_OBJECT_LIMIT);
+        assertThat(statusBytes).isLessThan(ETCD_OBJECT_LIMIT / 4);
+        // what the runners' part ConfigMaps carry for this run: 50 stage results each
+        System.out.printf("largest part: %,d bytes of stage results%n", stored.largestPartBytes());
+        assertThat(stored.largestPartBytes()).isLessThan(CONFIGMAP_LIMIT);
+        // the limit the split avoids is real: one ConfigMap with every profile is refused
+        ConfigMap single =
+                new ConfigMapBuilder()
+                        .withNewMetadata()
+                        .withName("large-all-in-one")
+                        .withNamespace(run.getMetadata().getNamespace())
+                        .endMetadata()
+                        .withData(new TreeMap<>(readBackAsPrettyJson(readBack)))
+                        .build();
+        assertThat(profileBytes).isGreaterThan(CONFIGMAP_LIMIT);
+        assertThatThrownBy(() -> client.resource(single).create())
+                .isInstanceOf(KubernetesClientException.class)
+                .satisfies(
+                        e -> assertThat(((KubernetesClientException) e).getCode()).isEqualTo(422));
+    }
+
+    /**
+     * Equal documents, numbers compared by value: the API server writes a stored {@code 1.0} back
+     * as {@code 1} (same number, other JSON node type).
+     */
+    private static boolean sameJson(JsonNode a, JsonNode b) {
+        return a.equals(
+                (x, y) -> {
+                    if (x.isNumber() && y.isNumber()) {
+                        return Double.compare(x.doubleValue(), y.doubleValue());
+                    }
+                    return x.equals(y) ? 0 : 1;
+                },
+                b);
+    }
+
+    private static Map<String, String> readBackAsPrettyJson(Map<String, JsonNode> profiles) {
+        Map<String, String> data = new TreeMap<>();
+        profiles.forEach((k, v) -> data.put(k, OutputConfigMaps.pretty(v)));
+        return data;
+    }
+
+    @Test
+    void aSmallRunKeepsItsProfilesInStatusAndOneConfigMap() throws Exception {
+        BenchmarkRun run = createRun("small", 3, 2);
+        Stored stored = runThroughTheOperatorsPath(run, 3, 2);
+
+        BenchmarkRunStatus status =
+                client.resources(BenchmarkRun.class)
+                        .inNamespace(run.getMetadata().getNamespace())
+                        .withName("small")
+                        .get()
+                        .getStatus();
+        assertThat(status.getProfiles()).hasSize(3);
+        for (int i = 0; i < 3; i++) {
+            assertThat(sameJson(status.getProfiles().get(i), stored.profiles().get(i))).isTrue();
+        }
+        assertThat(status.getProfileConfigMaps()).containsExactly("small-profile");
+        assertThat(stored.last().reason()).isEqualTo("InStatus");
+        ConfigMap map =
+                client.configMaps()
+                        .inNamespace(run.getMetadata().getNamespace())
+                        .withName("small-profile")
+                        .get();
+        assertThat(map.getMetadata().getOwnerReferences())
+                .singleElement()
+                .satisfies(o -> assertThat(o.getName()).isEqualTo("small"));
+        for (int i = 0; i < 3; i++) {
+            JsonNode inMap =
+                    json.readTree(map.getData().get(stored.results().get(i).getProfileKey()));
+            assertThat(sameJson(inMap, stored.profiles().get(i))).isTrue();
+        }
+    }
+}

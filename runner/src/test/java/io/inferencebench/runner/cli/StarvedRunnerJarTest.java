@@ -1,0 +1,145 @@
+package io.inferencebench.runner.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.inferencebench.testkit.FreePorts;
+import io.inferencebench.testkit.ModelSim;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The runner jar pinned with {@code taskset} to one CPU that a CPU-bound process also wants: the
+ * runner measures its own starvation (its threads wait for that CPU) and its summary says
+ * LoadDelivered=False, naming the reason.
+ */
+class StarvedRunnerJarTest {
+
+    private static boolean tasksetWorks() {
+        try {
+            Process p = new ProcessBuilder("taskset", "-c", "0", "true").start();
+            return p.waitFor() == 0;
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    /** CPU seconds a process has used, from /proc/PID/stat (utime + stime, in clock ticks). */
+    private static double cpuSeconds(long pid) throws Exception {
+        String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        // fields after the command: state is index 0, utime 11, stime 12; USER_HZ is 100
+        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
+    }
+
+    @Test
+    void aRunnerSharingItsOnlyCpuWithABusyProcessDidNotDeliverItsLoad(@TempDir Path dir)
+            throws Exception {
+        assumeTrue(tasksetWorks(), "taskset is needed to pin the runner to one CPU");
+        int port = FreePorts.claim();
+        Process sim =
+                new ProcessBuilder(
+                                ModelSim.binary().toString(),
+                                "--model",
+                                "sim",
+                                "--host",
+                                "127.0.0.1",
+                                "--port",
+                                Integer.toString(port),
+                                "--time-to-first-token",
+                                "1",
+                                "--inter-token-latency",
+                                "1",
+                                "--max-num-seqs",
+                                "2000")
+                        .redirectErrorStream(true)
+                        .redirectOutput(dir.resolve("sim.log").toFile())
+                        .start();
+        Process hog = null;
+        try {
+            awaitUp("http://127.0.0.1:" + port + "/v1/models");
+            // the competitor: always runnable on CPU 0, where the runner is pinned too
+            hog =
+                    new ProcessBuilder("taskset", "-c", "0", "sh", "-c", "while :; do :; done")
+                            .start();
+            double hogBefore = cpuSeconds(hog.pid());
+            RunnerJarTest.Result r =
+                    RunnerJarTest.runJar(
+                            dir,
+                            List.of("taskset", "-c", "0"),
+                            List.of("-XX:ActiveProcessorCount=1"),
+                            "run",
+                            "--base-url",
+                            "http://127.0.0.1:" + port,
+                            "--backend",
+                            "openai",
+                            "--model",
+                            "sim",
+                            "--random-input-len",
+                            "16",
+                            "--random-output-len",
+                            "4",
+                            "--request-rate",
+                            "1000",
+                            "--duration",
+                            "3s",
+                            "--result-dir",
+                            dir.resolve("results").toString());
+            double hogUsed = cpuSeconds(hog.pid()) - hogBefore;
+
+            assertThat(r.code()).as(r.err()).isZero();
+            assertThat(r.out())
+                    .containsPattern("\\s+RunnerSaturated\\n")
+                    .contains(
+                            "stage 1: LoadDelivered=False (RunnerSaturated): the runner ran out of CPU:");
+            // The runner's own figures: it waited for its CPU at least half the stage, and the
+            // competitor really had that CPU meanwhile (seen from the competitor's side).
+            Matcher waited =
+                    Pattern.compile("its threads waited ([0-9.]+) s for a CPU in ([0-9.]+) s")
+                            .matcher(r.out());
+            assertThat(waited.find()).as(r.out()).isTrue();
+            double wait = Double.parseDouble(waited.group(1));
+            double wall = Double.parseDouble(waited.group(2));
+            assertThat(wait).isGreaterThanOrEqualTo(0.5 * wall);
+            assertThat(hogUsed).isGreaterThan(0.25 * wall);
+        } finally {
+            if (hog != null) {
+                hog.destroyForcibly();
+                hog.waitFor();
+            }
+            sim.destroy();
+            sim.waitFor();
+        }
+    }
+
+    private static void awaitUp(String url) throws Exception {
+        HttpClient client = HttpClient.newHttpClient();
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                HttpResponse<String> response =
+                        client.send(
+                                HttpRequest.newBuilder(URI.create(url)).build(),
+                                HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+                if (response.statusCode() == 200) {
+                    return;
+                }
+            } catch (java.io.IOException e) {
+                // not listening yet
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("the simulator did not answer " + url + " in 30 s");
+    }
+}
