@@ -6,10 +6,11 @@ MVN := ./mvnw -B -ntp
 # Maven runs on the selected JDK; keep its own warnings off the console.
 export MAVEN_OPTS ?= --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow
 
-.PHONY: images images-push containerd help tools k8s-binaries helm model-sim model-sim-test build test unit it e2e test-vllm vllm-up vllm-down demo fmt fmt-check clean control-plane-up control-plane-down node e2e-node
+.PHONY: images images-push containerd help tools k8s-binaries helm model-sim model-sim-test build test unit it e2e test-vllm vllm-up vllm-down demo demo-cli fmt fmt-check clean control-plane-up control-plane-down node e2e-node
 
 help:
-	@echo "make demo    - build, start the local model-server simulator, run a rate sweep, write LPG profiles to results/"
+	@echo "make demo    - the product on a real single-node cluster: chart-installed operator, simulator, a 3-rate sweep, LPG profiles in results/ (root; KEEP=1 leaves it running)"
+	@echo "make demo-cli - the runner CLI against a local simulator process, no cluster: a rate sweep, LPG profiles in results/"
 	@echo "make test    - provision binaries, then unit (*Test), API-server (*IT) and control-plane (*E2E) tiers"
 	@echo "make unit    - unit tests only (Java)"
 	@echo "make build   - compile and package (no tests)"
@@ -86,7 +87,12 @@ test: tools model-sim-test
 	$(MAKE) images
 	$(MVN) install -Pit
 
-demo: model-sim
+# The real cluster (control plane + kubelet/containerd node), Helm chart, simulator, sweep; provisions
+# what is not cached and restores the host at the end. Takes the E2E lock itself.
+demo:
+	scripts/demo-cluster.sh
+
+demo-cli: model-sim
 	$(MVN) -q -DskipTests install -pl runner -am
 	scripts/demo.sh
 
@@ -98,6 +104,10 @@ fmt-check:
 
 control-plane-up: tools
 	e2e/scripts/control-plane.sh up
+
+# The real node for manual use, with the images imported (stop it with make control-plane-down).
+cluster-up: tools node images
+	e2e/scripts/control-plane.sh up --real-node $(foreach i,$(wildcard target/images/*.tar),--import $(i))
 
 control-plane-down:
 	e2e/scripts/control-plane.sh down
