@@ -17,7 +17,7 @@ help:
 	@echo "make images  - operator, runner and model-sim image tarballs in target/images/ (no daemon, no registry)"
 	@echo "make test-vllm - the *VllmIT tier against a real vLLM on the CPU (installs ~8 GB once; not part of make test)"
 	@echo "make tools   - Kubernetes control-plane binaries, Helm, containerd, model-server simulator (cached)"
-	@echo "make e2e-node - RealNodeE2E: a real kubelet + containerd node runs the images (root; not in make test yet)"
+	@echo "make e2e-node - RealNodeE2E and OperatorClusterE2E: a real kubelet + containerd node, the chart-installed operator (root; not in make test)"
 	@echo "make fmt     - format Java sources (google-java-format, AOSP)"
 
 images:
@@ -50,7 +50,7 @@ node:
 E2E_LOCK ?= /tmp/inferencebench-e2e.lock
 e2e-node: tools node images
 	$(MVN) -q -DskipTests install -pl e2e -am
-	$(if $(shell command -v flock),flock $(E2E_LOCK)) $(MVN) verify -Pit,node -pl e2e -DskipITs=true -Dit.test=RealNodeE2E
+	$(if $(shell command -v flock),flock $(E2E_LOCK)) $(MVN) verify -Pit,node -pl e2e -DskipITs=true -Dit.test='RealNodeE2E,OperatorClusterE2E'
 
 build:
 	$(MVN) -DskipTests install
