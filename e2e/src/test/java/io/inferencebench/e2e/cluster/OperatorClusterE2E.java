@@ -116,7 +116,13 @@ class OperatorClusterE2E {
         }
         deploySimulator(NS_SWEEP, "sim");
         int numPrompts = 16;
-        createRun(NS_SWEEP, sweep("sweep", "sim", "4, 8", numPrompts, 2, "", "OnSuccess"));
+        // with an SLO, so that every column of `kubectl get br -o wide` has a value
+        createRun(
+                NS_SWEEP,
+                sweep("sweep", "sim", "4, 8", numPrompts, 2, "", "OnSuccess")
+                        .replace(
+                                "\n  runner:\n",
+                                "\n  slo: {ttft: 2s, minAttainment: 0.5}\n  runner:\n"));
 
         BenchmarkRun done = awaitPhase(NS_SWEEP, "sweep", Duration.ofMinutes(5), Phase.SUCCEEDED);
         var status = done.getStatus();
