@@ -6,17 +6,18 @@ MVN := ./mvnw -B -ntp
 # Maven runs on the selected JDK; keep its own warnings off the console.
 export MAVEN_OPTS ?= --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow
 
-.PHONY: images images-push containerd chromium help tools k8s-binaries helm model-sim model-sim-test build test unit it e2e test-vllm vllm-up vllm-down demo fmt fmt-check clean control-plane-up control-plane-down node e2e-node
+.PHONY: images images-push containerd chromium help tools k8s-binaries helm model-sim model-sim-test build test unit it e2e test-vllm vllm-up vllm-down demo demo-cli fmt fmt-check clean control-plane-up control-plane-down node e2e-node
 
 help:
-	@echo "make demo    - build, start the local model-server simulator, run a rate sweep, write LPG profiles to results/"
+	@echo "make demo    - the product on a real single-node cluster: chart-installed operator, simulator, a 3-rate sweep, LPG profiles in results/ (root; KEEP=1 leaves it running)"
+	@echo "make demo-cli - the runner CLI against a local simulator process, no cluster: a rate sweep, LPG profiles in results/"
 	@echo "make test    - provision binaries, then unit (*Test), API-server (*IT) and control-plane (*E2E) tiers"
 	@echo "make unit    - unit tests only (Java)"
 	@echo "make build   - compile and package (no tests)"
 	@echo "make images  - operator, runner and model-sim image tarballs in target/images/ (no daemon, no registry)"
 	@echo "make test-vllm - the *VllmIT tier against a real vLLM on the CPU (installs ~8 GB once; not part of make test)"
 	@echo "make tools   - Kubernetes control-plane binaries, Helm, containerd, model-server simulator, Chromium (cached)"
-	@echo "make e2e-node - RealNodeE2E: a real kubelet + containerd node runs the images (root; not in make test yet)"
+	@echo "make e2e-node - RealNodeE2E and OperatorClusterE2E: a real kubelet + containerd node, the chart-installed operator (root; not in make test)"
 	@echo "make fmt     - format Java sources (google-java-format, AOSP)"
 
 images:
@@ -53,7 +54,7 @@ node:
 E2E_LOCK ?= /tmp/inferencebench-e2e.lock
 e2e-node: tools node images
 	$(MVN) -q -DskipTests install -pl e2e -am
-	$(if $(shell command -v flock),flock $(E2E_LOCK)) $(MVN) verify -Pit,node -pl e2e -DskipITs=true -Dit.test=RealNodeE2E
+	$(if $(shell command -v flock),flock $(E2E_LOCK)) $(MVN) verify -Pit,node -pl e2e -DskipITs=true -Dit.test='RealNodeE2E,OperatorClusterE2E'
 
 build:
 	$(MVN) -DskipTests install
@@ -90,7 +91,12 @@ test: tools model-sim-test
 	$(MAKE) images
 	$(MVN) install -Pit
 
-demo: model-sim
+# The real cluster (control plane + kubelet/containerd node), Helm chart, simulator, sweep; provisions
+# what is not cached and restores the host at the end. Takes the E2E lock itself.
+demo:
+	scripts/demo-cluster.sh
+
+demo-cli: model-sim
 	$(MVN) -q -DskipTests install -pl runner -am
 	scripts/demo.sh
 
@@ -102,6 +108,10 @@ fmt-check:
 
 control-plane-up: tools
 	e2e/scripts/control-plane.sh up
+
+# The real node for manual use, with the images imported (stop it with make control-plane-down).
+cluster-up: tools node images
+	e2e/scripts/control-plane.sh up --real-node $(foreach i,$(wildcard target/images/*.tar),--import $(i))
 
 control-plane-down:
 	e2e/scripts/control-plane.sh down

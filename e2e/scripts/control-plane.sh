@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
 # Local Kubernetes control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler)
-# plus the local node agent, in the background, for manual use.
+# plus one node, in the background, for manual use and `make demo`.
 #
-#   e2e/scripts/control-plane.sh up [--image-map FILE]   start (or reuse); prints the kubeconfig path
-#   e2e/scripts/control-plane.sh status                   running? (exit 0) or stopped (exit 3)
-#   e2e/scripts/control-plane.sh down                     stop everything (process trees, network)
+#   e2e/scripts/control-plane.sh up --real-node [--import TAR]...
+#        the real node (RealNodeMain): kubelet + containerd + kube-proxy + CoreDNS running image
+#        tarballs imported with --import (e.g. target/images/*.tar from `make images`)
+#   e2e/scripts/control-plane.sh up [--image-map FILE]
+#        the process node (ControlPlaneMain): pods run as host processes (see ImageMap)
+#   e2e/scripts/control-plane.sh status     running? (exit 0) or stopped (exit 3)
+#   e2e/scripts/control-plane.sh down       stop everything; the real node restores the host state
 #
-# Then: export KUBECONFIG=$(e2e/scripts/control-plane.sh up); kubectl get nodes
+# `up` prints the kubeconfig path: export KUBECONFIG=$(e2e/scripts/control-plane.sh up --real-node)
 # State, logs and kubeconfig live in $IB_CONTROL_PLANE_DIR (default /tmp/inferencebench-control-plane).
 # Image map file lines: "image-or-prefix* = command args..." (see ImageMap). IB_RUNNER_JAR and
-# IB_MODEL_SIM add the runner and simulator images. Needs root (pods get network namespaces).
+# IB_MODEL_SIM add the runner and simulator images to the process node. Needs root. The script
+# selects a JDK >= 21 itself (JAVA_HOME, java on PATH, else the newest under /usr/lib/jvm).
+# IB_MAVEN_ARGS: extra Maven arguments of the testkit build (e.g. -Dmaven.repo.local=...).
+# One real node per machine: run it under the same lock as the E2E tests
+# (flock /tmp/inferencebench-e2e.lock ...) when others share the machine.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -26,6 +34,8 @@ java_bin() {
     major=$("$candidate" -XshowSettings:properties -version 2>&1 | sed -n 's/ *java.specification.version = //p')
     if [ "${major%%.*}" -ge 21 ] 2>/dev/null; then echo "$candidate"; return 0; fi
   done
+  local home
+  if home=$(JAVA_HOME= "$ROOT/scripts/java-home.sh" 2>/dev/null); then echo "$home/bin/java"; return 0; fi
   log "needs a JDK >= 21 (set JAVA_HOME)"; exit 1
 }
 
@@ -45,27 +55,41 @@ classpath() {
     echo "$ROOT/testkit/target/classes:$(cat "$cp_file")"
     return 0
   fi
+  local java_home; java_home="$(dirname "$(dirname "$(java_bin)")")"
+  # shellcheck disable=SC2086
   ( cd "$ROOT"
-    if ! ./mvnw -B -q -o -pl testkit -am install -DskipTests >"$STATE/build.log" 2>&1; then
-      ./mvnw -B -q -pl testkit -am install -DskipTests >"$STATE/build.log" 2>&1 \
+    export JAVA_HOME="$java_home"
+    if ! ./mvnw -B -q -o ${IB_MAVEN_ARGS:-} -pl testkit -am install -DskipTests >"$STATE/build.log" 2>&1; then
+      ./mvnw -B -q ${IB_MAVEN_ARGS:-} -pl testkit -am install -DskipTests >"$STATE/build.log" 2>&1 \
         || { log "build failed, see $STATE/build.log"; tail -20 "$STATE/build.log" >&2; exit 1; }
     fi
-    ./mvnw -B -q -o -pl testkit dependency:build-classpath -Dmdep.outputFile="$cp_file" >>"$STATE/build.log" 2>&1 \
-      || ./mvnw -B -q -pl testkit dependency:build-classpath -Dmdep.outputFile="$cp_file" >>"$STATE/build.log" 2>&1 \
+    ./mvnw -B -q -o ${IB_MAVEN_ARGS:-} -pl testkit dependency:build-classpath -Dmdep.outputFile="$cp_file" >>"$STATE/build.log" 2>&1 \
+      || ./mvnw -B -q ${IB_MAVEN_ARGS:-} -pl testkit dependency:build-classpath -Dmdep.outputFile="$cp_file" >>"$STATE/build.log" 2>&1 \
       || { log "cannot resolve the classpath, see $STATE/build.log"; exit 1; }
   )
   echo "$ROOT/testkit/target/classes:$(cat "$cp_file")"
 }
 
+abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+
 up() {
-  local image_map=()
+  local args=() real=0
   while [ $# -gt 0 ]; do
     case "$1" in
       --image-map) [ $# -ge 2 ] || { log "--image-map needs a file"; exit 2; }
-                   image_map=(--image-map "$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"); shift 2 ;;
-      *) log "unknown option '$1' (allowed: --image-map FILE)"; exit 2 ;;
+                   args+=(--image-map "$(abs "$2")"); shift 2 ;;
+      --real-node) real=1; shift ;;
+      --import) [ $# -ge 2 ] || { log "--import needs an image tarball"; exit 2; }
+                [ -f "$2" ] || { log "image tarball $2 not found (make images)"; exit 2; }
+                args+=(--import "$(abs "$2")"); shift 2 ;;
+      *) log "unknown option '$1' (allowed: --real-node, --import TAR, --image-map FILE)"; exit 2 ;;
     esac
   done
+  if [ "$real" = 1 ]; then
+    for a in "${args[@]}"; do [ "$a" != --image-map ] || { log "--image-map is for the process node"; exit 2; }; done
+  else
+    for a in "${args[@]}"; do [ "$a" != --import ] || { log "--import needs --real-node"; exit 2; }; done
+  fi
   if pid=$(running_pid); then
     log "already running (pid $pid)"
     echo "$STATE/kubeconfig"
@@ -75,14 +99,27 @@ up() {
   mkdir -p "$STATE"
   rm -rf "$STATE/cluster" "$STATE/node" "$STATE/ready" "$STATE/kubeconfig"
   local start; start=$(date +%s%N)
-  local bin_dir; bin_dir=$("$ROOT/e2e/scripts/provision-k8s.sh")
+  local bin_dir; bin_dir=$("$ROOT/e2e/scripts/provision-k8s.sh" 2>>"$STATE/provision.log") \
+    || { tail -20 "$STATE/provision.log" >&2; log "provision-k8s.sh failed"; exit 1; }
   local java; java=$(java_bin)
   local cp; cp=$(classpath)
-  IB_K8S_BIN_DIR="$bin_dir" nohup "$java" -cp "$cp" io.inferencebench.testkit.ControlPlaneMain \
-    --dir "$STATE" "${image_map[@]}" >"$STATE/main.log" 2>&1 </dev/null &
+  local main=io.inferencebench.testkit.ControlPlaneMain
+  if [ "$real" = 1 ]; then
+    main=io.inferencebench.testkit.RealNodeMain
+    "$ROOT/e2e/scripts/provision-node.sh" >"$STATE/node-parts" 2>>"$STATE/provision.log" \
+      || { tail -20 "$STATE/provision.log" >&2; log "provision-node.sh failed"; exit 1; }
+    echo real >"$STATE/mode"
+  else
+    echo process >"$STATE/mode"
+  fi
+  # setsid: the node outlives the shell that started it; `down` signals it by its PID.
+  ( cd "$ROOT" && IB_K8S_BIN_DIR="$bin_dir" IB_NODE_PARTS="$STATE/node-parts" exec setsid nohup "$java" \
+      -cp "$cp" "$main" --dir "$STATE" "${args[@]}" >"$STATE/main.log" 2>&1 </dev/null ) &
   echo $! >"$PID_FILE"
   local pid; pid=$(cat "$PID_FILE")
-  for _ in $(seq 1 1800); do
+  local wait_s=180
+  [ "$real" = 1 ] && wait_s=600
+  for _ in $(seq 1 $((wait_s * 10))); do
     if [ -f "$STATE/ready" ]; then
       local ms=$(( ($(date +%s%N) - start) / 1000000 ))
       log "up in ${ms} ms (pid $pid); $(grep startup_ms "$STATE/ready" | tr '\n' ' ')"
@@ -98,7 +135,7 @@ up() {
     fi
     sleep 0.1
   done
-  log "not ready after 180 s; stopping"
+  log "not ready after $wait_s s; stopping"
   down
   exit 1
 }
@@ -111,11 +148,14 @@ down() {
     return 0
   fi
   kill -TERM "$pid"
-  for _ in $(seq 1 300); do
+  # the real node deletes workloads, stops its parts in order and restores the host: give it time
+  local tenths=300
+  [ "$(cat "$STATE/mode" 2>/dev/null)" = real ] && tenths=1800
+  for _ in $(seq 1 "$tenths"); do
     kill -0 "$pid" 2>/dev/null || { rm -f "$PID_FILE" "$STATE/ready"; log "stopped (pid $pid)"; return 0; }
     sleep 0.1
   done
-  log "pid $pid did not stop in 30 s; killing it"
+  log "pid $pid did not stop in $((tenths / 10)) s; killing it (the next start cleans up what it left)"
   kill -KILL "$pid" 2>/dev/null || true
   rm -f "$PID_FILE" "$STATE/ready"
 }
@@ -140,5 +180,5 @@ case "${1:-}" in
   up) shift; up "$@" ;;
   down) down ;;
   status) status ;;
-  *) echo "usage: $0 up [--image-map FILE] | down | status" >&2; exit 2 ;;
+  *) echo "usage: $0 up [--real-node [--import TAR]... | --image-map FILE] | down | status" >&2; exit 2 ;;
 esac

@@ -86,6 +86,14 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
     /** Time between opening a barrier and the instant runners start, so all see it in time. */
     static final Duration BARRIER_LEAD = Duration.ofSeconds(2);
 
+    /**
+     * Lead of the first stage's barrier: the server-metric scraping of the run starts with it, and
+     * an operator pod that has not scraped yet (cold HTTP client, endpoint lookup) on a busy node
+     * took over a second for its first answer; the start scrape must be answered before the barrier
+     * to stand for it. The runners are ready and idle meanwhile.
+     */
+    static final Duration FIRST_BARRIER_LEAD = Duration.ofSeconds(5);
+
     static final Duration PROGRESS_REFRESH = Duration.ofSeconds(5);
 
     /** Returned by a step that deleted the run (TTL): nothing left to patch. */
@@ -393,7 +401,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         sampleReadyReplicas(run, status, now);
         Parts parts = parts(run, context);
         if (parts.allReady(parallelism)) {
-            Instant start = now.plus(BARRIER_LEAD);
+            Instant start = clock.instant().plus(FIRST_BARRIER_LEAD);
             status.condition(
                     ConditionTypes.RUNNERS_READY,
                     true,
@@ -491,7 +499,13 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                 status.phase(Phase.AGGREGATING, "all stages finished; writing profiles");
                 return LAUNCH_NOW;
             }
-            Instant next = now.plus(run.getSpec().getLoad().cooldownValue()).plus(BARRIER_LEAD);
+            // From the clock, not the reconcile's start: assembling the stage (its end scrape,
+            // the profile) took a while on a busy node, and a barrier set from the older instant
+            // could already be near or past, leaving no time for its start scrape.
+            Instant next =
+                    clock.instant()
+                            .plus(run.getSpec().getLoad().cooldownValue())
+                            .plus(BARRIER_LEAD);
             starts.add(StatusAggregator.format(next));
             scraper.windowStarts(run, Instant.parse(starts.getLast()).toEpochMilli());
             int nextStage = current + 1;

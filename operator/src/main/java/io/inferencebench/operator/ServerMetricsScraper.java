@@ -72,8 +72,16 @@ public class ServerMetricsScraper implements AutoCloseable {
      */
     static final long MIN_SAVE_GAP_MILLIS = 5_000;
 
-    /** How long before a start barrier its scrape is taken (a loopback scrape takes a few ms). */
-    static final long BARRIER_SCRAPE_LEAD_MILLIS = 150;
+    /**
+     * How long before a start barrier its scrape is taken. A loopback scrape takes a few ms; from
+     * an operator pod on a busy node (endpoint lookup, a cold HTTP client, CPU shared with the
+     * runner pods) it took over 150 ms, and a page the server produced after the barrier leaves the
+     * first requests of the stage out of its window. Nothing is sent between the runners' readiness
+     * (or the previous stage's end) and a barrier, which {@link
+     * BenchmarkRunReconciler#BARRIER_LEAD} (2 s) plus the cool-down places ahead, so a longer lead
+     * is as exact.
+     */
+    static final long BARRIER_SCRAPE_LEAD_MILLIS = 2_000;
 
     /**
      * Time allowed, beyond one step, for the first Prometheus scrape at or after a stage end to be
@@ -238,11 +246,13 @@ public class ServerMetricsScraper implements AutoCloseable {
             return;
         }
         tracked.windowStartMillis = startMillis;
-        long lead = startMillis - BARRIER_SCRAPE_LEAD_MILLIS - System.currentTimeMillis();
-        if (lead <= 0) {
+        long now = System.currentTimeMillis();
+        if (startMillis <= now) {
             dropBefore(tracked, startMillis);
             return;
         }
+        // less than the lead left: scrape at once (answered before the barrier, it stands for it)
+        long lead = Math.max(0, startMillis - BARRIER_SCRAPE_LEAD_MILLIS - now);
         scheduler.schedule(
                 () -> {
                     if (runs.get(key(run)) != tracked || tracked.windowStartMillis != startMillis) {
@@ -476,16 +486,24 @@ public class ServerMetricsScraper implements AutoCloseable {
                                         System.currentTimeMillis(),
                                         endpoint.problem())
                                 : scrape(target.getKey(), endpoint.uri(), tracked.catalog);
-                // Only a scrape started before the barrier may stand for the barrier; a busy
-                // scheduler may run it late, and then it keeps its own, true time. Other scrapes
+                // Only a scrape answered before the barrier may stand for the barrier; a busy
+                // scheduler or a slow answer makes it late, and then it keeps the time its answer
+                // came (the page shows the server at some moment before that). Other scrapes
                 // carry their round's start (later replicas of a round differ by the few ms the
                 // earlier ones took).
+                long answered = System.currentTimeMillis();
                 long stamp =
                         stampMillis == null
                                 ? roundStart
-                                : scrape.timestampMillis() < stampMillis
+                                : answered <= stampMillis
                                         ? stampMillis
-                                        : scrape.timestampMillis();
+                                        : Math.max(answered, scrape.timestampMillis());
+                if (stampMillis != null && answered > stampMillis) {
+                    LOG.infof(
+                            "%s: barrier scrape of %s answered %d ms after the barrier; the"
+                                    + " window starts at its answer",
+                            key(run), target.getKey(), answered - stampMillis);
+                }
                 if (stamp != scrape.timestampMillis()) {
                     scrape = new Scrape(scrape.replica(), stamp, scrape.page(), scrape.error());
                 }

@@ -1,0 +1,336 @@
+package io.inferencebench.e2e.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.inferencebench.testkit.HostState;
+import io.inferencebench.testkit.RealNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/**
+ * The product as a user installs it, on the real node: {@link RealNode} (control plane, kubelet,
+ * containerd, kube-proxy, CoreDNS), the operator, runner and model-sim image tarballs of {@code
+ * make images} imported into the node's containerd, the Helm chart installed with {@code helm
+ * install} (the operator as a Deployment with its own ServiceAccount and in-cluster config; runner
+ * RBAC in the given namespaces, which are created first with Pod Security {@code restricted}
+ * enforced).
+ *
+ * <p>{@link #close()} uninstalls nothing: the node's teardown deletes the workloads and restores
+ * the host; it then compares the host state with the one recorded before the start.
+ */
+final class ChartCluster implements AutoCloseable {
+
+    static final String SYSTEM = "inferencebench-system";
+    static final String RELEASE = "inferencebench";
+    static final String OPERATOR = "inferencebench-operator";
+    private static final Path NODE_DIR = Path.of("/var/tmp/inferencebench/node");
+
+    final Path repo;
+    final Map<String, String> pom;
+    final RealNode node;
+    final KubernetesClient client;
+    final Path helm;
+    private final Map<String, List<String>> hostBefore;
+    private final Path logCopies;
+
+    private ChartCluster(List<String> namespaces, Path logCopies) {
+        assertThat(System.getProperty("user.name"))
+                .as("the real node runs containerd and kubelet: run the test as root")
+                .isEqualTo("root");
+        this.repo = findRepo();
+        this.pom = rootPomProperties(repo.resolve("pom.xml"));
+        this.logCopies = logCopies;
+        for (String image : List.of("operator", "runner", "model-sim")) {
+            assertThat(tarball(image)).as("image tarball (built by `make images`)").exists();
+        }
+        this.helm = provisionHelm();
+        this.hostBefore = HostState.capture(NODE_DIR);
+        long start = System.nanoTime();
+        this.node = RealNode.start();
+        try {
+            this.client = node.adminClient();
+            for (String image : List.of("operator", "runner", "model-sim")) {
+                var imported = node.importImage(tarball(image));
+                assertThat(imported.ok())
+                        .as("ctr images import " + image + ": " + imported.output())
+                        .isTrue();
+            }
+            for (String ns : namespaces) {
+                client.resource(
+                                """
+                                apiVersion: v1
+                                kind: Namespace
+                                metadata:
+                                  name: %s
+                                  labels:
+                                    pod-security.kubernetes.io/enforce: restricted
+                                    pod-security.kubernetes.io/enforce-version: latest
+                                """
+                                        .formatted(ns))
+                        .serverSideApply();
+            }
+            List<String> install =
+                    new ArrayList<>(
+                            List.of(
+                                    "install",
+                                    RELEASE,
+                                    repo.resolve("charts/inferencebench").toString(),
+                                    "-n",
+                                    SYSTEM,
+                                    "--create-namespace",
+                                    "--set",
+                                    "image.pullPolicy=Never",
+                                    "--set",
+                                    "image.runnerPullPolicy=Never",
+                                    "--set",
+                                    "runner.namespaces={" + String.join(",", namespaces) + "}",
+                                    "--wait",
+                                    "--timeout",
+                                    "5m"));
+            String out = helm(install);
+            System.out.println(
+                    "[ChartCluster] node up and chart installed in "
+                            + (System.nanoTime() - start) / 1_000_000
+                            + " ms; node phases "
+                            + node.startupPhases()
+                            + "\n"
+                            + out.lines().limit(8).reduce("", (a, b) -> a + b + "\n"));
+            awaitOperatorReady(Duration.ofMinutes(3));
+        } catch (RuntimeException | Error e) {
+            close();
+            throw e;
+        }
+    }
+
+    static ChartCluster start(List<String> namespaces, Path logCopies) {
+        return new ChartCluster(namespaces, logCopies);
+    }
+
+    /** The one Ready operator pod of the chart's Deployment. */
+    Pod awaitOperatorReady(Duration atMost) {
+        await().atMost(atMost)
+                .pollInterval(Duration.ofMillis(500))
+                .until(
+                        () -> {
+                            Deployment d =
+                                    client.apps()
+                                            .deployments()
+                                            .inNamespace(SYSTEM)
+                                            .withName(OPERATOR)
+                                            .get();
+                            return d != null
+                                    && d.getStatus() != null
+                                    && Integer.valueOf(1).equals(d.getStatus().getReadyReplicas())
+                                    && operatorPods().stream().filter(ChartCluster::ready).count()
+                                            == 1;
+                        });
+        return operatorPods().stream().filter(ChartCluster::ready).findFirst().orElseThrow();
+    }
+
+    List<Pod> operatorPods() {
+        return client
+                .pods()
+                .inNamespace(SYSTEM)
+                .withLabel("app.kubernetes.io/component", "operator")
+                .list()
+                .getItems()
+                .stream()
+                .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+                .toList();
+    }
+
+    static boolean ready(Pod p) {
+        return p.getStatus() != null
+                && p.getStatus().getConditions() != null
+                && p.getStatus().getConditions().stream()
+                        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    }
+
+    /** Every container log file kubelet wrote for pods of {@code namespace} (pod-logs dir). */
+    Map<String, String> containerLogs(String namespace) {
+        Map<String, String> logs = new HashMap<>();
+        Path root = node.directory().resolve("pod-logs");
+        if (!Files.isDirectory(root)) {
+            return logs;
+        }
+        try (Stream<Path> files = Files.walk(root)) {
+            for (Path f :
+                    files.filter(Files::isRegularFile)
+                            .filter(
+                                    f ->
+                                            root.relativize(f)
+                                                    .getName(0)
+                                                    .toString()
+                                                    .startsWith(namespace + "_"))
+                            .toList()) {
+                logs.put(root.relativize(f).toString(), Files.readString(f));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return logs;
+    }
+
+    String reference(String image) {
+        return pom.get("image.registry")
+                + "/"
+                + pom.get("image." + image)
+                + ":"
+                + pom.get("project.version");
+    }
+
+    Path tarball(String image) {
+        return repo.resolve("target/images").resolve(pom.get("image." + image) + ".tar");
+    }
+
+    String kubectl(String... args) {
+        List<String> argv = new ArrayList<>();
+        argv.add(io.inferencebench.testkit.K8sBinaries.binary("kubectl").toString());
+        argv.add("--kubeconfig");
+        argv.add(node.controlPlane().adminKubeconfig().toString());
+        argv.addAll(List.of(args));
+        return exec(argv, Map.of());
+    }
+
+    String helm(List<String> args) {
+        List<String> argv = new ArrayList<>();
+        argv.add(helm.toString());
+        argv.addAll(args);
+        argv.add("--kubeconfig");
+        argv.add(node.controlPlane().adminKubeconfig().toString());
+        Path home = repo.resolve("e2e/target/chart-cluster/helm");
+        return exec(
+                argv,
+                Map.of(
+                        "HELM_CACHE_HOME", home.resolve("cache").toString(),
+                        "HELM_CONFIG_HOME", home.resolve("config").toString(),
+                        "HELM_DATA_HOME", home.resolve("data").toString()));
+    }
+
+    private static String exec(List<String> argv, Map<String, String> env) {
+        try {
+            ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true);
+            pb.environment().putAll(env);
+            Process p = pb.start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(p.waitFor(6, TimeUnit.MINUTES)).as("%s finished", argv).isTrue();
+            assertThat(p.exitValue()).as("%s: %s", argv, out).isZero();
+            return out;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private Path provisionHelm() {
+        String path =
+                exec(
+                                List.of(
+                                        "bash",
+                                        repo.resolve("e2e/scripts/provision-helm.sh").toString()),
+                                Map.of())
+                        .lines()
+                        .filter(l -> l.startsWith("/"))
+                        .reduce((a, b) -> b)
+                        .orElseThrow(() -> new IllegalStateException("provision-helm.sh: no path"));
+        return Path.of(path.strip());
+    }
+
+    @Override
+    public void close() {
+        if (node != null) {
+            try {
+                Files.createDirectories(logCopies);
+                for (var log : node.logFiles().entrySet()) {
+                    Files.copy(
+                            log.getValue(),
+                            logCopies.resolve(log.getKey() + ".log"),
+                            StandardCopyOption.REPLACE_EXISTING);
+                }
+                for (var log : node.controlPlane().logFiles().entrySet()) {
+                    Files.copy(
+                            log.getValue(),
+                            logCopies.resolve(log.getKey() + ".log"),
+                            StandardCopyOption.REPLACE_EXISTING);
+                }
+                Path podLogs = node.directory().resolve("pod-logs");
+                if (Files.isDirectory(podLogs)) {
+                    try (Stream<Path> files = Files.walk(podLogs)) {
+                        for (Path f : files.filter(Files::isRegularFile).toList()) {
+                            Path to =
+                                    logCopies.resolve(
+                                            "pods/"
+                                                    + podLogs.relativize(f)
+                                                            .toString()
+                                                            .replace('/', '_'));
+                            Files.createDirectories(to.getParent());
+                            Files.copy(f, to, StandardCopyOption.REPLACE_EXISTING);
+                        }
+                    }
+                }
+            } catch (IOException e) {
+                System.err.println("[ChartCluster] copying logs: " + e);
+            }
+            node.close();
+        }
+        Map<String, List<String>> after = HostState.capture(NODE_DIR);
+        assertThat(HostState.differences(hostBefore, after))
+                .as("host state before the node started vs after it stopped")
+                .isEmpty();
+        assertThat(NODE_DIR).as("node directory removed").doesNotExist();
+    }
+
+    private static Path findRepo() {
+        Path d = Path.of("").toAbsolutePath();
+        while (d != null && !Files.exists(d.resolve("e2e/scripts/provision-node.sh"))) {
+            d = d.getParent();
+        }
+        if (d == null) {
+            throw new IllegalStateException(
+                    "repository root not found above " + Path.of("").toAbsolutePath());
+        }
+        return d;
+    }
+
+    /** The root pom's {@code image.*} properties plus {@code project.version}. */
+    private static Map<String, String> rootPomProperties(Path pomFile) {
+        try {
+            String text = Files.readString(pomFile);
+            var props = new HashMap<String, String>();
+            Matcher m = Pattern.compile("<(image\\.[a-z.-]+)>([^<]*)</\\1>").matcher(text);
+            while (m.find()) {
+                props.putIfAbsent(m.group(1), m.group(2));
+            }
+            Matcher v =
+                    Pattern.compile(
+                                    "<artifactId>inferencebench-parent</artifactId>\\s*<version>([^<]+)</version>")
+                            .matcher(text);
+            if (!v.find()) {
+                throw new IllegalStateException("no project version in " + pomFile);
+            }
+            props.put("project.version", v.group(1));
+            return props;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
