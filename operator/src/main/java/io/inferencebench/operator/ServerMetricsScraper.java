@@ -400,10 +400,34 @@ public class ServerMetricsScraper implements AutoCloseable {
                                 Math.max(1, expectedRounds * Math.max(1, replicas)));
         ServerMetricsReport report =
                 WindowStatistics.compute(tracked.catalog, scrapes, startMillis, end, expected);
+        // No round near the window start (an operator restarted before the window's beginning
+        // was checkpointed): the first scrapes came after the servers had already served part of
+        // the stage, so every increase would be too small by an unknown amount.
+        if (startUnobserved(instants, startMillis, intervalMillis(run))) {
+            report =
+                    report.withoutWindowDeltas(
+                            report.perReplica().keySet(),
+                            "counter and histogram increases left out: no scrape within 1.5"
+                                    + " intervals of the stage start (the operator restarted"
+                                    + " before the window's start was saved)");
+        }
         // Samples before this window are no longer needed; the window itself is kept until the
         // next one starts, so a retried reconcile of this stage computes the same report.
         dropBefore(tracked, startMillis);
         return report;
+    }
+
+    /**
+     * Whether no round came within an interval and a half of the window start.
+     *
+     * @param instants the rounds' instants in the window, ascending
+     * @param startMillis the window start
+     * @param intervalMillis the scrape interval
+     * @return {@code true} when the window's beginning was not observed
+     */
+    static boolean startUnobserved(
+            SortedSet<Long> instants, long startMillis, long intervalMillis) {
+        return instants.isEmpty() || 2 * (instants.first() - startMillis) > 3 * intervalMillis;
     }
 
     /**

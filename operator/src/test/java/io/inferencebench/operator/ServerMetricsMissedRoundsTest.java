@@ -41,4 +41,15 @@ class ServerMetricsMissedRoundsTest {
     void aWindowEntirelyWithoutRoundsMissesOnePerInterval() {
         assertThat(missed(0, 3000, 1000)).isEqualTo(2);
     }
+
+    @Test
+    void aWindowWhoseFirstRoundCameLateHasAnUnobservedStart() {
+        assertThat(ServerMetricsScraper.startUnobserved(new TreeSet<>(List.of(0L, 1000L)), 0, 1000))
+                .isFalse();
+        assertThat(ServerMetricsScraper.startUnobserved(new TreeSet<>(List.of(1500L)), 0, 1000))
+                .isFalse();
+        assertThat(ServerMetricsScraper.startUnobserved(new TreeSet<>(List.of(1501L)), 0, 1000))
+                .isTrue();
+        assertThat(ServerMetricsScraper.startUnobserved(new TreeSet<>(), 0, 1000)).isTrue();
+    }
 }
