@@ -14,9 +14,10 @@ import io.inferencebench.crds.v1alpha1.EnvironmentStatus;
 import io.inferencebench.crds.v1alpha1.ReadyReplicas;
 import io.inferencebench.crds.v1alpha1.ServiceTarget;
 import io.inferencebench.crds.v1alpha1.TargetImage;
-import io.inferencebench.operator.StatusAggregator;
 import io.inferencebench.operator.TargetProbe;
 import java.time.Instant;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -112,6 +113,14 @@ public final class EnvironmentFingerprint {
         return environment;
     }
 
+    /**
+     * A sample's time to the millisecond: stage starts are whole seconds, and a replica that became
+     * ready in the second after a stage started must not count as ready at its start.
+     */
+    private static String sampleTime(Instant instant) {
+        return DateTimeFormatter.ISO_INSTANT.format(instant.truncatedTo(ChronoUnit.MILLIS));
+    }
+
     private static List<String> changes(ReadyReplicas r) {
         return r == null ? null : r.getChanges();
     }
@@ -132,7 +141,7 @@ public final class EnvironmentFingerprint {
                         : new ArrayList<>(current.getChanges());
         Integer last = changes.isEmpty() ? null : count(changes.getLast());
         if (last == null || last != ready) {
-            changes.add(StatusAggregator.format(now) + "=" + ready);
+            changes.add(sampleTime(now) + "=" + ready);
         }
         next.setChanges(changes);
         next.setMin(
@@ -231,7 +240,7 @@ public final class EnvironmentFingerprint {
                 ArrayNode series = node.putArray("series");
                 for (String change : window) {
                     ObjectNode point = series.addObject();
-                    point.put("time", StatusAggregator.format(time(change)));
+                    point.put("time", sampleTime(time(change)));
                     point.put("ready", count(change));
                 }
             }

@@ -16,7 +16,9 @@ import java.util.Optional;
 public final class ServerVersion {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Duration TIMEOUT = Duration.ofSeconds(2);
+    // Asked once per run, when the runners launch: a busy node answered a loopback request in
+    // over 2 s, and a version missing for that reason is a run without its fingerprint.
+    private static final Duration TIMEOUT = Duration.ofSeconds(5);
     private static final int MAX_LENGTH = 100;
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();

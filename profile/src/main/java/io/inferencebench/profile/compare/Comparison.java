@@ -39,6 +39,7 @@ public record Comparison(
         return stages.stream()
                 .flatMap(s -> s.metrics().stream())
                 .filter(MetricComparison::regressed)
+                .filter(m -> ProfileComparison.decidesVerdict(m, options))
                 .toList();
     }
 
@@ -51,6 +52,7 @@ public record Comparison(
         return stages.stream()
                 .flatMap(s -> s.metrics().stream())
                 .filter(MetricComparison::improved)
+                .filter(m -> ProfileComparison.decidesVerdict(m, options))
                 .toList();
     }
 

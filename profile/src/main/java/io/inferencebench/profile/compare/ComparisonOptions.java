@@ -12,9 +12,16 @@ import java.util.Map;
  * @param thresholds per-metric relative thresholds
  * @param alpha significance level of the statistical tests (two-sided); a change within the noise
  *     at this level is not significant however large it is
+ * @param tailsInVerdict whether significant p90/p99 changes decide the verdict too; by default they
+ *     are reported but do not: the tests treat a run's requests as independent, while a few seconds
+ *     of a busy client machine delay a run's slowest requests together, so two runs of one
+ *     unchanged server differ "significantly" in their tails (seen: p99 +88 %, p = 1e-5)
  */
 public record ComparisonOptions(
-        double defaultThreshold, Map<Metric, Double> thresholds, double alpha) {
+        double defaultThreshold,
+        Map<Metric, Double> thresholds,
+        double alpha,
+        boolean tailsInVerdict) {
 
     /** 5 %: the default relative threshold. */
     public static final double DEFAULT_THRESHOLD = 0.05;
@@ -45,12 +52,34 @@ public record ComparisonOptions(
     }
 
     /**
-     * The defaults: 5 % for every metric, alpha 0.05.
+     * Options whose verdict leaves the tail percentiles out.
+     *
+     * @param defaultThreshold see the record
+     * @param thresholds see the record
+     * @param alpha see the record
+     */
+    public ComparisonOptions(
+            double defaultThreshold, Map<Metric, Double> thresholds, double alpha) {
+        this(defaultThreshold, thresholds, alpha, false);
+    }
+
+    /**
+     * The defaults: 5 % for every metric, alpha 0.05, tails reported but not in the verdict.
      *
      * @return the options
      */
     public static ComparisonOptions defaults() {
-        return new ComparisonOptions(DEFAULT_THRESHOLD, Map.of(), DEFAULT_ALPHA);
+        return new ComparisonOptions(DEFAULT_THRESHOLD, Map.of(), DEFAULT_ALPHA, false);
+    }
+
+    /**
+     * These options with the tail percentiles in or out of the verdict.
+     *
+     * @param include whether significant p90/p99 changes decide the verdict
+     * @return the options
+     */
+    public ComparisonOptions withTailsInVerdict(boolean include) {
+        return new ComparisonOptions(defaultThreshold, thresholds, alpha, include);
     }
 
     /**
@@ -70,7 +99,7 @@ public record ComparisonOptions(
      * @return the copy
      */
     public ComparisonOptions withDefaultThreshold(double threshold) {
-        return new ComparisonOptions(threshold, thresholds, alpha);
+        return new ComparisonOptions(threshold, thresholds, alpha, tailsInVerdict);
     }
 
     /**
@@ -84,7 +113,7 @@ public record ComparisonOptions(
         Map<Metric, Double> copy = new EnumMap<>(Metric.class);
         copy.putAll(thresholds);
         copy.put(metric, threshold);
-        return new ComparisonOptions(defaultThreshold, copy, alpha);
+        return new ComparisonOptions(defaultThreshold, copy, alpha, tailsInVerdict);
     }
 
     /**
@@ -94,7 +123,7 @@ public record ComparisonOptions(
      * @return the copy
      */
     public ComparisonOptions withAlpha(double level) {
-        return new ComparisonOptions(defaultThreshold, thresholds, level);
+        return new ComparisonOptions(defaultThreshold, thresholds, level, tailsInVerdict);
     }
 
     private static void checkThreshold(String what, Double t) {

@@ -144,11 +144,26 @@ public final class ProfileComparison {
         boolean regressed =
                 stages.stream()
                         .flatMap(s -> s.metrics().stream())
+                        .filter(m -> decidesVerdict(m, options))
                         .anyMatch(MetricComparison::regressed);
         boolean improved =
                 stages.stream()
                         .flatMap(s -> s.metrics().stream())
+                        .filter(m -> decidesVerdict(m, options))
                         .anyMatch(MetricComparison::improved);
+        long tailsLeftOut =
+                stages.stream()
+                        .flatMap(s -> s.metrics().stream())
+                        .filter(m -> !decidesVerdict(m, options))
+                        .filter(m -> m.regressed() || m.improved())
+                        .count();
+        if (tailsLeftOut > 0) {
+            notes.add(
+                    tailsLeftOut
+                            + " significant p90/p99 change(s) are not part of the verdict: a"
+                            + " busy client machine moves a single run's tail (--tails includes"
+                            + " them)");
+        }
         Verdict verdict =
                 regressed
                         ? Verdict.REGRESSION
@@ -294,6 +309,12 @@ public final class ProfileComparison {
                 worse,
                 test,
                 pValue);
+    }
+
+    /** Whether a statistic counts toward the verdict: tail percentiles only when asked. */
+    static boolean decidesVerdict(MetricComparison m, ComparisonOptions options) {
+        return options.tailsInVerdict()
+                || !(m.statistic().equals("p90") || m.statistic().equals("p99"));
     }
 
     /** The cell decided: beyond the noise when its p-value is below the per-test level. */

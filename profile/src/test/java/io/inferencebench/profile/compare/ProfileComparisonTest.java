@@ -35,15 +35,31 @@ class ProfileComparisonTest {
      */
     static ObjectNode profile(
             double rate, int n, double ttft, double itl, double seconds, long seed) {
+        return profile(rate, n, ttft, itl, seconds, seed, 0, 1.2);
+    }
+
+    /**
+     * The same, with the first token of the first {@code slowShare} of the requests twice as late,
+     * and a TTFT SLO of {@code sloFactor} times {@code ttft}.
+     */
+    static ObjectNode profile(
+            double rate,
+            int n,
+            double ttft,
+            double itl,
+            double seconds,
+            long seed,
+            double slowShare,
+            double sloFactor) {
         Random random = new Random(seed);
         StageResult s = new StageResult();
         s.requestedRate = rate;
         s.firstDispatchEpochNanos = 1_000_000_000L;
         s.lastDispatchEpochNanos = s.firstDispatchEpochNanos + (long) (seconds * 1e9);
         s.lastCompletionEpochNanos = s.lastDispatchEpochNanos;
-        s.sloTtftMs = ttft * 1.2;
+        s.sloTtftMs = ttft * sloFactor;
         for (int i = 0; i < n; i++) {
-            double first = ttft * (1 + 0.1 * random.nextGaussian());
+            double first = ttft * (1 + 0.1 * random.nextGaussian()) * (i < slowShare * n ? 2 : 1);
             double latency = first;
             for (int t = 1; t < 16; t++) {
                 double gap = itl * (1 + 0.1 * random.nextGaussian());
@@ -87,6 +103,27 @@ class ProfileComparisonTest {
                 .isEqualTo(MetricComparison.TEST_QUANTILE);
         assertThat(c.stages().get(0).metric("goodput").test())
                 .isEqualTo(MetricComparison.TEST_TWO_PROPORTION);
+    }
+
+    @Test
+    void aSlowerTailAloneIsShownButDecidesTheVerdictOnlyWhenTailsAreIncluded() {
+        // 8 % of the candidate's first tokens twice as late, as a few busy seconds on the client
+        // machine make them: p90/p99 significantly worse, the median not beyond 5 %
+        // (an SLO all of them meet: goodput, which does decide the verdict, stays the same)
+        List<JsonNode> base = List.of(profile(5, 600, 50, 10, 120, 1, 0, 3));
+        List<JsonNode> cand = List.of(profile(5, 600, 50, 10, 120, 2, 0.08, 3));
+        Comparison byDefault = ProfileComparison.compare(base, cand, ComparisonOptions.defaults());
+        assertThat(byDefault.stages().get(0).metric("ttft_p99").regressed()).isTrue();
+        assertThat(byDefault.stages().get(0).metric("ttft_p50").significant()).isFalse();
+        assertThat(byDefault.regressions()).extracting(MetricComparison::name).isEmpty();
+        assertThat(byDefault.verdict()).isEqualTo(Verdict.NO_SIGNIFICANT_CHANGE);
+        assertThat(byDefault.notes()).anyMatch(n -> n.contains("not part of the verdict"));
+
+        Comparison withTails =
+                ProfileComparison.compare(
+                        base, cand, ComparisonOptions.defaults().withTailsInVerdict(true));
+        assertThat(withTails.verdict()).isEqualTo(Verdict.REGRESSION);
+        assertThat(withTails.regressions()).extracting(MetricComparison::name).contains("ttft_p99");
     }
 
     @Test

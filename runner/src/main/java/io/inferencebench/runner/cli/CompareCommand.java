@@ -33,8 +33,9 @@ import picocli.CommandLine.Spec;
                     + " throughput, goodput) and prints one verdict: regression, improvement or no"
                     + " significant change.",
             "A change counts only when it is beyond the relative threshold AND beyond the runs'"
-                    + " sampling noise (Mann-Whitney U / percentile confidence intervals over the"
-                    + " profiles' histograms).",
+                    + " sampling noise (Mann-Whitney U and quantile tests over the profiles'"
+                    + " histograms). p90/p99 changes are shown but decide the verdict only with"
+                    + " --tails: a busy client machine moves a single run's tail.",
             "Exit codes: 0 no regression, 1 regression, 2 bad input."
         })
 public final class CompareCommand implements Callable<Integer> {
@@ -72,6 +73,14 @@ public final class CompareCommand implements Callable<Integer> {
     double alpha;
 
     @Option(
+            names = "--tails",
+            description =
+                    "Let significant p90/p99 changes decide the verdict too (default: shown, not"
+                            + " counted; compare runs from a quiet client machine when you set"
+                            + " it).")
+    boolean tails;
+
+    @Option(
             names = {"--output", "-o"},
             paramLabel = "FILE",
             description = "Also write the comparison as JSON to FILE.")
@@ -80,7 +89,7 @@ public final class CompareCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        ComparisonOptions options = options(thresholds, alpha);
+        ComparisonOptions options = options(thresholds, alpha).withTailsInVerdict(tails);
         List<LabeledProfile> base = ProfileInputs.profiles("BASELINE", baseline);
         List<LabeledProfile> cand = ProfileInputs.profiles("CANDIDATE", candidate);
         checkOneRun("BASELINE", baseline, base);
