@@ -105,6 +105,34 @@ class BenchmarkRunLifecycleIT {
                 name, s -> reason.equals(condition(s, ConditionTypes.TARGET_READY, "reason")));
     }
 
+    /**
+     * Waits up to 10 s for a MissingReference Warning Event whose message contains {@code part}.
+     */
+    private void awaitMissingReferenceWarning(String part) {
+        await().atMost(Duration.ofSeconds(10))
+                .until(
+                        () ->
+                                warnings().stream()
+                                        .anyMatch(
+                                                e ->
+                                                        e.getReason().equals("MissingReference")
+                                                                && e.getMessage().contains(part)));
+    }
+
+    /** Waits up to 30 s for the Job {@code name} in the test namespace; returns it. */
+    private Job awaitJob(String name) {
+        return await().atMost(Duration.ofSeconds(30))
+                .until(
+                        () ->
+                                client.batch()
+                                        .v1()
+                                        .jobs()
+                                        .inNamespace(namespace)
+                                        .withName(name)
+                                        .get(),
+                        java.util.Objects::nonNull);
+    }
+
     private static String condition(BenchmarkRunStatus status, String type, String field) {
         return status.condition(type)
                 .map(c -> field.equals("reason") ? c.getReason() : c.getStatus())
@@ -195,17 +223,7 @@ class BenchmarkRunLifecycleIT {
                 .contains(
                         "ServiceAccount inferencebench-runner not found in namespace " + namespace)
                 .contains("kubectl apply -k config/rbac/runner -n " + namespace);
-        await().atMost(Duration.ofSeconds(10))
-                .until(
-                        () ->
-                                warnings().stream()
-                                        .anyMatch(
-                                                e ->
-                                                        e.getReason().equals("MissingReference")
-                                                                && e.getMessage()
-                                                                        .contains(
-                                                                                "ServiceAccount"
-                                                                                        + " inferencebench-runner")));
+        awaitMissingReferenceWarning("ServiceAccount inferencebench-runner");
         assertThat(client.batch().v1().jobs().inNamespace(namespace).list().getItems()).isEmpty();
 
         // A run naming its own ServiceAccount is checked for that one.
@@ -228,15 +246,7 @@ class BenchmarkRunLifecycleIT {
                 .contains("spec.runner.serviceAccountName: ServiceAccount team-runner not found");
 
         // Installing the runner RBAC afterwards lets the waiting run go on.
-        client.serviceAccounts()
-                .inNamespace(namespace)
-                .resource(
-                        new io.fabric8.kubernetes.api.model.ServiceAccountBuilder()
-                                .withNewMetadata()
-                                .withName("inferencebench-runner")
-                                .endMetadata()
-                                .build())
-                .create();
+        OperatorTestCluster.createRunnerServiceAccount(client, namespace);
         status = awaitStatus("no-runner-sa", s -> s.getPhase() == Phase.INITIALIZING);
         assertThat(condition(status, ConditionTypes.TARGET_READY, "status")).isEqualTo("True");
     }
@@ -267,16 +277,7 @@ class BenchmarkRunLifecycleIT {
         assertThat(condition(status, ConditionTypes.TARGET_READY, "status")).isEqualTo("False");
         assertThat(status.getMessage())
                 .contains("spec.target.tls.caConfigMapRef: ConfigMap server-ca not found");
-        await().atMost(Duration.ofSeconds(10))
-                .until(
-                        () ->
-                                warnings().stream()
-                                        .anyMatch(
-                                                e ->
-                                                        e.getReason().equals("MissingReference")
-                                                                && e.getMessage()
-                                                                        .contains(
-                                                                                "spec.target.tls.caConfigMapRef")));
+        awaitMissingReferenceWarning("spec.target.tls.caConfigMapRef");
 
         // The ConfigMap without the default key is still a missing reference, named by its key.
         client.configMaps()
@@ -373,17 +374,7 @@ class BenchmarkRunLifecycleIT {
 
         BenchmarkRunStatus status = awaitStatus("sweep", s -> s.getPhase() == Phase.INITIALIZING);
         assertThat(condition(status, ConditionTypes.TARGET_READY, "status")).isEqualTo("True");
-        Job job =
-                await().atMost(Duration.ofSeconds(30))
-                        .until(
-                                () ->
-                                        client.batch()
-                                                .v1()
-                                                .jobs()
-                                                .inNamespace(namespace)
-                                                .withName("sweep-runner")
-                                                .get(),
-                                java.util.Objects::nonNull);
+        Job job = awaitJob("sweep-runner");
         assertThat(job.getSpec().getParallelism()).isEqualTo(2);
         assertThat(job.getSpec().getCompletionMode()).isEqualTo("Indexed");
         assertThat(job.getMetadata().getOwnerReferences())
@@ -613,17 +604,7 @@ class BenchmarkRunLifecycleIT {
         service("vllm", true);
         create("job-fails", 1, "");
         awaitStatus("job-fails", s -> s.getPhase() == Phase.INITIALIZING);
-        Job job =
-                await().atMost(Duration.ofSeconds(30))
-                        .until(
-                                () ->
-                                        client.batch()
-                                                .v1()
-                                                .jobs()
-                                                .inNamespace(namespace)
-                                                .withName("job-fails-runner")
-                                                .get(),
-                                java.util.Objects::nonNull);
+        Job job = awaitJob("job-fails-runner");
         job.setStatus(new JobStatusBuilder().withFailed(1).build());
         client.batch().v1().jobs().inNamespace(namespace).resource(job).updateStatus();
         BenchmarkRunStatus failed = awaitStatus("job-fails", s -> s.getPhase() == Phase.FAILED);

@@ -3,7 +3,6 @@ package io.inferencebench.operator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
@@ -166,10 +165,7 @@ class QuarkusOperatorIT {
 
         KubernetesClient client = ApiServerResource.fixture.client();
         String ns = "quarkus-schedule";
-        client.namespaces()
-                .resource(
-                        new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
-                .create();
+        OperatorTestCluster.createNamespace(client, ns);
         io.inferencebench.crds.v1alpha1.BenchmarkSchedule schedule =
                 client.getKubernetesSerialization()
                         .unmarshal(
