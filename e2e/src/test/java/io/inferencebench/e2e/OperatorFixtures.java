@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
+import io.inferencebench.testkit.CustomResourceDefinitions;
 import io.inferencebench.testkit.LocalCluster;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /** Cluster setup shared by the operator E2E scenarios and the operator speed benchmark. */
 public final class OperatorFixtures {
@@ -127,30 +127,11 @@ public final class OperatorFixtures {
                         .serverSideApply();
             }
         }
-        for (String name :
-                java.util.List.of(
+        CustomResourceDefinitions.awaitEstablished(
+                client,
+                List.of(
                         BenchmarkRun.CRD_NAME,
-                        io.inferencebench.crds.v1alpha1.BenchmarkSchedule.CRD_NAME)) {
-            client.apiextensions()
-                    .v1()
-                    .customResourceDefinitions()
-                    .withName(name)
-                    .waitUntilCondition(
-                            c ->
-                                    c.getStatus() != null
-                                            && c.getStatus().getConditions() != null
-                                            && c.getStatus().getConditions().stream()
-                                                    .anyMatch(
-                                                            x ->
-                                                                    x.getType()
-                                                                                    .equals(
-                                                                                            "Established")
-                                                                            && x.getStatus()
-                                                                                    .equals(
-                                                                                            "True")),
-                            60,
-                            TimeUnit.SECONDS);
-        }
+                        io.inferencebench.crds.v1alpha1.BenchmarkSchedule.CRD_NAME));
     }
 
     /**

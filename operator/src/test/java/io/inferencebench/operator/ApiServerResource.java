@@ -1,15 +1,11 @@
 package io.inferencebench.operator;
 
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.testkit.ApiServerFixture;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
-import java.io.InputStream;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Starts a real kube-apiserver + etcd for a {@code @QuarkusTest}, installs the CRDs and points the
@@ -23,48 +19,7 @@ public class ApiServerResource implements QuarkusTestResourceLifecycleManager {
     public Map<String, String> start() {
         fixture = ApiServerFixture.start();
         KubernetesClient client = fixture.client();
-        for (String file :
-                java.util.List.of(
-                        "/META-INF/fabric8/benchmarkruns.inferencebench.io-v1.yml",
-                        "/META-INF/fabric8/benchmarkschedules.inferencebench.io-v1.yml")) {
-            try (InputStream crdYaml = BenchmarkRun.class.getResourceAsStream(file)) {
-                CustomResourceDefinition crd =
-                        client.apiextensions()
-                                .v1()
-                                .customResourceDefinitions()
-                                .load(crdYaml)
-                                .item();
-                client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        }
-        for (String name :
-                java.util.List.of(
-                        BenchmarkRun.CRD_NAME,
-                        io.inferencebench.crds.v1alpha1.BenchmarkSchedule.CRD_NAME)) {
-            client.apiextensions()
-                    .v1()
-                    .customResourceDefinitions()
-                    .withName(name)
-                    .waitUntilCondition(
-                            c ->
-                                    // status can exist before its conditions (seen on a loaded
-                                    // run)
-                                    c.getStatus() != null
-                                            && c.getStatus().getConditions() != null
-                                            && c.getStatus().getConditions().stream()
-                                                    .anyMatch(
-                                                            x ->
-                                                                    x.getType()
-                                                                                    .equals(
-                                                                                            "Established")
-                                                                            && x.getStatus()
-                                                                                    .equals(
-                                                                                            "True")),
-                            60,
-                            TimeUnit.SECONDS);
-        }
+        OperatorTestCluster.installAndAwaitEstablished(client, OperatorTestCluster.allCrds(client));
         Config config = Config.fromKubeconfig(fixture.kubeconfigYaml());
         Map<String, String> properties = new HashMap<>();
         properties.put("quarkus.kubernetes-client.api-server-url", config.getMasterUrl());

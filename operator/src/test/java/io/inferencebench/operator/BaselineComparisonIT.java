@@ -3,38 +3,25 @@ package io.inferencebench.operator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
-import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.MetricComparison;
 import io.inferencebench.crds.v1alpha1.Phase;
-import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.v1alpha1.RunComparison;
 import io.inferencebench.crds.workorder.PartReport;
 import io.inferencebench.profile.lpg.StageResult;
-import io.inferencebench.testkit.ApiServerFixture;
-import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.InputStream;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -51,68 +38,24 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class BaselineComparisonIT {
 
-    private final ObjectMapper json = new ObjectMapper();
-    private ApiServerFixture apiServer;
+    private OperatorTestCluster cluster;
     private KubernetesClient client;
-    private Operator operator;
     private String namespace;
 
     @BeforeAll
-    void startApiServerAndOperator() throws Exception {
-        apiServer = ApiServerFixture.start();
+    void startApiServerAndOperator() {
         // Both clients read as the operator's Quarkus client does (NewerFields).
-        client = lenientClient();
-        try (InputStream crdYaml =
-                BenchmarkRun.class.getResourceAsStream(
-                        "/META-INF/fabric8/benchmarkruns.inferencebench.io-v1.yml")) {
-            CustomResourceDefinition crd =
-                    client.apiextensions().v1().customResourceDefinitions().load(crdYaml).item();
-            // A CRD newer than this operator: one more spec field than the Java model knows.
-            crd.getSpec()
-                    .getVersions()
-                    .getFirst()
-                    .getSchema()
-                    .getOpenAPIV3Schema()
-                    .getProperties()
-                    .get("spec")
-                    .getProperties()
-                    .put(
-                            "futureField",
-                            new io.fabric8.kubernetes.api.model.apiextensions.v1
-                                            .JSONSchemaPropsBuilder()
-                                    .withType("string")
-                                    .build());
-            client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
-        }
-        client.apiextensions()
-                .v1()
-                .customResourceDefinitions()
-                .withName(BenchmarkRun.CRD_NAME)
-                .waitUntilCondition(
-                        c ->
-                                c.getStatus() != null
-                                        && c.getStatus().getConditions() != null
-                                        && c.getStatus().getConditions().stream()
-                                                .anyMatch(
-                                                        x ->
-                                                                x.getType().equals("Established")
-                                                                        && x.getStatus()
-                                                                                .equals("True")),
-                        60,
-                        TimeUnit.SECONDS);
-        operator = new Operator(o -> o.withKubernetesClient(lenientClient()));
-        operator.register(
+        cluster = OperatorTestCluster.startReadingNewerFields();
+        client = cluster.client();
+        OperatorTestCluster.installAndAwaitEstablished(
+                client,
+                List.of(
+                        OperatorTestCluster.withFutureSpecField(
+                                OperatorTestCluster.loadCrd(
+                                        client, OperatorTestCluster.BENCHMARK_RUN_CRD))));
+        cluster.startOperator(
+                cluster.newClientReadingNewerFields(),
                 new BenchmarkRunReconciler(client, Clock.systemUTC(), new SimpleMeterRegistry()));
-        operator.start();
-    }
-
-    private KubernetesClient lenientClient() {
-        return new io.fabric8.kubernetes.client.KubernetesClientBuilder()
-                .withConfig(
-                        io.fabric8.kubernetes.client.Config.fromKubeconfig(
-                                apiServer.kubeconfigYaml()))
-                .withKubernetesSerialization(NewerFields.serialization())
-                .build();
     }
 
     @Test
@@ -155,73 +98,15 @@ class BaselineComparisonIT {
 
     @AfterAll
     void stop() {
-        if (operator != null) {
-            operator.stop();
-        }
-        if (client != null) {
-            client.close();
-        }
-        if (apiServer != null) {
-            apiServer.close();
+        if (cluster != null) {
+            cluster.close();
         }
     }
 
     @BeforeEach
     void namespaceWithTargetAndRunnerServiceAccount() {
-        namespace = "base-" + UUID.randomUUID().toString().substring(0, 8);
-        client.namespaces()
-                .resource(
-                        new NamespaceBuilder()
-                                .withNewMetadata()
-                                .withName(namespace)
-                                .endMetadata()
-                                .build())
-                .create();
-        client.serviceAccounts()
-                .inNamespace(namespace)
-                .resource(
-                        new ServiceAccountBuilder()
-                                .withNewMetadata()
-                                .withName("inferencebench-runner")
-                                .endMetadata()
-                                .build())
-                .create();
-        client.services()
-                .inNamespace(namespace)
-                .resource(
-                        new ServiceBuilder()
-                                .withNewMetadata()
-                                .withName("vllm")
-                                .endMetadata()
-                                .withNewSpec()
-                                .addNewPort()
-                                .withPort(8000)
-                                .endPort()
-                                .endSpec()
-                                .build())
-                .create();
-        client.discovery()
-                .v1()
-                .endpointSlices()
-                .inNamespace(namespace)
-                .resource(
-                        new EndpointSliceBuilder()
-                                .withNewMetadata()
-                                .withName("vllm-1")
-                                .addToLabels("kubernetes.io/service-name", "vllm")
-                                .endMetadata()
-                                .withAddressType("IPv4")
-                                .addNewEndpoint()
-                                .withAddresses("10.1.2.3")
-                                .withNewConditions()
-                                .withReady(true)
-                                .endConditions()
-                                .endEndpoint()
-                                .addNewPort()
-                                .withPort(8000)
-                                .endPort()
-                                .build())
-                .create();
+        namespace = cluster.createRunNamespace("base-");
+        cluster.createServiceWithOneEndpoint(namespace, "vllm", true);
     }
 
     /** Creates a one-stage run and plays its runner pod through to the end. */
@@ -238,13 +123,7 @@ class BaselineComparisonIT {
                 %s
                 """
                         .formatted(name, baseline == null ? "" : "  baseline: " + baseline);
-        BenchmarkRun run =
-                client.resources(BenchmarkRun.class)
-                        .inNamespace(namespace)
-                        .resource(
-                                client.getKubernetesSerialization()
-                                        .unmarshal(yaml, BenchmarkRun.class))
-                        .create();
+        BenchmarkRun run = cluster.createRun(namespace, yaml);
         awaitStatus(name, s -> s.getPhase() == Phase.INITIALIZING);
         writePart(run, Map.of(PartReport.STATE, PartReport.STATE_READY));
         awaitStatus(name, s -> s.getPhase() == Phase.RUNNING);
@@ -253,22 +132,7 @@ class BaselineComparisonIT {
     }
 
     private BenchmarkRunStatus awaitStatus(String name, Predicate<BenchmarkRunStatus> predicate) {
-        await().atMost(Duration.ofSeconds(60))
-                .pollInterval(Duration.ofMillis(200))
-                .until(
-                        () -> {
-                            BenchmarkRun r =
-                                    client.resources(BenchmarkRun.class)
-                                            .inNamespace(namespace)
-                                            .withName(name)
-                                            .get();
-                            return r.getStatus() != null && predicate.test(r.getStatus());
-                        });
-        return client.resources(BenchmarkRun.class)
-                .inNamespace(namespace)
-                .withName(name)
-                .get()
-                .getStatus();
+        return cluster.awaitRunStatus(namespace, name, predicate);
     }
 
     private static Predicate<BenchmarkRunStatus> regressedIs(String value) {
@@ -370,21 +234,15 @@ class BaselineComparisonIT {
         assertThat(events("BaselineNotFound").getFirst().getType()).isEqualTo("Warning");
     }
 
-    private Map<String, String> stageDone(String uid, double slowdown) throws Exception {
-        StageResult result = new StageResult();
-        result.stageIndex = 0;
-        result.requestedRate = 5;
-        result.numPromptsRequested = 40;
-        result.sent = 40;
-        result.completed = 40;
-        long start = Instant.parse("2026-11-29T12:00:00Z").toEpochMilli() * 1_000_000L;
-        result.firstDispatchEpochNanos = start;
-        result.lastDispatchEpochNanos = start + 7_800_000_000L;
-        result.lastCompletionEpochNanos = start + 8_400_000_000L;
-        result.totalInputTokens = 40 * 100;
-        result.totalOutputTokens = 40 * 50;
-        result.outputTokenSource = "usage";
-        result.inputTokenSource = "usage";
+    private Map<String, String> stageDone(String uid, double slowdown) {
+        StageResult result =
+                RunParts.completedStage(
+                        1,
+                        5,
+                        40,
+                        RunParts.epochNanos(Instant.parse("2026-11-29T12:00:00Z")),
+                        7_800_000_000L,
+                        8_400_000_000L);
         for (int r = 0; r < 40; r++) {
             result.latencyMs.record(slowdown * (400 + r));
             result.ttftMs.record(slowdown * (40 + r));
@@ -396,35 +254,10 @@ class BaselineComparisonIT {
             result.outputLen.record(50);
             result.scheduleLagMs.record(0.5);
         }
-        return Map.of(
-                PartReport.STATE,
-                PartReport.STATE_DONE,
-                PartReport.STAGES_DONE,
-                "1",
-                PartReport.RUN_UID,
-                uid,
-                PartReport.stageResultKey(1),
-                json.writeValueAsString(result));
+        return RunParts.report(PartReport.STATE_DONE, 1, uid, result);
     }
 
     private void writePart(BenchmarkRun run, Map<String, String> data) {
-        ConfigMap part =
-                new ConfigMapBuilder()
-                        .withNewMetadata()
-                        .withName(ResourceNames.part(run.getMetadata().getName(), 0))
-                        .withNamespace(namespace)
-                        .addToLabels(Labels.of(run, Labels.RUNNER))
-                        .addToLabels(Labels.PART_INDEX, "0")
-                        .withOwnerReferences(
-                                new OwnerReferenceBuilder()
-                                        .withApiVersion("inferencebench.io/v1alpha1")
-                                        .withKind("BenchmarkRun")
-                                        .withName(run.getMetadata().getName())
-                                        .withUid(run.getMetadata().getUid())
-                                        .build())
-                        .endMetadata()
-                        .withData(data)
-                        .build();
-        client.configMaps().inNamespace(namespace).resource(part).createOr(c -> c.update());
+        RunParts.write(client, run, 0, data);
     }
 }

@@ -10,12 +10,8 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobStatusBuilder;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
@@ -26,18 +22,14 @@ import io.inferencebench.crds.workorder.PartReport;
 import io.inferencebench.crds.workorder.RunnerWorkOrder;
 import io.inferencebench.profile.lpg.RunnerCpu;
 import io.inferencebench.profile.lpg.StageResult;
-import io.inferencebench.testkit.ApiServerFixture;
-import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.InputStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -54,117 +46,32 @@ class BenchmarkRunLifecycleIT {
 
     private final ObjectMapper json = new ObjectMapper();
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
-    private ApiServerFixture apiServer;
+    private OperatorTestCluster cluster;
     private KubernetesClient client;
-    private Operator operator;
     private String namespace;
 
     @BeforeAll
-    void startApiServerAndOperator() throws Exception {
-        apiServer = ApiServerFixture.start();
-        client = apiServer.newClient();
-        try (InputStream crdYaml =
-                BenchmarkRun.class.getResourceAsStream(
-                        "/META-INF/fabric8/benchmarkruns.inferencebench.io-v1.yml")) {
-            CustomResourceDefinition crd =
-                    client.apiextensions().v1().customResourceDefinitions().load(crdYaml).item();
-            client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
-        }
-        client.apiextensions()
-                .v1()
-                .customResourceDefinitions()
-                .withName(BenchmarkRun.CRD_NAME)
-                .waitUntilCondition(
-                        c ->
-                                c.getStatus() != null
-                                        && c.getStatus().getConditions() != null
-                                        && c.getStatus().getConditions().stream()
-                                                .anyMatch(
-                                                        x ->
-                                                                x.getType().equals("Established")
-                                                                        && x.getStatus()
-                                                                                .equals("True")),
-                        60,
-                        java.util.concurrent.TimeUnit.SECONDS);
-        operator = new Operator(o -> o.withKubernetesClient(apiServer.newClient()));
-        operator.register(new BenchmarkRunReconciler(client, java.time.Clock.systemUTC(), meters));
-        operator.start();
+    void startApiServerAndOperator() {
+        cluster = OperatorTestCluster.start().withBenchmarkRunCrd();
+        client = cluster.client();
+        cluster.startOperator(
+                new BenchmarkRunReconciler(client, java.time.Clock.systemUTC(), meters));
     }
 
     @AfterAll
     void stop() {
-        if (operator != null) {
-            operator.stop();
-        }
-        if (client != null) {
-            client.close();
-        }
-        if (apiServer != null) {
-            apiServer.close();
+        if (cluster != null) {
+            cluster.close();
         }
     }
 
     @BeforeEach
     void freshNamespace() {
-        namespace = "it-" + UUID.randomUUID().toString().substring(0, 8);
-        client.namespaces()
-                .resource(
-                        new NamespaceBuilder()
-                                .withNewMetadata()
-                                .withName(namespace)
-                                .endMetadata()
-                                .build())
-                .create();
-        // What the chart or config/rbac/runner installs per namespace: without the runner
-        // ServiceAccount a run stays Pending (MissingReference).
-        client.serviceAccounts()
-                .inNamespace(namespace)
-                .resource(
-                        new io.fabric8.kubernetes.api.model.ServiceAccountBuilder()
-                                .withNewMetadata()
-                                .withName("inferencebench-runner")
-                                .endMetadata()
-                                .build())
-                .create();
+        namespace = cluster.createRunNamespace("it-");
     }
 
     private void service(String name, boolean readyEndpoint) {
-        client.services()
-                .inNamespace(namespace)
-                .resource(
-                        new ServiceBuilder()
-                                .withNewMetadata()
-                                .withName(name)
-                                .endMetadata()
-                                .withNewSpec()
-                                .addNewPort()
-                                .withPort(8000)
-                                .endPort()
-                                .endSpec()
-                                .build())
-                .create();
-        client.discovery()
-                .v1()
-                .endpointSlices()
-                .inNamespace(namespace)
-                .resource(
-                        new EndpointSliceBuilder()
-                                .withNewMetadata()
-                                .withName(name + "-1")
-                                .addToLabels("kubernetes.io/service-name", name)
-                                .endMetadata()
-                                .withAddressType("IPv4")
-                                .addNewEndpoint()
-                                .withAddresses("10.1.2.3")
-                                .withNewConditions()
-                                .withReady(readyEndpoint)
-                                .endConditions()
-                                .endEndpoint()
-                                .addNewPort()
-                                .withPort(8000)
-                                .endPort()
-                                .build())
-                .create();
+        cluster.createServiceWithOneEndpoint(namespace, name, readyEndpoint);
     }
 
     private BenchmarkRun create(String name, int parallelism, String yamlExtra) {
@@ -180,24 +87,50 @@ class BenchmarkRunLifecycleIT {
                 %s
                 """
                         .formatted(name, parallelism, yamlExtra);
-        BenchmarkRun run = client.getKubernetesSerialization().unmarshal(yaml, BenchmarkRun.class);
-        return client.resources(BenchmarkRun.class).inNamespace(namespace).resource(run).create();
+        return cluster.createRun(namespace, yaml);
     }
 
     private BenchmarkRun get(String name) {
-        return client.resources(BenchmarkRun.class).inNamespace(namespace).withName(name).get();
+        return cluster.run(namespace, name);
     }
 
     private BenchmarkRunStatus awaitStatus(
             String name, java.util.function.Predicate<BenchmarkRunStatus> predicate) {
-        await().atMost(Duration.ofSeconds(60))
-                .pollInterval(Duration.ofMillis(200))
+        return cluster.awaitRunStatus(namespace, name, predicate);
+    }
+
+    /** Waits until the run's TargetReady condition has {@code reason}; returns the status. */
+    private BenchmarkRunStatus awaitTargetReadyReason(String name, String reason) {
+        return awaitStatus(
+                name, s -> reason.equals(condition(s, ConditionTypes.TARGET_READY, "reason")));
+    }
+
+    /**
+     * Waits up to 10 s for a MissingReference Warning Event whose message contains {@code part}.
+     */
+    private void awaitMissingReferenceWarning(String part) {
+        await().atMost(Duration.ofSeconds(10))
                 .until(
-                        () -> {
-                            BenchmarkRun run = get(name);
-                            return run.getStatus() != null && predicate.test(run.getStatus());
-                        });
-        return get(name).getStatus();
+                        () ->
+                                warnings().stream()
+                                        .anyMatch(
+                                                e ->
+                                                        e.getReason().equals("MissingReference")
+                                                                && e.getMessage().contains(part)));
+    }
+
+    /** Waits up to 30 s for the Job {@code name} in the test namespace; returns it. */
+    private Job awaitJob(String name) {
+        return await().atMost(Duration.ofSeconds(30))
+                .until(
+                        () ->
+                                client.batch()
+                                        .v1()
+                                        .jobs()
+                                        .inNamespace(namespace)
+                                        .withName(name)
+                                        .get(),
+                        java.util.Objects::nonNull);
     }
 
     private static String condition(BenchmarkRunStatus status, String type, String field) {
@@ -239,29 +172,19 @@ class BenchmarkRunLifecycleIT {
                         "missing-secret",
                         s -> s.condition(ConditionTypes.TARGET_READY).isPresent());
         // The spec has no secret; make a second run that references a missing one.
-        BenchmarkRun withSecret =
-                client.getKubernetesSerialization()
-                        .unmarshal(
-                                """
-                                apiVersion: inferencebench.io/v1alpha1
-                                kind: BenchmarkRun
-                                metadata: {name: needs-secret}
-                                spec:
-                                  target:
-                                    service: {name: vllm, port: 8000}
-                                    apiKeySecretRef: {name: hf, key: token}
-                                  load: {requestRates: [1], numPrompts: 5}
-                                """,
-                                BenchmarkRun.class);
-        client.resources(BenchmarkRun.class).inNamespace(namespace).resource(withSecret).create();
-        status =
-                awaitStatus(
-                        "needs-secret",
-                        s ->
-                                "MissingReference"
-                                        .equals(
-                                                condition(
-                                                        s, ConditionTypes.TARGET_READY, "reason")));
+        cluster.createRun(
+                namespace,
+                """
+                apiVersion: inferencebench.io/v1alpha1
+                kind: BenchmarkRun
+                metadata: {name: needs-secret}
+                spec:
+                  target:
+                    service: {name: vllm, port: 8000}
+                    apiKeySecretRef: {name: hf, key: token}
+                  load: {requestRates: [1], numPrompts: 5}
+                """);
+        status = awaitTargetReadyReason("needs-secret", "MissingReference");
         assertThat(status.getPhase()).isEqualTo(Phase.PENDING);
         assertThat(status.getMessage())
                 .contains("spec.target.apiKeySecretRef")
@@ -290,14 +213,7 @@ class BenchmarkRunLifecycleIT {
                                         == null);
         long start = System.nanoTime();
         create("no-runner-sa", 1, "");
-        BenchmarkRunStatus status =
-                awaitStatus(
-                        "no-runner-sa",
-                        s ->
-                                "MissingReference"
-                                        .equals(
-                                                condition(
-                                                        s, ConditionTypes.TARGET_READY, "reason")));
+        BenchmarkRunStatus status = awaitTargetReadyReason("no-runner-sa", "MissingReference");
         // Seconds, not spec.runner.startTimeout (5m): the run never reaches Initializing.
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(30));
         assertThat(status.getPhase()).isEqualTo(Phase.PENDING);
@@ -307,34 +223,21 @@ class BenchmarkRunLifecycleIT {
                 .contains(
                         "ServiceAccount inferencebench-runner not found in namespace " + namespace)
                 .contains("kubectl apply -k config/rbac/runner -n " + namespace);
-        await().atMost(Duration.ofSeconds(10))
-                .until(
-                        () ->
-                                warnings().stream()
-                                        .anyMatch(
-                                                e ->
-                                                        e.getReason().equals("MissingReference")
-                                                                && e.getMessage()
-                                                                        .contains(
-                                                                                "ServiceAccount"
-                                                                                        + " inferencebench-runner")));
+        awaitMissingReferenceWarning("ServiceAccount inferencebench-runner");
         assertThat(client.batch().v1().jobs().inNamespace(namespace).list().getItems()).isEmpty();
 
         // A run naming its own ServiceAccount is checked for that one.
-        BenchmarkRun ownAccount =
-                client.getKubernetesSerialization()
-                        .unmarshal(
-                                """
-                                apiVersion: inferencebench.io/v1alpha1
-                                kind: BenchmarkRun
-                                metadata: {name: own-sa}
-                                spec:
-                                  target: {service: {name: vllm, port: 8000}}
-                                  load: {requestRates: [1], numPrompts: 5}
-                                  runner: {serviceAccountName: team-runner}
-                                """,
-                                BenchmarkRun.class);
-        client.resources(BenchmarkRun.class).inNamespace(namespace).resource(ownAccount).create();
+        cluster.createRun(
+                namespace,
+                """
+                apiVersion: inferencebench.io/v1alpha1
+                kind: BenchmarkRun
+                metadata: {name: own-sa}
+                spec:
+                  target: {service: {name: vllm, port: 8000}}
+                  load: {requestRates: [1], numPrompts: 5}
+                  runner: {serviceAccountName: team-runner}
+                """);
         status =
                 awaitStatus(
                         "own-sa",
@@ -343,15 +246,7 @@ class BenchmarkRunLifecycleIT {
                 .contains("spec.runner.serviceAccountName: ServiceAccount team-runner not found");
 
         // Installing the runner RBAC afterwards lets the waiting run go on.
-        client.serviceAccounts()
-                .inNamespace(namespace)
-                .resource(
-                        new io.fabric8.kubernetes.api.model.ServiceAccountBuilder()
-                                .withNewMetadata()
-                                .withName("inferencebench-runner")
-                                .endMetadata()
-                                .build())
-                .create();
+        OperatorTestCluster.createRunnerServiceAccount(client, namespace);
         status = awaitStatus("no-runner-sa", s -> s.getPhase() == Phase.INITIALIZING);
         assertThat(condition(status, ConditionTypes.TARGET_READY, "status")).isEqualTo("True");
     }
@@ -377,28 +272,12 @@ class BenchmarkRunLifecycleIT {
                 .inNamespace(namespace)
                 .resource(fromConfigMap)
                 .create();
-        BenchmarkRunStatus status =
-                awaitStatus(
-                        "ca-configmap",
-                        s ->
-                                "MissingReference"
-                                        .equals(
-                                                condition(
-                                                        s, ConditionTypes.TARGET_READY, "reason")));
+        BenchmarkRunStatus status = awaitTargetReadyReason("ca-configmap", "MissingReference");
         assertThat(status.getPhase()).isEqualTo(Phase.PENDING);
         assertThat(condition(status, ConditionTypes.TARGET_READY, "status")).isEqualTo("False");
         assertThat(status.getMessage())
                 .contains("spec.target.tls.caConfigMapRef: ConfigMap server-ca not found");
-        await().atMost(Duration.ofSeconds(10))
-                .until(
-                        () ->
-                                warnings().stream()
-                                        .anyMatch(
-                                                e ->
-                                                        e.getReason().equals("MissingReference")
-                                                                && e.getMessage()
-                                                                        .contains(
-                                                                                "spec.target.tls.caConfigMapRef")));
+        awaitMissingReferenceWarning("spec.target.tls.caConfigMapRef");
 
         // The ConfigMap without the default key is still a missing reference, named by its key.
         client.configMaps()
@@ -419,29 +298,19 @@ class BenchmarkRunLifecycleIT {
         assertThat(status.getMessage())
                 .contains("spec.target.tls.caConfigMapRef: ConfigMap server-ca has no key ca.crt");
 
-        BenchmarkRun fromSecret =
-                client.getKubernetesSerialization()
-                        .unmarshal(
-                                """
-                                apiVersion: inferencebench.io/v1alpha1
-                                kind: BenchmarkRun
-                                metadata: {name: ca-secret}
-                                spec:
-                                  target:
-                                    service: {name: vllm, port: 8000, scheme: https}
-                                    tls: {caSecretRef: {name: server-tls, key: ca.pem}}
-                                  load: {requestRates: [1], numPrompts: 5}
-                                """,
-                                BenchmarkRun.class);
-        client.resources(BenchmarkRun.class).inNamespace(namespace).resource(fromSecret).create();
-        status =
-                awaitStatus(
-                        "ca-secret",
-                        s ->
-                                "MissingReference"
-                                        .equals(
-                                                condition(
-                                                        s, ConditionTypes.TARGET_READY, "reason")));
+        cluster.createRun(
+                namespace,
+                """
+                apiVersion: inferencebench.io/v1alpha1
+                kind: BenchmarkRun
+                metadata: {name: ca-secret}
+                spec:
+                  target:
+                    service: {name: vllm, port: 8000, scheme: https}
+                    tls: {caSecretRef: {name: server-tls, key: ca.pem}}
+                  load: {requestRates: [1], numPrompts: 5}
+                """);
+        status = awaitTargetReadyReason("ca-secret", "MissingReference");
         assertThat(status.getPhase()).isEqualTo(Phase.PENDING);
         assertThat(status.getMessage())
                 .contains("spec.target.tls.caSecretRef: Secret server-tls not found");
@@ -505,17 +374,7 @@ class BenchmarkRunLifecycleIT {
 
         BenchmarkRunStatus status = awaitStatus("sweep", s -> s.getPhase() == Phase.INITIALIZING);
         assertThat(condition(status, ConditionTypes.TARGET_READY, "status")).isEqualTo("True");
-        Job job =
-                await().atMost(Duration.ofSeconds(30))
-                        .until(
-                                () ->
-                                        client.batch()
-                                                .v1()
-                                                .jobs()
-                                                .inNamespace(namespace)
-                                                .withName("sweep-runner")
-                                                .get(),
-                                java.util.Objects::nonNull);
+        Job job = awaitJob("sweep-runner");
         assertThat(job.getSpec().getParallelism()).isEqualTo(2);
         assertThat(job.getSpec().getCompletionMode()).isEqualTo("Indexed");
         assertThat(job.getMetadata().getOwnerReferences())
@@ -745,17 +604,7 @@ class BenchmarkRunLifecycleIT {
         service("vllm", true);
         create("job-fails", 1, "");
         awaitStatus("job-fails", s -> s.getPhase() == Phase.INITIALIZING);
-        Job job =
-                await().atMost(Duration.ofSeconds(30))
-                        .until(
-                                () ->
-                                        client.batch()
-                                                .v1()
-                                                .jobs()
-                                                .inNamespace(namespace)
-                                                .withName("job-fails-runner")
-                                                .get(),
-                                java.util.Objects::nonNull);
+        Job job = awaitJob("job-fails-runner");
         job.setStatus(new JobStatusBuilder().withFailed(1).build());
         client.batch().v1().jobs().inNamespace(namespace).resource(job).updateStatus();
         BenchmarkRunStatus failed = awaitStatus("job-fails", s -> s.getPhase() == Phase.FAILED);
@@ -791,20 +640,17 @@ class BenchmarkRunLifecycleIT {
     @Test
     void timeoutsFailTheRunWithTheirReasonAndTtlDeletesIt() {
         service("vllm", false);
-        BenchmarkRun slowTarget =
-                client.getKubernetesSerialization()
-                        .unmarshal(
-                                """
-                                apiVersion: inferencebench.io/v1alpha1
-                                kind: BenchmarkRun
-                                metadata: {name: never-ready}
-                                spec:
-                                  target: {service: {name: vllm, port: 8000}, readinessTimeout: 1s}
-                                  load: {requestRates: [1], numPrompts: 5}
-                                  ttlSecondsAfterFinished: 2
-                                """,
-                                BenchmarkRun.class);
-        client.resources(BenchmarkRun.class).inNamespace(namespace).resource(slowTarget).create();
+        cluster.createRun(
+                namespace,
+                """
+                apiVersion: inferencebench.io/v1alpha1
+                kind: BenchmarkRun
+                metadata: {name: never-ready}
+                spec:
+                  target: {service: {name: vllm, port: 8000}, readinessTimeout: 1s}
+                  load: {requestRates: [1], numPrompts: 5}
+                  ttlSecondsAfterFinished: 2
+                """);
         BenchmarkRunStatus failed = awaitStatus("never-ready", s -> s.getPhase() == Phase.FAILED);
         assertThat(condition(failed, ConditionTypes.COMPLETED, "reason"))
                 .isEqualTo("TargetNotReady");
@@ -813,20 +659,17 @@ class BenchmarkRunLifecycleIT {
         await().atMost(Duration.ofSeconds(20)).until(() -> get("never-ready") == null);
 
         service("ready", true);
-        BenchmarkRun slowRunners =
-                client.getKubernetesSerialization()
-                        .unmarshal(
-                                """
-                                apiVersion: inferencebench.io/v1alpha1
-                                kind: BenchmarkRun
-                                metadata: {name: runners-late}
-                                spec:
-                                  target: {service: {name: ready, port: 8000}}
-                                  load: {requestRates: [1], numPrompts: 5}
-                                  runner: {startTimeout: 1s, cleanupPolicy: Always}
-                                """,
-                                BenchmarkRun.class);
-        client.resources(BenchmarkRun.class).inNamespace(namespace).resource(slowRunners).create();
+        cluster.createRun(
+                namespace,
+                """
+                apiVersion: inferencebench.io/v1alpha1
+                kind: BenchmarkRun
+                metadata: {name: runners-late}
+                spec:
+                  target: {service: {name: ready, port: 8000}}
+                  load: {requestRates: [1], numPrompts: 5}
+                  runner: {startTimeout: 1s, cleanupPolicy: Always}
+                """);
         BenchmarkRunStatus late = awaitStatus("runners-late", s -> s.getPhase() == Phase.FAILED);
         assertThat(condition(late, ConditionTypes.COMPLETED, "reason"))
                 .isEqualTo("RunnersNotReady");
@@ -1086,66 +929,20 @@ class BenchmarkRunLifecycleIT {
     }
 
     private Map<String, String> stageDone(int stage, int index, double rateShare, String uid) {
-        StageResult result = new StageResult();
-        result.stageIndex = stage - 1;
-        result.requestedRate = rateShare;
-        result.numPromptsRequested = 10;
-        result.sent = 10;
-        result.completed = 10;
-        long start =
-                Instant.parse("2026-11-29T12:00:00Z").plusSeconds(stage * 60L).toEpochMilli()
-                        * 1_000_000L;
-        result.firstDispatchEpochNanos = start;
-        result.lastDispatchEpochNanos = start + 3_600_000_000L;
-        result.lastCompletionEpochNanos = start + 4_000_000_000L;
-        result.totalInputTokens = 10 * 100;
-        result.totalOutputTokens = 10 * 50;
-        result.outputTokenSource = "usage";
-        result.inputTokenSource = "usage";
-        for (int r = 0; r < 10; r++) {
-            result.latencyMs.record(400 + r + index);
-            result.ttftMs.record(40 + r);
-            result.tpotMs.record(7.5);
-            result.itlMs.record(7.5);
-            result.perTokenLatencySec.record(0.0027);
-            result.perOutputTokenLatencyMs.record(8.0);
-            result.inputLen.record(100);
-            result.outputLen.record(50);
-            result.scheduleLagMs.record(0.5);
-        }
-        try {
-            return Map.of(
-                    PartReport.STATE,
-                    PartReport.STATE_RUNNING,
-                    PartReport.STAGES_DONE,
-                    Integer.toString(stage),
-                    PartReport.RUN_UID,
-                    uid,
-                    PartReport.stageResultKey(stage),
-                    json.writeValueAsString(result));
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        StageResult result =
+                RunParts.completedStage(
+                        stage,
+                        rateShare,
+                        10,
+                        RunParts.epochNanos(
+                                Instant.parse("2026-11-29T12:00:00Z").plusSeconds(stage * 60L)),
+                        3_600_000_000L,
+                        4_000_000_000L);
+        RunParts.recordSteadyRequests(result, index);
+        return RunParts.report(PartReport.STATE_RUNNING, stage, uid, result);
     }
 
     private void writePart(BenchmarkRun run, int index, Map<String, String> data) {
-        ConfigMap part =
-                new ConfigMapBuilder()
-                        .withNewMetadata()
-                        .withName(ResourceNames.part(run.getMetadata().getName(), index))
-                        .withNamespace(namespace)
-                        .addToLabels(Labels.of(run, Labels.RUNNER))
-                        .addToLabels(Labels.PART_INDEX, Integer.toString(index))
-                        .withOwnerReferences(
-                                new OwnerReferenceBuilder()
-                                        .withApiVersion("inferencebench.io/v1alpha1")
-                                        .withKind("BenchmarkRun")
-                                        .withName(run.getMetadata().getName())
-                                        .withUid(run.getMetadata().getUid())
-                                        .build())
-                        .endMetadata()
-                        .withData(data)
-                        .build();
-        client.configMaps().inNamespace(namespace).resource(part).createOr(c -> c.update());
+        RunParts.write(client, run, index, data);
     }
 }

@@ -4,20 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
@@ -26,14 +20,10 @@ import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
 import io.inferencebench.crds.v1alpha1.EnvironmentStatus;
 import io.inferencebench.crds.v1alpha1.Phase;
-import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.v1alpha1.TargetImage;
 import io.inferencebench.crds.workorder.PartReport;
 import io.inferencebench.profile.lpg.StageResult;
-import io.inferencebench.testkit.ApiServerFixture;
-import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -42,8 +32,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -62,10 +50,8 @@ class EnvironmentFingerprintIT {
             "docker.io/vllm/vllm-openai@sha256:"
                     + "5f2ab1b4c6f18a0b5d9f3c1e2b7a8c4d6e0f1a2b3c4d5e6f708192a3b4c5d6e7";
 
-    private final ObjectMapper json = new ObjectMapper();
-    private ApiServerFixture apiServer;
+    private OperatorTestCluster cluster;
     private KubernetesClient client;
-    private Operator operator;
     private HttpServer server;
     private String hostAddress;
     private String namespace;
@@ -86,47 +72,16 @@ class EnvironmentFingerprintIT {
                     exchange.close();
                 });
         server.start();
-        apiServer = ApiServerFixture.start();
-        client = apiServer.newClient();
-        try (InputStream crdYaml =
-                BenchmarkRun.class.getResourceAsStream(
-                        "/META-INF/fabric8/benchmarkruns.inferencebench.io-v1.yml")) {
-            CustomResourceDefinition crd =
-                    client.apiextensions().v1().customResourceDefinitions().load(crdYaml).item();
-            client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
-        }
-        client.apiextensions()
-                .v1()
-                .customResourceDefinitions()
-                .withName(BenchmarkRun.CRD_NAME)
-                .waitUntilCondition(
-                        c ->
-                                c.getStatus() != null
-                                        && c.getStatus().getConditions() != null
-                                        && c.getStatus().getConditions().stream()
-                                                .anyMatch(
-                                                        x ->
-                                                                x.getType().equals("Established")
-                                                                        && x.getStatus()
-                                                                                .equals("True")),
-                        60,
-                        TimeUnit.SECONDS);
-        operator = new Operator(o -> o.withKubernetesClient(apiServer.newClient()));
-        operator.register(
+        cluster = OperatorTestCluster.start().withBenchmarkRunCrd();
+        client = cluster.client();
+        cluster.startOperator(
                 new BenchmarkRunReconciler(client, Clock.systemUTC(), new SimpleMeterRegistry()));
-        operator.start();
     }
 
     @AfterAll
     void stop() {
-        if (operator != null) {
-            operator.stop();
-        }
-        if (client != null) {
-            client.close();
-        }
-        if (apiServer != null) {
-            apiServer.close();
+        if (cluster != null) {
+            cluster.close();
         }
         if (server != null) {
             server.stop(0);
@@ -258,44 +213,12 @@ class EnvironmentFingerprintIT {
     }
 
     private BenchmarkRunStatus awaitStatus(String name, Predicate<BenchmarkRunStatus> predicate) {
-        await().atMost(Duration.ofSeconds(60))
-                .pollInterval(Duration.ofMillis(200))
-                .until(
-                        () -> {
-                            BenchmarkRun r =
-                                    client.resources(BenchmarkRun.class)
-                                            .inNamespace(namespace)
-                                            .withName(name)
-                                            .get();
-                            return r.getStatus() != null && predicate.test(r.getStatus());
-                        });
-        return client.resources(BenchmarkRun.class)
-                .inNamespace(namespace)
-                .withName(name)
-                .get()
-                .getStatus();
+        return cluster.awaitRunStatus(namespace, name, predicate);
     }
 
     @Test
     void statusAndProfilesRecordImagesDigestsVersionArgsGpusAndReadyReplicas() throws Exception {
-        namespace = "env-" + UUID.randomUUID().toString().substring(0, 8);
-        client.namespaces()
-                .resource(
-                        new NamespaceBuilder()
-                                .withNewMetadata()
-                                .withName(namespace)
-                                .endMetadata()
-                                .build())
-                .create();
-        client.serviceAccounts()
-                .inNamespace(namespace)
-                .resource(
-                        new ServiceAccountBuilder()
-                                .withNewMetadata()
-                                .withName("inferencebench-runner")
-                                .endMetadata()
-                                .build())
-                .create();
+        namespace = cluster.createRunNamespace("env-");
         targetPodOnAGpuNode("vllm-0", "gpu-node-" + namespace);
         client.services()
                 .inNamespace(namespace)
@@ -314,22 +237,17 @@ class EnvironmentFingerprintIT {
                 .create();
         client.discovery().v1().endpointSlices().inNamespace(namespace).resource(slice(1)).create();
         BenchmarkRun run =
-                client.resources(BenchmarkRun.class)
-                        .inNamespace(namespace)
-                        .resource(
-                                client.getKubernetesSerialization()
-                                        .unmarshal(
-                                                """
-                                                apiVersion: inferencebench.io/v1alpha1
-                                                kind: BenchmarkRun
-                                                metadata: {name: fingerprinted}
-                                                spec:
-                                                  target: {service: {name: vllm, port: 8000}, model: google/gemma-7b}
-                                                  load: {requestRates: [5], numPrompts: 10, cooldown: 0s}
-                                                  metrics: {enabled: false}
-                                                """,
-                                                BenchmarkRun.class))
-                        .create();
+                cluster.createRun(
+                        namespace,
+                        """
+                        apiVersion: inferencebench.io/v1alpha1
+                        kind: BenchmarkRun
+                        metadata: {name: fingerprinted}
+                        spec:
+                          target: {service: {name: vllm, port: 8000}, model: google/gemma-7b}
+                          load: {requestRates: [5], numPrompts: 10, cooldown: 0s}
+                          metrics: {enabled: false}
+                        """);
 
         EnvironmentStatus env =
                 awaitStatus("fingerprinted", s -> s.getPhase() == Phase.INITIALIZING)
@@ -407,61 +325,20 @@ class EnvironmentFingerprintIT {
         assertThat(output.getData().values().iterator().next()).contains("0.9.1-it");
     }
 
-    private Map<String, String> stageDone(String uid) throws Exception {
-        StageResult result = new StageResult();
-        result.stageIndex = 0;
-        result.requestedRate = 5;
-        result.numPromptsRequested = 10;
-        result.sent = 10;
-        result.completed = 10;
-        long start = Instant.parse("2026-11-29T12:00:00Z").toEpochMilli() * 1_000_000L;
-        result.firstDispatchEpochNanos = start;
-        result.lastDispatchEpochNanos = start + 1_800_000_000L;
-        result.lastCompletionEpochNanos = start + 2_000_000_000L;
-        result.totalInputTokens = 10 * 100;
-        result.totalOutputTokens = 10 * 50;
-        result.outputTokenSource = "usage";
-        result.inputTokenSource = "usage";
-        for (int r = 0; r < 10; r++) {
-            result.latencyMs.record(400 + r);
-            result.ttftMs.record(40 + r);
-            result.tpotMs.record(7.5);
-            result.itlMs.record(7.5);
-            result.perTokenLatencySec.record(0.0027);
-            result.perOutputTokenLatencyMs.record(8.0);
-            result.inputLen.record(100);
-            result.outputLen.record(50);
-            result.scheduleLagMs.record(0.5);
-        }
-        return Map.of(
-                PartReport.STATE,
-                PartReport.STATE_DONE,
-                PartReport.STAGES_DONE,
-                "1",
-                PartReport.RUN_UID,
-                uid,
-                PartReport.stageResultKey(1),
-                json.writeValueAsString(result));
+    private Map<String, String> stageDone(String uid) {
+        StageResult result =
+                RunParts.completedStage(
+                        1,
+                        5,
+                        10,
+                        RunParts.epochNanos(Instant.parse("2026-11-29T12:00:00Z")),
+                        1_800_000_000L,
+                        2_000_000_000L);
+        RunParts.recordSteadyRequests(result, 0);
+        return RunParts.report(PartReport.STATE_DONE, 1, uid, result);
     }
 
     private void writePart(BenchmarkRun run, Map<String, String> data) {
-        ConfigMap part =
-                new ConfigMapBuilder()
-                        .withNewMetadata()
-                        .withName(ResourceNames.part(run.getMetadata().getName(), 0))
-                        .withNamespace(namespace)
-                        .addToLabels(Labels.of(run, Labels.RUNNER))
-                        .addToLabels(Labels.PART_INDEX, "0")
-                        .withOwnerReferences(
-                                new OwnerReferenceBuilder()
-                                        .withApiVersion("inferencebench.io/v1alpha1")
-                                        .withKind("BenchmarkRun")
-                                        .withName(run.getMetadata().getName())
-                                        .withUid(run.getMetadata().getUid())
-                                        .build())
-                        .endMetadata()
-                        .withData(data)
-                        .build();
-        client.configMaps().inNamespace(namespace).resource(part).createOr(c -> c.update());
+        RunParts.write(client, run, 0, data);
     }
 }

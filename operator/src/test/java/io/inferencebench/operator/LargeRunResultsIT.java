@@ -7,15 +7,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
 import io.inferencebench.profile.lpg.StageResult;
-import io.inferencebench.testkit.ApiServerFixture;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -24,8 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -44,58 +38,24 @@ class LargeRunResultsIT {
     private static final long ETCD_OBJECT_LIMIT = 1536 * 1024;
 
     private final ObjectMapper json = new ObjectMapper();
-    private ApiServerFixture apiServer;
+    private OperatorTestCluster cluster;
     private KubernetesClient client;
 
     @BeforeAll
-    void startApiServer() throws Exception {
-        apiServer = ApiServerFixture.start();
-        client = apiServer.newClient();
-        try (InputStream crdYaml =
-                BenchmarkRun.class.getResourceAsStream(
-                        "/META-INF/fabric8/benchmarkruns.inferencebench.io-v1.yml")) {
-            CustomResourceDefinition crd =
-                    client.apiextensions().v1().customResourceDefinitions().load(crdYaml).item();
-            client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
-        }
-        client.apiextensions()
-                .v1()
-                .customResourceDefinitions()
-                .withName(BenchmarkRun.CRD_NAME)
-                .waitUntilCondition(
-                        c ->
-                                c.getStatus() != null
-                                        && c.getStatus().getConditions() != null
-                                        && c.getStatus().getConditions().stream()
-                                                .anyMatch(
-                                                        x ->
-                                                                x.getType().equals("Established")
-                                                                        && x.getStatus()
-                                                                                .equals("True")),
-                        60,
-                        TimeUnit.SECONDS);
+    void startApiServer() {
+        cluster = OperatorTestCluster.start().withBenchmarkRunCrd();
+        client = cluster.client();
     }
 
     @AfterAll
     void stop() {
-        if (client != null) {
-            client.close();
-        }
-        if (apiServer != null) {
-            apiServer.close();
+        if (cluster != null) {
+            cluster.close();
         }
     }
 
     private BenchmarkRun createRun(String name, int stages, int parallelism) {
-        String namespace = "it-" + UUID.randomUUID().toString().substring(0, 8);
-        client.namespaces()
-                .resource(
-                        new NamespaceBuilder()
-                                .withNewMetadata()
-                                .withName(namespace)
-                                .endMetadata()
-                                .build())
-                .create();
+        String namespace = cluster.createNamespace("it-");
         List<String> rates = new ArrayList<>();
         for (int i = 1; i <= stages; i++) {
             rates.add(Integer.toString(i * 2));
@@ -111,10 +71,7 @@ class LargeRunResultsIT {
                   runner: {parallelism: %d}
                 """
                         .formatted(name, String.join(", ", rates), 30 * parallelism, parallelism);
-        return client.resources(BenchmarkRun.class)
-                .inNamespace(namespace)
-                .resource(client.getKubernetesSerialization().unmarshal(yaml, BenchmarkRun.class))
-                .create();
+        return cluster.createRun(namespace, yaml);
     }
 
     private record Stored(

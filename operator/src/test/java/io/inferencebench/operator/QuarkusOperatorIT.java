@@ -3,8 +3,6 @@ package io.inferencebench.operator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
@@ -45,33 +43,9 @@ class QuarkusOperatorIT {
     void operatorLaunchesRunnersAndServesMetricsAndHealth() throws Exception {
         KubernetesClient client = ApiServerResource.fixture.client();
         String ns = "quarkus-it";
-        client.namespaces()
-                .resource(
-                        new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
-                .create();
-        client.serviceAccounts()
-                .inNamespace(ns)
-                .resource(
-                        new io.fabric8.kubernetes.api.model.ServiceAccountBuilder()
-                                .withNewMetadata()
-                                .withName("inferencebench-runner")
-                                .endMetadata()
-                                .build())
-                .create();
-        client.services()
-                .inNamespace(ns)
-                .resource(
-                        new ServiceBuilder()
-                                .withNewMetadata()
-                                .withName("vllm")
-                                .endMetadata()
-                                .withNewSpec()
-                                .addNewPort()
-                                .withPort(8000)
-                                .endPort()
-                                .endSpec()
-                                .build())
-                .create();
+        OperatorTestCluster.createNamespace(client, ns);
+        OperatorTestCluster.createRunnerServiceAccount(client, ns);
+        OperatorTestCluster.createService(client, ns, "vllm", 8000);
         client.discovery()
                 .v1()
                 .endpointSlices()
@@ -191,10 +165,7 @@ class QuarkusOperatorIT {
 
         KubernetesClient client = ApiServerResource.fixture.client();
         String ns = "quarkus-schedule";
-        client.namespaces()
-                .resource(
-                        new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
-                .create();
+        OperatorTestCluster.createNamespace(client, ns);
         io.inferencebench.crds.v1alpha1.BenchmarkSchedule schedule =
                 client.getKubernetesSerialization()
                         .unmarshal(

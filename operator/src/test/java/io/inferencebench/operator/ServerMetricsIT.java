@@ -4,13 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
@@ -20,11 +15,8 @@ import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.workorder.PartReport;
 import io.inferencebench.profile.lpg.StageResult;
 import io.inferencebench.profile.server.Scrape;
-import io.inferencebench.testkit.ApiServerFixture;
 import io.inferencebench.testkit.ModelSim;
-import io.javaoperatorsdk.operator.Operator;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -65,15 +57,13 @@ class ServerMetricsIT {
 
     private static final String TOKEN = "tok-" + UUID.randomUUID();
 
-    private final ObjectMapper json = new ObjectMapper();
     private final HttpClient http =
             HttpClient.newBuilder()
                     .version(HttpClient.Version.HTTP_1_1)
                     .connectTimeout(Duration.ofSeconds(5))
                     .build();
-    private ApiServerFixture apiServer;
+    private OperatorTestCluster cluster;
     private KubernetesClient client;
-    private Operator operator;
     private BenchmarkRunReconciler reconciler;
     private String namespace;
 
@@ -108,84 +98,36 @@ class ServerMetricsIT {
         java.util.logging.Logger.getLogger("").addHandler(logCapture);
         java.util.logging.Logger.getLogger("io.inferencebench")
                 .setLevel(java.util.logging.Level.FINEST);
-        apiServer = ApiServerFixture.start();
-        client = apiServer.newClient();
-        try (InputStream crdYaml =
-                BenchmarkRun.class.getResourceAsStream(
-                        "/META-INF/fabric8/benchmarkruns.inferencebench.io-v1.yml")) {
-            CustomResourceDefinition crd =
-                    client.apiextensions().v1().customResourceDefinitions().load(crdYaml).item();
-            client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
-        }
-        client.apiextensions()
-                .v1()
-                .customResourceDefinitions()
-                .withName(BenchmarkRun.CRD_NAME)
-                .waitUntilCondition(
-                        c ->
-                                c.getStatus() != null
-                                        && c.getStatus().getConditions() != null
-                                        && c.getStatus().getConditions() != null
-                                        && c.getStatus().getConditions().stream()
-                                                .anyMatch(
-                                                        x ->
-                                                                x.getType().equals("Established")
-                                                                        && x.getStatus()
-                                                                                .equals("True")),
-                        60,
-                        TimeUnit.SECONDS);
+        cluster = OperatorTestCluster.start().withBenchmarkRunCrd();
+        client = cluster.client();
         startOperator();
     }
 
     private void startOperator() {
         reconciler = new BenchmarkRunReconciler(client);
-        operator = new Operator(o -> o.withKubernetesClient(apiServer.newClient()));
-        operator.register(reconciler);
-        operator.start();
+        cluster.startOperator(reconciler);
     }
 
     /** What a crash does to the operator process: its informers and scraping threads stop. */
     private void stopOperator() {
-        operator.stop();
+        cluster.stopOperator();
         reconciler.close();
     }
 
     @AfterAll
     void stop() {
         java.util.logging.Logger.getLogger("").removeHandler(logCapture);
-        if (operator != null) {
-            stopOperator();
-        }
-        if (client != null) {
-            client.close();
-        }
-        if (apiServer != null) {
-            apiServer.close();
+        if (cluster != null) {
+            if (reconciler != null) {
+                stopOperator();
+            }
+            cluster.close();
         }
     }
 
     @BeforeEach
     void freshNamespace() {
-        namespace = "sm-" + UUID.randomUUID().toString().substring(0, 8);
-        client.namespaces()
-                .resource(
-                        new NamespaceBuilder()
-                                .withNewMetadata()
-                                .withName(namespace)
-                                .endMetadata()
-                                .build())
-                .create();
-        // What the chart or config/rbac/runner installs per namespace: without the runner
-        // ServiceAccount a run stays Pending (MissingReference).
-        client.serviceAccounts()
-                .inNamespace(namespace)
-                .resource(
-                        new io.fabric8.kubernetes.api.model.ServiceAccountBuilder()
-                                .withNewMetadata()
-                                .withName("inferencebench-runner")
-                                .endMetadata()
-                                .build())
-                .create();
+        namespace = cluster.createRunNamespace("sm-");
     }
 
     @AfterEach
@@ -1109,108 +1051,36 @@ class ServerMetricsIT {
     // ------------------------------------------------------------------ helpers
 
     private BenchmarkRun create(String name, String specBody) {
-        StringBuilder yaml =
-                new StringBuilder(
-                        "apiVersion: inferencebench.io/v1alpha1\nkind: BenchmarkRun\nmetadata:"
-                                + " {name: "
-                                + name
-                                + "}\nspec:\n");
-        specBody.lines().forEach(l -> yaml.append("  ").append(l).append('\n'));
-        BenchmarkRun run =
-                client.getKubernetesSerialization().unmarshal(yaml.toString(), BenchmarkRun.class);
-        return client.resources(BenchmarkRun.class).inNamespace(namespace).resource(run).create();
+        return cluster.createRun(namespace, OperatorTestCluster.runYaml(name, null, specBody));
     }
 
     /** A run as the operator would read it, not created in the API server. */
     private BenchmarkRun parse(String name, String specBody) {
-        StringBuilder yaml =
-                new StringBuilder(
-                        "apiVersion: inferencebench.io/v1alpha1\nkind: BenchmarkRun\nmetadata:"
-                                + " {name: "
-                                + name
-                                + ", namespace: "
-                                + namespace
-                                + "}\nspec:\n");
-        specBody.lines().forEach(l -> yaml.append("  ").append(l).append('\n'));
-        return client.getKubernetesSerialization().unmarshal(yaml.toString(), BenchmarkRun.class);
+        return client.getKubernetesSerialization()
+                .unmarshal(
+                        OperatorTestCluster.runYaml(name, namespace, specBody), BenchmarkRun.class);
     }
 
     private BenchmarkRunStatus awaitStatus(
             String name, java.util.function.Predicate<BenchmarkRunStatus> predicate) {
-        await().atMost(Duration.ofSeconds(60))
-                .pollInterval(Duration.ofMillis(200))
-                .until(
-                        () -> {
-                            BenchmarkRun run =
-                                    client.resources(BenchmarkRun.class)
-                                            .inNamespace(namespace)
-                                            .withName(name)
-                                            .get();
-                            return run.getStatus() != null && predicate.test(run.getStatus());
-                        });
-        return client.resources(BenchmarkRun.class)
-                .inNamespace(namespace)
-                .withName(name)
-                .get()
-                .getStatus();
+        return cluster.awaitRunStatus(namespace, name, predicate);
     }
 
-    private Map<String, String> stageDone(int stage, String uid) throws IOException {
-        StageResult result = new StageResult();
-        result.stageIndex = stage - 1;
-        result.requestedRate = 5;
-        result.numPromptsRequested = 10;
-        result.sent = 10;
-        result.completed = 10;
-        long start = System.currentTimeMillis() * 1_000_000L - 4_000_000_000L;
-        result.firstDispatchEpochNanos = start;
-        result.lastDispatchEpochNanos = start + 1_800_000_000L;
-        result.lastCompletionEpochNanos = start + 2_000_000_000L;
-        result.totalInputTokens = 1000;
-        result.totalOutputTokens = 500;
-        result.outputTokenSource = "usage";
-        result.inputTokenSource = "usage";
-        for (int r = 0; r < 10; r++) {
-            result.latencyMs.record(400 + r);
-            result.ttftMs.record(40 + r);
-            result.tpotMs.record(7.5);
-            result.itlMs.record(7.5);
-            result.perTokenLatencySec.record(0.0027);
-            result.perOutputTokenLatencyMs.record(8.0);
-            result.inputLen.record(100);
-            result.outputLen.record(50);
-            result.scheduleLagMs.record(0.5);
-        }
-        return Map.of(
-                PartReport.STATE,
-                PartReport.STATE_RUNNING,
-                PartReport.STAGES_DONE,
-                Integer.toString(stage),
-                PartReport.RUN_UID,
-                uid,
-                PartReport.stageResultKey(stage),
-                json.writeValueAsString(result));
+    private Map<String, String> stageDone(int stage, String uid) {
+        StageResult result =
+                RunParts.completedStage(
+                        stage,
+                        5,
+                        10,
+                        System.currentTimeMillis() * 1_000_000L - 4_000_000_000L,
+                        1_800_000_000L,
+                        2_000_000_000L);
+        RunParts.recordSteadyRequests(result, 0);
+        return RunParts.report(PartReport.STATE_RUNNING, stage, uid, result);
     }
 
     private void writePart(BenchmarkRun run, int index, Map<String, String> data) {
-        ConfigMap part =
-                new ConfigMapBuilder()
-                        .withNewMetadata()
-                        .withName(ResourceNames.part(run.getMetadata().getName(), index))
-                        .withNamespace(namespace)
-                        .addToLabels(Labels.of(run, Labels.RUNNER))
-                        .addToLabels(Labels.PART_INDEX, Integer.toString(index))
-                        .withOwnerReferences(
-                                new OwnerReferenceBuilder()
-                                        .withApiVersion("inferencebench.io/v1alpha1")
-                                        .withKind("BenchmarkRun")
-                                        .withName(run.getMetadata().getName())
-                                        .withUid(run.getMetadata().getUid())
-                                        .build())
-                        .endMetadata()
-                        .withData(data)
-                        .build();
-        client.configMaps().inNamespace(namespace).resource(part).createOr(c -> c.update());
+        RunParts.write(client, run, index, data);
     }
 
     private String get(String url) throws IOException, InterruptedException {

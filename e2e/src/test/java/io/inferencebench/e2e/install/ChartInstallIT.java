@@ -19,6 +19,7 @@ import io.inferencebench.e2e.OperatorFixtures;
 import io.inferencebench.operator.RunnerDefaults;
 import io.inferencebench.operator.dependent.RunnerJobDependent;
 import io.inferencebench.testkit.ApiServerFixture;
+import io.inferencebench.testkit.CustomResourceDefinitions;
 import io.inferencebench.testkit.K8sBinaries;
 import java.io.IOException;
 import java.io.InputStream;
@@ -96,11 +97,8 @@ class ChartInstallIT {
             CustomResourceDefinition serviceMonitor =
                     client.apiextensions().v1().customResourceDefinitions().load(crd).item();
             client.resource(serviceMonitor).create();
-            client.apiextensions()
-                    .v1()
-                    .customResourceDefinitions()
-                    .withName(serviceMonitor.getMetadata().getName())
-                    .waitUntilCondition(ChartInstallIT::established, 60, TimeUnit.SECONDS);
+            CustomResourceDefinitions.awaitEstablished(
+                    client, List.of(serviceMonitor.getMetadata().getName()));
         }
     }
 
@@ -511,17 +509,6 @@ class ChartInstallIT {
                                 .endMetadata()
                                 .build())
                 .create();
-    }
-
-    private static boolean established(CustomResourceDefinition crd) {
-        return crd != null
-                && crd.getStatus() != null
-                && crd.getStatus().getConditions() != null
-                && crd.getStatus().getConditions().stream()
-                        .anyMatch(
-                                c ->
-                                        c.getType().equals("Established")
-                                                && c.getStatus().equals("True"));
     }
 
     private String template(String... extra) {

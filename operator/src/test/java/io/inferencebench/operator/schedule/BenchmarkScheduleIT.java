@@ -6,12 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaPropsBuilder;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
 import io.inferencebench.crds.v1alpha1.BenchmarkSchedule;
@@ -19,13 +15,10 @@ import io.inferencebench.crds.v1alpha1.BenchmarkScheduleStatus;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.RunComparison;
-import io.inferencebench.operator.NewerFields;
-import io.inferencebench.testkit.ApiServerFixture;
-import io.javaoperatorsdk.operator.Operator;
+import io.inferencebench.operator.OperatorTestCluster;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.InputStream;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -33,8 +26,6 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
-import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -77,104 +68,38 @@ class BenchmarkScheduleIT {
 
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final MovableClock clock = new MovableClock();
-    private ApiServerFixture apiServer;
+    private OperatorTestCluster cluster;
     private KubernetesClient client;
-    private KubernetesClient operatorClient;
-    private Operator operator;
     private String namespace;
 
     @BeforeAll
-    void startApiServerAndOperator() throws Exception {
-        apiServer = ApiServerFixture.start();
+    void startApiServerAndOperator() {
         // Reads the schedule with futureField below, as the operator does.
-        client =
-                new KubernetesClientBuilder()
-                        .withConfig(Config.fromKubeconfig(apiServer.kubeconfigYaml()))
-                        .withKubernetesSerialization(NewerFields.serialization())
-                        .build();
-        for (String file :
-                List.of(
-                        "/META-INF/fabric8/benchmarkruns.inferencebench.io-v1.yml",
-                        "/META-INF/fabric8/benchmarkschedules.inferencebench.io-v1.yml")) {
-            try (InputStream yaml = BenchmarkRun.class.getResourceAsStream(file)) {
-                CustomResourceDefinition crd =
-                        client.apiextensions().v1().customResourceDefinitions().load(yaml).item();
-                if (crd.getSpec().getNames().getKind().equals(BenchmarkSchedule.KIND)) {
-                    // A CRD newer than this operator: one more field than the Java model knows.
-                    crd.getSpec()
-                            .getVersions()
-                            .getFirst()
-                            .getSchema()
-                            .getOpenAPIV3Schema()
-                            .getProperties()
-                            .get("spec")
-                            .getProperties()
-                            .put(
-                                    "futureField",
-                                    new JSONSchemaPropsBuilder().withType("string").build());
-                }
-                client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
+        cluster = OperatorTestCluster.startReadingNewerFields();
+        client = cluster.client();
+        List<CustomResourceDefinition> crds = OperatorTestCluster.allCrds(client);
+        for (CustomResourceDefinition crd : crds) {
+            if (crd.getSpec().getNames().getKind().equals(BenchmarkSchedule.KIND)) {
+                OperatorTestCluster.withFutureSpecField(crd);
             }
         }
-        for (String name : List.of(BenchmarkRun.CRD_NAME, BenchmarkSchedule.CRD_NAME)) {
-            client.apiextensions()
-                    .v1()
-                    .customResourceDefinitions()
-                    .withName(name)
-                    .waitUntilCondition(
-                            c ->
-                                    c.getStatus() != null
-                                            && c.getStatus().getConditions() != null
-                                            && c.getStatus().getConditions().stream()
-                                                    .anyMatch(
-                                                            x ->
-                                                                    x.getType()
-                                                                                    .equals(
-                                                                                            "Established")
-                                                                            && x.getStatus()
-                                                                                    .equals(
-                                                                                            "True")),
-                            60,
-                            TimeUnit.SECONDS);
-        }
+        OperatorTestCluster.installAndAwaitEstablished(client, crds);
         // The operator's client reads as the Quarkus one does (NewerFields customizes its mapper).
-        operatorClient =
-                new KubernetesClientBuilder()
-                        .withConfig(Config.fromKubeconfig(apiServer.kubeconfigYaml()))
-                        .withKubernetesSerialization(NewerFields.serialization())
-                        .build();
-        operator = new Operator(o -> o.withKubernetesClient(operatorClient));
-        operator.register(new BenchmarkScheduleReconciler(operatorClient, clock, meters));
-        operator.start();
+        KubernetesClient operatorClient = cluster.newClientReadingNewerFields();
+        cluster.startOperator(
+                operatorClient, new BenchmarkScheduleReconciler(operatorClient, clock, meters));
     }
 
     @AfterAll
     void stop() {
-        if (operator != null) {
-            operator.stop();
-        }
-        if (client != null) {
-            client.close();
-        }
-        if (operatorClient != null) {
-            operatorClient.close();
-        }
-        if (apiServer != null) {
-            apiServer.close();
+        if (cluster != null) {
+            cluster.close();
         }
     }
 
     @BeforeEach
     void freshNamespace() {
-        namespace = "sched-" + UUID.randomUUID().toString().substring(0, 8);
-        client.namespaces()
-                .resource(
-                        new NamespaceBuilder()
-                                .withNewMetadata()
-                                .withName(namespace)
-                                .endMetadata()
-                                .build())
-                .create();
+        namespace = cluster.createNamespace("sched-");
     }
 
     /** The next whole minute after both the real and the moved clock. */
@@ -214,18 +139,11 @@ class BenchmarkScheduleIT {
 
     private BenchmarkScheduleStatus awaitStatus(
             String name, Predicate<BenchmarkScheduleStatus> predicate) {
-        await().atMost(Duration.ofSeconds(60))
-                .pollInterval(Duration.ofMillis(200))
-                .until(
-                        () -> {
-                            BenchmarkSchedule s = schedule(name);
-                            return s.getStatus() != null && predicate.test(s.getStatus());
-                        });
-        return schedule(name).getStatus();
+        return cluster.awaitStatus(BenchmarkSchedule.class, namespace, name, predicate);
     }
 
     private BenchmarkRun run(String name) {
-        return client.resources(BenchmarkRun.class).inNamespace(namespace).withName(name).get();
+        return cluster.run(namespace, name);
     }
 
     private BenchmarkRun awaitRun(String name) {

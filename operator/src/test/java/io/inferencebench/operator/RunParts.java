@@ -1,0 +1,131 @@
+package io.inferencebench.operator;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.inferencebench.crds.v1alpha1.BenchmarkRun;
+import io.inferencebench.crds.v1alpha1.ResourceNames;
+import io.inferencebench.crds.workorder.PartReport;
+import io.inferencebench.profile.lpg.StageResult;
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * What the runner pods write, played by the integration tests (there is no kubelet): the part
+ * ConfigMaps and the stage results in them.
+ */
+public final class RunParts {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private RunParts() {}
+
+    /**
+     * Creates or replaces part {@code index} of {@code run} (in the run's namespace) with {@code
+     * data}, labelled and owned as a runner pod writes it.
+     */
+    public static void write(
+            KubernetesClient client, BenchmarkRun run, int index, Map<String, String> data) {
+        String namespace = run.getMetadata().getNamespace();
+        if (namespace == null) {
+            throw new IllegalArgumentException("the run has no namespace: pass the created run");
+        }
+        ConfigMap part =
+                new ConfigMapBuilder()
+                        .withNewMetadata()
+                        .withName(ResourceNames.part(run.getMetadata().getName(), index))
+                        .withNamespace(namespace)
+                        .addToLabels(Labels.of(run, Labels.RUNNER))
+                        .addToLabels(Labels.PART_INDEX, Integer.toString(index))
+                        .withOwnerReferences(
+                                new OwnerReferenceBuilder()
+                                        .withApiVersion("inferencebench.io/v1alpha1")
+                                        .withKind("BenchmarkRun")
+                                        .withName(run.getMetadata().getName())
+                                        .withUid(run.getMetadata().getUid())
+                                        .build())
+                        .endMetadata()
+                        .withData(data)
+                        .build();
+        client.configMaps().inNamespace(namespace).resource(part).createOr(c -> c.update());
+    }
+
+    /**
+     * A stage (1-based {@code stage}) whose {@code requests} requests at {@code requestedRate} were
+     * all sent and completed, 100 input and 50 output tokens each as the server's usage reported;
+     * the first dispatch at {@code firstDispatchEpochNanos}, the last {@code dispatchNanos} later
+     * and the last completion {@code completionNanos} after the first dispatch. No latencies
+     * recorded yet.
+     */
+    public static StageResult completedStage(
+            int stage,
+            double requestedRate,
+            int requests,
+            long firstDispatchEpochNanos,
+            long dispatchNanos,
+            long completionNanos) {
+        StageResult result = new StageResult();
+        result.stageIndex = stage - 1;
+        result.requestedRate = requestedRate;
+        result.numPromptsRequested = requests;
+        result.sent = requests;
+        result.completed = requests;
+        result.firstDispatchEpochNanos = firstDispatchEpochNanos;
+        result.lastDispatchEpochNanos = firstDispatchEpochNanos + dispatchNanos;
+        result.lastCompletionEpochNanos = firstDispatchEpochNanos + completionNanos;
+        result.totalInputTokens = requests * 100L;
+        result.totalOutputTokens = requests * 50L;
+        result.outputTokenSource = "usage";
+        result.inputTokenSource = "usage";
+        return result;
+    }
+
+    /**
+     * Records {@code result.completed} steady requests: latency 400 ms + r + {@code
+     * extraLatencyMs}, TTFT 40 ms + r, TPOT and ITL 7.5 ms, 100 tokens in and 50 out.
+     */
+    public static StageResult recordSteadyRequests(StageResult result, double extraLatencyMs) {
+        for (int r = 0; r < result.completed; r++) {
+            result.latencyMs.record(400 + r + extraLatencyMs);
+            result.ttftMs.record(40 + r);
+            result.tpotMs.record(7.5);
+            result.itlMs.record(7.5);
+            result.perTokenLatencySec.record(0.0027);
+            result.perOutputTokenLatencyMs.record(8.0);
+            result.inputLen.record(100);
+            result.outputLen.record(50);
+            result.scheduleLagMs.record(0.5);
+        }
+        return result;
+    }
+
+    /**
+     * The part data a runner writes after finishing stage {@code stagesDone}: its state ({@link
+     * PartReport#STATE_RUNNING} or {@link PartReport#STATE_DONE}), the run's uid and the stage's
+     * result.
+     */
+    public static Map<String, String> report(
+            String state, int stagesDone, String runUid, StageResult result) {
+        try {
+            return Map.of(
+                    PartReport.STATE,
+                    state,
+                    PartReport.STAGES_DONE,
+                    Integer.toString(stagesDone),
+                    PartReport.RUN_UID,
+                    runUid,
+                    PartReport.stageResultKey(stagesDone),
+                    JSON.writeValueAsString(result));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** {@code instant} in nanoseconds since the epoch (millisecond precision). */
+    public static long epochNanos(Instant instant) {
+        return instant.toEpochMilli() * 1_000_000L;
+    }
+}
