@@ -580,8 +580,11 @@ class ServerMetricsE2E {
                         number(d, "Mean"),
                         bounds);
                 // histogram_quantile interpolates inside buckets, and the windows differ by at
-                // most one scrape interval at each edge: the same bucket or a neighbouring one
-                for (String stat : List.of("Median", "P90", "P99")) {
+                // most one scrape interval at each edge: the same bucket or a neighbouring one.
+                // Not P99: the two are separate runs of the workload, and the p99 of 24 requests
+                // is each run's slowest request (95 ms against 60 ms in one clean-clone run, two
+                // buckets apart); the counts below are exact for both.
+                for (String stat : List.of("Median", "P90")) {
                     assertSameOrNeighbouringBucket(
                             histogram + " " + stat + " Prometheus vs direct",
                             number(p, stat),
