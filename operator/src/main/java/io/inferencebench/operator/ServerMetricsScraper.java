@@ -398,6 +398,16 @@ public class ServerMetricsScraper implements AutoCloseable {
                         Math.min(
                                 Integer.MAX_VALUE,
                                 Math.max(1, expectedRounds * Math.max(1, replicas)));
+        // Never fewer than were taken: a barrier scrape answered after the barrier keeps its own
+        // time, apart from its round's instant.
+        long taken =
+                scrapes.stream()
+                        .filter(
+                                s ->
+                                        s.timestampMillis() >= startMillis
+                                                && s.timestampMillis() <= end)
+                        .count();
+        expected = (int) Math.min(Integer.MAX_VALUE, Math.max(expected, taken));
         ServerMetricsReport report =
                 WindowStatistics.compute(tracked.catalog, scrapes, startMillis, end, expected);
         // No round near the window start (an operator restarted before the window's beginning
