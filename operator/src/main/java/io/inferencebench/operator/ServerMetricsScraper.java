@@ -374,15 +374,14 @@ public class ServerMetricsScraper implements AutoCloseable {
         // those missed. After an operator restart the rounds before it are unknown; the reloaded
         // scrapes' instants stand in for them, and the time without an operator is a gap of
         // missed rounds.
-        long replicas =
+        List<Scrape> inWindow =
                 scrapes.stream()
                         .filter(
                                 s ->
                                         s.timestampMillis() >= startMillis
                                                 && s.timestampMillis() <= end)
-                        .map(Scrape::replica)
-                        .distinct()
-                        .count();
+                        .toList();
+        long replicas = inWindow.stream().map(Scrape::replica).distinct().count();
         TreeSet<Long> instants = new TreeSet<>();
         rounds.stream().filter(t -> t >= startMillis && t <= end).forEach(instants::add);
         // only reloaded scrapes precede this process's rounds; later ones belong to a round
@@ -400,14 +399,7 @@ public class ServerMetricsScraper implements AutoCloseable {
                                 Math.max(1, expectedRounds * Math.max(1, replicas)));
         // Never fewer than were taken: a barrier scrape answered after the barrier keeps its own
         // time, apart from its round's instant.
-        long taken =
-                scrapes.stream()
-                        .filter(
-                                s ->
-                                        s.timestampMillis() >= startMillis
-                                                && s.timestampMillis() <= end)
-                        .count();
-        expected = (int) Math.min(Integer.MAX_VALUE, Math.max(expected, taken));
+        expected = (int) Math.min(Integer.MAX_VALUE, Math.max(expected, inWindow.size()));
         ServerMetricsReport report =
                 WindowStatistics.compute(tracked.catalog, scrapes, startMillis, end, expected);
         // No round near the window start (an operator restarted before the window's beginning
