@@ -103,7 +103,9 @@ public class LoadSpec {
     private Integer maxConcurrency;
 
     @JsonPropertyDescription(
-            "Requests each runner sends before the start barrier, excluded from results.")
+            "Requests sent before the first stage's start barrier, excluded from results; split"
+                    + " across the runner pods like a stage's requests (parallelism 3 and 10 warm-up"
+                    + " requests: 4, 3 and 3).")
     @Default("0")
     @Min(0)
     @Max(100_000)
