@@ -65,18 +65,30 @@ def log(msg: str) -> None:
 
 
 def find_python(min_minor: int = 12) -> str | None:
-    """A CPython >= 3.<min_minor>: inference-perf requires 3.12 (pip refuses it on 3.11)."""
-    candidates = [f"python3.{m}" for m in range(14, min_minor - 1, -1)]
-    for c in candidates:
-        p = shutil.which(c)
-        if p:
+    """A CPython >= 3.<min_minor> that really runs: inference-perf requires 3.12 (pip refuses it on
+    3.11). Each candidate is started once, because a pyenv shim exists for every version pyenv
+    knows, also for versions that are not installed or selected ("pyenv: python3.13: command not
+    found"), and such a shim must not be picked."""
+    candidates = [shutil.which(f"python3.{m}") for m in range(14, min_minor - 1, -1)]
+    candidates += sorted(glob.glob(str(Path.home() / ".pyenv" / "versions" / "3.*" / "bin" / "python3.*")),
+                         reverse=True)
+    for p in candidates:
+        if p and os.access(p, os.X_OK) and python_minor(p) >= min_minor:
             return p
-    for pattern in (str(Path.home() / ".pyenv" / "versions" / "3.*" / "bin" / "python3.*"),):
-        for p in sorted(glob.glob(pattern), reverse=True):
-            m = re.search(r"python3\.(\d+)$", p)
-            if m and int(m.group(1)) >= min_minor and os.access(p, os.X_OK):
-                return p
     return None
+
+
+def python_minor(python: str) -> int:
+    """The interpreter's minor version if it starts and can make a venv with pip (ensurepip, ssl), else -1."""
+    try:
+        out = subprocess.run([python, "-c", "import sys, venv, ensurepip, ssl; print(sys.version_info[0], sys.version_info[1])"],
+                             capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return -1
+    parts = out.stdout.split()
+    if out.returncode != 0 or len(parts) != 2 or parts[0] != "3":
+        return -1
+    return int(parts[1])
 
 
 def venv_bin(tool: str, exe: str) -> Path:
@@ -470,6 +482,19 @@ def load(name: str):
     return json.loads(p.read_text()) if p.exists() else None
 
 
+BASELINE_RATE, BASELINE_REQUESTS = 20.0, 20
+
+
+def add_marginal_cpu(run: dict, base: dict) -> None:
+    """CPU seconds per 1,000 requests beyond the baseline run's start-up cost, counted over the
+    requests each run really completed: a tool may send more than asked (inference-perf sends
+    rate x whole seconds), and dividing by the asked count would credit it with free requests."""
+    done, base_done = run.get("completed"), base.get("completed")
+    if not done or not base_done or done <= base_done or math.isnan(base.get("cpu_s", math.nan)):
+        return
+    run["cpu_per_1k_requests_s"] = (run["cpu_s"] - base["cpu_s"]) / (done - base_done) * 1000
+
+
 def sweep(tools: list[str], rates: list[float], seconds: float, timeout: float) -> None:
     all_results = load("sweep.json") or {}
     for tool in tools:
@@ -479,12 +504,13 @@ def sweep(tools: list[str], rates: list[float], seconds: float, timeout: float) 
         runs = []
         with Simulator() as sim:
             # Start-up CPU (imports, dataset preparation) is measured with a tiny run and subtracted.
-            base = one_run(tool, sim, rates[0], 20, "baseline", timeout)
+            # 20 requests at 20 req/s: a whole second, so a tool that takes a duration in whole
+            # seconds (inference-perf) sends exactly 20 too.
+            base = one_run(tool, sim, BASELINE_RATE, BASELINE_REQUESTS, "baseline", timeout)
             for rate in rates:
                 n = max(200, int(rate * seconds))
                 r = one_run(tool, sim, rate, n, "sweep", timeout)
-                if r.get("completed") and not math.isnan(base.get("cpu_s", math.nan)):
-                    r["cpu_per_1k_requests_s"] = (r["cpu_s"] - base["cpu_s"]) / (n - 20) * 1000
+                add_marginal_cpu(r, base)
                 runs.append(r)
                 if r.get("rc") == "timeout" or r.get("achieved_rate", 0) < 0.9 * rate:
                     break  # saturated: higher rates only take longer
@@ -519,8 +545,7 @@ def reparse() -> str:
         tr["baseline"] = one_run(tool, None, tr["baseline"]["rate"], tr["baseline"]["n"], "baseline", 0)
         runs = [one_run(tool, None, r["rate"], r["n"], "sweep", 0) for r in tr["runs"]]
         for r in runs:
-            if r.get("completed") and not math.isnan(tr["baseline"].get("cpu_s", math.nan)):
-                r["cpu_per_1k_requests_s"] = (r["cpu_s"] - tr["baseline"]["cpu_s"]) / (r["n"] - 20) * 1000
+            add_marginal_cpu(r, tr["baseline"])
         tr["runs"] = runs
     for tool, a in acc.items():
         r = one_run(tool, None, a["rate"], a["n"], a["label"], 0)
