@@ -96,6 +96,8 @@ public final class LocalControlPlane implements AutoCloseable {
     private CompletableFuture<KubernetesClient> adminClientFuture;
     private ServiceProxy serviceProxy;
     private ChildProcess watchdog;
+    private ChildProcess controllerManager;
+    private List<String> controllerManagerCommand;
     private boolean closed;
 
     private LocalControlPlane(Path dir, boolean deleteDirOnClose) {
@@ -206,8 +208,7 @@ public final class LocalControlPlane implements AutoCloseable {
                             pki.client("system:kube-scheduler")));
 
             phase("client certificates");
-            spawn(
-                    "kube-controller-manager",
+            controllerManagerCommand =
                     List.of(
                             bin.resolve("kube-controller-manager").toString(),
                             "--kubeconfig=" + kcmKubeconfig,
@@ -223,7 +224,8 @@ public final class LocalControlPlane implements AutoCloseable {
                             "--cluster-signing-key-file=" + pkiDir.resolve("ca.key"),
                             "--service-cluster-ip-range=" + network.serviceCidr(),
                             "--profiling=false",
-                            "--v=1"));
+                            "--v=1");
+            controllerManager = spawn("kube-controller-manager", controllerManagerCommand);
             spawn(
                     "kube-scheduler",
                     List.of(
@@ -296,7 +298,9 @@ public final class LocalControlPlane implements AutoCloseable {
         String last = "";
         while (true) {
             for (ChildProcess p : processes) {
-                if (!p.isAlive()) {
+                // kube-controller-manager waits only 10 s for a healthy API server and exits: on a
+                // busy machine the API server can take longer, so it is started again below
+                if (!p.isAlive() && p != controllerManager) {
                     throw new IllegalStateException(
                             p.name() + " exited with " + p.process().exitValue());
                 }
@@ -324,6 +328,14 @@ public final class LocalControlPlane implements AutoCloseable {
             sleep(100);
         }
         phase("apiserver ready");
+        if (!controllerManager.isAlive()) {
+            processes.remove(controllerManager);
+            controllerManager = spawn("kube-controller-manager", controllerManagerCommand);
+            // the watchdog signals the process groups it knew at its start
+            watchdog.kill();
+            startWatchdog();
+            phase("kube-controller-manager started again");
+        }
         // The controllers are ready for pods once the ServiceAccount and root-CA publishers have
         // filled the default namespace (pods need both for their token volume).
         while (status(http, "/api/v1/namespaces/default/serviceaccounts/default") != 200
