@@ -56,8 +56,8 @@ class SamplesThroughBothRoadsTest {
 
     /**
      * The samples with their stages in the spec. A capacity search ({@code spec.search}) decides
-     * its stages at run time, so neither road has a fixed stage list to compare; it is only
-     * checked to be a valid spec.
+     * its stages at run time, so neither road has a fixed stage list to compare; it is only checked
+     * to be a valid spec.
      */
     static Stream<Path> fixedStageSamples() throws Exception {
         List<Path> fixed = new java.util.ArrayList<>();
