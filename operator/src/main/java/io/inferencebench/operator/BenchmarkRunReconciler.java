@@ -372,7 +372,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
             status.phase(Phase.PENDING, "waiting for target: " + probe.message());
             return Duration.ofSeconds(2);
         }
-        List<StageSpec> stages = run.getSpec().getLoad().resolvedStages();
+        List<StageSpec> stages = CapacityProgress.stages(run, status.view());
         status.condition(ConditionTypes.TARGET_READY, true, probe.reason(), probe.message());
         EnvironmentStatus measured = environment.observe(run, now);
         status.apply(s -> s.setEnvironment(measured));
@@ -411,7 +411,14 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
             // Scraping starts now, before the barrier, not at the first Running reconcile.
             scraper.track(run);
             scraper.windowStarts(run, Instant.parse(StatusAggregator.format(start)).toEpochMilli());
-            List<StageSpec> stages = run.getSpec().getLoad().resolvedStages();
+            if (CapacityProgress.searching(run)) {
+                // The first probe's rate, published with the first barrier.
+                var capacity =
+                        CapacityProgress.status(
+                                run, List.of(), CapacityProgress.next(run, List.of()));
+                status.apply(s -> s.setCapacity(capacity));
+            }
+            List<StageSpec> stages = CapacityProgress.stages(run, status.view());
             // Without spec.target.model the pods discovered it; the status (MODEL column) and the
             // profiles name what they found.
             String discovered =
@@ -466,7 +473,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         }
         sampleReadyReplicas(run, status, now);
         int parallelism = run.getSpec().getRunner().getParallelism();
-        List<StageSpec> stages = run.getSpec().getLoad().resolvedStages();
+        List<StageSpec> stages = CapacityProgress.stages(run, status.view());
         scraper.track(run);
         Parts parts = parts(run, context);
         List<String> starts = new ArrayList<>(status.view().getStageStartTimes());
@@ -495,10 +502,29 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
             }
             RunProgress finished = progress(current, stages, completed, failed);
             status.apply(s -> s.setProgress(finished));
-            if (current == stages.size()) {
+            if (CapacityProgress.searching(run)) {
+                // The next probe's rate follows from the merged results of the probes so far.
+                List<StageResult> probed =
+                        new ArrayList<>(ProfileAssembly.copy(status.view().getResults()));
+                probed.sort(java.util.Comparator.comparingInt(StageResult::getStage));
+                var step = CapacityProgress.next(run, probed);
+                var capacity = CapacityProgress.status(run, probed, step);
+                status.apply(s -> s.setCapacity(capacity));
+                if (step.done()) {
+                    status.phase(
+                            Phase.AGGREGATING,
+                            "search finished after "
+                                    + probed.size()
+                                    + " probe(s): "
+                                    + step.result().message()
+                                    + "; writing profiles");
+                    return LAUNCH_NOW;
+                }
+            } else if (current == stages.size()) {
                 status.phase(Phase.AGGREGATING, "all stages finished; writing profiles");
                 return LAUNCH_NOW;
             }
+            List<StageSpec> planned = CapacityProgress.stages(run, status.view());
             // From the clock, not the reconcile's start: assembling the stage (its end scrape,
             // the profile) took a while on a busy node, and a barrier set from the older instant
             // could already be near or past, leaving no time for its start scrape.
@@ -515,7 +541,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
             status.apply(
                     s -> {
                         s.setStageStartTimes(List.copyOf(starts));
-                        s.setStage(nextStage + "/" + stages.size());
+                        s.setStage(nextStage + "/" + planned.size());
                     });
             return PROGRESS_REFRESH;
         }

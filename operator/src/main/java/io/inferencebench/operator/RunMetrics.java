@@ -223,7 +223,7 @@ public final class RunMetrics implements AutoCloseable {
             }
         }
         try {
-            return run.getSpec().getLoad().resolvedStages().size();
+            return CapacityProgress.stages(run, run.getStatus()).size();
         } catch (RuntimeException e) {
             return null;
         }

@@ -68,6 +68,10 @@ import io.fabric8.kubernetes.model.annotation.Version;
         jsonPath = ".status.summary.slo",
         type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(
+        name = "Capacity",
+        jsonPath = ".status.capacity.display",
+        type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(
         name = "Age",
         jsonPath = ".metadata.creationTimestamp",
         type = AdditionalPrinterColumn.Type.DATE)

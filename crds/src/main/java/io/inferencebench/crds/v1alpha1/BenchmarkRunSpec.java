@@ -88,6 +88,35 @@ import io.fabric8.generator.annotation.ValidationRule;
         value = "!has(self.timeout) || self.timeout.matches('[1-9]')",
         message = "timeout must be greater than zero",
         fieldPath = ".timeout")
+@ValidationRule(
+        value =
+                "has(self.search) == has(oldSelf.search)"
+                        + " && (!has(self.search) || self.search == oldSelf.search)",
+        message = "spec.search is immutable",
+        fieldPath = ".search",
+        reason = "FieldValueForbidden")
+@ValidationRule(
+        value = "has(self.search) || has(self.load.stages) != has(self.load.requestRates)",
+        message = "exactly one of stages or requestRates must be set (or spec.search)",
+        fieldPath = ".load",
+        reason = "FieldValueInvalid")
+@ValidationRule(
+        value = "!has(self.search) || (!has(self.load.stages) && !has(self.load.requestRates))",
+        message =
+                "spec.search decides every stage's rate at run time; leave load.stages and"
+                        + " load.requestRates unset",
+        fieldPath = ".search",
+        reason = "FieldValueForbidden")
+@ValidationRule(
+        value = "!has(self.search) || has(self.load.numPrompts) || has(self.load.duration)",
+        message = "spec.search needs load.numPrompts or load.duration (the size of every probe)",
+        fieldPath = ".load",
+        reason = "FieldValueRequired")
+@ValidationRule(
+        value = "!has(self.search) || has(self.slo)",
+        message = "spec.search needs spec.slo (a probe passes when it meets it)",
+        fieldPath = ".search",
+        reason = "FieldValueRequired")
 public class BenchmarkRunSpec {
 
     @JsonPropertyDescription("The model server under test.")
@@ -140,6 +169,13 @@ public class BenchmarkRunSpec {
             "Compare this run, when it finishes, with an earlier run or a ConfigMap of profiles:"
                     + " the result goes to status.comparison and the Regressed condition.")
     private BaselineSpec baseline;
+
+    @JsonPropertyDescription(
+            "Find the highest request rate that meets spec.slo: probes (stages of the size"
+                    + " load.numPrompts/load.duration) whose rates the operator decides at run"
+                    + " time; the result is status.capacity. Leave load.stages and"
+                    + " load.requestRates unset.")
+    private SearchSpec search;
 
     public TargetSpec getTarget() {
         return target;
@@ -227,5 +263,13 @@ public class BenchmarkRunSpec {
 
     public void setBaseline(BaselineSpec baseline) {
         this.baseline = baseline;
+    }
+
+    public SearchSpec getSearch() {
+        return search;
+    }
+
+    public void setSearch(SearchSpec search) {
+        this.search = search;
     }
 }

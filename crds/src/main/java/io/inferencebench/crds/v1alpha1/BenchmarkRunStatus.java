@@ -71,6 +71,10 @@ public class BenchmarkRunStatus {
     private RunComparison comparison;
 
     @JsonPropertyDescription(
+            "With spec.search: the capacity found and every probe, filled while the search runs.")
+    private CapacityStatus capacity;
+
+    @JsonPropertyDescription(
             "What was measured: target images and digests, server version and arguments, GPU"
                     + " product and count, ready replicas over the run.")
     private EnvironmentStatus environment;
@@ -236,5 +240,13 @@ public class BenchmarkRunStatus {
 
     public void setProfileConfigMaps(List<String> profileConfigMaps) {
         this.profileConfigMaps = profileConfigMaps;
+    }
+
+    public CapacityStatus getCapacity() {
+        return capacity;
+    }
+
+    public void setCapacity(CapacityStatus capacity) {
+        this.capacity = capacity;
     }
 }

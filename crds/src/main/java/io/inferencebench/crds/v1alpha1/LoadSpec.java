@@ -20,10 +20,6 @@ import java.util.List;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
-        value = "has(self.stages) != has(self.requestRates)",
-        message = "exactly one of stages or requestRates must be set",
-        reason = "FieldValueInvalid")
-@ValidationRule(
         value = "!has(self.requestRates) || has(self.numPrompts) || has(self.duration)",
         message =
                 "requestRates needs numPrompts or duration (shared by every rate; with both, each"
@@ -161,6 +157,25 @@ public class LoadSpec {
             }
         }
         return List.copyOf(expanded);
+    }
+
+    /**
+     * The stages of a capacity search so far: one open-loop stage per probed rate, each of the
+     * shared numPrompts and duration (the probe size).
+     *
+     * @param rates the rates decided so far, in order
+     * @return one stage per rate
+     */
+    public List<StageSpec> probeStages(List<Double> rates) {
+        List<StageSpec> probes = new ArrayList<>();
+        for (Double rate : rates) {
+            StageSpec stage = new StageSpec();
+            stage.setRequestRate(rate);
+            stage.setNumPrompts(numPrompts);
+            stage.setDuration(duration);
+            probes.add(stage);
+        }
+        return List.copyOf(probes);
     }
 
     /**

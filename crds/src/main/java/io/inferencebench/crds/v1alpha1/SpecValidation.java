@@ -60,12 +60,15 @@ public final class SpecValidation {
         if (spec.getLoad() == null) {
             problems.add("spec.load is required");
         } else {
-            problems.addAll(validateLoad(spec.getLoad(), "spec.load"));
+            problems.addAll(validateLoad(spec.getLoad(), "spec.load", spec.getSearch() != null));
             int parallelism =
                     spec.getRunner() == null || spec.getRunner().getParallelism() == null
                             ? 1
                             : spec.getRunner().getParallelism();
             problems.addAll(validateShares(spec.getLoad(), parallelism));
+        }
+        if (spec.getSearch() != null) {
+            problems.addAll(validateSearch(spec));
         }
         if (spec.getSlo() != null) {
             SloSpec slo = spec.getSlo();
@@ -223,6 +226,51 @@ public final class SpecValidation {
     }
 
     /**
+     * Validates {@code spec.search} and what it needs.
+     *
+     * @param spec a spec with {@code search} set
+     * @return problems, empty when valid
+     */
+    public static List<String> validateSearch(BenchmarkRunSpec spec) {
+        List<String> problems = new ArrayList<>();
+        SearchSpec search = spec.getSearch();
+        Double min = search.getMinRate();
+        Double max = search.getMaxRate();
+        if (min == null || !(min > 0) || min > StageSpec.MAX_REQUEST_RATE) {
+            problems.add("spec.search.minRate: must be greater than 0, got " + min);
+        }
+        if (max == null || max > StageSpec.MAX_REQUEST_RATE) {
+            problems.add(
+                    "spec.search.maxRate: must be at most "
+                            + (long) StageSpec.MAX_REQUEST_RATE
+                            + " requests/s, got "
+                            + max);
+        } else if (min != null && !(max > min)) {
+            problems.add("spec.search.maxRate: must be greater than minRate " + min);
+        }
+        Double precision = search.getPrecision();
+        if (precision != null && !(precision > 0 && precision < 1)) {
+            problems.add("spec.search.precision: must be within (0, 1), got " + precision);
+        }
+        Integer confirmations = search.getConfirmations();
+        if (confirmations != null && (confirmations < 0 || confirmations > 5)) {
+            problems.add("spec.search.confirmations: must be 0 to 5, got " + confirmations);
+        }
+        Integer maxProbes = search.getMaxProbes();
+        if (maxProbes != null && (maxProbes < 1 || maxProbes > LoadSpec.MAX_STAGES)) {
+            problems.add(
+                    "spec.search.maxProbes: must be 1 to "
+                            + LoadSpec.MAX_STAGES
+                            + ", got "
+                            + maxProbes);
+        }
+        if (spec.getSlo() == null) {
+            problems.add("spec.search: needs spec.slo (a probe passes when it meets it)");
+        }
+        return problems;
+    }
+
+    /**
      * Validates a load.
      *
      * @param load the load
@@ -230,10 +278,35 @@ public final class SpecValidation {
      * @return problems, empty when valid
      */
     public static List<String> validateLoad(LoadSpec load, String prefix) {
+        return validateLoad(load, prefix, false);
+    }
+
+    /**
+     * Validates a load that may belong to a capacity search (whose stages are decided at run time:
+     * neither stages nor requestRates, but a probe size).
+     *
+     * @param load the load
+     * @param prefix field path prefix
+     * @param searched whether {@code spec.search} is set
+     * @return problems, empty when valid
+     */
+    public static List<String> validateLoad(LoadSpec load, String prefix, boolean searched) {
         List<String> problems = new ArrayList<>();
         boolean hasStages = load.getStages() != null;
         boolean hasRates = load.getRequestRates() != null;
-        if (hasStages == hasRates) {
+        if (searched) {
+            if (hasStages || hasRates) {
+                problems.add(
+                        "spec.search: decides every stage's rate at run time; leave"
+                                + " load.stages and load.requestRates unset");
+            }
+            if (load.getNumPrompts() == null && load.getDuration() == null) {
+                problems.add(
+                        prefix
+                                + ": spec.search needs numPrompts or duration (the size of every"
+                                + " probe)");
+            }
+        } else if (hasStages == hasRates) {
             problems.add(prefix + ": exactly one of stages or requestRates must be set");
         }
         if (hasRates) {

@@ -108,6 +108,20 @@ public record RunnerWorkOrder(
         return "stage-" + stage + "-start";
     }
 
+    /**
+     * Control ConfigMap key of a capacity search: the request rate (req/s, all runner pods
+     * together) of stage n, decided after stage n - 1 and published with its barrier.
+     */
+    public static String stageRateKey(int stage) {
+        return "stage-" + stage + "-rate";
+    }
+
+    /**
+     * Control ConfigMap key of a capacity search, set when the search has ended: the number of
+     * stages it ran (a runner waiting for a later barrier stops).
+     */
+    public static final String STAGES_KEY = "stages";
+
     /** Control ConfigMap key set to {@code "true"} when the run is cancelled. */
     public static final String CANCEL_KEY = "cancel";
 }

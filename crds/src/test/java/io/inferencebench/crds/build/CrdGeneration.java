@@ -48,6 +48,7 @@ public final class CrdGeneration {
                     "TTFT P50",
                     "Latency P99",
                     "SLO",
+                    "Capacity",
                     "Age");
 
     private static final Map<String, String> CONDITION_FIELD_DESCRIPTIONS =

@@ -330,7 +330,15 @@ class AdmissionIT {
                             .inNamespace(NAMESPACE)
                             .withName(run.getMetadata().getName())
                             .get();
-            assertThat(typed.getSpec().getLoad().resolvedStages()).isNotEmpty();
+            if (typed.getSpec().getSearch() == null) {
+                assertThat(typed.getSpec().getLoad().resolvedStages()).isNotEmpty();
+            } else {
+                // a search's stages are decided at run time: none up front, defaults filled in
+                assertThat(typed.getSpec().getLoad().resolvedStages()).isEmpty();
+                assertThat(typed.getSpec().getSearch().getPrecision())
+                        .isEqualTo(SearchSpec.DEFAULT_PRECISION);
+                assertThat(SpecValidation.validate(typed.getSpec())).isEmpty();
+            }
         } finally {
             runs().inNamespace(NAMESPACE).withName(run.getMetadata().getName()).delete();
         }
@@ -512,6 +520,7 @@ class AdmissionIT {
                         "TTFT P50",
                         "LATENCY P99",
                         "SLO",
+                        "CAPACITY",
                         "AGE");
         runs().inNamespace(NAMESPACE).withName("columns").delete();
 

@@ -33,6 +33,41 @@ class SpecValidationTest {
     }
 
     @Test
+    void aSearchNeedsAProbeSizeAnSloAndNoStagesOfItsOwn() {
+        BenchmarkRunSpec spec = validSpec();
+        SearchSpec search = new SearchSpec();
+        search.setMinRate(4.0);
+        search.setMaxRate(2.0);
+        search.setPrecision(1.5);
+        spec.setSearch(search);
+        spec.getLoad().setNumPrompts(null);
+        assertThat(SpecValidation.validate(spec))
+                .containsExactlyInAnyOrder(
+                        "spec.search: decides every stage's rate at run time; leave load.stages"
+                                + " and load.requestRates unset",
+                        "spec.load.requestRates: needs numPrompts or duration",
+                        "spec.load: spec.search needs numPrompts or duration (the size of every"
+                                + " probe)",
+                        "spec.search.maxRate: must be greater than minRate 4.0",
+                        "spec.search.precision: must be within (0, 1), got 1.5",
+                        "spec.search: needs spec.slo (a probe passes when it meets it)");
+
+        spec.getLoad().setRequestRates(null);
+        spec.getLoad().setNumPrompts(50);
+        search.setMaxRate(40.0);
+        search.setPrecision(0.05);
+        SloSpec slo = new SloSpec();
+        slo.setTtft("500ms");
+        spec.setSlo(slo);
+        assertThat(SpecValidation.validate(spec)).isEmpty();
+        assertThat(spec.getLoad().probeStages(List.of(4.0, 8.0)))
+                .extracting(StageSpec::getRequestRate, StageSpec::getNumPrompts)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(4.0, 50),
+                        org.assertj.core.groups.Tuple.tuple(8.0, 50));
+    }
+
+    @Test
     void stageProblemsNameTheStage() {
         LoadSpec load = new LoadSpec();
         StageSpec both = StageSpec.rate(1, 10, null);

@@ -3,6 +3,7 @@ package io.inferencebench.operator.dependent;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
+import io.inferencebench.crds.v1alpha1.CapacityStatus;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.workorder.RunnerWorkOrder;
 import io.inferencebench.operator.Labels;
@@ -16,9 +17,10 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The control ConfigMap {@code <run>-control}: barrier start instants and cancellation, derived
- * from the run's status and spec. Runners watch it; it is the only thing the operator tells them
- * after launch, so no network path from operator to pods is needed.
+ * The control ConfigMap {@code <run>-control}: barrier start instants, for a capacity search each
+ * stage's rate (decided at run time) and the end of the search, and cancellation, derived from the
+ * run's status and spec. Runners watch it; it is the only thing the operator tells them after
+ * launch, so no network path from operator to pods is needed.
  */
 @KubernetesDependent(
         informer =
@@ -63,6 +65,18 @@ public class ControlConfigMapDependent
         if (starts != null) {
             for (int i = 0; i < starts.size(); i++) {
                 data.put(RunnerWorkOrder.stageStartKey(i + 1), starts.get(i));
+            }
+        }
+        CapacityStatus capacity = run.getStatus() == null ? null : run.getStatus().getCapacity();
+        if (capacity != null) {
+            List<CapacityStatus.Probe> probes = capacity.getProbes();
+            for (int i = 0; i < probes.size(); i++) {
+                data.put(
+                        RunnerWorkOrder.stageRateKey(i + 1),
+                        Double.toString(probes.get(i).getRequestRate()));
+            }
+            if (capacity.getOutcome() != null) {
+                data.put(RunnerWorkOrder.STAGES_KEY, Integer.toString(probes.size()));
             }
         }
         data.put(

@@ -54,6 +54,21 @@ class SamplesThroughBothRoadsTest {
         }
     }
 
+    /**
+     * The samples with their stages in the spec. A capacity search ({@code spec.search}) decides
+     * its stages at run time, so neither road has a fixed stage list to compare; it is only checked
+     * to be a valid spec.
+     */
+    static Stream<Path> fixedStageSamples() throws Exception {
+        List<Path> fixed = new java.util.ArrayList<>();
+        for (Path sample : samples().toList()) {
+            if (spec(sample).getSearch() == null) {
+                fixed.add(sample);
+            }
+        }
+        return fixed.stream();
+    }
+
     static BenchmarkRunSpec spec(Path sample) throws Exception {
         ObjectMapper yaml =
                 new ObjectMapper(new YAMLFactory())
@@ -109,7 +124,7 @@ class SamplesThroughBothRoadsTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("samples")
+    @MethodSource("fixedStageSamples")
     void theCommandLineAndOnePodResolveTheSamePlan(Path sample) throws Exception {
         BenchmarkRunSpec spec = spec(sample);
         RunPlan cli = commandLine("--config", sample.toString()).plan();
@@ -124,7 +139,7 @@ class SamplesThroughBothRoadsTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("samples")
+    @MethodSource("fixedStageSamples")
     void theSamplesPodsTogetherSendWhatTheCommandLineSends(Path sample) throws Exception {
         BenchmarkRunSpec spec = spec(sample);
         int parallelism = spec.getRunner().getParallelism();

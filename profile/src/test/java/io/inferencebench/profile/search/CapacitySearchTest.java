@@ -1,11 +1,11 @@
-package io.inferencebench.runner.search;
+package io.inferencebench.profile.search;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.inferencebench.runner.search.CapacitySearch.Outcome;
-import io.inferencebench.runner.search.CapacitySearch.Result;
-import io.inferencebench.runner.search.CapacitySearch.Settings;
+import io.inferencebench.profile.search.CapacitySearch.Outcome;
+import io.inferencebench.profile.search.CapacitySearch.Result;
+import io.inferencebench.profile.search.CapacitySearch.Settings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -119,6 +119,64 @@ class CapacitySearchTest {
         assertThat(r.outcome()).isEqualTo(Outcome.PROBE_LIMIT);
         assertThat(r.probes()).hasSize(6);
         assertThat(r.passingRate()).isLessThanOrEqualTo(10.0);
+    }
+
+    @Test
+    void aSearchDrivenOneStepAtATimeMakesTheSameDecisionsAsARun() throws Exception {
+        // a noisy knee near 23 req/s: the attainment falls with the rate, drawn per probe
+        for (long seed = 1; seed <= 5; seed++) {
+            Random forRun = new Random(seed);
+            Random forSteps = new Random(seed);
+            Settings s = Settings.of(2, 200, 0.05, 0.9);
+            List<Double> runRates = new ArrayList<>();
+            Result byRun =
+                    CapacitySearch.run(
+                            s,
+                            rate -> {
+                                runRates.add(rate);
+                                return noisy(rate, forRun);
+                            },
+                            null);
+            List<ProbeResult> done = new ArrayList<>();
+            CapacitySearch.Step step = CapacitySearch.next(s, done);
+            while (!step.done()) {
+                done.add(noisy(step.nextRate(), forSteps));
+                step = CapacitySearch.next(s, done);
+            }
+            assertThat(done)
+                    .extracting(ProbeResult::requestRate)
+                    .containsExactlyElementsOf(runRates);
+            assertThat(step.result().outcome()).isEqualTo(byRun.outcome());
+            assertThat(step.result().passingRate()).isEqualTo(byRun.passingRate());
+            assertThat(step.result().failingRate()).isEqualTo(byRun.failingRate());
+            assertThat(step.nextRate()).isNull();
+        }
+    }
+
+    @Test
+    void aStepBeginsAtTheMinRateAndRejectsAForeignHistory() {
+        Settings s = Settings.of(3, 30, 0.05, 0.95);
+        assertThat(CapacitySearch.next(s, List.of()).nextRate()).isEqualTo(3.0);
+        assertThat(
+                        CapacitySearch.next(
+                                        s, List.of(new ProbeResult(3, 3.0, 100, 100, true, null)))
+                                .nextRate())
+                .isEqualTo(6.0);
+        assertThatThrownBy(
+                        () ->
+                                CapacitySearch.next(
+                                        s, List.of(new ProbeResult(4, 4.0, 100, 100, true, null))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("probe 1 ran at 4.00 req/s");
+    }
+
+    private static ProbeResult noisy(double rate, Random random) {
+        double p = 1 / (1 + Math.exp((rate - 23) / 1.5));
+        long good = 0;
+        for (int i = 0; i < 200; i++) {
+            good += random.nextDouble() < p ? 1 : 0;
+        }
+        return new ProbeResult(rate, rate, good, 200, true, null);
     }
 
     @Test

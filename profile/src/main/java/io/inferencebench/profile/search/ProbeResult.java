@@ -1,4 +1,4 @@
-package io.inferencebench.runner.search;
+package io.inferencebench.profile.search;
 
 /**
  * What one probe at one rate measured.

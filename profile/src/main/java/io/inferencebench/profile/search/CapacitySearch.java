@@ -1,4 +1,4 @@
-package io.inferencebench.runner.search;
+package io.inferencebench.profile.search;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -208,6 +208,79 @@ public final class CapacitySearch {
     public static Result run(Settings settings, Probe probe, Consumer<Probed> listener)
             throws Exception {
         return new CapacitySearch(settings, probe, listener == null ? p -> {} : listener).search();
+    }
+
+    /**
+     * What a search that is driven from outside (one probe at a time, as the operator's stages are)
+     * does next.
+     *
+     * @param nextRate the rate to probe next, {@code null} when the search is over
+     * @param result the search's result when it is over, else {@code null}
+     */
+    public record Step(Double nextRate, Result result) {
+
+        /**
+         * Whether the search is over.
+         *
+         * @return {@code true} when {@link #result()} is set
+         */
+        public boolean done() {
+            return result != null;
+        }
+    }
+
+    /** Thrown inside a replay when the recorded probes run out: the search wants this rate. */
+    private static final class NeedsProbe extends RuntimeException {
+        private final double rate;
+
+        NeedsProbe(double rate) {
+            super(null, null, false, false);
+            this.rate = rate;
+        }
+    }
+
+    /**
+     * The next step of a search given the probes already run, in order. The search is a
+     * deterministic function of its probes' results, so it is replayed over them: the same
+     * decisions as {@link #run} makes, without holding a thread between probes (the operator
+     * decides each probe after the previous one's parts are merged, perhaps after a restart).
+     *
+     * @param settings how to search
+     * @param done the probes run so far, in order, each at the rate an earlier step asked for
+     * @return the rate to probe next, or the result
+     * @throws IllegalArgumentException when a recorded probe's rate is not the one the search asked
+     *     for at that point (the history belongs to other settings)
+     */
+    public static Step next(Settings settings, List<ProbeResult> done) {
+        int[] replayed = {0};
+        Probe replay =
+                rate -> {
+                    if (replayed[0] == done.size()) {
+                        throw new NeedsProbe(rate);
+                    }
+                    ProbeResult r = done.get(replayed[0]);
+                    if (Double.compare(r.requestRate(), rate) != 0) {
+                        throw new IllegalArgumentException(
+                                "probe "
+                                        + (replayed[0] + 1)
+                                        + " ran at "
+                                        + fmt(r.requestRate())
+                                        + " req/s but the search asks for "
+                                        + fmt(rate)
+                                        + " req/s there");
+                    }
+                    replayed[0]++;
+                    return r;
+                };
+        try {
+            return new Step(null, run(settings, replay, null));
+        } catch (NeedsProbe needs) {
+            return new Step(needs.rate, null);
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("a replayed probe cannot fail", e);
+        }
     }
 
     private Result search() throws Exception {

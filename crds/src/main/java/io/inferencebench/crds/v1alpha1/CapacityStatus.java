@@ -1,0 +1,212 @@
+package io.inferencebench.crds.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The result of {@code spec.search}, the same fields as the CLI's {@code capacity.json}: filled
+ * probe by probe while the search runs, with the answer when it ends.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class CapacityStatus {
+
+    @JsonPropertyDescription(
+            "The capacity: the highest request rate that met spec.slo (= passingRate); unset while"
+                    + " searching or when even minRate missed it.")
+    private Double maxRequestRate;
+
+    @JsonPropertyDescription("Highest rate that met the SLO.")
+    private Double passingRate;
+
+    @JsonPropertyDescription("Lowest rate above passingRate that missed it; unset if none did.")
+    private Double failingRate;
+
+    @JsonPropertyDescription(
+            "How the search ended: Found, MaxRatePassed, MinRateFailed, LoadNotDelivered or"
+                    + " ProbeLimit; unset while searching.")
+    private String outcome;
+
+    @JsonPropertyDescription("One sentence on the result.")
+    private String message;
+
+    @JsonPropertyDescription("spec.slo the probes were judged by.")
+    private SloSpec slo;
+
+    @JsonPropertyDescription("spec.search.precision the search ran with.")
+    private Double precision;
+
+    @JsonPropertyDescription("The capacity for display, e.g. 12.3 req/s.")
+    private String display;
+
+    @JsonPropertyDescription("Every probe in the order run (probe n is stage n).")
+    private List<Probe> probes = new ArrayList<>();
+
+    /** One probe: one stage at one rate. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class Probe {
+
+        @JsonPropertyDescription("The rate asked for, requests/s.")
+        private Double requestRate;
+
+        @JsonPropertyDescription("The rate the runners dispatched at, requests/s.")
+        private Double achievedRate;
+
+        @JsonPropertyDescription("Share of the attempted requests that met every objective.")
+        private Double sloAttainment;
+
+        @JsonPropertyDescription("Requests that met every objective.")
+        private Long goodRequests;
+
+        @JsonPropertyDescription("Requests that finished, successfully or not.")
+        private Long attemptedRequests;
+
+        @JsonPropertyDescription(
+                "This probe's own verdict; unset when its load was not delivered (then it is"
+                        + " neither a pass nor a fail).")
+        private Boolean passed;
+
+        @JsonPropertyDescription("Whether the runners delivered the requested load.")
+        private Boolean loadDelivered;
+
+        @JsonPropertyDescription("Key of the probe's profile in the output ConfigMap.")
+        private String profile;
+
+        public Double getRequestRate() {
+            return requestRate;
+        }
+
+        public void setRequestRate(Double requestRate) {
+            this.requestRate = requestRate;
+        }
+
+        public Double getAchievedRate() {
+            return achievedRate;
+        }
+
+        public void setAchievedRate(Double achievedRate) {
+            this.achievedRate = achievedRate;
+        }
+
+        public Double getSloAttainment() {
+            return sloAttainment;
+        }
+
+        public void setSloAttainment(Double sloAttainment) {
+            this.sloAttainment = sloAttainment;
+        }
+
+        public Long getGoodRequests() {
+            return goodRequests;
+        }
+
+        public void setGoodRequests(Long goodRequests) {
+            this.goodRequests = goodRequests;
+        }
+
+        public Long getAttemptedRequests() {
+            return attemptedRequests;
+        }
+
+        public void setAttemptedRequests(Long attemptedRequests) {
+            this.attemptedRequests = attemptedRequests;
+        }
+
+        public Boolean getPassed() {
+            return passed;
+        }
+
+        public void setPassed(Boolean passed) {
+            this.passed = passed;
+        }
+
+        public Boolean getLoadDelivered() {
+            return loadDelivered;
+        }
+
+        public void setLoadDelivered(Boolean loadDelivered) {
+            this.loadDelivered = loadDelivered;
+        }
+
+        public String getProfile() {
+            return profile;
+        }
+
+        public void setProfile(String profile) {
+            this.profile = profile;
+        }
+    }
+
+    public Double getMaxRequestRate() {
+        return maxRequestRate;
+    }
+
+    public void setMaxRequestRate(Double maxRequestRate) {
+        this.maxRequestRate = maxRequestRate;
+    }
+
+    public Double getPassingRate() {
+        return passingRate;
+    }
+
+    public void setPassingRate(Double passingRate) {
+        this.passingRate = passingRate;
+    }
+
+    public Double getFailingRate() {
+        return failingRate;
+    }
+
+    public void setFailingRate(Double failingRate) {
+        this.failingRate = failingRate;
+    }
+
+    public String getOutcome() {
+        return outcome;
+    }
+
+    public void setOutcome(String outcome) {
+        this.outcome = outcome;
+    }
+
+    public String getMessage() {
+        return message;
+    }
+
+    public void setMessage(String message) {
+        this.message = message;
+    }
+
+    public SloSpec getSlo() {
+        return slo;
+    }
+
+    public void setSlo(SloSpec slo) {
+        this.slo = slo;
+    }
+
+    public Double getPrecision() {
+        return precision;
+    }
+
+    public void setPrecision(Double precision) {
+        this.precision = precision;
+    }
+
+    public String getDisplay() {
+        return display;
+    }
+
+    public void setDisplay(String display) {
+        this.display = display;
+    }
+
+    public List<Probe> getProbes() {
+        return probes;
+    }
+
+    public void setProbes(List<Probe> probes) {
+        this.probes = probes;
+    }
+}
