@@ -648,8 +648,23 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         String start = status.view().getStageStartTimes().get(stage - 1);
         String model = status.view().getModel() != null ? status.view().getModel() : "model";
         long startMillis = Instant.parse(start).toEpochMilli();
+        // the runners' first request of the stage: a window baseline answered after it is late
+        Long firstRequestMillis =
+                stageParts.stream()
+                        .mapToLong(p -> p.firstDispatchEpochNanos)
+                        .filter(n -> n > 0)
+                        .min()
+                        .stream()
+                        .mapToObj(n -> n / 1_000_000L)
+                        .findFirst()
+                        .orElse(null);
         ServerMetricsReport serverMetrics =
-                scraper.report(run, stage, startMillis, clock.instant().toEpochMilli());
+                scraper.report(
+                        run,
+                        stage,
+                        startMillis,
+                        clock.instant().toEpochMilli(),
+                        firstRequestMillis);
         if (serverMetrics != null
                 && serverMetrics.coverage() != null
                 && serverMetrics.coverage().succeeded() == 0) {

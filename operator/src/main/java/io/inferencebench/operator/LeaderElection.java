@@ -45,7 +45,27 @@ public class LeaderElection {
             throw new IllegalArgumentException(problem);
         }
         return new LeaderElectionConfiguration(
-                leaseName, null, leaseDuration, renewDeadline, retryPeriod);
+                leaseName,
+                null,
+                leaseDuration,
+                renewDeadline,
+                retryPeriod,
+                identity(System.getenv("HOSTNAME")),
+                null,
+                true);
+    }
+
+    /**
+     * This process's name in the Lease: the pod name (HOSTNAME) plus a random suffix, as
+     * kube-controller-manager does. With the pod name alone, a container that kubelet restarted
+     * after a crash (same pod, same name) finds "its own" Lease and renews it at once, so the Lease
+     * never shows that a leader died and the standby waits for nothing; with a suffix each process
+     * is a new candidate and the Lease records every change of leader ({@code holderIdentity},
+     * {@code acquireTime}, {@code leaseTransitions}).
+     */
+    static String identity(String hostname) {
+        String host = hostname == null || hostname.isBlank() ? "inferencebench-operator" : hostname;
+        return host + "_" + java.util.UUID.randomUUID();
     }
 
     /**

@@ -135,6 +135,14 @@ public class ServerMetricsScraper implements AutoCloseable {
         /** When each scrape round of the current window started (or the barrier it stands for). */
         final List<Long> rounds = new CopyOnWriteArrayList<>();
 
+        /**
+         * When this process received each successful page, by replica and stamp, where that is
+         * later than the stamp (a periodic round is stamped when it starts; its page can come
+         * seconds later when the endpoint lookup waits on a slow API server). Not checkpointed:
+         * after a restart a reloaded scrape's stamp stands for its answer.
+         */
+        final Map<StampedReplica, Long> answeredAfterStamp = new ConcurrentHashMap<>();
+
         volatile ScheduledFuture<?> task;
         volatile long windowStartMillis = Long.MIN_VALUE;
         volatile long lastSaveMillis;
@@ -148,6 +156,9 @@ public class ServerMetricsScraper implements AutoCloseable {
         }
     }
 
+    /** A replica's scrape by its stamp. */
+    record StampedReplica(String replica, long stampMillis) {}
+
     public ServerMetricsScraper(KubernetesClient client) {
         this(client, bodyReaderFromConfig());
     }
@@ -157,9 +168,16 @@ public class ServerMetricsScraper implements AutoCloseable {
      *     from one process, so one hostile endpoint must cost a failed scrape, not the heap)
      */
     ServerMetricsScraper(KubernetesClient client, ScrapeBodyReader bodyReader) {
+        this(client, bodyReader, new ServerMetricsCheckpoint(client));
+    }
+
+    ServerMetricsScraper(
+            KubernetesClient client,
+            ScrapeBodyReader bodyReader,
+            ServerMetricsCheckpoint checkpoint) {
         this.client = client;
         this.bodyReader = bodyReader;
-        this.checkpoint = new ServerMetricsCheckpoint(client);
+        this.checkpoint = checkpoint;
         this.prometheus = new PrometheusStageSource(client);
     }
 
@@ -272,6 +290,7 @@ public class ServerMetricsScraper implements AutoCloseable {
 
     private static void dropBefore(Tracked tracked, long startMillis) {
         tracked.rounds.removeIf(t -> t < startMillis);
+        tracked.answeredAfterStamp.keySet().removeIf(k -> k.stampMillis() < startMillis);
         if (tracked.scrapes.removeIf(s -> s.timestampMillis() < startMillis)) {
             tracked.dirty = true;
         }
@@ -342,6 +361,28 @@ public class ServerMetricsScraper implements AutoCloseable {
      */
     public ServerMetricsReport report(
             BenchmarkRun run, int stage, long startMillis, long endMillis) {
+        return report(run, stage, startMillis, endMillis, null);
+    }
+
+    /**
+     * The server-metric report of one stage window, as {@link #report(BenchmarkRun, int, long,
+     * long)}, knowing when the runners sent the stage's first request.
+     *
+     * @param run the run
+     * @param stage the stage, 1-based
+     * @param startMillis window start (the stage's barrier), epoch ms
+     * @param endMillis window end, epoch ms
+     * @param firstRequestMillis when the first request of the stage was sent (the earliest first
+     *     dispatch of the runner parts), epoch ms, or {@code null} when unknown
+     * @return the report, or {@code null} when server metrics are disabled or scraping was not
+     *     running
+     */
+    public ServerMetricsReport report(
+            BenchmarkRun run,
+            int stage,
+            long startMillis,
+            long endMillis,
+            Long firstRequestMillis) {
         MetricsSpec metrics = run.getSpec().getMetrics();
         if (Boolean.FALSE.equals(metrics.getEnabled())) {
             return null;
@@ -363,11 +404,13 @@ public class ServerMetricsScraper implements AutoCloseable {
         long end;
         List<Scrape> scrapes;
         List<Long> rounds;
+        Map<StampedReplica, Long> answered;
         synchronized (tracked) {
             scrapeInto(tracked, null);
             end = Math.max(endMillis, System.currentTimeMillis());
             scrapes = List.copyOf(tracked.scrapes);
             rounds = List.copyOf(tracked.rounds);
+            answered = Map.copyOf(tracked.answeredAfterStamp);
         }
         // Every replica seen in the window (a replica lost later counts) is expected in every
         // round of it: those attempted (the periodic ones, the start barrier's and the end's) plus
@@ -412,11 +455,88 @@ public class ServerMetricsScraper implements AutoCloseable {
                             "counter and histogram increases left out: no scrape within 1.5"
                                     + " intervals of the stage start (the operator restarted"
                                     + " before the window's start was saved)");
+        } else {
+            Map<String, Long> late =
+                    lateStarts(
+                            inWindow,
+                            answered,
+                            startMillis,
+                            firstRequestMillis,
+                            intervalMillis(run));
+            if (!late.isEmpty()) {
+                report =
+                        report.withoutWindowDeltas(
+                                late.keySet(), lateStartReason(late, firstRequestMillis));
+            }
         }
         // Samples before this window are no longer needed; the window itself is kept until the
         // next one starts, so a retried reconcile of this stage computes the same report.
         dropBefore(tracked, startMillis);
         return report;
+    }
+
+    /**
+     * Replicas whose first page in the window came too late to be the window's baseline, with how
+     * late it came. A counter or histogram delta starts at the window's first page of a replica; it
+     * is exact only if the server produced that page before it counted anything of the stage.
+     * Nothing of the stage exists before its first request is sent, so when that instant is known
+     * (the runner parts record their first dispatch) a first page answered after it (or after the
+     * barrier, when the parts say the first request went out earlier) is late: the requests the
+     * server finished in between would be missing from every increase while the coverage still says
+     * 1. A barrier scrape answered before the barrier is never late. When the first request's
+     * instant is unknown, a page answered more than one scrape interval after the barrier is late.
+     *
+     * @param inWindow the window's scrapes
+     * @param answeredAfterStamp when pages stamped earlier than their answer were answered
+     * @param startMillis the window start (barrier)
+     * @param firstRequestMillis the stage's first request, epoch ms, or {@code null}
+     * @param intervalMillis the scrape interval
+     * @return replica to milliseconds its first page came after the allowed instant
+     */
+    static Map<String, Long> lateStarts(
+            List<Scrape> inWindow,
+            Map<StampedReplica, Long> answeredAfterStamp,
+            long startMillis,
+            Long firstRequestMillis,
+            long intervalMillis) {
+        // the baseline is the replica's earliest page by stamp; its answer decides
+        Map<String, Long> firstStamp = new java.util.TreeMap<>();
+        for (Scrape s : inWindow) {
+            if (s.succeeded() && s.timestampMillis() >= startMillis) {
+                firstStamp.merge(s.replica(), s.timestampMillis(), Math::min);
+            }
+        }
+        long allowed =
+                firstRequestMillis != null
+                        ? Math.max(startMillis, firstRequestMillis)
+                        : startMillis + intervalMillis;
+        Map<String, Long> late = new java.util.TreeMap<>();
+        firstStamp.forEach(
+                (replica, stamp) -> {
+                    long answered =
+                            answeredAfterStamp.getOrDefault(
+                                    new StampedReplica(replica, stamp), stamp);
+                    if (answered > allowed) {
+                        late.put(replica, answered - allowed);
+                    }
+                });
+        return late;
+    }
+
+    private static String lateStartReason(Map<String, Long> late, Long firstRequestMillis) {
+        String which =
+                late.entrySet().stream()
+                        .map(e -> e.getKey() + " " + e.getValue() + " ms")
+                        .collect(java.util.stream.Collectors.joining(", "));
+        return "counter and histogram increases of "
+                + String.join(", ", late.keySet())
+                + " left out: the window's first page came after "
+                + (firstRequestMillis != null
+                        ? "the stage's first request"
+                        : "the stage start plus one scrape interval")
+                + " ("
+                + which
+                + " later), so the server may have served part of the stage before it";
     }
 
     /**
@@ -532,6 +652,10 @@ public class ServerMetricsScraper implements AutoCloseable {
                 }
                 if (stamp != scrape.timestampMillis()) {
                     scrape = new Scrape(scrape.replica(), stamp, scrape.page(), scrape.error());
+                }
+                if (scrape.succeeded() && answered > stamp) {
+                    tracked.answeredAfterStamp.put(
+                            new StampedReplica(scrape.replica(), stamp), answered);
                 }
                 tracked.scrapes.add(scrape);
             }

@@ -42,4 +42,12 @@ class LeaderElectionTest {
                                 Duration.ofSeconds(60), Duration.ofSeconds(40), Duration.ZERO))
                 .contains("retry-period must be positive");
     }
+
+    @Test
+    void eachProcessIsItsOwnCandidateNamedAfterItsPod() {
+        String first = LeaderElection.identity("inferencebench-operator-7d9f-abcde");
+        String again = LeaderElection.identity("inferencebench-operator-7d9f-abcde");
+        assertThat(first).startsWith("inferencebench-operator-7d9f-abcde_").isNotEqualTo(again);
+        assertThat(LeaderElection.identity(null)).startsWith("inferencebench-operator_");
+    }
 }

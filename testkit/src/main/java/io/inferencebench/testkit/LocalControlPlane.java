@@ -98,6 +98,9 @@ public final class LocalControlPlane implements AutoCloseable {
     private ChildProcess watchdog;
     private ChildProcess controllerManager;
     private List<String> controllerManagerCommand;
+    private ChildProcess etcd;
+    private ChildProcess apiServer;
+    private List<String> apiServerCommand;
     private boolean closed;
 
     private LocalControlPlane(Path dir, boolean deleteDirOnClose) {
@@ -114,7 +117,7 @@ public final class LocalControlPlane implements AutoCloseable {
             int etcdPort = freePort("127.0.0.1");
             int etcdPeerPort = freePort("127.0.0.1");
 
-            ChildProcess etcd =
+            etcd =
                     spawn(
                             "etcd",
                             List.of(
@@ -162,8 +165,7 @@ public final class LocalControlPlane implements AutoCloseable {
             phase("apiserver certificates");
             awaitPort("127.0.0.1", etcdPort, etcd);
             phase("etcd listening");
-            spawn(
-                    "kube-apiserver",
+            apiServerCommand =
                     List.of(
                             bin.resolve("kube-apiserver").toString(),
                             "--etcd-servers=http://127.0.0.1:" + etcdPort,
@@ -188,7 +190,8 @@ public final class LocalControlPlane implements AutoCloseable {
                             "--enable-priority-and-fairness=false",
                             "--kubelet-preferred-address-types=InternalIP,Hostname",
                             "--profiling=false",
-                            "--v=1"));
+                            "--v=1");
+            apiServer = spawn("kube-apiserver", apiServerCommand);
             String serverUrl = "https://" + host + ":" + apiServerPort;
             adminKubeconfig = dir.resolve("admin.kubeconfig");
             Pki.writeString(adminKubeconfig, pki.kubeconfig(serverUrl, "admin", admin));
@@ -355,6 +358,67 @@ public final class LocalControlPlane implements AutoCloseable {
         }
         phase("controllers ready");
         adminClientFuture = client;
+    }
+
+    /**
+     * Stops kube-apiserver (SIGTERM, SIGKILL after 5 s) and starts it again with the same flags:
+     * the same address, port, certificates, service-account keys and etcd, so every client's
+     * kubeconfig stays valid and nothing stored is lost. Returns once {@code /readyz} answers 200.
+     * Clients see refused connections in between, as during an API-server upgrade or crash.
+     *
+     * @return how long the API server was not serving (stop until ready)
+     */
+    public synchronized Duration restartApiServer() {
+        if (closed) {
+            throw new IllegalStateException("the control plane is closed");
+        }
+        long start = System.nanoTime();
+        apiServer.stop(Duration.ofSeconds(5));
+        processes.remove(apiServer);
+        apiServer = spawn("kube-apiserver", apiServerCommand);
+        // the watchdog signals the process groups it knew at its start
+        if (watchdog != null) {
+            watchdog.kill();
+        }
+        startWatchdog();
+        awaitApiServerReady(Duration.ofSeconds(120));
+        return Duration.ofNanos(System.nanoTime() - start);
+    }
+
+    /**
+     * Freezes etcd (SIGSTOP): the API server's reads and writes hang until {@link #resumeEtcd()}
+     * (or time out), as with a stalled disk or an overloaded etcd member.
+     */
+    public void pauseEtcd() {
+        etcd.signal("STOP");
+    }
+
+    /** Lets a paused etcd run again (SIGCONT). */
+    public void resumeEtcd() {
+        etcd.signal("CONT");
+    }
+
+    private void awaitApiServerReady(Duration timeout) {
+        HttpClient http =
+                HttpClient.newBuilder()
+                        .sslContext(pki.sslContext(admin))
+                        .connectTimeout(Duration.ofSeconds(2))
+                        .build();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (status(http, "/readyz") != 200) {
+            if (!apiServer.isAlive()) {
+                throw new IllegalStateException(
+                        "kube-apiserver exited with "
+                                + apiServer.process().exitValue()
+                                + " after the restart:\n"
+                                + apiServer.tail(30));
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(
+                        "kube-apiserver not ready " + timeout + " after the restart");
+            }
+            sleep(100);
+        }
     }
 
     private int status(HttpClient http, String path) {
