@@ -33,8 +33,12 @@ public final class MachineLock implements AutoCloseable {
     public static final Path DEFAULT_FILE = Path.of("/tmp/inferencebench-e2e.lock");
     public static final Duration DEFAULT_WAIT = Duration.ofMinutes(20);
 
+    /** What this JVM holds, per lock file: nested acquisitions share it (reentrant). */
+    private static final java.util.Map<Path, MachineLock> HELD = new java.util.HashMap<>();
+
     private final Path file;
     private final Process holder;
+    private int users = 1;
 
     private MachineLock(Path file, Process holder) {
         this.file = file;
@@ -52,6 +56,23 @@ public final class MachineLock implements AutoCloseable {
      * waits and for whom. Fails with a message naming the holder when the wait runs out.
      */
     public static MachineLock acquire(Path file, Duration atMost, String purpose) {
+        Path key = file.toAbsolutePath().normalize();
+        synchronized (HELD) {
+            MachineLock mine = HELD.get(key);
+            if (mine != null) {
+                // this JVM holds it already (a fixture took it before starting the node)
+                mine.users++;
+                return mine;
+            }
+        }
+        MachineLock taken = take(file, atMost, purpose);
+        synchronized (HELD) {
+            HELD.put(key, taken);
+        }
+        return taken;
+    }
+
+    private static MachineLock take(Path file, Duration atMost, String purpose) {
         try {
             if (!Files.exists(file)) {
                 Files.createDirectories(file.toAbsolutePath().getParent());
@@ -168,9 +189,21 @@ public final class MachineLock implements AutoCloseable {
         return file;
     }
 
-    /** Releases the lock (when this object took it); idempotent. */
+    /**
+     * Releases the lock (when this object took it) once every nested {@link #acquire} of this JVM
+     * has closed; extra closes do nothing.
+     */
     @Override
     public void close() {
+        synchronized (HELD) {
+            if (users == 0) {
+                return;
+            }
+            if (--users > 0) {
+                return;
+            }
+            HELD.remove(file.toAbsolutePath().normalize());
+        }
         if (holder == null) {
             return;
         }

@@ -78,6 +78,20 @@ class MachineLockTest {
     }
 
     @Test
+    void nestedAcquisitionsInOneJvmShareTheLockUntilTheLastClose() throws Exception {
+        MachineLock outer = MachineLock.acquire(file, Duration.ofSeconds(5), "a fixture");
+        MachineLock inner = MachineLock.acquire(file, Duration.ofSeconds(5), "its node");
+        assertThat(inner).isSameAs(outer);
+        inner.close();
+        var probe = Command.run(List.of("flock", "-n", file.toString(), "true"), TEN_S);
+        assertThat(probe.exitCode()).as("still held after the inner close").isEqualTo(1);
+        outer.close();
+        outer.close();
+        var after = Command.run(List.of("flock", "-n", file.toString(), "true"), TEN_S);
+        assertThat(after.exitCode()).as("free after the outer close: " + after.output()).isZero();
+    }
+
+    @Test
     void underACallerHoldingTheLockNothingIsTakenAndNothingWaits() throws Exception {
         Files.writeString(file, "");
         Path probe = dir.resolve("Probe.java");
