@@ -11,13 +11,13 @@ export MAVEN_OPTS ?= --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory
 help:
 	@echo "make demo    - the product on a real single-node cluster: chart-installed operator, simulator, a 3-rate sweep, LPG profiles in results/ (root; KEEP=1 leaves it running)"
 	@echo "make demo-cli - the runner CLI against a local simulator process, no cluster: a rate sweep, LPG profiles in results/"
-	@echo "make test    - provision binaries, then unit (*Test), API-server (*IT) and control-plane (*E2E) tiers"
+	@echo "make test    - provision binaries and the real node, then unit (*Test), API-server (*IT) and cluster (*E2E, real node; root) tiers"
 	@echo "make unit    - unit tests only (Java)"
 	@echo "make build   - compile and package (no tests)"
 	@echo "make images  - operator, runner and model-sim image tarballs in target/images/ (no daemon, no registry)"
 	@echo "make test-vllm - the *VllmIT tier against a real vLLM on the CPU (installs ~8 GB once; not part of make test)"
 	@echo "make tools   - Kubernetes control-plane binaries, Helm, containerd, model-server simulator, Chromium (cached)"
-	@echo "make e2e-node - RealNodeE2E and OperatorClusterE2E: a real kubelet + containerd node, the chart-installed operator (root; not in make test)"
+	@echo "make e2e-node - only RealNodeE2E and OperatorClusterE2E: a real kubelet + containerd node, the chart-installed operator (root)"
 	@echo "make fmt     - format Java sources (google-java-format, AOSP)"
 
 images:
@@ -49,12 +49,13 @@ tools: k8s-binaries helm model-sim containerd chromium
 node:
 	e2e/scripts/provision-node.sh >/dev/null
 
-# The real-node smoke test, outside `make test` for now; serialized with other E2E runs on the
-# machine by the same lock file (flock, when present).
+# The real-node classes alone (they are in `make test` too). RealNode takes the machine's E2E lock
+# itself and waits for it; the flock here also keeps the build's other steps apart.
 E2E_LOCK ?= /tmp/inferencebench-e2e.lock
+export E2E_LOCK
 e2e-node: tools node images
 	$(MVN) -q -DskipTests install -pl e2e -am
-	$(if $(shell command -v flock),flock $(E2E_LOCK)) $(MVN) verify -Pit,node -pl e2e -DskipITs=true -Dit.test='RealNodeE2E,OperatorClusterE2E'
+	$(if $(shell command -v flock),flock $(E2E_LOCK)) $(MVN) verify -Pit -pl e2e -DskipITs=true -Dit.test='RealNodeE2E,OperatorClusterE2E'
 
 build:
 	$(MVN) -DskipTests install
@@ -66,7 +67,7 @@ unit:
 it: tools images
 	$(MVN) install -Pit -DskipE2E=true
 
-e2e: tools
+e2e: tools node images
 	$(MVN) install -Pit -DskipITs=true
 
 # A real vLLM on the CPU (e2e/scripts/vllm-cpu.sh: cached venv, tiny model, dummy weights). Not in
@@ -86,7 +87,7 @@ model-sim-test:
 	cd e2e/model-sim && go vet ./... && go test -count=1 ./...
 
 # clean first: the root project's clean would delete target/images, which the IT tier runs.
-test: tools model-sim-test
+test: tools node model-sim-test
 	$(MVN) -q clean
 	$(MAKE) images
 	$(MVN) install -Pit

@@ -13,11 +13,17 @@ public final class LocalCluster implements AutoCloseable {
 
     private static LocalCluster shared;
 
+    private final MachineLock lock;
     private final LocalControlPlane controlPlane;
     private final LocalNode node;
     private final Duration startupTime;
 
-    private LocalCluster(LocalControlPlane controlPlane, LocalNode node, Duration startupTime) {
+    private LocalCluster(
+            MachineLock lock,
+            LocalControlPlane controlPlane,
+            LocalNode node,
+            Duration startupTime) {
+        this.lock = lock;
         this.controlPlane = controlPlane;
         this.node = node;
         this.startupTime = startupTime;
@@ -26,15 +32,25 @@ public final class LocalCluster implements AutoCloseable {
     /** Starts a private cluster; {@code nodeConfig} may add image mappings, capacity, labels. */
     public static LocalCluster start(Consumer<LocalNode.Builder> nodeConfig) {
         long start = System.nanoTime();
-        LocalControlPlane controlPlane = LocalControlPlane.start();
+        // its bridge, netns and pod addresses are host state too: one cluster per machine
+        MachineLock lock =
+                MachineLock.acquire(MachineLock.file(), MachineLock.DEFAULT_WAIT, "a local node");
+        LocalControlPlane controlPlane;
+        try {
+            controlPlane = LocalControlPlane.start();
+        } catch (RuntimeException e) {
+            lock.close();
+            throw e;
+        }
         try {
             LocalNode.Builder builder = LocalNode.builder(controlPlane);
             nodeConfig.accept(builder);
             LocalNode node = builder.start();
             return new LocalCluster(
-                    controlPlane, node, Duration.ofNanos(System.nanoTime() - start));
+                    lock, controlPlane, node, Duration.ofNanos(System.nanoTime() - start));
         } catch (RuntimeException e) {
             controlPlane.close();
+            lock.close();
             throw e;
         }
     }
@@ -76,5 +92,6 @@ public final class LocalCluster implements AutoCloseable {
     public void close() {
         node.close();
         controlPlane.close();
+        lock.close();
     }
 }

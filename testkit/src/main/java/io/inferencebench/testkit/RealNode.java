@@ -59,7 +59,9 @@ import java.util.stream.Stream;
  * order (workloads through the API so CNI DEL runs, kube-proxy + its cleanup, kubelet, sandboxes,
  * containerd, CoreDNS, then the control plane) and restores it. A start after a crash (the recorded
  * owner process is dead) cleans up first. One node per machine (kube-proxy's nft table names are
- * fixed): a second concurrent start fails with a message naming the owner.
+ * fixed): a start takes the machine's E2E lock ({@link MachineLock}, the one the scripts take) and
+ * the node directory's lock, and waits (at most {@link MachineLock#DEFAULT_WAIT}, saying once for
+ * whom) while another node or script holds them.
  */
 public final class RealNode implements AutoCloseable {
 
@@ -102,6 +104,7 @@ public final class RealNode implements AutoCloseable {
     private final Thread shutdownHook;
     private final FileChannel lockChannel;
     private final FileLock lock;
+    private final MachineLock machineLock;
     private final Path socket;
     private final String cgroupDriver;
     private ChildProcess containerd;
@@ -114,8 +117,9 @@ public final class RealNode implements AutoCloseable {
     /** Paths of the parts provision-node.sh provides. */
     record Provisioned(Path k8sBin, Path coredns, Path pauseTar, String pauseRef) {}
 
-    private RealNode(Path dir, FileChannel lockChannel, FileLock lock) {
+    private RealNode(Path dir, FileChannel lockChannel, FileLock lock, MachineLock machineLock) {
         this.dir = dir;
+        this.machineLock = machineLock;
         this.lockChannel = lockChannel;
         this.lock = lock;
         this.socket = dir.resolve("containerd/containerd.sock");
@@ -164,26 +168,74 @@ public final class RealNode implements AutoCloseable {
         }
         try {
             Files.createDirectories(dir.getParent());
+            long deadline = System.nanoTime() + MachineLock.DEFAULT_WAIT.toNanos();
+            MachineLock machineLock =
+                    MachineLock.acquire(
+                            MachineLock.file(), MachineLock.DEFAULT_WAIT, "a real node in " + dir);
             Path lockFile = dir.getParent().resolve(dir.getFileName() + ".lock");
             FileChannel channel =
                     FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-            FileLock lock = channel.tryLock();
-            if (lock == null) {
+            FileLock lock;
+            try {
+                lock = awaitNodeLock(channel, lockFile, dir, deadline);
+            } catch (RuntimeException e) {
                 channel.close();
-                throw new IllegalStateException(
-                        "another real node runs on this machine (lock "
-                                + lockFile
-                                + " held, owner pid in "
-                                + dir.resolve("owner.pid")
-                                + ")");
+                machineLock.close();
+                throw e;
             }
             cleanUpStale(dir);
             Files.createDirectories(dir);
             Files.writeString(
                     dir.resolve("owner.pid"), Long.toString(ProcessHandle.current().pid()));
-            return new RealNode(dir, channel, lock);
+            return new RealNode(dir, channel, lock, machineLock);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * The node directory's own lock (a Java file lock: a node started without the machine lock,
+     * e.g. by a demo whose shell has let go of it, still excludes a second one), waited for until
+     * {@code deadline}; prints once whom it waits for.
+     */
+    private static FileLock awaitNodeLock(
+            FileChannel channel, Path lockFile, Path dir, long deadline) throws IOException {
+        boolean told = false;
+        while (true) {
+            FileLock lock = channel.tryLock();
+            if (lock != null) {
+                return lock;
+            }
+            String owner = "unknown";
+            try {
+                owner =
+                        MachineLock.describe(
+                                Long.parseLong(Files.readString(dir.resolve("owner.pid")).strip()));
+            } catch (IOException | NumberFormatException e) {
+                // starting or gone
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(
+                        "another real node runs on this machine (lock "
+                                + lockFile
+                                + " still held after "
+                                + MachineLock.DEFAULT_WAIT
+                                + ", owner "
+                                + owner
+                                + " per "
+                                + dir.resolve("owner.pid")
+                                + ")");
+            }
+            if (!told) {
+                System.err.println(
+                        "[real-node] waiting for "
+                                + lockFile
+                                + " (another real node runs: owner "
+                                + owner
+                                + ")");
+                told = true;
+            }
+            LocalControlPlane.sleep(1000);
         }
     }
 
@@ -976,6 +1028,7 @@ public final class RealNode implements AutoCloseable {
         } catch (IOException e) {
             // the lock goes with the process anyway
         }
+        machineLock.close();
     }
 
     private static void stop(ChildProcess p) {

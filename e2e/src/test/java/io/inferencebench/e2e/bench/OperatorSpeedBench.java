@@ -135,7 +135,7 @@ class OperatorSpeedBench {
         startOperator();
         report.add(
                 "operator JVM flags: -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 (as"
-                        + " OperatorE2E)");
+                        + " OperatorProcess)");
     }
 
     private static synchronized void startOperator() throws IOException {

@@ -6,14 +6,12 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.inferencebench.testkit.HostState;
 import io.inferencebench.testkit.RealNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,35 +23,37 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * The product as a user installs it, on the real node: {@link RealNode} (control plane, kubelet,
- * containerd, kube-proxy, CoreDNS), the operator, runner and model-sim image tarballs of {@code
- * make images} imported into the node's containerd, the Helm chart installed with {@code helm
- * install} (the operator as a Deployment with its own ServiceAccount and in-cluster config; runner
- * RBAC in the given namespaces, which are created first with Pod Security {@code restricted}
- * enforced).
+ * The product as a user installs it, on the cluster of the {@link TestCluster} switch (by default
+ * the real node: {@link RealNode}'s control plane, kubelet, containerd, kube-proxy, CoreDNS), the
+ * operator, runner and model-sim image tarballs of {@code make images} imported into the cluster's
+ * container runtime, the Helm chart installed with {@code helm install} (the operator as a
+ * Deployment with its own ServiceAccount and in-cluster config; runner RBAC in the given
+ * namespaces, which are created first with Pod Security {@code restricted} enforced).
  *
- * <p>{@link #close()} uninstalls nothing: the node's teardown deletes the workloads and restores
- * the host; it then compares the host state with the one recorded before the start.
+ * <p>{@link #close()} uninstalls nothing: it copies the cluster's logs and closes the cluster (the
+ * real node's teardown deletes the workloads, restores the host and compares the host state with
+ * the one recorded before the start).
  */
 final class ChartCluster implements AutoCloseable {
 
     static final String SYSTEM = "inferencebench-system";
     static final String RELEASE = "inferencebench";
     static final String OPERATOR = "inferencebench-operator";
-    private static final Path NODE_DIR = Path.of("/var/tmp/inferencebench/node");
 
     final Path repo;
     final Map<String, String> pom;
+
+    /** The cluster of the {@link TestCluster#PROPERTY} switch. */
+    final TestCluster cluster;
+
+    /** The real node when the cluster is one ({@code node} mode), else null. */
     final RealNode node;
+
     final KubernetesClient client;
     final Path helm;
-    private final Map<String, List<String>> hostBefore;
     private final Path logCopies;
 
     private ChartCluster(List<String> namespaces, Path logCopies) {
-        assertThat(System.getProperty("user.name"))
-                .as("the real node runs containerd and kubelet: run the test as root")
-                .isEqualTo("root");
         this.repo = findRepo();
         this.pom = rootPomProperties(repo.resolve("pom.xml"));
         this.logCopies = logCopies;
@@ -61,17 +61,13 @@ final class ChartCluster implements AutoCloseable {
             assertThat(tarball(image)).as("image tarball (built by `make images`)").exists();
         }
         this.helm = provisionHelm();
-        this.hostBefore = HostState.capture(NODE_DIR);
         long start = System.nanoTime();
-        this.node = RealNode.start();
+        this.cluster = TestCluster.start();
+        this.node = cluster instanceof RealNodeCluster real ? real.node() : null;
         try {
-            this.client = node.adminClient();
-            for (String image : List.of("operator", "runner", "model-sim")) {
-                var imported = node.importImage(tarball(image));
-                assertThat(imported.ok())
-                        .as("ctr images import " + image + ": " + imported.output())
-                        .isTrue();
-            }
+            this.client = cluster.client();
+            cluster.importImages(
+                    List.of(tarball("operator"), tarball("runner"), tarball("model-sim")));
             for (String ns : namespaces) {
                 client.resource(
                                 """
@@ -108,8 +104,9 @@ final class ChartCluster implements AutoCloseable {
             System.out.println(
                     "[ChartCluster] node up and chart installed in "
                             + (System.nanoTime() - start) / 1_000_000
-                            + " ms; node phases "
-                            + node.startupPhases()
+                            + " ms on "
+                            + cluster.mode()
+                            + (node != null ? "; node phases " + node.startupPhases() : "")
                             + "\n"
                             + out.lines().limit(8).reduce("", (a, b) -> a + b + "\n"));
             awaitOperatorReady(Duration.ofMinutes(3));
@@ -166,7 +163,7 @@ final class ChartCluster implements AutoCloseable {
     /** Every container log file kubelet wrote for pods of {@code namespace} (pod-logs dir). */
     Map<String, String> containerLogs(String namespace) {
         Map<String, String> logs = new HashMap<>();
-        Path root = node.directory().resolve("pod-logs");
+        Path root = cluster.podLogs();
         if (!Files.isDirectory(root)) {
             return logs;
         }
@@ -204,7 +201,7 @@ final class ChartCluster implements AutoCloseable {
         List<String> argv = new ArrayList<>();
         argv.add(io.inferencebench.testkit.K8sBinaries.binary("kubectl").toString());
         argv.add("--kubeconfig");
-        argv.add(node.controlPlane().adminKubeconfig().toString());
+        argv.add(cluster.kubeconfig().toString());
         argv.addAll(List.of(args));
         return exec(argv, Map.of());
     }
@@ -214,7 +211,7 @@ final class ChartCluster implements AutoCloseable {
         argv.add(helm.toString());
         argv.addAll(args);
         argv.add("--kubeconfig");
-        argv.add(node.controlPlane().adminKubeconfig().toString());
+        argv.add(cluster.kubeconfig().toString());
         Path home = repo.resolve("e2e/target/chart-cluster/helm");
         return exec(
                 argv,
@@ -257,46 +254,10 @@ final class ChartCluster implements AutoCloseable {
 
     @Override
     public void close() {
-        if (node != null) {
-            try {
-                Files.createDirectories(logCopies);
-                for (var log : node.logFiles().entrySet()) {
-                    Files.copy(
-                            log.getValue(),
-                            logCopies.resolve(log.getKey() + ".log"),
-                            StandardCopyOption.REPLACE_EXISTING);
-                }
-                for (var log : node.controlPlane().logFiles().entrySet()) {
-                    Files.copy(
-                            log.getValue(),
-                            logCopies.resolve(log.getKey() + ".log"),
-                            StandardCopyOption.REPLACE_EXISTING);
-                }
-                Path podLogs = node.directory().resolve("pod-logs");
-                if (Files.isDirectory(podLogs)) {
-                    try (Stream<Path> files = Files.walk(podLogs)) {
-                        for (Path f : files.filter(Files::isRegularFile).toList()) {
-                            Path to =
-                                    logCopies.resolve(
-                                            "pods/"
-                                                    + podLogs.relativize(f)
-                                                            .toString()
-                                                            .replace('/', '_'));
-                            Files.createDirectories(to.getParent());
-                            Files.copy(f, to, StandardCopyOption.REPLACE_EXISTING);
-                        }
-                    }
-                }
-            } catch (IOException e) {
-                System.err.println("[ChartCluster] copying logs: " + e);
-            }
-            node.close();
+        if (cluster != null) {
+            cluster.copyLogs(logCopies);
+            cluster.close();
         }
-        Map<String, List<String>> after = HostState.capture(NODE_DIR);
-        assertThat(HostState.differences(hostBefore, after))
-                .as("host state before the node started vs after it stopped")
-                .isEmpty();
-        assertThat(NODE_DIR).as("node directory removed").doesNotExist();
     }
 
     private static Path findRepo() {

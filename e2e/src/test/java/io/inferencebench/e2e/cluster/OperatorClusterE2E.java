@@ -46,10 +46,13 @@ import org.junit.jupiter.api.TestMethodOrder;
  * ChartCluster}: the Helm chart's operator Deployment, the runner and model-sim images in
  * containerd): a sweep with two runner pods in a Pod Security {@code restricted} namespace, the API
  * key from a Secret, cancel, runner-pod loss and operator restart. Every namespace enforces {@code
- * restricted}. Latencies are compared with what the simulator itself observed (its /metrics
- * histograms, scraped by the operator over the stage window), request counts with what it counted.
+ * restricted}; a Service without ready endpoints is reported and starts no runner. Latencies are
+ * compared with what the simulator itself observed (its /metrics histograms, scraped by the
+ * operator over the stage window), request counts with what it counted.
  *
- * <p>Needs root and {@code make images}; {@code make e2e-node} runs it (not in {@code make test}).
+ * <p>Needs root and {@code make images}; part of the E2E tier of {@code make test} ({@code make
+ * e2e-node} runs the real-node classes alone). The process-node {@code OperatorE2E} scenarios live
+ * here now.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OperatorClusterE2E {
@@ -63,6 +66,7 @@ class OperatorClusterE2E {
     static final String NS_CANCEL = "cl-cancel";
     static final String NS_LOSS = "cl-podloss";
     static final String NS_RESTART = "cl-restart";
+    static final String NS_NO_ENDPOINTS = "cl-noendpoints";
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static ChartCluster cluster;
@@ -74,7 +78,7 @@ class OperatorClusterE2E {
     static void startCluster() {
         cluster =
                 ChartCluster.start(
-                        List.of(NS_SWEEP, NS_KEY, NS_CANCEL, NS_LOSS, NS_RESTART),
+                        List.of(NS_SWEEP, NS_KEY, NS_CANCEL, NS_LOSS, NS_RESTART, NS_NO_ENDPOINTS),
                         Path.of("target/cluster-e2e-logs").toAbsolutePath());
         client = cluster.client;
     }
@@ -406,6 +410,48 @@ class OperatorClusterE2E {
         assertThat(java.time.Instant.parse(status.getCompletionTime()))
                 .as("completion of the run vs start of the replacement operator pod")
                 .isAfter(java.time.Instant.parse(replacement.getStatus().getStartTime()));
+    }
+
+    @Test
+    @Order(6)
+    void serviceWithoutReadyEndpointsIsReportedAndNoRunnerStarts() throws Exception {
+        String ns = NS_NO_ENDPOINTS;
+        apply(
+                """
+                apiVersion: v1
+                kind: Service
+                metadata: {name: sim, namespace: %s}
+                spec:
+                  selector: {app: nothing-selects-this}
+                  ports: [{name: http, port: 8000, targetPort: 8000}]
+                """
+                        .formatted(ns));
+        createRun(ns, sweep("unready", "sim", "4", 4, 1, "", "OnSuccess"));
+        await().atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(250))
+                .until(
+                        () -> {
+                            BenchmarkRun run = run(ns, "unready");
+                            return run.getStatus() != null
+                                    && run.getStatus()
+                                            .condition(ConditionTypes.TARGET_READY)
+                                            .filter(c -> c.getStatus().equals("False"))
+                                            .isPresent();
+                        });
+        var condition =
+                run(ns, "unready").getStatus().condition(ConditionTypes.TARGET_READY).orElseThrow();
+        assertThat(condition.getReason()).isNotBlank();
+        assertThat(condition.getMessage()).contains("sim");
+        // give a wrongly eager operator time to launch runners anyway
+        Thread.sleep(5_000);
+        assertThat(client.pods().inNamespace(ns).list().getItems()).isEmpty();
+        assertThat(client.batch().v1().jobs().inNamespace(ns).list().getItems()).isEmpty();
+        assertThat(isTerminal(phase(ns, "unready"))).isFalse();
+        System.out.println(
+                "TargetReady=False reason="
+                        + condition.getReason()
+                        + " message="
+                        + condition.getMessage());
     }
 
     // ---------------------------------------------------------------- assertions

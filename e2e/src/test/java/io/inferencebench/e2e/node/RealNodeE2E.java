@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.testkit.HostState;
+import io.inferencebench.testkit.MachineLock;
 import io.inferencebench.testkit.RealNode;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -34,8 +35,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * Smoke test of {@link RealNode}: the control plane plus a real kubelet, containerd, kube-proxy and
  * CoreDNS run the project's own images — the simulator behind a ClusterIP Service answers the host
  * and, by DNS name, other pods; the runner image benchmarks it as a Job — and the host is left as
- * it was. Not part of {@code make test} yet: {@code make e2e-node} (or {@code -Pit,node
- * -Dit.test=RealNodeE2E}) runs it; it needs root and {@code make images}.
+ * it was. Part of the E2E tier of {@code make test} ({@code make e2e-node} runs the real-node
+ * classes alone); it needs root and {@code make images}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -48,6 +49,7 @@ class RealNodeE2E {
     private final Map<String, String> pom = rootPomProperties(repo.resolve("pom.xml"));
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+    private MachineLock machineLock;
     private Map<String, List<String>> hostBefore;
     private RealNode node;
     private KubernetesClient client;
@@ -62,6 +64,9 @@ class RealNodeE2E {
         for (String image : List.of("runner", "model-sim")) {
             assertThat(tarball(image)).as("image tarball (built by `make images`)").exists();
         }
+        // the lock first: another cluster's host state must not count as the "before"
+        machineLock =
+                MachineLock.acquire(MachineLock.file(), MachineLock.DEFAULT_WAIT, "RealNodeE2E");
         hostBefore = HostState.capture(NODE_DIR);
         long start = System.nanoTime();
         node = RealNode.start();
@@ -117,7 +122,11 @@ class RealNodeE2E {
             }
             node.close();
         }
+        if (machineLock == null) {
+            return;
+        }
         Map<String, List<String>> after = HostState.capture(NODE_DIR);
+        machineLock.close();
         System.out.println("[RealNodeE2E] host state after teardown: " + after);
         assertThat(HostState.differences(hostBefore, after))
                 .as("host state before the node started vs after it stopped")
