@@ -34,6 +34,10 @@ import java.util.stream.Stream;
  *
  * <p>{@link #close()} uninstalls nothing: the node's teardown deletes the workloads and restores
  * the host; it then compares the host state with the one recorded before the start.
+ *
+ * <p>With {@code -Dinferencebench.cluster=kind} the same suite runs on a Kind cluster instead
+ * ({@link KindCluster}: kubeconfig from {@code kind get kubeconfig}, images through {@code kind
+ * load image-archive}).
  */
 final class ChartCluster implements AutoCloseable {
 
@@ -45,8 +49,11 @@ final class ChartCluster implements AutoCloseable {
     final Path repo;
     final Map<String, String> pom;
     final RealNode node;
+    final KindCluster kind;
     final KubernetesClient client;
     final Path helm;
+    private final Path kubeconfig;
+    private final Path podLogs;
     private final Map<String, List<String>> hostBefore;
     private final Path logCopies;
 
@@ -61,12 +68,34 @@ final class ChartCluster implements AutoCloseable {
             assertThat(tarball(image)).as("image tarball (built by `make images`)").exists();
         }
         this.helm = provisionHelm();
-        this.hostBefore = HostState.capture(NODE_DIR);
         long start = System.nanoTime();
-        this.node = RealNode.start();
+        if (KindCluster.selected()) {
+            this.hostBefore = null;
+            this.node = null;
+            this.kind = KindCluster.attach(repo, repo.resolve("e2e/target/chart-cluster"));
+            this.kubeconfig = kind.kubeconfig;
+            this.podLogs = kind.podLogs;
+        } else {
+            this.hostBefore = HostState.capture(NODE_DIR);
+            this.kind = null;
+            this.node = RealNode.start();
+            this.kubeconfig = node.controlPlane().adminKubeconfig();
+            this.podLogs = node.directory().resolve("pod-logs");
+        }
         try {
-            this.client = node.adminClient();
+            this.client =
+                    node != null
+                            ? node.adminClient()
+                            : new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+                                    .withConfig(
+                                            io.fabric8.kubernetes.client.Config.fromKubeconfig(
+                                                    Files.readString(kubeconfig)))
+                                    .build();
             for (String image : List.of("operator", "runner", "model-sim")) {
+                if (kind != null) {
+                    kind.loadImage(tarball(image));
+                    continue;
+                }
                 var imported = node.importImage(tarball(image));
                 assertThat(imported.ok())
                         .as("ctr images import " + image + ": " + imported.output())
@@ -108,11 +137,14 @@ final class ChartCluster implements AutoCloseable {
             System.out.println(
                     "[ChartCluster] node up and chart installed in "
                             + (System.nanoTime() - start) / 1_000_000
-                            + " ms; node phases "
-                            + node.startupPhases()
+                            + " ms; "
+                            + (node != null ? "node phases " + node.startupPhases() : "kind")
                             + "\n"
                             + out.lines().limit(8).reduce("", (a, b) -> a + b + "\n"));
             awaitOperatorReady(Duration.ofMinutes(3));
+        } catch (IOException e) {
+            close();
+            throw new UncheckedIOException(e);
         } catch (RuntimeException | Error e) {
             close();
             throw e;
@@ -166,7 +198,7 @@ final class ChartCluster implements AutoCloseable {
     /** Every container log file kubelet wrote for pods of {@code namespace} (pod-logs dir). */
     Map<String, String> containerLogs(String namespace) {
         Map<String, String> logs = new HashMap<>();
-        Path root = node.directory().resolve("pod-logs");
+        Path root = podLogs;
         if (!Files.isDirectory(root)) {
             return logs;
         }
@@ -204,7 +236,7 @@ final class ChartCluster implements AutoCloseable {
         List<String> argv = new ArrayList<>();
         argv.add(io.inferencebench.testkit.K8sBinaries.binary("kubectl").toString());
         argv.add("--kubeconfig");
-        argv.add(node.controlPlane().adminKubeconfig().toString());
+        argv.add(kubeconfig.toString());
         argv.addAll(List.of(args));
         return exec(argv, Map.of());
     }
@@ -214,7 +246,7 @@ final class ChartCluster implements AutoCloseable {
         argv.add(helm.toString());
         argv.addAll(args);
         argv.add("--kubeconfig");
-        argv.add(node.controlPlane().adminKubeconfig().toString());
+        argv.add(kubeconfig.toString());
         Path home = repo.resolve("e2e/target/chart-cluster/helm");
         return exec(
                 argv,
@@ -257,6 +289,14 @@ final class ChartCluster implements AutoCloseable {
 
     @Override
     public void close() {
+        if (kind != null) {
+            if (client != null) {
+                client.close();
+            }
+            kind.exportLogs(logCopies);
+            kind.close();
+            return;
+        }
         if (node != null) {
             try {
                 Files.createDirectories(logCopies);
