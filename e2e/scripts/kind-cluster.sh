@@ -80,7 +80,15 @@ start_dockerd() {
 JSON
   log "starting dockerd (data-root $DOCKER_DATA, socket $DOCKER_SOCK, log $STATE/dockerd.log)"
   local t; t=$(date +%s%N)
-  setsid nohup dockerd --config-file "$STATE/daemon.json" >"$STATE/dockerd.log" 2>&1 </dev/null &
+  # Without the descriptors this shell inherited: one of them may hold the E2E lock (flock), and
+  # a daemon keeping it would hold the machine's cluster lock until it stops.
+  (
+    for fd in /proc/$BASHPID/fd/*; do
+      fd=${fd##*/}
+      [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
+    done
+    exec setsid nohup dockerd --config-file "$STATE/daemon.json" >"$STATE/dockerd.log" 2>&1 </dev/null
+  ) &
   echo $! >"$STATE/dockerd.pid"
   for _ in $(seq 1 300); do
     DOCKER_HOST="unix://$DOCKER_SOCK" "$STATE/bin/docker" info >/dev/null 2>&1 && break
