@@ -6,7 +6,7 @@ MVN := ./mvnw -B -ntp
 # Maven runs on the selected JDK; keep its own warnings off the console.
 export MAVEN_OPTS ?= --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow
 
-.PHONY: images images-push containerd chromium help tools k8s-binaries helm model-sim model-sim-test build test unit it e2e test-vllm vllm-up vllm-down demo demo-cli fmt fmt-check clean control-plane-up control-plane-down node e2e-node
+.PHONY: images images-push containerd chromium help tools k8s-binaries helm model-sim model-sim-test build test unit it e2e test-vllm vllm-up vllm-down demo demo-cli fmt fmt-check clean control-plane-up control-plane-down node e2e-node kind e2e-kind demo-kind kind-up kind-down
 
 help:
 	@echo "make demo    - the product on a real single-node cluster: chart-installed operator, simulator, a 3-rate sweep, LPG profiles in results/ (root; KEEP=1 leaves it running)"
@@ -18,6 +18,8 @@ help:
 	@echo "make test-vllm - the *VllmIT tier against a real vLLM on the CPU (installs ~8 GB once; not part of make test)"
 	@echo "make tools   - Kubernetes control-plane binaries, Helm, containerd, model-server simulator, Chromium (cached)"
 	@echo "make e2e-node - only RealNodeE2E and OperatorClusterE2E: a real kubelet + containerd node, the chart-installed operator (root)"
+	@echo "make e2e-kind - OperatorClusterE2E on a Kind cluster (Docker; node image built offline when none is given; root; not in make test; run, not verified here end to end)"
+	@echo "make demo-kind - make demo on a Kind cluster (root, Docker; KEEP=1 leaves it running)"
 	@echo "make fmt     - format Java sources (google-java-format, AOSP)"
 
 images:
@@ -56,6 +58,30 @@ export E2E_LOCK
 e2e-node: tools node images
 	$(MVN) -q -DskipTests install -pl e2e -am
 	$(if $(shell command -v flock),flock $(E2E_LOCK)) $(MVN) verify -Pit -pl e2e -DskipITs=true -Dit.test='RealNodeE2E,OperatorClusterE2E'
+
+# Kind: kind from the Go module proxy, Docker (Debian's docker.io), the node image built offline
+# from the project's own builds unless IB_KIND_NODE_IMAGE names one (cached).
+kind: tools node
+	e2e/scripts/provision-kind.sh >/dev/null
+
+# OperatorClusterE2E against a Kind cluster: the cluster is created, the suite loads the images
+# (kind load image-archive), installs the chart and runs; the cluster is deleted and the host
+# restored at the end. Under the E2E lock for the cluster's whole life.
+e2e-kind: kind images
+	$(MVN) -q -DskipTests install -pl e2e -am
+	$(if $(shell command -v flock),flock $(E2E_LOCK)) bash -c 'trap "e2e/scripts/kind-cluster.sh down" EXIT; \
+	  e2e/scripts/kind-cluster.sh up >/dev/null && \
+	  $(MVN) verify -Pit,node -pl e2e -DskipITs=true -Dit.test=OperatorClusterE2E -Dinferencebench.cluster=kind'
+
+# The demo of `make demo` on a Kind cluster (scripts/demo-cluster.sh --kind).
+demo-kind:
+	scripts/demo-cluster.sh --kind
+
+kind-up: kind images
+	$(if $(shell command -v flock),flock $(E2E_LOCK)) e2e/scripts/kind-cluster.sh up $(foreach i,$(wildcard target/images/*.tar),--load $(i))
+
+kind-down:
+	e2e/scripts/kind-cluster.sh down
 
 build:
 	$(MVN) -DskipTests install

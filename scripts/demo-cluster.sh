@@ -15,9 +15,21 @@
 #  6. shuts everything down and restores the host state. KEEP=1 leaves the cluster running and
 #     prints the kubeconfig path and commands to try; `e2e/scripts/control-plane.sh down` stops it.
 #
+# `--kind` (`make demo-kind`): steps 2, 3 and 6 on a Kind cluster instead (e2e/scripts/kind-cluster.sh:
+# Docker, kind, the offline node image unless IB_KIND_NODE_IMAGE names one; the images go in with
+# `kind load image-archive`); the rest is the same.
+#
 # Environment: KEEP=1, RESULT_DIR (default results), IB_MAVEN_ARGS (extra Maven arguments),
 # E2E_LOCK (default /tmp/inferencebench-e2e.lock: one cluster per machine, shared with the E2E runs).
 set -euo pipefail
+
+ON_KIND=0
+for arg in "$@"; do
+  case "$arg" in
+    --kind) ON_KIND=1 ;;
+    *) echo "demo: unknown option '$arg' (allowed: --kind)" >&2; exit 2 ;;
+  esac
+done
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -39,6 +51,11 @@ SYSTEM=inferencebench-system
 RUN=model-sim-sweep
 STATE="${IB_CONTROL_PLANE_DIR:-/tmp/inferencebench-control-plane}"
 export IB_CONTROL_PLANE_DIR="$STATE"
+CLUSTER_SCRIPT=e2e/scripts/control-plane.sh
+if [ "$ON_KIND" = 1 ]; then
+  STATE="${IB_KIND_DIR:-/tmp/inferencebench-kind}"
+  CLUSTER_SCRIPT=e2e/scripts/kind-cluster.sh
+fi
 
 # One cluster per machine: hold the E2E lock for the demo's whole life (KEEP=1: until it returns).
 LOCK="${E2E_LOCK:-/tmp/inferencebench-e2e.lock}"
@@ -60,7 +77,12 @@ K8S_BIN="$(provision e2e/scripts/provision-k8s.sh)"
 KUBECTL="$K8S_BIN/kubectl"
 [ -x "$KUBECTL" ] || die "kubectl missing in $K8S_BIN (e2e/scripts/provision-k8s.sh builds it)"
 HELM="$(provision e2e/scripts/provision-helm.sh)"
-provision e2e/scripts/provision-node.sh >/dev/null
+if [ "$ON_KIND" = 1 ]; then
+  log "provisioning Kind: Docker, kind, the node image (offline build, cached)"
+  provision e2e/scripts/provision-kind.sh >/dev/null
+else
+  provision e2e/scripts/provision-node.sh >/dev/null
+fi
 
 pom_property() { sed -n "s|.*<$1>\(.*\)</$1>.*|\1|p" pom.xml | head -1; }
 VERSION="$(sed -n '/<artifactId>inferencebench-parent<\/artifactId>/{n;s|.*<version>\(.*\)</version>.*|\1|p}' pom.xml)"
@@ -96,7 +118,7 @@ cleanup() {
     return
   fi
   log "shutting down the cluster and restoring the host state"
-  e2e/scripts/control-plane.sh down >/dev/null 2>&1 || true
+  "$CLUSTER_SCRIPT" down >/dev/null 2>&1 || true
   local after; after="$(mktemp -t ib-host-after.XXXXXX)"
   e2e/scripts/host-state.sh >"$after" 2>/dev/null || true
   if diff -q "$HOST_BEFORE" "$after" >/dev/null; then
@@ -111,9 +133,15 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-log "starting the control plane and the real node (kubelet + containerd), importing the images"
-KUBECONFIG="$(e2e/scripts/control-plane.sh up --real-node \
-  --import "${IMAGES[0]}" --import "${IMAGES[1]}" --import "${IMAGES[2]}")"
+if [ "$ON_KIND" = 1 ]; then
+  log "creating the Kind cluster, loading the images (kind load image-archive)"
+  KUBECONFIG="$(e2e/scripts/kind-cluster.sh up \
+    --load "${IMAGES[0]}" --load "${IMAGES[1]}" --load "${IMAGES[2]}")"
+else
+  log "starting the control plane and the real node (kubelet + containerd), importing the images"
+  KUBECONFIG="$(e2e/scripts/control-plane.sh up --real-node \
+    --import "${IMAGES[0]}" --import "${IMAGES[1]}" --import "${IMAGES[2]}")"
+fi
 export KUBECONFIG
 log "cluster up: $(sed -n 's/^startup_ms=//p' "$STATE/ready") ms (images: $(sed -n 's/^imported=//p' "$STATE/ready"))"
 k() { "$KUBECTL" "$@"; }
@@ -231,5 +259,5 @@ if [ "${KEEP:-}" = 1 ]; then
   echo "  kubectl get benchmarkruns -A -o wide"
   echo "  kubectl -n $SYSTEM logs deploy/inferencebench-operator"
   echo "  kubectl -n $NS get pods,svc,configmaps"
-  echo "Stop it and restore the host: e2e/scripts/control-plane.sh down"
+  echo "Stop it and restore the host: $CLUSTER_SCRIPT down"
 fi

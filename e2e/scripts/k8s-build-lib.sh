@@ -4,7 +4,7 @@
 # Needs K8S_VERSION, BUILD_ROOT and log().
 
 # Commands the wrapper module imports; a build may pick any subset of them.
-K8S_BUILD_CMDS=(kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy)
+K8S_BUILD_CMDS=(kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy kubeadm)
 
 k8s_build_dir() { echo "$BUILD_ROOT/kubernetes-$K8S_VERSION"; }
 

@@ -6,8 +6,8 @@ import java.util.List;
 
 /**
  * The cluster an E2E class runs on, whatever provides it. {@link #start()} is the switch: the
- * system property {@value #PROPERTY} ({@code node}, the default: {@link RealNodeCluster}; other
- * modes are added in that one method) is read there and nowhere else.
+ * system property {@value #PROPERTY} ({@code node}, the default: {@link RealNodeCluster}; {@code
+ * kind}: {@link KindCluster}) is read there and nowhere else.
  */
 public interface TestCluster extends AutoCloseable {
 
@@ -18,13 +18,14 @@ public interface TestCluster extends AutoCloseable {
         String mode = System.getProperty(PROPERTY, "node").strip();
         return switch (mode) {
             case "node" -> RealNodeCluster.start();
+            case "kind" -> KindCluster.start();
             default ->
                     throw new IllegalArgumentException(
                             "system property "
                                     + PROPERTY
                                     + "="
                                     + mode
-                                    + ": unknown cluster (known: node)");
+                                    + ": unknown cluster (known: node, kind)");
         };
     }
 
