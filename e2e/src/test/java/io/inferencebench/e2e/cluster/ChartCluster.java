@@ -53,7 +53,7 @@ final class ChartCluster implements AutoCloseable {
     final Path helm;
     private final Path logCopies;
 
-    private ChartCluster(List<String> namespaces, Path logCopies) {
+    private ChartCluster(List<String> namespaces, Path logCopies, List<String> chartValues) {
         this.repo = findRepo();
         this.pom = rootPomProperties(repo.resolve("pom.xml"));
         this.logCopies = logCopies;
@@ -100,6 +100,10 @@ final class ChartCluster implements AutoCloseable {
                                     "--wait",
                                     "--timeout",
                                     "5m"));
+            for (String value : chartValues) {
+                install.add("--set");
+                install.add(value);
+            }
             String out = helm(install);
             System.out.println(
                     "[ChartCluster] node up and chart installed in "
@@ -117,7 +121,15 @@ final class ChartCluster implements AutoCloseable {
     }
 
     static ChartCluster start(List<String> namespaces, Path logCopies) {
-        return new ChartCluster(namespaces, logCopies);
+        return new ChartCluster(namespaces, logCopies, List.of());
+    }
+
+    /**
+     * As {@link #start(List, Path)}, with more chart values ({@code key=value}, as {@code helm
+     * install --set} takes them).
+     */
+    static ChartCluster start(List<String> namespaces, Path logCopies, List<String> chartValues) {
+        return new ChartCluster(namespaces, logCopies, chartValues);
     }
 
     /** The one Ready operator pod of the chart's Deployment. */
