@@ -176,7 +176,12 @@ up() {
   rm -f "$STATE/ready"
   local t0; t0=$(date +%s%N)
 
-  # host state first, so that `down` can restore and compare
+  # host state first, so that `down` can restore and compare. A record left by an earlier `up`
+  # is kept only while that up's dockerd still runs (its cluster is still there to tear down);
+  # otherwise it is stale (an interrupted run whose `down` never came) and is taken again.
+  if [ -f "$STATE/host-before" ] && ! kill -0 "$(cat "$DOCKER_RUN/dockerd.pid" 2>/dev/null)" 2>/dev/null; then
+    mv "$STATE/host-before" "$STATE/host-before.stale"
+  fi
   if [ ! -f "$STATE/host-before" ]; then
     "$ROOT/e2e/scripts/host-state.sh" >"$STATE/host-before" 2>/dev/null || true
     : >"$STATE/sysctls-before"
