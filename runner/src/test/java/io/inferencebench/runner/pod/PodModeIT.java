@@ -640,6 +640,44 @@ class PodModeIT {
     }
 
     @Test
+    void aSearchPodRunsADurationProbeAndStopsWhenTheRunIsDeletedBeforeTheNext() throws Exception {
+        Run run = newRun("search-deleted");
+        LoadSpec load = new LoadSpec();
+        load.setDuration("1s");
+        publishWorkOrder(run, workOrder(run, load, 1, false));
+        int requestsBefore = loadRequests();
+        StringWriter log = new StringWriter();
+        CompletableFuture<Integer> pod = startPod(run, settings(run, 0, null, null), log);
+        awaitOrShowLogs(() -> PartReport.STATE_READY.equals(data(run, 0, PartReport.STATE)), log);
+        control(
+                run,
+                Map.of(
+                        RunnerWorkOrder.stageStartKey(1),
+                        Instant.now().plusMillis(500).toString(),
+                        RunnerWorkOrder.stageRateKey(1),
+                        "8"));
+        awaitOrShowLogs(() -> "1".equals(data(run, 0, PartReport.STAGES_DONE)), log);
+        StageResult r = stageResult(run, 0, 1);
+        assertThat(r.requestedRate).isEqualTo(8.0);
+        assertThat(r.sent).isPositive();
+        assertThat(r.completed).isEqualTo(r.sent);
+        assertThat(loadRequests() - requestsBefore).isEqualTo((int) r.sent);
+        assertThat(pod).isNotDone();
+
+        // Waiting for the next probe's rate, the pod notices the run is gone.
+        admin.resources(BenchmarkRun.class)
+                .inNamespace(run.namespace())
+                .withName(run.name())
+                .delete();
+        assertThat(pod.get(15, TimeUnit.SECONDS)).as(log.toString()).isZero();
+        assertThat(log.toString()).contains("was deleted").contains("1 finished stage(s) kept");
+        assertThat(data(run, 0, PartReporter.CANCELLED)).isEqualTo("true");
+        assertThat(data(run, 0, PartReport.STAGES_DONE)).isEqualTo("1");
+        assertThat(loadRequests() - requestsBefore).isEqualTo((int) r.sent);
+        run.runnerClient().close();
+    }
+
+    @Test
     void aPodWithoutAModelDiscoversItReportsItWhenReadyAndAsksForIt() throws Exception {
         Run run = newRun("discover");
         LoadSpec load = new LoadSpec();
