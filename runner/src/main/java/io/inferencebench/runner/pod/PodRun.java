@@ -46,7 +46,9 @@ import java.util.concurrent.TimeoutException;
  * One runner pod's life (DESIGN §2 steps 3–5): read the work order, build this pod's share of every
  * stage, warm up, report {@code ready} in the part ConfigMap, then for each stage wait for its
  * start instant in the control ConfigMap, run it, publish progress while it runs and write its
- * result; finally report {@code done}. Cancellation (control key or the run gone) stops promptly,
+ * result; finally report {@code done}. In a capacity search (no stages in the work order) stage n
+ * runs at the rate the operator publishes with its barrier, until the operator's {@code stages} key
+ * says the search ran fewer than n. Cancellation (control key or the run gone) stops promptly,
  * keeping finished stages. Exit code 0 for done or cancelled, {@link #EXIT_FAILED} otherwise.
  */
 public final class PodRun {
