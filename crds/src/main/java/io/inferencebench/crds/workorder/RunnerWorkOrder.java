@@ -24,7 +24,10 @@ import java.util.Map;
  * @param apiKeyFromEnv whether {@value #API_KEY_ENV} holds an API key to send as a bearer token
  * @param workload the workload as specified (Java defaults applied)
  * @param load the load as specified
- * @param stages the resolved stages with per-pod shares
+ * @param stages the resolved stages with per-pod shares; empty for a capacity search, whose stages
+ *     are decided at run time: the pod runs stage n at the rate of {@link #stageRateKey} (with
+ *     {@code load.numPrompts} or {@code load.duration} as the size of every probe) once {@link
+ *     #stageStartKey} is published, and stops when {@link #STAGES_KEY} says fewer stages ran
  * @param slo SLO thresholds for goodput, or {@code null}
  * @param controlConfigMap name of the control ConfigMap to watch
  * @param partConfigMapPrefix prefix of the part ConfigMaps; pod i writes {@code <prefix><i>}

@@ -103,6 +103,24 @@ public final class PlanResolver {
      */
     public static RunPlan resolve(
             PlanTarget target, WorkloadSpec workload, LoadSpec load, SloSpec slo, Road road) {
+        return resolve(target, workload, load, slo, road, false);
+    }
+
+    /**
+     * Resolves the sections of a run that may be a capacity search.
+     *
+     * @param searched whether the stages are decided at run time (a capacity search: the load has
+     *     neither stages nor requestRates but a probe size, and the plan no stages)
+     * @throws InvalidSpec when a section breaks a rule of {@link SpecValidation}
+     * @throws IllegalArgumentException naming the field for other problems
+     */
+    public static RunPlan resolve(
+            PlanTarget target,
+            WorkloadSpec workload,
+            LoadSpec load,
+            SloSpec slo,
+            Road road,
+            boolean searched) {
         WorkloadSpec w = workload == null ? new WorkloadSpec() : workload;
         LoadSpec l = load == null ? new LoadSpec() : load;
         String at = road.prefix();
@@ -110,7 +128,7 @@ public final class PlanResolver {
         for (String p : SpecValidation.validateWorkload(w, "workload")) {
             problems.add(at + p);
         }
-        for (String p : SpecValidation.validateLoad(l, "load")) {
+        for (String p : SpecValidation.validateLoad(l, "load", searched)) {
             if (!(road.unpacedStages() && unpacedStageProblem(l, p))) {
                 problems.add(at + p);
             }

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -225,6 +226,28 @@ final class ControlWatch implements AutoCloseable {
                 String value = data.get(key);
                 if (value != null && !value.isBlank()) {
                     return value;
+                }
+                lock.wait(1000);
+            }
+        }
+    }
+
+    /**
+     * Waits until the control data satisfy a condition (e.g. a search's next barrier and rate, or
+     * its end).
+     *
+     * @param until tested on every change of the data
+     * @return the data that satisfied it, or {@code null} when the run ended first ({@link
+     *     #stopReason()} says why)
+     */
+    Map<String, String> awaitAny(Predicate<Map<String, String>> until) throws InterruptedException {
+        synchronized (lock) {
+            while (true) {
+                if (stopReasonLocked() != null) {
+                    return null;
+                }
+                if (until.test(data)) {
+                    return data;
                 }
                 lock.wait(1000);
             }

@@ -46,7 +46,9 @@ import java.util.concurrent.TimeoutException;
  * One runner pod's life (DESIGN §2 steps 3–5): read the work order, build this pod's share of every
  * stage, warm up, report {@code ready} in the part ConfigMap, then for each stage wait for its
  * start instant in the control ConfigMap, run it, publish progress while it runs and write its
- * result; finally report {@code done}. Cancellation (control key or the run gone) stops promptly,
+ * result; finally report {@code done}. In a capacity search (no stages in the work order) stage n
+ * runs at the rate the operator publishes with its barrier, until the operator's {@code stages} key
+ * says the search ran fewer than n. Cancellation (control key or the run gone) stops promptly,
  * keeping finished stages. Exit code 0 for done or cancelled, {@link #EXIT_FAILED} otherwise.
  */
 public final class PodRun {
@@ -170,10 +172,12 @@ public final class PodRun {
         boolean tokenIds =
                 PromptSource.tokenIdsByDefault(plan.wire(), random, tokenizer != null, server);
         Files.createDirectories(settings.scratchDir());
+        boolean search = PodWorkload.searched(order);
+        int datasetSize = PodWorkload.datasetSize(order, index, plan);
         List<Prompt> prompts =
                 server != null
                         ? PromptSource.fromServer(
-                                plan.dataset(), plan.datasetSize(), tokenIds, server, seed)
+                                plan.dataset(), datasetSize, tokenIds, server, seed)
                         : PromptSource.load(
                                 plan.dataset(),
                                 random
@@ -182,7 +186,7 @@ public final class PodRun {
                                                 plan.dataset(),
                                                 settings.datasetFile(),
                                                 settings.scratchDir()),
-                                plan.datasetSize(),
+                                datasetSize,
                                 tokenIds,
                                 tokenizer,
                                 seed);
@@ -254,25 +258,65 @@ public final class PodRun {
             ready.put(PartReport.STAGES_DONE, "0");
             reporter.create(ready);
             log(
-                    "ready: %s%s model %s, %d stage(s), %d prompts, pod %d of %d",
+                    "ready: %s%s model %s, %s, %d prompts, pod %d of %d",
                     order.baseUrl(),
                     path,
                     model,
-                    plans.size(),
+                    search ? "stages decided at run time (search)" : plans.size() + " stage(s)",
                     prompts.size(),
                     index,
                     order.parallelism());
 
-            for (int i = 0; i < plans.size(); i++) {
+            int stagesRan = 0;
+            for (int i = 0; search || i < plans.size(); i++) {
                 int stage = i + 1;
                 String key = RunnerWorkOrder.stageStartKey(stage);
-                String startText = control.awaitKey(key);
-                if (startText == null) {
-                    return cancelled(control.stopReason(), i);
+                String startText;
+                StageShare share;
+                StagePlan stagePlan;
+                String label;
+                if (search) {
+                    String rateKey = RunnerWorkOrder.stageRateKey(stage);
+                    Map<String, String> published =
+                            control.awaitAny(
+                                    d ->
+                                            (present(d, key) && present(d, rateKey))
+                                                    || present(d, RunnerWorkOrder.STAGES_KEY));
+                    if (published == null) {
+                        return cancelled(control.stopReason(), i);
+                    }
+                    if (!(present(published, key) && present(published, rateKey))) {
+                        int ran = searchStages(published.get(RunnerWorkOrder.STAGES_KEY));
+                        if (ran < stage) {
+                            break;
+                        }
+                        throw new PodFailure(
+                                "control "
+                                        + RunnerWorkOrder.STAGES_KEY
+                                        + "="
+                                        + ran
+                                        + " but "
+                                        + key
+                                        + " or "
+                                        + rateKey
+                                        + " is missing");
+                    }
+                    startText = published.get(key);
+                    share = PodWorkload.probeShare(order, stage, rate(rateKey, published));
+                    stagePlan = PodWorkload.probe(order, index, share);
+                    label = stage + " (search)";
+                } else {
+                    startText = control.awaitKey(key);
+                    if (startText == null) {
+                        return cancelled(control.stopReason(), i);
+                    }
+                    share = order.stages().get(i);
+                    stagePlan = plans.get(i);
+                    label = stage + "/" + plans.size();
                 }
                 Instant start = StartBarrier.parse(key, startText);
-                if (plans.get(i) != null) {
-                    engine.prepareStage(plans.get(i));
+                if (stagePlan != null) {
+                    engine.prepareStage(stagePlan);
                 }
                 if (StartBarrier.remaining(start, clock.instant()).toMillis() > 300) {
                     // Collect while waiting rather than after the barrier (the engine's own
@@ -289,19 +333,20 @@ public final class PodRun {
                 running.put(PartReport.STATE, PartReport.STATE_RUNNING);
                 running.put(PartReport.STAGE, Integer.toString(stage));
                 running.put(PartReport.PROGRESS, tracker.snapshot().toJson());
-                StagePlan stagePlan = plans.get(i);
+                StageShare stageShare = share;
+                StagePlan thisStage = stagePlan;
                 Future<StageResult> future =
                         stageThread.submit(
                                 () ->
-                                        stagePlan == null
-                                                ? empty(order.stages().get(stage - 1))
-                                                : engine.runStage(stagePlan));
+                                        thisStage == null
+                                                ? empty(stageShare)
+                                                : engine.runStage(thisStage));
                 // The part is updated after the stage started so the API round trip does not delay
                 // the first request past the barrier.
                 reporter.put(running);
                 log(
-                        "stage %d/%d started %d us after its barrier %s",
-                        stage, plans.size(), late.toNanos() / 1000, start);
+                        "stage %s started %d us after its barrier %s",
+                        label, late.toNanos() / 1000, start);
                 startTicking(ticker, tracker, order);
                 StageResult result = null;
                 while (result == null) {
@@ -338,8 +383,9 @@ public final class PodRun {
                 done.put(PartReport.PROGRESS, finalProgress(stage, result).toJson());
                 reporter.put(done);
                 log(
-                        "stage %d/%d done: %d ok, %d failed, %d sent",
-                        stage, plans.size(), result.completed, result.failed, result.sent);
+                        "stage %s done: %d ok, %d failed, %d sent",
+                        label, result.completed, result.failed, result.sent);
+                stagesRan = stage;
                 if (result.nonStreamedRequests > 0 && !nonStreamedWarned) {
                     log(
                             "warning: stage %d: %d of %d successful responses were not streamed;"
@@ -350,7 +396,7 @@ public final class PodRun {
                 }
             }
             reporter.put(Map.of(PartReport.STATE, PartReport.STATE_DONE));
-            log("done: %d stage(s)", plans.size());
+            log("done: %d stage(s)", stagesRan);
             return 0;
         } finally {
             stopTicking();
@@ -373,6 +419,29 @@ public final class PodRun {
             transportToClose.close();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    private static boolean present(Map<String, String> data, String key) {
+        String value = data.get(key);
+        return value != null && !value.isBlank();
+    }
+
+    /** The operator's {@code stages} key: how many stages the search ran. */
+    private static int searchStages(String text) {
+        try {
+            return Integer.parseInt(text.strip());
+        } catch (NumberFormatException e) {
+            throw new PodFailure(
+                    "control " + RunnerWorkOrder.STAGES_KEY + ": not a number of stages: " + text);
+        }
+    }
+
+    private static double rate(String key, Map<String, String> data) {
+        try {
+            return Double.parseDouble(data.get(key).strip());
+        } catch (NumberFormatException e) {
+            throw new PodFailure("control " + key + ": not a request rate: " + data.get(key));
         }
     }
 

@@ -41,14 +41,82 @@ final class PodWorkload {
     /**
      * This pod's stage plans, in order; an entry is {@code null} when the pod's share of that stage
      * is empty (fewer prompts or less concurrency than pods), and the pod then reports an empty
-     * result for it.
+     * result for it. Empty for a capacity search, whose stages are decided at run time (an empty
+     * {@code stages} list in the work order): the pod builds each one with {@link #probe} when the
+     * operator publishes its rate.
      */
     static List<StagePlan> plans(RunnerWorkOrder order, int index) {
         LoadSpec load = order.load() == null ? new LoadSpec() : order.load();
         List<StageShare> shares = order.stages();
-        if (shares == null || shares.isEmpty()) {
-            throw new PodFailure("work order: stages is empty");
+        if (searched(order)) {
+            if (load.getNumPrompts() == null && load.getDuration() == null) {
+                throw new PodFailure(
+                        "work order: stages is empty (a capacity search) but load has neither"
+                                + " numPrompts nor duration (the size of every probe)");
+            }
+            return List.of();
         }
+        List<StagePlan> plans = new ArrayList<>();
+        for (StageShare share : shares) {
+            plans.add(
+                    stagePlan(
+                            order,
+                            index,
+                            share,
+                            "work order: stages[" + (share.stage() - 1) + "]"));
+        }
+        return plans;
+    }
+
+    /** Whether the work order is a capacity search: no stages, each decided at run time. */
+    static boolean searched(RunnerWorkOrder order) {
+        return order.stages() == null || order.stages().isEmpty();
+    }
+
+    /**
+     * Stage {@code stage} of a capacity search as the whole run sees it, with this pod's share: the
+     * probe size of the work order's load and the rate the operator published.
+     *
+     * @param rate req/s of all runner pods together (control key {@code stage-<n>-rate})
+     */
+    static StageShare probeShare(RunnerWorkOrder order, int stage, double rate) {
+        LoadSpec load = order.load() == null ? new LoadSpec() : order.load();
+        if (!(rate >= 0) || Double.isInfinite(rate)) {
+            throw new PodFailure(
+                    "control "
+                            + RunnerWorkOrder.stageRateKey(stage)
+                            + ": must be a finite rate >= 0, got "
+                            + rate);
+        }
+        int pods = order.parallelism();
+        return new StageShare(
+                stage,
+                rate,
+                null,
+                load.getNumPrompts(),
+                load.getDuration(),
+                rate / pods,
+                null,
+                load.getNumPrompts() == null
+                        ? null
+                        : StageShares.split(load.getNumPrompts(), pods));
+    }
+
+    /**
+     * This pod's plan of a capacity search's stage ({@code null} when its share is empty: no
+     * prompts or no rate), like a fixed stage's.
+     */
+    static StagePlan probe(RunnerWorkOrder order, int index, StageShare share) {
+        if (share.ratePerPod() != null && share.ratePerPod() == 0) {
+            return null;
+        }
+        return stagePlan(
+                order, index, share, "control " + RunnerWorkOrder.stageRateKey(share.stage()));
+    }
+
+    private static StagePlan stagePlan(
+            RunnerWorkOrder order, int index, StageShare share, String field) {
+        LoadSpec load = order.load() == null ? new LoadSpec() : order.load();
         ArrivalKind arrival =
                 load.getArrival() == null
                         ? ArrivalKind.POISSON
@@ -61,57 +129,61 @@ final class PodWorkload {
                                 1,
                                 StageShares.split(load.getMaxConcurrency(), order.parallelism())
                                         .get(index));
-        List<StagePlan> plans = new ArrayList<>();
-        for (StageShare share : shares) {
-            int i = share.stage() - 1;
-            String field = "work order: stages[" + i + "]";
-            Duration duration = null;
-            if (share.duration() != null) {
-                try {
-                    duration = Durations.parse(share.duration());
-                } catch (IllegalArgumentException e) {
-                    throw new PodFailure(field + ".duration: " + e.getMessage());
-                }
-            }
-            long prompts = 0;
-            if (share.numPrompts() != null) {
-                prompts = pick(share.promptsPerPod(), index, field + ".promptsPerPod");
-                if (prompts == 0) {
-                    plans.add(null);
-                    continue;
-                }
-            }
+        int i = share.stage() - 1;
+        Duration duration = null;
+        if (share.duration() != null) {
             try {
-                if (share.concurrency() != null) {
-                    int c = pick(share.concurrencyPerPod(), index, field + ".concurrencyPerPod");
-                    if (c == 0) {
-                        plans.add(null);
-                        continue;
-                    }
-                    plans.add(
-                            new StagePlan(
-                                    i,
-                                    Double.POSITIVE_INFINITY,
-                                    c,
-                                    prompts,
-                                    duration,
-                                    null,
-                                    arrival,
-                                    burstiness));
-                } else {
-                    double rate =
-                            share.ratePerPod() != null
-                                    ? share.ratePerPod()
-                                    : Double.POSITIVE_INFINITY;
-                    plans.add(
-                            new StagePlan(
-                                    i, rate, null, prompts, duration, cap, arrival, burstiness));
-                }
+                duration = Durations.parse(share.duration());
             } catch (IllegalArgumentException e) {
-                throw new PodFailure(field + ": " + e.getMessage());
+                throw new PodFailure(field + ".duration: " + e.getMessage());
             }
         }
-        return plans;
+        long prompts = 0;
+        if (share.numPrompts() != null) {
+            prompts = pick(share.promptsPerPod(), index, field + ".promptsPerPod");
+            if (prompts == 0) {
+                return null;
+            }
+        }
+        try {
+            if (share.concurrency() != null) {
+                int c = pick(share.concurrencyPerPod(), index, field + ".concurrencyPerPod");
+                if (c == 0) {
+                    return null;
+                }
+                return new StagePlan(
+                        i,
+                        Double.POSITIVE_INFINITY,
+                        c,
+                        prompts,
+                        duration,
+                        null,
+                        arrival,
+                        burstiness);
+            }
+            double rate =
+                    share.ratePerPod() != null ? share.ratePerPod() : Double.POSITIVE_INFINITY;
+            return new StagePlan(i, rate, null, prompts, duration, cap, arrival, burstiness);
+        } catch (IllegalArgumentException e) {
+            throw new PodFailure(field + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * Prompts this pod prepares: {@link RunPlan#datasetSize()} for fixed stages; for a capacity
+     * search its share of every probe's numPrompts (the same each probe), or what a duration stage
+     * gets ({@link RunPlan#DURATION_STAGE_PROMPTS}, reused in turn as for any duration stage).
+     */
+    static int datasetSize(RunnerWorkOrder order, int index, RunPlan plan) {
+        if (!searched(order)) {
+            return plan.datasetSize();
+        }
+        LoadSpec load = order.load();
+        long size =
+                load.getNumPrompts() != null
+                        ? StageShares.split(load.getNumPrompts(), order.parallelism()).get(index)
+                        : RunPlan.DURATION_STAGE_PROMPTS;
+        return (int) Math.max(1, Math.min(size, RunPlan.MAX_PROMPTS));
     }
 
     private static int pick(List<Integer> perPod, int index, String field) {
@@ -135,7 +207,8 @@ final class PodWorkload {
                             order.workload(),
                             order.load(),
                             order.slo(),
-                            PlanResolver.Road.pod());
+                            PlanResolver.Road.pod(),
+                            searched(order));
         } catch (IllegalArgumentException e) {
             throw new PodFailure(e.getMessage());
         }

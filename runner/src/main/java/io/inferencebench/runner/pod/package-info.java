@@ -15,6 +15,13 @@
  *   <li>Control ConfigMap {@code <run>-control}: {@code stage-<n>-start} (RFC 3339 instant) for
  *       each stage's barrier, {@code cancel=true} to stop. Followed by a watch plus a periodic
  *       {@code get}; the BenchmarkRun itself is checked with {@code get} to notice its deletion.
+ *   <li>Capacity search: a work order with an empty {@code stages} list has its stages decided at
+ *       run time. For stage n the pod waits until the control ConfigMap has {@code stage-<n>-start}
+ *       and {@code stage-<n>-rate} (req/s of all pods together; the pod sends rate / parallelism
+ *       with its split of {@code load.numPrompts}, or for {@code load.duration}), or {@code stages}
+ *       with a value below n: the search ended, the pod reports done and exits 0. It never runs
+ *       more stages than the operator publishes (the operator bounds them by {@code
+ *       spec.search.maxProbes}).
  * </ul>
  *
  * <h2>Outputs</h2>

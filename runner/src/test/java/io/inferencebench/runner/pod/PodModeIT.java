@@ -468,6 +468,117 @@ class PodModeIT {
     }
 
     @Test
+    void twoPodsRunTheStagesOfASearchAsTheOperatorDecidesThemAndStopAtItsEnd() throws Exception {
+        Run run = newRun("search");
+        LoadSpec load = new LoadSpec();
+        // A capacity search: no stages, only the size of every probe.
+        load.setNumPrompts(12);
+        RunnerWorkOrder order = workOrder(run, load, 2, false);
+        assertThat(order.stages()).isEmpty();
+        publishWorkOrder(run, order);
+        int requestsBefore = loadRequests();
+        StringWriter log0 = new StringWriter();
+        StringWriter log1 = new StringWriter();
+        CompletableFuture<Integer> pod0 =
+                startPod(run, settings(run, 0, scratch.resolve("absent.json"), null), log0);
+        CompletableFuture<Integer> pod1 =
+                startPod(run, settings(run, 1, scratch.resolve("absent.json"), null), log1);
+        awaitOrShowLogs(
+                () ->
+                        PartReport.STATE_READY.equals(data(run, 0, PartReport.STATE))
+                                && PartReport.STATE_READY.equals(data(run, 1, PartReport.STATE)),
+                log0,
+                log1);
+        assertThat(loadRequests()).isEqualTo(requestsBefore);
+
+        // The test plays the operator: the first probe's barrier and rate (both pods together).
+        Instant start1 = Instant.now().plusSeconds(2);
+        control(
+                run,
+                Map.of(
+                        RunnerWorkOrder.stageStartKey(1),
+                        start1.toString(),
+                        RunnerWorkOrder.stageRateKey(1),
+                        "20",
+                        RunnerWorkOrder.CANCEL_KEY,
+                        "false"));
+        awaitOrShowLogs(
+                () ->
+                        "1".equals(data(run, 0, PartReport.STAGES_DONE))
+                                && "1".equals(data(run, 1, PartReport.STAGES_DONE)),
+                log0,
+                log1);
+        long startNanos = start1.getEpochSecond() * 1_000_000_000L + start1.getNano();
+        long sent1 = 0;
+        long completed1 = 0;
+        for (int i = 0; i < 2; i++) {
+            StageResult r = stageResult(run, i, 1);
+            assertThat(r.stageIndex).isZero();
+            assertThat(r.requestedRate).as("each pod sends half the rate").isEqualTo(10.0);
+            assertThat(r.completed).isEqualTo(6);
+            assertThat(r.failed).isZero();
+            assertThat(r.firstDispatchEpochNanos).isGreaterThanOrEqualTo(startNanos);
+            sent1 += r.sent;
+            completed1 += r.completed;
+        }
+        assertThat(sent1).isEqualTo(12);
+        assertThat(completed1).isEqualTo(12);
+        assertThat(loadRequests() - requestsBefore).isEqualTo(12);
+        // Nothing more before the operator decides the next probe: the pods wait, alive.
+        Thread.sleep(500);
+        assertThat(pod0).isNotDone();
+        assertThat(pod1).isNotDone();
+        assertThat(data(run, 0, PartReport.stageResultKey(2))).isNull();
+        assertThat(loadRequests() - requestsBefore).isEqualTo(12);
+
+        Instant start2 = Instant.now().plusSeconds(2);
+        control(
+                run,
+                Map.of(
+                        RunnerWorkOrder.stageStartKey(2),
+                        start2.toString(),
+                        RunnerWorkOrder.stageRateKey(2),
+                        "7"));
+        awaitOrShowLogs(
+                () ->
+                        "2".equals(data(run, 0, PartReport.STAGES_DONE))
+                                && "2".equals(data(run, 1, PartReport.STAGES_DONE)),
+                log0,
+                log1);
+        long sent2 = 0;
+        for (int i = 0; i < 2; i++) {
+            StageResult r = stageResult(run, i, 2);
+            assertThat(r.stageIndex).isEqualTo(1);
+            assertThat(r.requestedRate).isEqualTo(3.5);
+            assertThat(r.completed).isEqualTo(6);
+            assertThat(r.failed).isZero();
+            sent2 += r.sent;
+        }
+        assertThat(sent2).isEqualTo(12);
+        Thread.sleep(500);
+        assertThat(pod0).isNotDone();
+
+        // The search ended after two probes: the pods waiting for a third stop, done.
+        control(run, Map.of(RunnerWorkOrder.STAGES_KEY, "2"));
+        assertThat(pod0.get(60, TimeUnit.SECONDS)).as(log0.toString()).isZero();
+        assertThat(pod1.get(60, TimeUnit.SECONDS)).as(log1.toString()).isZero();
+        for (int i = 0; i < 2; i++) {
+            assertThat(data(run, i, PartReport.STATE)).isEqualTo(PartReport.STATE_DONE);
+            assertThat(data(run, i, PartReport.STAGES_DONE)).isEqualTo("2");
+            assertThat(data(run, i, PartReport.stageResultKey(3))).isNull();
+            assertThat(data(run, i, PartReporter.CANCELLED)).isNull();
+        }
+        assertThat(loadRequests() - requestsBefore).isEqualTo(24);
+        assertThat(log0.toString())
+                .contains("stages decided at run time")
+                .contains("stage 2 (search) done: 6 ok")
+                .contains("done: 2 stage(s)");
+        System.out.print(log0);
+        System.out.print(log1);
+        run.runnerClient().close();
+    }
+
+    @Test
     void cancelStopsARunningStageKeepingNothingUnfinished() throws Exception {
         Run run = newRun("cancel");
         LoadSpec load = new LoadSpec();
@@ -525,6 +636,44 @@ class PodModeIT {
         assertThat(pod.get(15, TimeUnit.SECONDS)).as(log.toString()).isZero();
         assertThat(log.toString()).contains("was deleted");
         assertThat(data(run, 0, PartReporter.CANCELLED)).isEqualTo("true");
+        run.runnerClient().close();
+    }
+
+    @Test
+    void aSearchPodRunsADurationProbeAndStopsWhenTheRunIsDeletedBeforeTheNext() throws Exception {
+        Run run = newRun("search-deleted");
+        LoadSpec load = new LoadSpec();
+        load.setDuration("1s");
+        publishWorkOrder(run, workOrder(run, load, 1, false));
+        int requestsBefore = loadRequests();
+        StringWriter log = new StringWriter();
+        CompletableFuture<Integer> pod = startPod(run, settings(run, 0, null, null), log);
+        awaitOrShowLogs(() -> PartReport.STATE_READY.equals(data(run, 0, PartReport.STATE)), log);
+        control(
+                run,
+                Map.of(
+                        RunnerWorkOrder.stageStartKey(1),
+                        Instant.now().plusMillis(500).toString(),
+                        RunnerWorkOrder.stageRateKey(1),
+                        "8"));
+        awaitOrShowLogs(() -> "1".equals(data(run, 0, PartReport.STAGES_DONE)), log);
+        StageResult r = stageResult(run, 0, 1);
+        assertThat(r.requestedRate).isEqualTo(8.0);
+        assertThat(r.sent).isPositive();
+        assertThat(r.completed).isEqualTo(r.sent);
+        assertThat(loadRequests() - requestsBefore).isEqualTo((int) r.sent);
+        assertThat(pod).isNotDone();
+
+        // Waiting for the next probe's rate, the pod notices the run is gone.
+        admin.resources(BenchmarkRun.class)
+                .inNamespace(run.namespace())
+                .withName(run.name())
+                .delete();
+        assertThat(pod.get(15, TimeUnit.SECONDS)).as(log.toString()).isZero();
+        assertThat(log.toString()).contains("was deleted").contains("1 finished stage(s) kept");
+        assertThat(data(run, 0, PartReporter.CANCELLED)).isEqualTo("true");
+        assertThat(data(run, 0, PartReport.STAGES_DONE)).isEqualTo("1");
+        assertThat(loadRequests() - requestsBefore).isEqualTo((int) r.sent);
         run.runnerClient().close();
     }
 

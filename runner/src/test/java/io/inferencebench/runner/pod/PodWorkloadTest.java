@@ -3,6 +3,7 @@ package io.inferencebench.runner.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.inferencebench.crds.v1alpha1.ArrivalProcess;
 import io.inferencebench.crds.v1alpha1.LoadSpec;
 import io.inferencebench.crds.v1alpha1.SloSpec;
 import io.inferencebench.crds.v1alpha1.StageSpec;
@@ -10,8 +11,10 @@ import io.inferencebench.crds.v1alpha1.WorkloadSpec;
 import io.inferencebench.crds.workorder.RunnerWorkOrder;
 import io.inferencebench.crds.workorder.StageShare;
 import io.inferencebench.crds.workorder.StageShares;
+import io.inferencebench.runner.engine.ArrivalKind;
 import io.inferencebench.runner.engine.Slo;
 import io.inferencebench.runner.engine.StagePlan;
+import io.inferencebench.runner.plan.RunPlan;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -163,5 +166,67 @@ class PodWorkloadTest {
                         Duration.ofSeconds(1),
                         null);
         assertThat(s.toString()).doesNotContain("sk-very-secret").contains("apiKey=set");
+    }
+
+    @Test
+    void aSearchWorkOrderHasNoFixedStagesAndEachProbeIsSharedWhenItsRateIsKnown() {
+        LoadSpec load = new LoadSpec();
+        load.setNumPrompts(11);
+        load.setMaxConcurrency(4);
+        load.setArrival(ArrivalProcess.GAMMA);
+        load.setBurstiness(0.5);
+        load.setWarmupRequests(3);
+        RunnerWorkOrder order = order(load, 3, List.of());
+        long prompts = 0;
+        long warmups = 0;
+        for (int i = 0; i < 3; i++) {
+            RunPlan plan = PodWorkload.plan(order, i);
+            assertThat(plan.stages()).isEmpty();
+            // Enough prompts for the pod's share of a probe, not the 1 of an empty plan.
+            assertThat(PodWorkload.datasetSize(order, i, plan)).isEqualTo(i < 2 ? 4 : 3);
+            warmups += plan.warmupRequests();
+            StageShare share = PodWorkload.probeShare(order, 2, 7.5);
+            assertThat(share.requestRate()).isEqualTo(7.5);
+            StagePlan probe = PodWorkload.probe(order, i, share);
+            assertThat(probe.index()).isEqualTo(1);
+            assertThat(probe.requestRate()).isEqualTo(2.5);
+            assertThat(probe.closedLoop()).isFalse();
+            assertThat(probe.arrival()).isEqualTo(ArrivalKind.GAMMA);
+            assertThat(probe.burstiness()).isEqualTo(0.5);
+            assertThat(probe.maxConcurrency()).isEqualTo(i == 0 ? 2 : 1);
+            prompts += probe.numPrompts();
+        }
+        assertThat(prompts).isEqualTo(11);
+        assertThat(warmups).isEqualTo(3);
+    }
+
+    @Test
+    void aSearchProbeOfDurationPreparesWhatADurationStageDoes() {
+        LoadSpec load = new LoadSpec();
+        load.setDuration("20s");
+        RunnerWorkOrder order = order(load, 2, null);
+        RunPlan plan = PodWorkload.plan(order, 1);
+        assertThat(plan.stages()).isEmpty();
+        assertThat(PodWorkload.datasetSize(order, 1, plan))
+                .isEqualTo(RunPlan.DURATION_STAGE_PROMPTS);
+        StagePlan probe = PodWorkload.probe(order, 1, PodWorkload.probeShare(order, 1, 3.0));
+        assertThat(probe.duration()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(probe.numPrompts()).isZero();
+        assertThat(probe.requestRate()).isEqualTo(1.5);
+    }
+
+    @Test
+    void aSearchProbeWithoutLoadForThisPodHasNoPlanAndBadInputNamesTheField() {
+        LoadSpec load = new LoadSpec();
+        load.setNumPrompts(1);
+        RunnerWorkOrder order = order(load, 2, List.of());
+        assertThat(PodWorkload.probe(order, 1, PodWorkload.probeShare(order, 1, 4.0))).isNull();
+        assertThat(PodWorkload.probe(order, 0, PodWorkload.probeShare(order, 1, 0.0))).isNull();
+        assertThatThrownBy(() -> PodWorkload.probeShare(order, 3, -1.0))
+                .isInstanceOf(PodFailure.class)
+                .hasMessageContaining("stage-3-rate");
+        assertThatThrownBy(() -> PodWorkload.plans(order(new LoadSpec(), 2, List.of()), 0))
+                .isInstanceOf(PodFailure.class)
+                .hasMessageContaining("numPrompts nor duration");
     }
 }

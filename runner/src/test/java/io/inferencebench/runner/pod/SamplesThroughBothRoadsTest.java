@@ -56,8 +56,8 @@ class SamplesThroughBothRoadsTest {
 
     /**
      * The samples with their stages in the spec. A capacity search ({@code spec.search}) decides
-     * its stages at run time, so neither road has a fixed stage list to compare; it is only checked
-     * to be a valid spec.
+     * its stages at run time, so neither road has a fixed stage list to compare; its pods' shares
+     * of a probe are checked instead ({@link #searchSamples}).
      */
     static Stream<Path> fixedStageSamples() throws Exception {
         List<Path> fixed = new java.util.ArrayList<>();
@@ -170,6 +170,48 @@ class SamplesThroughBothRoadsTest {
                 assertThat(rate)
                         .isCloseTo(whole.requestRate(), org.assertj.core.data.Offset.offset(1e-9));
             }
+        }
+    }
+
+    static Stream<Path> searchSamples() throws Exception {
+        List<Path> searched = new java.util.ArrayList<>();
+        for (Path sample : samples().toList()) {
+            if (spec(sample).getSearch() != null) {
+                searched.add(sample);
+            }
+        }
+        return searched.stream();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("searchSamples")
+    void aSearchSamplesPodsTogetherSendEachProbeWhole(Path sample) throws Exception {
+        BenchmarkRunSpec spec = spec(sample);
+        double rate = spec.getSearch().getMinRate();
+        for (int parallelism : List.of(spec.getRunner().getParallelism(), 3)) {
+            RunnerWorkOrder order = workOrder(spec, parallelism);
+            assertThat(order.stages()).as("stages decided at run time").isEmpty();
+            long prompts = 0;
+            double sent = 0;
+            RunPlan first = PodWorkload.plan(order, 0);
+            for (int index = 0; index < parallelism; index++) {
+                RunPlan pod = PodWorkload.plan(order, index);
+                assertThat(pod.stages()).isEmpty();
+                assertThat(pod.withoutShares()).isEqualTo(first.withoutShares());
+                StagePlan probe =
+                        PodWorkload.probe(order, index, PodWorkload.probeShare(order, 1, rate));
+                if (probe == null) {
+                    continue;
+                }
+                assertThat(PodWorkload.datasetSize(order, index, pod))
+                        .isGreaterThanOrEqualTo((int) Math.min(probe.numPrompts(), 1000));
+                prompts += probe.numPrompts();
+                sent += probe.requestRate();
+            }
+            if (spec.getLoad().getNumPrompts() != null) {
+                assertThat(prompts).isEqualTo(spec.getLoad().getNumPrompts().longValue());
+            }
+            assertThat(sent).isCloseTo(rate, org.assertj.core.data.Offset.offset(1e-9));
         }
     }
 
