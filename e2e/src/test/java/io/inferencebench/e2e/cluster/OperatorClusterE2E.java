@@ -68,6 +68,7 @@ class OperatorClusterE2E {
     static final String NS_LOSS = "cl-podloss";
     static final String NS_RESTART = "cl-restart";
     static final String NS_NO_ENDPOINTS = "cl-noendpoints";
+    static final String NS_SEARCH = "cl-search";
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static ChartCluster cluster;
@@ -79,7 +80,14 @@ class OperatorClusterE2E {
     static void startCluster() {
         cluster =
                 ChartCluster.start(
-                        List.of(NS_SWEEP, NS_KEY, NS_CANCEL, NS_LOSS, NS_RESTART, NS_NO_ENDPOINTS),
+                        List.of(
+                                NS_SWEEP,
+                                NS_KEY,
+                                NS_CANCEL,
+                                NS_LOSS,
+                                NS_RESTART,
+                                NS_NO_ENDPOINTS,
+                                NS_SEARCH),
                         Path.of("target/cluster-e2e-logs").toAbsolutePath());
         client = cluster.client;
     }
@@ -495,6 +503,104 @@ class OperatorClusterE2E {
      * the stream; on this 2-core node shared with other builds those reached 1.5 times the
      * server's, so the bound is twice the server's (a wrong unit or token count is far outside).
      */
+    /**
+     * {@code spec.search} end to end: the operator decides every probe's rate from the merged
+     * results of the one before and the runner pod runs it. The simulator serves one request at a
+     * time ({@code --max-num-seqs 1}) for at least 50 ms + 7 x 10 ms, so above 1 / 0.12 s = 8.33
+     * req/s its queue grows with every request; with constant arrivals and 24 prompts a probe still
+     * meets "TTFT <= 150 ms for 90 %" only while request 21 waits at most 100 ms, i.e. at most 1 /
+     * (0.12 - 0.1 / 21) = 8.68 req/s: no passing rate can be higher (a slower machine lowers the
+     * capacity, never raises it).
+     */
+    @Test
+    @Order(7)
+    void capacitySearchProbesRatesDecidedAtRunTimeAndBracketsTheKnee() throws Exception {
+        String ns = NS_SEARCH;
+        deploySimulator(ns, "sim", 50, 10, 1);
+        double successesBefore = simulatorSuccesses(ns);
+        createRun(
+                ns,
+                """
+                apiVersion: inferencebench.io/v1alpha1
+                kind: BenchmarkRun
+                metadata: {name: search}
+                spec:
+                  target:
+                    service: {name: sim, port: 8000}
+                    backend: vllm
+                    api: completions
+                    model: %s
+                    readinessTimeout: 2m
+                  workload:
+                    dataset:
+                      type: random
+                      inputTokens: {type: fixed, mean: 16}
+                      outputTokens: {type: fixed, mean: 8}
+                      seed: 7
+                    streaming: true
+                    ignoreEos: true
+                  load:
+                    numPrompts: 24
+                    arrival: constant
+                    cooldown: 1s
+                    requestTimeout: 30s
+                  slo: {ttft: 150ms, minAttainment: 0.9}
+                  search: {minRate: 2, maxRate: 32, precision: 0.1, confirmations: 0}
+                  runner:
+                    parallelism: 1
+                    startTimeout: 4m
+                    resources:
+                      requests: {cpu: 100m, memory: 256Mi}
+                      limits: {memory: 768Mi}
+                """
+                        .formatted(MODEL));
+        BenchmarkRun done = awaitPhase(ns, "search", Duration.ofMinutes(8), Phase.SUCCEEDED);
+        var status = done.getStatus();
+        var capacity = status.getCapacity();
+        assertThat(capacity).as("status.capacity").isNotNull();
+        System.out.printf(
+                "[search] outcome %s, passing %s, failing %s, probes %s%n",
+                capacity.getOutcome(),
+                capacity.getPassingRate(),
+                capacity.getFailingRate(),
+                capacity.getProbes().stream()
+                        .map(p -> p.getRequestRate() + (p.getPassed() ? " pass" : " fail"))
+                        .toList());
+        assertThat(capacity.getOutcome()).isEqualTo("Found");
+        double passing = capacity.getPassingRate();
+        double failing = capacity.getFailingRate();
+        assertThat(capacity.getMaxRequestRate()).isEqualTo(passing);
+        assertThat(passing).isGreaterThanOrEqualTo(2.0).isLessThan(failing);
+        assertThat(failing).as("within the precision").isLessThanOrEqualTo(passing * 1.1 + 1e-9);
+        assertThat(passing).as("the simulator's own service time bounds it").isLessThan(8.68);
+        // grow from minRate, every probe's verdict as the search saw it, every profile kept
+        assertThat(capacity.getProbes().get(0).getRequestRate()).isEqualTo(2.0);
+        ConfigMap output =
+                client.configMaps().inNamespace(ns).withName(status.getProfileConfigMap()).get();
+        long sent = 0;
+        for (var probe : capacity.getProbes()) {
+            assertThat(probe.getLoadDelivered()).isTrue();
+            assertThat(probe.getAttemptedRequests()).isEqualTo(24);
+            if (probe.getPassed()) {
+                assertThat(probe.getSloAttainment())
+                        .as("attainment of the passing probe at %s req/s", probe.getRequestRate())
+                        .isGreaterThanOrEqualTo(0.9);
+            }
+            // a probe that failed below the passing rate would have lowered the bracket
+            assertThat(probe.getPassed()).isEqualTo(probe.getRequestRate() <= passing);
+            JsonNode profile = JSON.readTree(output.getData().get(probe.getProfile()));
+            assertThat(profile.get("metrics").get("completed").asLong()).isEqualTo(24);
+            sent += profile.get("metrics").get("requests_sent").asLong();
+        }
+        assertThat(status.getResults()).hasSize(capacity.getProbes().size());
+        // the simulator served exactly what the probes sent (no warm-up in this run)
+        assertThat(simulatorSuccesses(ns) - successesBefore).isEqualTo((double) sent);
+        String table = cluster.kubectl("get", "br", "-n", ns);
+        Map<String, String> cells =
+                cellsByHeader(table.lines().toList().get(0), table.lines().toList().get(1));
+        assertThat(cells.get("CAPACITY")).as("Capacity column of%n%s", table).isNotBlank();
+    }
+
     private static void assertMatchesWhatTheSimulatorObserved(JsonNode profile, long requests) {
         JsonNode metrics = profile.get("metrics");
         assertThat(metrics).as("LPG metrics of %s", profile).isNotNull();
@@ -567,6 +673,11 @@ class OperatorClusterE2E {
     // ---------------------------------------------------------------- fixtures
 
     private static void deploySimulator(String ns, String name) {
+        deploySimulator(ns, name, SIM_TTFT_MS, SIM_ITL_MS, 256);
+    }
+
+    private static void deploySimulator(
+            String ns, String name, int ttftMs, int itlMs, int maxNumSeqs) {
         apply(
                 """
                         apiVersion: apps/v1
@@ -587,7 +698,7 @@ class OperatorClusterE2E {
                                 image: %3$s
                                 imagePullPolicy: Never
                                 args: [--model, %4$s, --port, "8000", --time-to-first-token, "%5$d",
-                                       --inter-token-latency, "%6$d", --max-num-seqs, "256"]
+                                       --inter-token-latency, "%6$d", --max-num-seqs, "%7$d"]
                                 ports: [{name: http, containerPort: 8000}]
                                 readinessProbe:
                                   httpGet: {path: /v1/models, port: http}
@@ -612,8 +723,9 @@ class OperatorClusterE2E {
                                 ns,
                                 cluster.reference("model-sim"),
                                 MODEL,
-                                SIM_TTFT_MS,
-                                SIM_ITL_MS));
+                                ttftMs,
+                                itlMs,
+                                maxNumSeqs));
         awaitReadyPod(ns, name, Duration.ofMinutes(2));
     }
 
