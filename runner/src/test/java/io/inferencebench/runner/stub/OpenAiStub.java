@@ -12,7 +12,17 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 public final class OpenAiStub implements StubServer.Handler {
 
     /** Server-side instants of one response. */
-    public record Written(long requestRead, long[] tokenWrites, long end) {}
+    public record Written(long requestRead, long[] tokenWrites, long end) {
+        /** From reading the request to the first token's write, ms (none: the whole response). */
+        public double ttftMs() {
+            return ((tokenWrites.length == 0 ? end : tokenWrites[0]) - requestRead) / 1e6;
+        }
+
+        /** From reading the request to the end of the response, ms. */
+        public double latencyMs() {
+            return (end - requestRead) / 1e6;
+        }
+    }
 
     private final double ttftMs;
     private final double itlMs;
