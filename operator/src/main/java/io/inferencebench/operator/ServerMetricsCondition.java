@@ -20,6 +20,7 @@ public final class ServerMetricsCondition {
     public static final String SCRAPES_FAILED = "ScrapesFailed";
     public static final String PROMETHEUS_QUERY_FAILED = "PrometheusQueryFailed";
     public static final String LOW_COVERAGE = "LowCoverage";
+    public static final String INCREASES_LEFT_OUT = "IncreasesLeftOut";
 
     /** The decided condition. */
     public record Decision(boolean status, String reason, String message) {}
@@ -47,6 +48,8 @@ public final class ServerMetricsCondition {
         String firstError = null;
         int lowest = 0;
         double lowestRatio = 2;
+        List<Integer> leftOutStages = new java.util.ArrayList<>();
+        String firstLeftOut = null;
         for (int i = 0; i < stages; i++) {
             JsonNode c =
                     i < profiles.size()
@@ -65,6 +68,22 @@ public final class ServerMetricsCondition {
                     firstEmpty = i + 1;
                     JsonNode errors = c.path("errors");
                     firstError = errors.size() > 0 ? errors.get(0).asText() : null;
+                }
+            }
+            JsonNode leftOut = c.path("increases_left_out");
+            if (leftOut.size() > 0) {
+                leftOutStages.add(i + 1);
+                if (firstLeftOut == null) {
+                    List<String> replicas = new java.util.ArrayList<>();
+                    leftOut.forEach(r -> replicas.add(r.asText()));
+                    JsonNode errors = c.path("errors");
+                    String reason = errors.size() > 0 ? errors.get(errors.size() - 1).asText() : "";
+                    firstLeftOut =
+                            "stage "
+                                    + (i + 1)
+                                    + " replica(s) "
+                                    + String.join(", ", replicas)
+                                    + (reason.isEmpty() ? "" : ": " + reason);
                 }
             }
             if (ratio < lowestRatio) {
@@ -118,6 +137,23 @@ public final class ServerMetricsCondition {
                             100 * lowestRatio,
                             100 * MIN_COVERAGE,
                             totals));
+        }
+        if (!leftOutStages.isEmpty()) {
+            // The gauges of those windows are kept, but their TTFT, ITL and token counts from the
+            // server are not: a True condition would let a reader take them as complete.
+            return new Decision(
+                    false,
+                    INCREASES_LEFT_OUT,
+                    "server metrics from "
+                            + source
+                            + ": counter and histogram increases left out in stage(s) "
+                            + leftOutStages.stream()
+                                    .map(String::valueOf)
+                                    .collect(java.util.stream.Collectors.joining(", "))
+                            + " (gauges kept); first: "
+                            + firstLeftOut
+                            + "; "
+                            + totals);
         }
         return new Decision(
                 true,

@@ -94,6 +94,32 @@ class ServerMetricsConditionTest {
     }
 
     @Test
+    void increasesLeftOutOfAStageMakeItFalseNamingTheStageTheReplicasAndWhy() throws Exception {
+        JsonNode cut = profile(10, 10, 0, "late start: first page 2.1 s after the barrier");
+        ((com.fasterxml.jackson.databind.node.ObjectNode)
+                        cut.path("metrics").path("server_metrics_coverage"))
+                .putArray("increases_left_out")
+                .add("sim-a")
+                .add("sim-b");
+        var d =
+                ServerMetricsCondition.decide(
+                        new MetricsSpec(), List.of(profile(10, 10, 0), cut, profile(10, 10, 0)), 3);
+        assertThat(d.status()).isFalse();
+        assertThat(d.reason()).isEqualTo("IncreasesLeftOut");
+        assertThat(d.message())
+                .isEqualTo(
+                        "server metrics from direct scraping: counter and histogram increases left"
+                                + " out in stage(s) 2 (gauges kept); first: stage 2 replica(s)"
+                                + " sim-a, sim-b: late start: first page 2.1 s after the barrier;"
+                                + " 30 of 30 expected scrape(s) (100%) over 3 stage(s)");
+        // Low coverage elsewhere is the stronger statement and is what the condition says.
+        var low =
+                ServerMetricsCondition.decide(
+                        new MetricsSpec(), List.of(profile(10, 5, 0), cut), 2);
+        assertThat(low.reason()).isEqualTo("LowCoverage");
+    }
+
+    @Test
     void disabledAndMissingProfilesAreFalse() throws Exception {
         MetricsSpec off = new MetricsSpec();
         off.setEnabled(false);

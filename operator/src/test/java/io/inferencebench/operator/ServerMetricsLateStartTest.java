@@ -67,12 +67,14 @@ class ServerMetricsLateStartTest {
                 .asString()
                 .contains("increases of 127.0.0.1 left out")
                 .contains("after the stage's first request");
+        assertThat(w.report.coverage().increasesLeftOut()).containsExactly("127.0.0.1");
     }
 
     @Test
     void aBarrierScrapeAnsweredBeforeTheBarrierKeepsTheExactIncrease() throws Exception {
         Window w = stage(0);
         assertThat(w.report.coverage().errors()).isEmpty();
+        assertThat(w.report.coverage().increasesLeftOut()).isEmpty();
         assertThat(increase(w.report, "vllm:request_success_total")).isEqualTo(12.0);
     }
 

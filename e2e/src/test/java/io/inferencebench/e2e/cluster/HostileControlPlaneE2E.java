@@ -340,7 +340,8 @@ class HostileControlPlaneE2E {
 
     /**
      * {@code ServerMetricsCollected} follows the lowest stage coverage: False with reason {@code
-     * LowCoverage} naming that stage below 80 %, else True.
+     * LowCoverage} naming that stage below 80 %, else False with {@code IncreasesLeftOut} when a
+     * stage's increases were left out, else True.
      */
     private static void assertConditionFollowsCoverage(BenchmarkRun done, int stage) {
         JsonNode coverage =
@@ -360,14 +361,11 @@ class HostileControlPlaneE2E {
                 condition.getMessage());
         double ratio = coverage.path("ratio").asDouble();
         double lowest = 1;
+        boolean leftOut = false;
         for (JsonNode p : done.getStatus().getProfiles()) {
-            lowest =
-                    Math.min(
-                            lowest,
-                            p.path("metrics")
-                                    .path("server_metrics_coverage")
-                                    .path("ratio")
-                                    .asDouble());
+            JsonNode c = p.path("metrics").path("server_metrics_coverage");
+            lowest = Math.min(lowest, c.path("ratio").asDouble());
+            leftOut |= c.path("increases_left_out").size() > 0;
         }
         if (lowest < 0.8) {
             assertThat(condition.getStatus()).isEqualTo("False");
@@ -376,6 +374,9 @@ class HostileControlPlaneE2E {
             if (ratio == lowest) {
                 assertThat(condition.getMessage()).contains("stage " + stage + " only");
             }
+        } else if (leftOut) {
+            assertThat(condition.getStatus()).isEqualTo("False");
+            assertThat(condition.getReason()).isEqualTo("IncreasesLeftOut");
         } else {
             assertThat(condition.getStatus()).isEqualTo("True");
         }

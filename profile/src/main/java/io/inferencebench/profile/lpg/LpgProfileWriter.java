@@ -195,6 +195,11 @@ public final class LpgProfileWriter {
                 coverage.put("ratio", finite(c.ratio()));
                 ArrayNode errorList = coverage.putArray("errors");
                 c.errors().forEach(errorList::add);
+                if (!c.increasesLeftOut().isEmpty()) {
+                    // Only then: a complete window's profile keeps its key set.
+                    ArrayNode leftOut = coverage.putArray("increases_left_out");
+                    c.increasesLeftOut().forEach(leftOut::add);
+                }
             }
         }
 

@@ -12,6 +12,8 @@ import java.util.Map;
  * @param replicas number of distinct replicas seen
  * @param errors a bounded list of distinct error messages
  * @param succeededByReplica successful scrapes per replica
+ * @param increasesLeftOut replicas whose counter and histogram increases were left out of the
+ *     window (its start was not observed for them; the reason is among {@code errors}), sorted
  */
 public record ScrapeCoverage(
         int expected,
@@ -19,12 +21,28 @@ public record ScrapeCoverage(
         int failed,
         int replicas,
         List<String> errors,
-        Map<String, Integer> succeededByReplica) {
+        Map<String, Integer> succeededByReplica,
+        List<String> increasesLeftOut) {
 
     /** Defensive copies. */
     public ScrapeCoverage {
         errors = errors == null ? List.of() : List.copyOf(errors);
         succeededByReplica = succeededByReplica == null ? Map.of() : Map.copyOf(succeededByReplica);
+        increasesLeftOut =
+                increasesLeftOut == null
+                        ? List.of()
+                        : increasesLeftOut.stream().distinct().sorted().toList();
+    }
+
+    /** Coverage of a window whose increases are all kept. */
+    public ScrapeCoverage(
+            int expected,
+            int succeeded,
+            int failed,
+            int replicas,
+            List<String> errors,
+            Map<String, Integer> succeededByReplica) {
+        this(expected, succeeded, failed, replicas, errors, succeededByReplica, List.of());
     }
 
     /**

@@ -65,6 +65,8 @@ public record ServerMetricsReport(
         if (coverage != null) {
             List<String> errors = new ArrayList<>(coverage.errors());
             errors.add(reason);
+            List<String> leftOut = new ArrayList<>(coverage.increasesLeftOut());
+            leftOut.addAll(replicas);
             kept =
                     new ScrapeCoverage(
                             coverage.expected(),
@@ -72,7 +74,8 @@ public record ServerMetricsReport(
                             coverage.failed(),
                             coverage.replicas(),
                             errors,
-                            coverage.succeededByReplica());
+                            coverage.succeededByReplica(),
+                            leftOut);
         }
         return new ServerMetricsReport(gaugesOnly(aggregate), keptPerReplica, kept);
     }

@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class LpgProfileWriterTest {
@@ -227,6 +228,20 @@ class LpgProfileWriterTest {
         assertThat(doc.at("/metrics/server_metrics_coverage/ratio").doubleValue()).isEqualTo(0.9);
         assertThat(doc.at("/metrics/server_metrics_coverage/errors/0").asText())
                 .isEqualTo("timeout");
+        assertThat(doc.at("/metrics/server_metrics_coverage").has("increases_left_out"))
+                .as("only a window with increases left out carries the key")
+                .isFalse();
+
+        ObjectNode cut =
+                LpgProfileWriter.write(
+                        threeRequests(),
+                        CONTEXT,
+                        jetstreamServerMetrics()
+                                .withoutWindowDeltas(Set.of("pod-a"), "late start"));
+        assertThat(cut.at("/metrics/server_metrics_coverage/increases_left_out").toString())
+                .isEqualTo("[\"pod-a\"]");
+        assertThat(cut.at("/metrics/server_metrics_coverage/errors/1").asText())
+                .isEqualTo("late start");
     }
 
     @Test

@@ -37,6 +37,12 @@ class ServerMetricsReportTest {
         assertThat(kept.coverage().errors()).containsExactly("no start scrape");
         assertThat(kept.coverage().succeeded()).isEqualTo(8);
         assertThat(kept.coverage().expected()).isEqualTo(8);
+        assertThat(kept.coverage().increasesLeftOut()).containsExactly("a");
+        assertThat(report.coverage().increasesLeftOut()).isEmpty();
+        // A second cut adds to the first, each replica once.
+        ServerMetricsReport twice = kept.withoutWindowDeltas(Set.of("b", "a"), "late page");
+        assertThat(twice.coverage().increasesLeftOut()).containsExactly("a", "b");
+        assertThat(twice.coverage().errors()).containsExactly("no start scrape", "late page");
     }
 
     @Test
