@@ -99,8 +99,9 @@ e2e: tools node images
 # A real vLLM on the CPU (e2e/scripts/vllm-cpu.sh: cached venv, tiny model, dummy weights). Not in
 # `make test`: the cold install is ~8 GB and 3-10 minutes. The tests start the server when it is not
 # up and stop it at the end; one started by `make vllm-up` is used and left running.
-test-vllm: tools
+test-vllm: tools node
 	e2e/scripts/vllm-cpu.sh install >/dev/null
+	$(MAKE) images
 	$(MVN) install -Pvllm
 
 vllm-up:

@@ -98,6 +98,29 @@ final class KindCluster implements TestCluster {
     }
 
     @Override
+    public String hostAddress() {
+        String gateways =
+                exec(
+                        List.of(
+                                "docker",
+                                "network",
+                                "inspect",
+                                "kind",
+                                "--format",
+                                "{{range .IPAM.Config}}{{.Gateway}} {{end}}"),
+                        env);
+        return java.util.Arrays.stream(gateways.strip().split("\\s+"))
+                .filter(g -> g.matches("\\d+\\.\\d+\\.\\d+\\.\\d+"))
+                .findFirst()
+                .orElseThrow(
+                        () ->
+                                new IllegalStateException(
+                                        "docker network inspect kind: no IPv4 gateway in '"
+                                                + gateways.strip()
+                                                + "'"));
+    }
+
+    @Override
     public Path kubeconfig() {
         return kubeconfig;
     }

@@ -67,6 +67,11 @@ public final class RealNodeCluster implements TestCluster {
     }
 
     @Override
+    public String hostAddress() {
+        return node.controlPlane().apiServerHost();
+    }
+
+    @Override
     public KubernetesClient client() {
         return node.adminClient();
     }

@@ -35,6 +35,13 @@ public interface TestCluster extends AutoCloseable {
     /** An admin kubeconfig file (for kubectl and helm). */
     Path kubeconfig();
 
+    /**
+     * An address of this host that the cluster's pods reach directly (the real node's bridge
+     * gateway, Kind's Docker network gateway): a server on the host bound to it can stand behind a
+     * Service without a selector, as a model server outside the cluster would.
+     */
+    String hostAddress();
+
     /** An admin client; closed by {@link #close()}. */
     KubernetesClient client();
 

@@ -379,6 +379,13 @@ public final class PodRun {
                 String json = stageResultJson(result, stage);
                 Map<String, String> done = new LinkedHashMap<>();
                 done.put(PartReport.stageResultKey(stage), json);
+                if (stage > 2) {
+                    // Stage n's barrier follows a status that holds stage n-1's barrier, which
+                    // the operator wrote together with stage n-2's merged result: that result is
+                    // durable in the run, so the part drops it (null deletes the key in a merge
+                    // patch) and holds at most two results however many stages the run has.
+                    done.put(PartReport.stageResultKey(stage - 2), null);
+                }
                 done.put(PartReport.STAGES_DONE, Integer.toString(stage));
                 done.put(PartReport.PROGRESS, finalProgress(stage, result).toJson());
                 reporter.put(done);

@@ -558,21 +558,43 @@ class PodModeIT {
         Thread.sleep(500);
         assertThat(pod0).isNotDone();
 
-        // The search ended after two probes: the pods waiting for a third stop, done.
-        control(run, Map.of(RunnerWorkOrder.STAGES_KEY, "2"));
+        Instant start3 = Instant.now().plusSeconds(2);
+        control(
+                run,
+                Map.of(
+                        RunnerWorkOrder.stageStartKey(3),
+                        start3.toString(),
+                        RunnerWorkOrder.stageRateKey(3),
+                        "10"));
+        awaitOrShowLogs(
+                () ->
+                        "3".equals(data(run, 0, PartReport.STAGES_DONE))
+                                && "3".equals(data(run, 1, PartReport.STAGES_DONE)),
+                log0,
+                log1);
+        for (int i = 0; i < 2; i++) {
+            assertThat(stageResult(run, i, 3).requestedRate).isEqualTo(5.0);
+            // Stage 3's barrier means stage 1's merged result is stored in the run: the part
+            // dropped it and keeps the last two.
+            assertThat(data(run, i, PartReport.stageResultKey(1))).isNull();
+            assertThat(data(run, i, PartReport.stageResultKey(2))).isNotNull();
+        }
+
+        // The search ended after three probes: the pods waiting for a fourth stop, done.
+        control(run, Map.of(RunnerWorkOrder.STAGES_KEY, "3"));
         assertThat(pod0.get(60, TimeUnit.SECONDS)).as(log0.toString()).isZero();
         assertThat(pod1.get(60, TimeUnit.SECONDS)).as(log1.toString()).isZero();
         for (int i = 0; i < 2; i++) {
             assertThat(data(run, i, PartReport.STATE)).isEqualTo(PartReport.STATE_DONE);
-            assertThat(data(run, i, PartReport.STAGES_DONE)).isEqualTo("2");
-            assertThat(data(run, i, PartReport.stageResultKey(3))).isNull();
+            assertThat(data(run, i, PartReport.STAGES_DONE)).isEqualTo("3");
+            assertThat(data(run, i, PartReport.stageResultKey(4))).isNull();
             assertThat(data(run, i, PartReporter.CANCELLED)).isNull();
         }
-        assertThat(loadRequests() - requestsBefore).isEqualTo(24);
+        assertThat(loadRequests() - requestsBefore).isEqualTo(36);
         assertThat(log0.toString())
                 .contains("stages decided at run time")
                 .contains("stage 2 (search) done: 6 ok")
-                .contains("done: 2 stage(s)");
+                .contains("done: 3 stage(s)");
         System.out.print(log0);
         System.out.print(log1);
         run.runnerClient().close();
