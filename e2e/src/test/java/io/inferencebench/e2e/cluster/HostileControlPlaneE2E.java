@@ -74,10 +74,12 @@ class HostileControlPlaneE2E {
      */
     static final int LEASE_SECONDS = 15;
 
+    static final int RENEW_DEADLINE_SECONDS = 12;
+
     static final List<String> CHART_VALUES =
             List.of(
                     "leaderElection.leaseDuration=" + LEASE_SECONDS + "s",
-                    "leaderElection.renewDeadline=12s",
+                    "leaderElection.renewDeadline=" + RENEW_DEADLINE_SECONDS + "s",
                     "leaderElection.retryPeriod=2s");
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -225,7 +227,8 @@ class HostileControlPlaneE2E {
         await().atMost(Duration.ofSeconds(60))
                 .pollInterval(Duration.ofMillis(200))
                 .until(() -> checkpointHoldsScrapeAt(ns, "restarted", barrier));
-        String leaderBefore = lease().getSpec().getHolderIdentity();
+        var leaseBefore = lease().getSpec();
+        String leaderBefore = leaseBefore.getHolderIdentity();
 
         Instant stoppedAt = Instant.now();
         Duration down = cluster.node.controlPlane().restartApiServer();
@@ -238,10 +241,31 @@ class HostileControlPlaneE2E {
         assertThat(stageRunningAt(done, stoppedAt))
                 .as("the restart fell inside a stage (as the runners recorded it)")
                 .isPositive();
-        assertThat(lease().getSpec().getHolderIdentity())
-                .as("the leader renewed across the restart (renew deadline > downtime)")
-                .isEqualTo(leaderBefore);
-        assertThat(runningOperatorPods()).hasSize(2);
+        var leaseAfter = lease().getSpec();
+        System.out.printf(
+                "[hostile] Lease holder before the restart %s, after %s; transitions %d -> %d%n",
+                leaderBefore,
+                leaseAfter.getHolderIdentity(),
+                leaseBefore.getLeaseTransitions(),
+                leaseAfter.getLeaseTransitions());
+        if (down.toMillis() < RENEW_DEADLINE_SECONDS * 1000L / 2) {
+            // away for less than half the renew deadline: the leader's retries span it
+            assertThat(leaseAfter.getHolderIdentity())
+                    .as(
+                            "the leader renewed across a %d ms outage (renew deadline %d s)",
+                            down.toMillis(), RENEW_DEADLINE_SECONDS)
+                    .isEqualTo(leaderBefore);
+        } else if (!leaderBefore.equals(leaseAfter.getHolderIdentity())) {
+            // the outage plus the time since the last renewal reached the renew deadline (a
+            // loaded machine restarts the API server slowly): the leader stepped down and a
+            // replica took over, and the run above still completed with exact counts
+            assertThat(leaseAfter.getLeaseTransitions())
+                    .isGreaterThan(leaseBefore.getLeaseTransitions());
+        }
+        // a leader that stepped down exits and its container restarts: both replicas run again
+        await().atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofSeconds(1))
+                .until(() -> runningOperatorPods().size() == 2);
         // rounds during the outage either waited for the API server (the client retries) or were
         // lost; whichever it was, the condition follows the coverage the profiles report
         assertConditionFollowsCoverage(done, stageRunningAt(done, stoppedAt));
