@@ -57,7 +57,7 @@ E2E_LOCK ?= /tmp/inferencebench-e2e.lock
 export E2E_LOCK
 e2e-node: tools node images
 	$(MVN) -q -DskipTests install -pl e2e -am
-	$(if $(shell command -v flock),flock $(E2E_LOCK)) $(MVN) verify -Pit -pl e2e -DskipITs=true -Dit.test='RealNodeE2E,OperatorClusterE2E,HostileControlPlaneE2E'
+	$(if $(shell command -v flock),flock $(E2E_LOCK)) $(MVN) verify -Pit -pl e2e -DskipITs=true -Dit.test='RealNodeE2E,OperatorClusterE2E,HostileControlPlaneE2E,ExternalServerE2E'
 
 # Kind: kind from the Go module proxy, Docker (Debian's docker.io), the node image built offline
 # from the project's own builds unless IB_KIND_NODE_IMAGE names one (cached).

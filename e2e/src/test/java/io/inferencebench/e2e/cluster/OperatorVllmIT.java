@@ -4,17 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.testkit.VllmCpu;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -62,7 +56,7 @@ class OperatorVllmIT {
         cluster = ChartCluster.start(List.of(NAMESPACE), LOG_DIR.resolve("cluster-logs"));
         client = cluster.client;
         String host = cluster.cluster.hostAddress();
-        int port = freePort(host);
+        int port = HostService.freePort(host);
         vllmUrl = "http://" + host + ":" + port;
         ProcessBuilder serve =
                 new ProcessBuilder(
@@ -120,62 +114,6 @@ class OperatorVllmIT {
         }
     }
 
-    private static int freePort(String host) {
-        try (ServerSocket s = new ServerSocket()) {
-            s.bind(new InetSocketAddress(host, 0));
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free port on " + host, e);
-        }
-    }
-
-    /** The Service in front of the host's vLLM: no selector, one slice naming the host address. */
-    private static void exposeVllm(String host, int port) {
-        client.services()
-                .inNamespace(NAMESPACE)
-                .resource(
-                        new ServiceBuilder()
-                                .withNewMetadata()
-                                .withName("vllm")
-                                .endMetadata()
-                                .withNewSpec()
-                                .addNewPort()
-                                .withName("http")
-                                .withPort(SERVICE_PORT)
-                                .withNewTargetPort(port)
-                                .endPort()
-                                .endSpec()
-                                .build())
-                .create();
-        client.discovery()
-                .v1()
-                .endpointSlices()
-                .inNamespace(NAMESPACE)
-                .resource(
-                        new EndpointSliceBuilder()
-                                .withNewMetadata()
-                                .withName("vllm-host")
-                                .addToLabels("kubernetes.io/service-name", "vllm")
-                                .addToLabels(
-                                        "endpointslice.kubernetes.io/managed-by",
-                                        "inferencebench-e2e")
-                                .endMetadata()
-                                .withAddressType("IPv4")
-                                .addNewEndpoint()
-                                .withAddresses(host)
-                                .withNewConditions()
-                                .withReady(true)
-                                .endConditions()
-                                .endEndpoint()
-                                .addNewPort()
-                                .withName("http")
-                                .withPort(port)
-                                .withProtocol("TCP")
-                                .endPort()
-                                .build())
-                .create();
-    }
-
     static String run(String name) {
         return """
                 apiVersion: inferencebench.io/v1alpha1
@@ -215,7 +153,7 @@ class OperatorVllmIT {
     @Test
     void aRunAgainstVllmBehindAServiceGetsTheServersOwnMetrics() throws Exception {
         URI url = URI.create(vllmUrl);
-        exposeVllm(url.getHost(), url.getPort());
+        HostService.expose(client, NAMESPACE, "vllm", SERVICE_PORT, url.getHost(), url.getPort());
         client.resource(run("vllm")).create();
 
         await().atMost(Duration.ofMinutes(10))

@@ -1,0 +1,218 @@
+package io.inferencebench.e2e.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.inferencebench.crds.v1alpha1.BenchmarkRun;
+import io.inferencebench.crds.v1alpha1.ConditionTypes;
+import io.inferencebench.crds.v1alpha1.Phase;
+import io.inferencebench.testkit.ModelSim;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A model server outside the cluster: the simulator runs on this host, bound to the address the
+ * pods reach, behind a Service without a selector and an EndpointSlice naming that address ({@link
+ * HostService}). The chart's operator checks the target through the slice, its runner pod loads the
+ * server through the ClusterIP, and the operator scrapes the server's {@code /metrics} at the
+ * slice's address: what {@code OperatorVllmIT} does with a real vLLM, here with a server every
+ * machine can run.
+ */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
+class ExternalServerE2E {
+
+    static final String NAMESPACE = "cl-external";
+    static final String MODEL = "tiny-model";
+    static final int PROMPTS = 16;
+    static final int WARMUP = 3;
+
+    private static ChartCluster cluster;
+    private static KubernetesClient client;
+    private static Process simulator;
+    private static String simulatorUrl;
+    private static final Path LOG_DIR = Path.of("target", "external-server-e2e").toAbsolutePath();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    @BeforeAll
+    static void startClusterAndServer() throws Exception {
+        Path binary = ModelSim.binary();
+        Files.createDirectories(LOG_DIR);
+        cluster = ChartCluster.start(List.of(NAMESPACE), LOG_DIR.resolve("cluster-logs"));
+        client = cluster.client;
+        String host = cluster.cluster.hostAddress();
+        int port = HostService.freePort(host);
+        simulatorUrl = "http://" + host + ":" + port;
+        simulator =
+                new ProcessBuilder(
+                                binary.toString(),
+                                "--model",
+                                MODEL,
+                                "--host",
+                                host,
+                                "--port",
+                                Integer.toString(port),
+                                "--time-to-first-token",
+                                "20ms",
+                                "--inter-token-latency",
+                                "5ms",
+                                "--force-dummy-tokenizer")
+                        .redirectErrorStream(true)
+                        .redirectOutput(LOG_DIR.resolve("model-sim.log").toFile())
+                        .start();
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        await().atMost(Duration.ofSeconds(30))
+                .ignoreExceptions()
+                .until(
+                        () ->
+                                http.send(
+                                                        HttpRequest.newBuilder(
+                                                                        URI.create(
+                                                                                simulatorUrl
+                                                                                        + "/metrics"))
+                                                                .build(),
+                                                        HttpResponse.BodyHandlers.discarding())
+                                                .statusCode()
+                                        == 200);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (simulator != null) {
+            simulator.destroy();
+            simulator.waitFor(10, TimeUnit.SECONDS);
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void aServerOutsideTheClusterBehindASelectorlessServiceIsBenchmarkedAndScraped()
+            throws Exception {
+        URI url = URI.create(simulatorUrl);
+        HostService.expose(client, NAMESPACE, "external", 8000, url.getHost(), url.getPort());
+        client.resource(
+                        """
+                        apiVersion: inferencebench.io/v1alpha1
+                        kind: BenchmarkRun
+                        metadata: {name: external, namespace: %s}
+                        spec:
+                          target:
+                            service: {name: external, port: 8000}
+                            backend: vllm
+                            api: completions
+                            model: %s
+                            readinessTimeout: 2m
+                          workload:
+                            dataset:
+                              type: random
+                              inputTokens: {type: fixed, mean: 16}
+                              outputTokens: {type: fixed, mean: 8}
+                              seed: 7
+                            streaming: true
+                            ignoreEos: true
+                          load:
+                            requestRates: [4]
+                            numPrompts: %d
+                            arrival: constant
+                            warmupRequests: %d
+                            cooldown: 1s
+                            requestTimeout: 30s
+                          metrics:
+                            interval: 1s
+                          runner:
+                            parallelism: 1
+                            startTimeout: 4m
+                            resources:
+                              requests: {cpu: 100m, memory: 256Mi}
+                              limits: {memory: 768Mi}
+                        """
+                                .formatted(NAMESPACE, MODEL, PROMPTS, WARMUP))
+                .create();
+        await().atMost(Duration.ofMinutes(5))
+                .pollInterval(Duration.ofSeconds(1))
+                .until(
+                        () -> {
+                            assertThat(simulator.isAlive()).as("model-sim on the host").isTrue();
+                            BenchmarkRun r = get();
+                            Phase p =
+                                    r == null || r.getStatus() == null
+                                            ? null
+                                            : r.getStatus().getPhase();
+                            return p == Phase.SUCCEEDED
+                                    || p == Phase.FAILED
+                                    || p == Phase.CANCELLED;
+                        });
+        BenchmarkRun done = get();
+        assertThat(done.getStatus().getPhase())
+                .as("phase (message: %s)", done.getStatus().getMessage())
+                .isEqualTo(Phase.SUCCEEDED);
+        assertThat(done.getStatus().condition(ConditionTypes.TARGET_READY))
+                .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
+        var collected =
+                done.getStatus().condition(ConditionTypes.SERVER_METRICS_COLLECTED).orElseThrow();
+        JsonNode metrics = done.getStatus().getProfiles().get(0).get("metrics");
+        System.out.printf(
+                "[external] ServerMetricsCollected %s %s: %s%n[external] coverage %s, replicas %s%n",
+                collected.getStatus(),
+                collected.getReason(),
+                collected.getMessage(),
+                metrics.get("server_metrics_coverage"),
+                metrics.path("server_metrics_by_replica").properties().stream()
+                        .map(java.util.Map.Entry::getKey)
+                        .toList());
+        assertThat(collected.getStatus()).isEqualTo("True");
+        assertThat(metrics.get("completed").asLong()).isEqualTo(PROMPTS);
+        long sent = metrics.get("requests_sent").asLong();
+        // The server's own count: every request the runner sent in the stage, plus its warm-up.
+        assertThat(successes(get(simulatorUrl + "/metrics"))).isEqualTo((double) sent + WARMUP);
+        // ... and the operator's window increase at the slice's address: the stage's requests.
+        assertThat(
+                        Double.parseDouble(
+                                metrics.at("/server_metrics/vllm:request_success_total/Increase")
+                                        .asText()))
+                .isEqualTo((double) sent);
+        assertThat(metrics.at("/server_metrics_coverage/replicas").asInt()).isEqualTo(1);
+        assertThat(metrics.get("server_metrics_by_replica").size()).isEqualTo(1);
+    }
+
+    private String get(String url) throws Exception {
+        HttpResponse<String> r =
+                http.send(
+                        HttpRequest.newBuilder(URI.create(url))
+                                .timeout(Duration.ofSeconds(5))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as("GET %s", url).isEqualTo(200);
+        return r.body();
+    }
+
+    /** The sum of {@code vllm:request_success_total} over its label sets. */
+    private static double successes(String page) {
+        return page.lines()
+                .filter(l -> l.startsWith("vllm:request_success_total"))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+                .sum();
+    }
+
+    private static BenchmarkRun get() {
+        return client.resources(BenchmarkRun.class)
+                .inNamespace(NAMESPACE)
+                .withName("external")
+                .get();
+    }
+}
