@@ -135,9 +135,22 @@ public final class RealNodeCluster implements TestCluster {
         closed = true;
         try {
             node.close();
-            Map<String, List<String>> after = HostState.capture(nodeDir);
-            assertThat(HostState.differences(hostBefore, after))
-                    .as("host state before the node started vs after it stopped")
+            // The kernel removes a pod's veth peer asynchronously once its network namespace is
+            // gone, so a link can outlive the teardown by a moment: wait for the host to be as it
+            // was (bounded), then hold it to that.
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(15);
+            var differences = HostState.differences(hostBefore, HostState.capture(nodeDir));
+            while (!differences.isEmpty() && System.nanoTime() < deadline) {
+                try {
+                    Thread.sleep(250);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+                differences = HostState.differences(hostBefore, HostState.capture(nodeDir));
+            }
+            assertThat(differences)
+                    .as("host state before the node started vs 15 s after it stopped")
                     .isEmpty();
             assertThat(nodeDir).as("node directory removed").doesNotExist();
         } finally {
