@@ -17,7 +17,7 @@ help:
 	@echo "make images  - operator, runner and model-sim image tarballs in target/images/ (no daemon, no registry)"
 	@echo "make test-vllm - the *VllmIT tier against a real vLLM on the CPU (installs ~8 GB once; not part of make test)"
 	@echo "make tools   - Kubernetes control-plane binaries, Helm, containerd, model-server simulator, Chromium (cached)"
-	@echo "make e2e-node - only RealNodeE2E, OperatorClusterE2E and HostileControlPlaneE2E: a real kubelet + containerd node, the chart-installed operator (root)"
+	@echo "make e2e-node - only RealNodeE2E, OperatorClusterE2E, HostileControlPlaneE2E and ServerMetricsClusterE2E: a real kubelet + containerd node, the chart-installed operator (root)"
 	@echo "make e2e-kind - OperatorClusterE2E on a Kind cluster (Docker; node image built offline when none is given; root; not in make test)"
 	@echo "make demo-kind - make demo on a Kind cluster (root, Docker; KEEP=1 leaves it running)"
 	@echo "make fmt     - format Java sources (google-java-format, AOSP)"
@@ -57,7 +57,7 @@ E2E_LOCK ?= /tmp/inferencebench-e2e.lock
 export E2E_LOCK
 e2e-node: tools node images
 	$(MVN) -q -DskipTests install -pl e2e -am
-	$(if $(shell command -v flock),flock $(E2E_LOCK)) $(MVN) verify -Pit -pl e2e -DskipITs=true -Dit.test='RealNodeE2E,OperatorClusterE2E,HostileControlPlaneE2E,ExternalServerE2E'
+	$(if $(shell command -v flock),flock $(E2E_LOCK)) $(MVN) verify -Pit -pl e2e -DskipITs=true -Dit.test='RealNodeE2E,OperatorClusterE2E,HostileControlPlaneE2E,ServerMetricsClusterE2E,ExternalServerE2E'
 
 # Kind: kind from the Go module proxy, Docker (Debian's docker.io), the node image built offline
 # from the project's own builds unless IB_KIND_NODE_IMAGE names one (cached).
