@@ -17,7 +17,7 @@ help:
 	@echo "make images  - operator, runner and model-sim image tarballs in target/images/ (no daemon, no registry)"
 	@echo "make test-vllm - the *VllmIT tier against a real vLLM on the CPU (installs ~8 GB once; not part of make test)"
 	@echo "make tools   - Kubernetes control-plane binaries, Helm, containerd, model-server simulator, Chromium (cached)"
-	@echo "make e2e-node - only RealNodeE2E, OperatorClusterE2E, HostileControlPlaneE2E and ServerMetricsClusterE2E: a real kubelet + containerd node, the chart-installed operator (root)"
+	@echo "make e2e-node - only the real-node classes (RealNodeE2E, OperatorClusterE2E, HostileControlPlaneE2E, ServerMetricsClusterE2E, ExternalServerE2E): a real kubelet + containerd node, the chart-installed operator (root)"
 	@echo "make e2e-kind - OperatorClusterE2E on a Kind cluster (Docker; node image built offline when none is given; root; not in make test)"
 	@echo "make demo-kind - make demo on a Kind cluster (root, Docker; KEEP=1 leaves it running)"
 	@echo "make fmt     - format Java sources (google-java-format, AOSP)"
