@@ -134,12 +134,12 @@ fmt:
 fmt-check:
 	$(MVN) -q spotless:check
 
-control-plane-up: tools
-	e2e/scripts/control-plane.sh up
+control-plane-up: tools node images
+	e2e/scripts/control-plane.sh up $(foreach i,$(wildcard target/images/*.tar),--import $(i))
 
 # The real node for manual use, with the images imported (stop it with make control-plane-down).
 cluster-up: tools node images
-	e2e/scripts/control-plane.sh up --real-node $(foreach i,$(wildcard target/images/*.tar),--import $(i))
+	e2e/scripts/control-plane.sh up $(foreach i,$(wildcard target/images/*.tar),--import $(i))
 
 control-plane-down:
 	e2e/scripts/control-plane.sh down

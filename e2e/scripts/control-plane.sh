@@ -2,18 +2,16 @@
 # Local Kubernetes control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler)
 # plus one node, in the background, for manual use and `make demo`.
 #
-#   e2e/scripts/control-plane.sh up --real-node [--import TAR]...
+#   e2e/scripts/control-plane.sh up [--import TAR]...
 #        the real node (RealNodeMain): kubelet + containerd + kube-proxy + CoreDNS running image
-#        tarballs imported with --import (e.g. target/images/*.tar from `make images`)
-#   e2e/scripts/control-plane.sh up [--image-map FILE]
-#        the process node (ControlPlaneMain): pods run as host processes (see ImageMap)
+#        tarballs imported with --import (e.g. target/images/*.tar from `make images`);
+#        --real-node is accepted and changes nothing (the only node there is)
 #   e2e/scripts/control-plane.sh status     running? (exit 0) or stopped (exit 3)
 #   e2e/scripts/control-plane.sh down       stop everything; the real node restores the host state
 #
-# `up` prints the kubeconfig path: export KUBECONFIG=$(e2e/scripts/control-plane.sh up --real-node)
+# `up` prints the kubeconfig path: export KUBECONFIG=$(e2e/scripts/control-plane.sh up)
 # State, logs and kubeconfig live in $IB_CONTROL_PLANE_DIR (default /tmp/inferencebench-control-plane).
-# Image map file lines: "image-or-prefix* = command args..." (see ImageMap). IB_RUNNER_JAR and
-# IB_MODEL_SIM add the runner and simulator images to the process node. Needs root. The script
+# Needs root. The script
 # selects a JDK >= 21 itself (JAVA_HOME, java on PATH, else the newest under /usr/lib/jvm).
 # IB_MAVEN_ARGS: extra Maven arguments of the testkit build (e.g. -Dmaven.repo.local=...).
 # One real node per machine: run it under the same lock as the E2E tests
@@ -48,7 +46,7 @@ running_pid() {
 
 classpath() {
   local cp_file="$STATE/classpath"
-  local classes="$ROOT/testkit/target/classes/io/inferencebench/testkit/ControlPlaneMain.class"
+  local classes="$ROOT/testkit/target/classes/io/inferencebench/testkit/RealNodeMain.class"
   # Reuse the last build while no testkit source or pom is newer than it.
   if [ -s "$cp_file" ] && [ -f "$classes" ] \
      && [ -z "$(find "$ROOT/testkit/src/main" "$ROOT/testkit/pom.xml" "$ROOT/pom.xml" -newer "$classes" -print -quit)" ]; then
@@ -73,29 +71,22 @@ classpath() {
 abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 
 up() {
-  local args=() real=0
+  local args=()
   while [ $# -gt 0 ]; do
     case "$1" in
-      --image-map) [ $# -ge 2 ] || { log "--image-map needs a file"; exit 2; }
-                   args+=(--image-map "$(abs "$2")"); shift 2 ;;
-      --real-node) real=1; shift ;;
+      --real-node) shift ;;
       --import) [ $# -ge 2 ] || { log "--import needs an image tarball"; exit 2; }
                 [ -f "$2" ] || { log "image tarball $2 not found (make images)"; exit 2; }
                 args+=(--import "$(abs "$2")"); shift 2 ;;
-      *) log "unknown option '$1' (allowed: --real-node, --import TAR, --image-map FILE)"; exit 2 ;;
+      *) log "unknown option '$1' (allowed: --import TAR)"; exit 2 ;;
     esac
   done
-  if [ "$real" = 1 ]; then
-    for a in "${args[@]}"; do [ "$a" != --image-map ] || { log "--image-map is for the process node"; exit 2; }; done
-  else
-    for a in "${args[@]}"; do [ "$a" != --import ] || { log "--import needs --real-node"; exit 2; }; done
-  fi
   if pid=$(running_pid); then
     log "already running (pid $pid)"
     echo "$STATE/kubeconfig"
     return 0
   fi
-  [ "$(id -u)" = 0 ] || { log "needs root: pods run in network namespaces"; exit 1; }
+  [ "$(id -u)" = 0 ] || { log "needs root: containerd, kubelet and a bridge"; exit 1; }
   mkdir -p "$STATE"
   rm -rf "$STATE/cluster" "$STATE/node" "$STATE/ready" "$STATE/kubeconfig"
   local start; start=$(date +%s%N)
@@ -103,22 +94,16 @@ up() {
     || { tail -20 "$STATE/provision.log" >&2; log "provision-k8s.sh failed"; exit 1; }
   local java; java=$(java_bin)
   local cp; cp=$(classpath)
-  local main=io.inferencebench.testkit.ControlPlaneMain
-  if [ "$real" = 1 ]; then
-    main=io.inferencebench.testkit.RealNodeMain
-    "$ROOT/e2e/scripts/provision-node.sh" >"$STATE/node-parts" 2>>"$STATE/provision.log" \
-      || { tail -20 "$STATE/provision.log" >&2; log "provision-node.sh failed"; exit 1; }
-    echo real >"$STATE/mode"
-  else
-    echo process >"$STATE/mode"
-  fi
+  local main=io.inferencebench.testkit.RealNodeMain
+  "$ROOT/e2e/scripts/provision-node.sh" >"$STATE/node-parts" 2>>"$STATE/provision.log" \
+    || { tail -20 "$STATE/provision.log" >&2; log "provision-node.sh failed"; exit 1; }
+  echo real >"$STATE/mode"
   # setsid: the node outlives the shell that started it; `down` signals it by its PID.
   ( cd "$ROOT" && IB_K8S_BIN_DIR="$bin_dir" IB_NODE_PARTS="$STATE/node-parts" exec setsid nohup "$java" \
       -cp "$cp" "$main" --dir "$STATE" "${args[@]}" >"$STATE/main.log" 2>&1 </dev/null ) &
   echo $! >"$PID_FILE"
   local pid; pid=$(cat "$PID_FILE")
-  local wait_s=180
-  [ "$real" = 1 ] && wait_s=600
+  local wait_s=600
   for _ in $(seq 1 $((wait_s * 10))); do
     if [ -f "$STATE/ready" ]; then
       local ms=$(( ($(date +%s%N) - start) / 1000000 ))
@@ -149,8 +134,7 @@ down() {
   fi
   kill -TERM "$pid"
   # the real node deletes workloads, stops its parts in order and restores the host: give it time
-  local tenths=300
-  [ "$(cat "$STATE/mode" 2>/dev/null)" = real ] && tenths=1800
+  local tenths=1800
   for _ in $(seq 1 "$tenths"); do
     kill -0 "$pid" 2>/dev/null || { rm -f "$PID_FILE" "$STATE/ready"; log "stopped (pid $pid)"; return 0; }
     sleep 0.1
@@ -180,5 +164,5 @@ case "${1:-}" in
   up) shift; up "$@" ;;
   down) down ;;
   status) status ;;
-  *) echo "usage: $0 up [--real-node [--import TAR]... | --image-map FILE] | down | status" >&2; exit 2 ;;
+  *) echo "usage: $0 up [--import TAR]... | down | status" >&2; exit 2 ;;
 esac

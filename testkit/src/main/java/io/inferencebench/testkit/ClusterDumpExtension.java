@@ -53,9 +53,7 @@ public final class ClusterDumpExtension implements TestWatcher {
 
     /** A text dump of everything a failing test's reader needs. */
     public static String dump() {
-        LocalCluster cluster = LocalCluster.sharedIfStarted();
-        LocalControlPlane controlPlane =
-                cluster != null ? cluster.controlPlane() : LocalControlPlane.sharedIfStarted();
+        LocalControlPlane controlPlane = LocalControlPlane.sharedIfStarted();
         StringBuilder out = new StringBuilder();
         KubernetesClient client = controlPlane != null ? controlPlane.adminClient() : null;
         if (client == null) {
@@ -127,15 +125,6 @@ public final class ClusterDumpExtension implements TestWatcher {
                                                         e.getMessage())));
             } catch (RuntimeException e) {
                 out.append("(cannot list events: ").append(e.getMessage()).append(")\n");
-            }
-            if (cluster != null) {
-                for (Map.Entry<String, Path> log : cluster.node().logFiles(namespace).entrySet()) {
-                    out.append("--- container log ")
-                            .append(log.getKey())
-                            .append('\n')
-                            .append(ChildProcess.tail(log.getValue(), 200))
-                            .append('\n');
-                }
             }
         }
         for (Map.Entry<String, Path> log : controlPlane.logFiles().entrySet()) {

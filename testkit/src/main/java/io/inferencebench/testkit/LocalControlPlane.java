@@ -94,7 +94,6 @@ public final class LocalControlPlane implements AutoCloseable {
     private final long startNanos = System.nanoTime();
     private KubernetesClient adminClient;
     private CompletableFuture<KubernetesClient> adminClientFuture;
-    private ServiceProxy serviceProxy;
     private ChildProcess watchdog;
     private ChildProcess controllerManager;
     private List<String> controllerManagerCommand;
@@ -550,13 +549,6 @@ public final class LocalControlPlane implements AutoCloseable {
         return startupTime;
     }
 
-    /** The cluster's kube-proxy stand-in, started on first use (by the first local node). */
-    synchronized ServiceProxy serviceProxy() {
-        if (serviceProxy == null && !closed) {
-            serviceProxy = new ServiceProxy(adminClient(), network);
-        }
-        return serviceProxy;
-    }
 
     /** A client with cluster-admin rights shared by callers; do not close it. */
     public synchronized KubernetesClient adminClient() {
@@ -647,12 +639,7 @@ public final class LocalControlPlane implements AutoCloseable {
                 // the hook is running or about to
             }
         }
-        LocalNode.closeAllOf(this);
-        synchronized (this) {
-            if (serviceProxy != null) {
-                serviceProxy.close();
-            }
-        }
+
         if (adminClient != null) {
             adminClient.close();
         } else if (adminClientFuture != null) {
