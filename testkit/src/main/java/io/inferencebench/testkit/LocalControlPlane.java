@@ -549,7 +549,6 @@ public final class LocalControlPlane implements AutoCloseable {
         return startupTime;
     }
 
-
     /** A client with cluster-admin rights shared by callers; do not close it. */
     public synchronized KubernetesClient adminClient() {
         if (adminClient == null && adminClientFuture != null) {

@@ -65,11 +65,10 @@ public final class PodCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
         Map<String, String> env = System.getenv();
-        VolumePaths volumes = new VolumePaths(env);
         PodSettings settings;
         try {
-            configureWritableCaches(volumes, env);
-            settings = settings(env, volumes);
+            configureWritableCaches(env);
+            settings = settings(env);
         } catch (IllegalArgumentException | IOException e) {
             err.println("error: " + e.getMessage());
             return EXIT_USAGE;
@@ -96,7 +95,7 @@ public final class PodCommand implements Callable<Integer> {
         }
     }
 
-    PodSettings settings(Map<String, String> env, VolumePaths volumes) throws IOException {
+    PodSettings settings(Map<String, String> env) throws IOException {
         String run =
                 first(
                         runName,
@@ -128,7 +127,7 @@ public final class PodCommand implements Callable<Integer> {
         String apiKey = env.get(RunnerWorkOrder.API_KEY_ENV);
         String keyFile = env.get(PodSettings.API_KEY_FILE_ENV);
         if ((apiKey == null || apiKey.isBlank()) && keyFile != null && !keyFile.isBlank()) {
-            Path file = volumes.resolve(keyFile);
+            Path file = Path.of(keyFile);
             if (!Files.isReadable(file)) {
                 throw new IllegalArgumentException(
                         PodSettings.API_KEY_FILE_ENV + ": cannot read " + keyFile);
@@ -142,11 +141,11 @@ public final class PodCommand implements Callable<Integer> {
                 ns,
                 env.get(PodSettings.POD_NAME_ENV),
                 idx,
-                volumes.resolve(orderPath),
+                Path.of(orderPath),
                 apiKey == null || apiKey.isBlank() ? null : apiKey,
-                dataset == null || dataset.isBlank() ? null : volumes.resolve(dataset),
-                tokenizer == null || tokenizer.isBlank() ? null : volumes.resolve(tokenizer),
-                scratch(volumes),
+                dataset == null || dataset.isBlank() ? null : Path.of(dataset),
+                tokenizer == null || tokenizer.isBlank() ? null : Path.of(tokenizer),
+                scratch(),
                 !noSelfWarmup,
                 Duration.ofSeconds(5),
                 Duration.ofSeconds(10),
@@ -170,24 +169,23 @@ public final class PodCommand implements Callable<Integer> {
                 s.progressInterval());
     }
 
-    /** The writable emptyDir at /tmp (re-rooted on the local node). */
-    static Path scratch(VolumePaths volumes) {
-        return volumes.resolve("/tmp").resolve("inferencebench");
+    /** The writable emptyDir at /tmp, where the JVM's temp dir is (a pod's /tmp). */
+    static Path scratch() {
+        return tmp().resolve("inferencebench");
+    }
+
+    private static Path tmp() {
+        return Path.of(System.getProperty("java.io.tmpdir", "/tmp"));
     }
 
     /**
      * With a read-only root file system only the /tmp emptyDir is writable: the tokenizer library
      * unpacks its native code into DJL's cache, so point that cache there unless set.
      */
-    static void configureWritableCaches(VolumePaths volumes, Map<String, String> env)
-            throws IOException {
-        Path tmp = volumes.resolve("/tmp");
-        if (!tmp.equals(Path.of("/tmp")) && Files.isDirectory(tmp)) {
-            System.setProperty("java.io.tmpdir", tmp.toString());
-        }
+    static void configureWritableCaches(Map<String, String> env) throws IOException {
         for (String name : new String[] {"DJL_CACHE_DIR", "ENGINE_CACHE_DIR"}) {
             if (env.get(name) == null && System.getProperty(name) == null) {
-                Path dir = tmp.resolve("djl");
+                Path dir = tmp().resolve("djl");
                 Files.createDirectories(dir);
                 System.setProperty(name, dir.toString());
             }

@@ -38,8 +38,7 @@
  *
  * 0 when done or cancelled, 1 on failure (the part says why), 2 for unusable settings.
  *
- * <p>On the project's local node volume mounts are re-rooted ({@code IB_VOLUME_ROOT}, {@code
- * IB_MOUNT_*}); paths are translated accordingly. DJL's cache and the JVM temp dir go to the
- * writable /tmp emptyDir, so a read-only root file system works.
+ * <p>DJL's cache and the scratch files go to the JVM temp dir, the writable /tmp emptyDir, so a
+ * read-only root file system works.
  */
 package io.inferencebench.runner.pod;

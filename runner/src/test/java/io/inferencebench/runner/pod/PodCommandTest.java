@@ -20,7 +20,6 @@ class PodCommandTest {
         env.put("POD_NAMESPACE", "bench");
         env.put("POD_NAME", "sweep-runner-1-xyz");
         env.put("JOB_COMPLETION_INDEX", "1");
-        env.put("IB_VOLUME_ROOT", root.toString());
         return env;
     }
 
@@ -29,18 +28,23 @@ class PodCommandTest {
         Map<String, String> env = env();
         env.put("INFERENCEBENCH_API_KEY", "sk-abc");
         env.put("INFERENCEBENCH_DATASET_FILE", "/data/dataset/dataset");
-        // The node links the pod's /tmp emptyDir here; an unmapped host /tmp would stay as is.
-        Files.createDirectories(root.resolve("tmp"));
-        PodSettings s = new PodCommand().settings(env, new VolumePaths(env));
+        PodSettings s = new PodCommand().settings(env);
         assertThat(s.runName()).isEqualTo("sweep");
         assertThat(s.namespace()).isEqualTo("bench");
         assertThat(s.index()).isEqualTo(1);
         assertThat(s.apiKey()).isEqualTo("sk-abc");
+        // the Job mounts the work-order ConfigMap here
         assertThat(s.workOrderFile())
-                .isEqualTo(root.resolve("etc/inferencebench/workorder/workorder.json"));
-        assertThat(s.datasetFile()).isEqualTo(root.resolve("data/dataset/dataset"));
-        assertThat(s.scratchDir()).isEqualTo(root.resolve("tmp/inferencebench"));
+                .isEqualTo(Path.of("/etc/inferencebench/workorder/workorder.json"));
+        assertThat(s.datasetFile()).isEqualTo(Path.of("/data/dataset/dataset"));
+        // the pod's /tmp emptyDir is the JVM's temp dir
+        assertThat(s.scratchDir())
+                .isEqualTo(Path.of(System.getProperty("java.io.tmpdir")).resolve("inferencebench"));
         assertThat(s.selfWarmup()).isTrue();
+
+        env.put("INFERENCEBENCH_WORK_ORDER", root.resolve("order.json").toString());
+        assertThat(new PodCommand().settings(env).workOrderFile())
+                .isEqualTo(root.resolve("order.json"));
     }
 
     @Test
@@ -50,8 +54,8 @@ class PodCommandTest {
         env.put("IB_RUN_NAME", "other");
         Files.createDirectories(root.resolve("secrets"));
         Files.writeString(root.resolve("secrets/key"), "sk-from-file\n");
-        env.put("INFERENCEBENCH_API_KEY_FILE", "/secrets/key");
-        PodSettings s = new PodCommand().settings(env, new VolumePaths(env));
+        env.put("INFERENCEBENCH_API_KEY_FILE", root.resolve("secrets/key").toString());
+        PodSettings s = new PodCommand().settings(env);
         assertThat(s.runName()).isEqualTo("other");
         assertThat(s.apiKey()).isEqualTo("sk-from-file");
     }
@@ -60,7 +64,7 @@ class PodCommandTest {
     void aBadIndexIsAUsageErrorNamingTheVariable() {
         Map<String, String> env = env();
         env.put("JOB_COMPLETION_INDEX", "one");
-        assertThatThrownBy(() -> new PodCommand().settings(env, new VolumePaths(env)))
+        assertThatThrownBy(() -> new PodCommand().settings(env))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("JOB_COMPLETION_INDEX")
                 .hasMessageContaining("one");
@@ -70,7 +74,7 @@ class PodCommandTest {
     void anUnreadableKeyFileIsAUsageError() {
         Map<String, String> env = env();
         env.put("INFERENCEBENCH_API_KEY_FILE", "/nowhere/key");
-        assertThatThrownBy(() -> new PodCommand().settings(env, new VolumePaths(env)))
+        assertThatThrownBy(() -> new PodCommand().settings(env))
                 .hasMessageContaining("INFERENCEBENCH_API_KEY_FILE");
     }
 }

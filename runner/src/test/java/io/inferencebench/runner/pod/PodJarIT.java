@@ -22,9 +22,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The shaded jar's {@code pod} command as a separate process, laid out as the local node runs a
- * container: the work order mounted at its pod path re-rooted under {@code IB_VOLUME_ROOT}, /tmp as
- * {@code IB_MOUNT_TMP}, identity from the Job's environment variables.
+ * The shaded jar's {@code pod} command as a separate process, given what a runner container gets:
+ * the work order file (named by {@code INFERENCEBENCH_WORK_ORDER} here, as it is not at its pod
+ * path on this host), a temp dir of its own for its /tmp emptyDir, identity from the Job's
+ * environment variables.
  */
 class PodJarIT {
 
@@ -38,7 +39,7 @@ class PodJarIT {
         PodModeIT.stop();
     }
 
-    /** Starts the jar's pod command laid out as the local node runs a container. */
+    /** Starts the jar's pod command with what a runner container gets. */
     private static Process startJar(PodModeIT.Run run, RunnerWorkOrder order, Path dir, Path log)
             throws Exception {
         Path jar = Path.of("target/inferencebench-runner.jar");
@@ -55,6 +56,7 @@ class PodJarIT {
         ProcessBuilder builder =
                 new ProcessBuilder(
                                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                                "-Djava.io.tmpdir=" + tmp,
                                 "-jar",
                                 jar.toString(),
                                 "pod",
@@ -70,8 +72,7 @@ class PodJarIT {
         env.put("POD_NAMESPACE", run.namespace());
         env.put("POD_NAME", run.name() + "-runner-0-abcde");
         env.put("JOB_COMPLETION_INDEX", "0");
-        env.put("IB_VOLUME_ROOT", root.toString());
-        env.put("IB_MOUNT_TMP", tmp.toString());
+        env.put("INFERENCEBENCH_WORK_ORDER", mounted.resolve(RunnerWorkOrder.KEY).toString());
         return builder.start();
     }
 
@@ -102,7 +103,7 @@ class PodJarIT {
             StageResult result = PodModeIT.stageResult(run, 0, 1);
             assertThat(result.completed).isEqualTo(6);
             assertThat(PodModeIT.data(run, 0, PartReport.STATE)).isEqualTo(PartReport.STATE_DONE);
-            // Scratch files went to the pod's /tmp, not the host's.
+            // Scratch files went to the pod's /tmp (its JVM temp dir), not the host's.
             assertThat(tmp.resolve("inferencebench")).isDirectory();
         } finally {
             process.destroyForcibly();
