@@ -744,9 +744,10 @@ class OperatorClusterE2E {
     }
 
     /**
-     * Deleting a finished run removes what the operator made for it through the cluster's garbage
-     * collector (its owner references): the runner Job, the work-order, control, part and profile
-     * ConfigMaps, and the runner pods with the Job.
+     * Deleting a finished run removes what is left of it through the cluster's garbage collector
+     * (owner references): after the sweep ({@code cleanupPolicy: OnSuccess}, so the operator has
+     * already removed the runner Job, work order and control ConfigMap) its part ConfigMaps and the
+     * profile ConfigMap (no {@code spec.output.retain}); the simulator it did not own stays.
      */
     @Test
     @Order(9)

@@ -63,7 +63,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * and written to {@code target/bench/operator-speed.txt}.
  *
  * <p>Knobs: {@code -Dbench.latencyRuns} (50), {@code -Dbench.concurrentRuns} (100), {@code
- * -Dbench.numPrompts} (3).
+ * -Dbench.numPrompts} (3), {@code -Dbench.runnerCpuRequest} (10m).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OperatorSpeedBench {
@@ -75,6 +75,12 @@ class OperatorSpeedBench {
     static final int LATENCY_RUNS = Integer.getInteger("bench.latencyRuns", 50);
     static final int CONCURRENT_RUNS = Integer.getInteger("bench.concurrentRuns", 100);
     static final int NUM_PROMPTS = Integer.getInteger("bench.numPrompts", 3);
+
+    /**
+     * Runner pods' CPU request: with 10m the node's pod limit bounds how many start at once (58 on
+     * the real node); a larger request makes the scheduler start them in smaller waves.
+     */
+    static final String RUNNER_CPU = System.getProperty("bench.runnerCpuRequest", "10m");
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static ChartCluster cluster;
@@ -366,8 +372,13 @@ class OperatorSpeedBench {
             Collections.sort(applyToJobMillis);
             int correct = runs.size() - wrong.size();
             report.add(
-                    "%d concurrent runs (1 stage, %d prompts, parallelism 1): %d created, %d"
-                                    .formatted(CONCURRENT_RUNS, NUM_PROMPTS, runs.size(), terminal)
+                    "%d concurrent runs (1 stage, %d prompts, parallelism 1, runner CPU request %s): %d created, %d"
+                                    .formatted(
+                                            CONCURRENT_RUNS,
+                                            NUM_PROMPTS,
+                                            RUNNER_CPU,
+                                            runs.size(),
+                                            terminal)
                             + " terminal, %d correct (Succeeded, 1 profile, counts = %d); total %.1f s"
                                     .formatted(correct, NUM_PROMPTS, wallSeconds)
                             + " from the first create to the last terminal run (creates took %.1f s);"
@@ -585,8 +596,7 @@ class OperatorSpeedBench {
     // ------------------------------------------------------------------ fixtures
 
     /**
-     * One stage at 50 req/s, tiny requests; runner pods request little (10m CPU) so the node's pod
-     * limit, not its CPU requests, bounds how many run at once.
+     * One stage at 50 req/s, tiny requests; runner pods request {@link #RUNNER_CPU} CPU and 128Mi.
      */
     private static String runYaml(String name, int numPrompts) {
         return """
@@ -619,10 +629,10 @@ class OperatorSpeedBench {
                     parallelism: 1
                     startTimeout: 20m
                     resources:
-                      requests: {cpu: 10m, memory: 128Mi}
+                      requests: {cpu: %s, memory: 128Mi}
                       limits: {memory: 512Mi}
                 """
-                .formatted(name, MODEL, numPrompts);
+                .formatted(name, MODEL, numPrompts, RUNNER_CPU);
     }
 
     private static void createRun(String ns, String yaml) {
