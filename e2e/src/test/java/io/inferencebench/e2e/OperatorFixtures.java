@@ -14,7 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-/** Cluster setup shared by the operator E2E scenarios and the operator speed benchmark. */
+/** Cluster setup shared by the suites that run the packaged operator as a host process. */
 public final class OperatorFixtures {
 
     public static final String OPERATOR_NAMESPACE = "inferencebench-system";

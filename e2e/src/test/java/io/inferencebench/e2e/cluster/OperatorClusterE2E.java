@@ -18,6 +18,7 @@ import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.v1alpha1.StageResult;
 import io.inferencebench.crds.workorder.PartReport;
 import io.inferencebench.e2e.operator.AuthCheckProxy;
+import io.inferencebench.e2e.programs.RunnerRbacProbe;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
@@ -69,6 +70,7 @@ class OperatorClusterE2E {
     static final String NS_RESTART = "cl-restart";
     static final String NS_NO_ENDPOINTS = "cl-noendpoints";
     static final String NS_SEARCH = "cl-search";
+    static final String NS_RBAC = "cl-rbac";
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static ChartCluster cluster;
@@ -87,7 +89,8 @@ class OperatorClusterE2E {
                                 NS_LOSS,
                                 NS_RESTART,
                                 NS_NO_ENDPOINTS,
-                                NS_SEARCH),
+                                NS_SEARCH,
+                                NS_RBAC),
                         Path.of("target/cluster-e2e-logs").toAbsolutePath());
         client = cluster.client;
     }
@@ -618,6 +621,190 @@ class OperatorClusterE2E {
         assertThat(cells.get("CAPACITY")).as("Capacity column of%n%s", table).isNotBlank();
     }
 
+    /**
+     * The runner ServiceAccount the chart installs has exactly the runner Role, as the API server
+     * sees a pod using it: its own rules review lists nothing more (beyond the self-reviews every
+     * authenticated user may create), what the Role allows succeeds and what it leaves out is
+     * refused — here and in another namespace. The probe is {@link RunnerRbacProbe} (JDK only), run
+     * by the runner image's JVM with the ServiceAccount's projected token.
+     */
+    @Test
+    @Order(8)
+    void runnerServiceAccountFromTheChartHasExactlyTheRunnerRoleFromInsideAPod() throws Exception {
+        String ns = NS_RBAC;
+        String items = classesConfigMap(ns, "probe-classes", RunnerRbacProbe.class);
+        apply(
+                """
+                apiVersion: v1
+                kind: Pod
+                metadata: {name: rbac-probe, namespace: %1$s}
+                spec:
+                  restartPolicy: Never
+                  serviceAccountName: inferencebench-runner
+                  securityContext:
+                    runAsNonRoot: true
+                    seccompProfile: {type: RuntimeDefault}
+                  containers:
+                  - name: probe
+                    image: %2$s
+                    imagePullPolicy: Never
+                    command: [java, -XX:+UseSerialGC, -Xmx64m, -cp, /probe, %3$s, %4$s]
+                    resources:
+                      requests: {cpu: 50m, memory: 64Mi}
+                      limits: {memory: 256Mi}
+                    securityContext:
+                      allowPrivilegeEscalation: false
+                      readOnlyRootFilesystem: true
+                      capabilities: {drop: [ALL]}
+                    volumeMounts: [{name: classes, mountPath: /probe}]
+                  volumes:
+                  - name: classes
+                    configMap:
+                      name: probe-classes
+                      items:%5$s
+                """
+                        .formatted(
+                                ns,
+                                cluster.reference("runner"),
+                                RunnerRbacProbe.class.getName(),
+                                ChartCluster.SYSTEM,
+                                items.replace("\n              ", "\n          ")));
+        await().atMost(Duration.ofMinutes(2))
+                .pollInterval(Duration.ofMillis(250))
+                .until(
+                        () -> {
+                            String phase =
+                                    client.pods()
+                                            .inNamespace(ns)
+                                            .withName("rbac-probe")
+                                            .get()
+                                            .getStatus()
+                                            .getPhase();
+                            return "Succeeded".equals(phase) || "Failed".equals(phase);
+                        });
+        String log = client.pods().inNamespace(ns).withName("rbac-probe").getLog();
+        System.out.println("[rbac-probe]\n" + log);
+        assertThat(
+                        client.pods()
+                                .inNamespace(ns)
+                                .withName("rbac-probe")
+                                .get()
+                                .getStatus()
+                                .getPhase())
+                .as(log)
+                .isEqualTo("Succeeded");
+        Map<String, Integer> status = new java.util.HashMap<>();
+        Map<String, String> body = new java.util.HashMap<>();
+        for (String line : log.lines().toList()) {
+            String[] parts = line.split(" ", 3);
+            if (parts.length == 3 && parts[1].matches("\\d{3}")) {
+                status.put(parts[0], Integer.parseInt(parts[1]));
+                body.put(parts[0], parts[2]);
+            }
+        }
+        // who the pod is: the chart's runner ServiceAccount, with a token bound to this pod
+        assertThat(status).containsEntry("whoami", 201);
+        JsonNode user = JSON.readTree(body.get("whoami")).path("status").path("userInfo");
+        assertThat(user.path("username").asText())
+                .isEqualTo("system:serviceaccount:" + ns + ":inferencebench-runner");
+        assertThat(user.path("extra").path("authentication.kubernetes.io/pod-name").toString())
+                .isEqualTo("[\"rbac-probe\"]");
+        // what it may do in its namespace: exactly the Role
+        assertThat(status).containsEntry("rules", 201);
+        JsonNode rules = JSON.readTree(body.get("rules")).path("status");
+        assertThat(rules.path("incomplete").asBoolean()).as(rules.toString()).isFalse();
+        java.util.Set<String> granted = new java.util.TreeSet<>();
+        for (JsonNode rule : rules.path("resourceRules")) {
+            assertThat(rule.path("resourceNames").size()).as(rule.toString()).isZero();
+            for (JsonNode group : rule.path("apiGroups")) {
+                for (JsonNode resource : rule.path("resources")) {
+                    // every authenticated user may create its own access, rules and user
+                    // reviews (system:basic-user)
+                    boolean selfReview =
+                            resource.asText().startsWith("selfsubject")
+                                    && List.of("authorization.k8s.io", "authentication.k8s.io")
+                                            .contains(group.asText());
+                    for (JsonNode verb : rule.path("verbs")) {
+                        if (!(selfReview && verb.asText().equals("create"))) {
+                            granted.add(
+                                    group.asText() + "/" + resource.asText() + ":" + verb.asText());
+                        }
+                    }
+                }
+            }
+        }
+        assertThat(granted)
+                .as("rules of the runner ServiceAccount in %s: %s", ns, rules)
+                .containsExactlyInAnyOrder(
+                        "/configmaps:create",
+                        "/configmaps:get",
+                        "/configmaps:list",
+                        "/configmaps:patch",
+                        "/configmaps:update",
+                        "/configmaps:watch",
+                        "inferencebench.io/benchmarkruns:get");
+        // and the API server acts on them
+        assertThat(status)
+                .containsEntry("list-configmaps", 200)
+                .containsEntry("create-configmap", 201)
+                .containsEntry("delete-configmap", 403)
+                .containsEntry("list-secrets", 403)
+                .containsEntry("list-pods", 403)
+                .containsEntry("list-jobs", 403)
+                .containsEntry("list-benchmarkruns", 403)
+                .containsEntry("list-configmaps-elsewhere", 403)
+                .containsEntry("create-configmap-elsewhere", 403);
+        assertThat(client.configMaps().inNamespace(ns).withName("probe").get())
+                .as("the dry-run create stored nothing")
+                .isNull();
+    }
+
+    /**
+     * Deleting a finished run removes what is left of it through the cluster's garbage collector
+     * (owner references): after the sweep ({@code cleanupPolicy: OnSuccess}, so the operator has
+     * already removed the runner Job, work order and control ConfigMap) its part ConfigMaps and the
+     * profile ConfigMap (no {@code spec.output.retain}); the simulator it did not own stays.
+     */
+    @Test
+    @Order(9)
+    void deletingARunGarbageCollectsEverythingItOwns() {
+        String ns = NS_SWEEP;
+        BenchmarkRun run = run(ns, "sweep");
+        assertThat(run).as("the sweep run of scenario 1").isNotNull();
+        String uid = run.getMetadata().getUid();
+        java.util.function.Supplier<List<String>> owned =
+                () -> {
+                    List<String> names = new ArrayList<>();
+                    for (ConfigMap cm : client.configMaps().inNamespace(ns).list().getItems()) {
+                        if (cm.getMetadata().getOwnerReferences().stream()
+                                .anyMatch(o -> o.getUid().equals(uid))) {
+                            names.add("ConfigMap/" + cm.getMetadata().getName());
+                        }
+                    }
+                    for (var job : client.batch().v1().jobs().inNamespace(ns).list().getItems()) {
+                        if (job.getMetadata().getOwnerReferences().stream()
+                                .anyMatch(o -> o.getUid().equals(uid))) {
+                            names.add("Job/" + job.getMetadata().getName());
+                        }
+                    }
+                    return names;
+                };
+        List<String> before = owned.get();
+        System.out.println("owned by the sweep run before its deletion: " + before);
+        assertThat(before)
+                .contains(
+                        "ConfigMap/" + run.getStatus().getProfileConfigMap(),
+                        "ConfigMap/" + ResourceNames.part("sweep", 0),
+                        "ConfigMap/" + ResourceNames.part("sweep", 1));
+        client.resources(BenchmarkRun.class).inNamespace(ns).withName("sweep").delete();
+        await().atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(250))
+                .until(() -> run(ns, "sweep") == null && owned.get().isEmpty());
+        assertThat(runnerPods(ns, "sweep")).isEmpty();
+        // the simulator, which the run did not own, is still there
+        assertThat(client.apps().deployments().inNamespace(ns).withName("sim").get()).isNotNull();
+    }
+
     private static void assertMatchesWhatTheSimulatorObserved(JsonNode profile, long requests) {
         JsonNode metrics = profile.get("metrics");
         assertThat(metrics).as("LPG metrics of %s", profile).isNotNull();
@@ -751,48 +938,7 @@ class OperatorClusterE2E {
      * runner image's JVM ({@code java -cp}), the expected key from the Secret.
      */
     private static void deployAuthProxy(String ns) throws IOException {
-        Path classes =
-                Path.of(
-                        AuthCheckProxy.class
-                                .getProtectionDomain()
-                                .getCodeSource()
-                                .getLocation()
-                                .getPath());
-        String pkg = AuthCheckProxy.class.getPackageName().replace('.', '/');
-        Map<String, String> binary = new java.util.TreeMap<>();
-        StringBuilder items = new StringBuilder();
-        try (Stream<Path> files = Files.list(classes.resolve(pkg))) {
-            for (Path f :
-                    files.filter(
-                                    f ->
-                                            f.getFileName()
-                                                    .toString()
-                                                    .matches("AuthCheckProxy(\\$.*)?\\.class"))
-                            .toList()) {
-                String file = f.getFileName().toString();
-                String key = file.replace('$', '_');
-                binary.put(key, Base64.getEncoder().encodeToString(Files.readAllBytes(f)));
-                items.append("\n              - {key: \"")
-                        .append(key)
-                        .append("\", path: \"")
-                        .append(pkg)
-                        .append('/')
-                        .append(file)
-                        .append("\"}");
-            }
-        }
-        assertThat(binary).containsKey("AuthCheckProxy.class");
-        StringBuilder data = new StringBuilder();
-        binary.forEach((k, v) -> data.append("\n  ").append(k).append(": ").append(v));
-        client.resource(
-                        """
-                        apiVersion: v1
-                        kind: ConfigMap
-                        metadata: {name: guard-classes, namespace: %s}
-                        binaryData:%s
-                        """
-                                .formatted(ns, data))
-                .serverSideApply();
+        String items = classesConfigMap(ns, "guard-classes", AuthCheckProxy.class);
         apply(
                 """
                         apiVersion: apps/v1
@@ -850,6 +996,55 @@ class OperatorClusterE2E {
                                 AuthCheckProxy.class.getName(),
                                 items));
         awaitReadyPod(ns, "guard", Duration.ofMinutes(2));
+    }
+
+    /**
+     * A ConfigMap {@code name} holding {@code main}'s class files (and its nested classes) as
+     * binaryData; returns the {@code items} of a configMap volume that lays them out as a class
+     * path directory.
+     */
+    private static String classesConfigMap(String ns, String name, Class<?> main)
+            throws IOException {
+        Path classes = Path.of(main.getProtectionDomain().getCodeSource().getLocation().getPath());
+        String pkg = main.getPackageName().replace('.', '/');
+        String simple = main.getSimpleName();
+        Map<String, String> binary = new java.util.TreeMap<>();
+        StringBuilder items = new StringBuilder();
+        try (Stream<Path> files = Files.list(classes.resolve(pkg))) {
+            for (Path f :
+                    files.filter(
+                                    f ->
+                                            f.getFileName()
+                                                    .toString()
+                                                    .matches(
+                                                            Pattern.quote(simple)
+                                                                    + "(\\$.*)?\\.class"))
+                            .toList()) {
+                String file = f.getFileName().toString();
+                String key = file.replace('$', '_');
+                binary.put(key, Base64.getEncoder().encodeToString(Files.readAllBytes(f)));
+                items.append("\n              - {key: \"")
+                        .append(key)
+                        .append("\", path: \"")
+                        .append(pkg)
+                        .append('/')
+                        .append(file)
+                        .append("\"}");
+            }
+        }
+        assertThat(binary).containsKey(simple + ".class");
+        StringBuilder data = new StringBuilder();
+        binary.forEach((k, v) -> data.append("\n  ").append(k).append(": ").append(v));
+        client.resource(
+                        """
+                        apiVersion: v1
+                        kind: ConfigMap
+                        metadata: {name: %s, namespace: %s}
+                        binaryData:%s
+                        """
+                                .formatted(name, ns, data))
+                .serverSideApply();
+        return items.toString();
     }
 
     /** Server-side applies each document of a multi-document YAML. */

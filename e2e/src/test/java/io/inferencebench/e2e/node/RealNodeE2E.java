@@ -235,6 +235,30 @@ class RealNodeE2E {
                 .ignoreExceptions()
                 .until(() -> get("http://" + clusterIp + ":8000/v1/models").statusCode() == 200);
         assertThat(get("http://" + clusterIp + ":8000/v1/models").body()).contains("tiny");
+        // the OpenAI API itself, through the Service: a completion with exactly the tokens asked
+        // for, and the vLLM metrics that count it
+        double servedBefore = successCount(clusterIp);
+        HttpResponse<String> completion =
+                http.send(
+                        HttpRequest.newBuilder(
+                                        URI.create("http://" + clusterIp + ":8000/v1/completions"))
+                                .timeout(Duration.ofSeconds(10))
+                                .header("Content-Type", "application/json")
+                                .POST(
+                                        HttpRequest.BodyPublishers.ofString(
+                                                "{\"model\":\"tiny\",\"prompt\":\"hello there\","
+                                                        + "\"max_tokens\":5,\"ignore_eos\":true}"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+        assertThat(completion.statusCode()).as(completion.body()).isEqualTo(200);
+        var answer = new com.fasterxml.jackson.databind.ObjectMapper().readTree(completion.body());
+        assertThat(answer.path("choices").size()).as(completion.body()).isEqualTo(1);
+        assertThat(answer.path("choices").get(0).path("text").asText()).isNotBlank();
+        assertThat(answer.path("usage").path("completion_tokens").asInt()).isEqualTo(5);
+        assertThat(answer.path("model").asText()).isEqualTo("tiny");
+        assertThat(successCount(clusterIp) - servedBefore)
+                .as("vllm:request_success_total on the simulator's /metrics")
+                .isEqualTo(1.0);
         // and the container runs as the image's non-root user with the limits applied
         var id = node.ctr(List.of("-n", "k8s.io", "tasks", "ls"), Duration.ofSeconds(10));
         assertThat(id.output()).contains("RUNNING");
