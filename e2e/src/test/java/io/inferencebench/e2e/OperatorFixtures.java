@@ -1,15 +1,11 @@
 package io.inferencebench.e2e;
 
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.testkit.CustomResourceDefinitions;
-import io.inferencebench.testkit.LocalCluster;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -17,95 +13,8 @@ import java.util.List;
 /** Cluster setup shared by the suites that run the packaged operator as a host process. */
 public final class OperatorFixtures {
 
-    public static final String OPERATOR_NAMESPACE = "inferencebench-system";
 
     private OperatorFixtures() {}
-
-    /**
-     * The operator's ServiceAccount and RBAC from {@code config/rbac}; returns a kubeconfig with a
-     * token of that ServiceAccount so the operator runs with exactly its least-privilege rights.
-     */
-    public static Path installOperatorIdentity(
-            KubernetesClient client, LocalCluster cluster, Path repoRoot, Path kubeconfig)
-            throws IOException {
-        if (client.namespaces().withName(OPERATOR_NAMESPACE).get() == null) {
-            client.namespaces()
-                    .resource(
-                            new NamespaceBuilder()
-                                    .withNewMetadata()
-                                    .withName(OPERATOR_NAMESPACE)
-                                    .endMetadata()
-                                    .build())
-                    .create();
-        }
-        for (String file :
-                List.of(
-                        "service_account.yaml",
-                        "role.yaml",
-                        "role_binding.yaml",
-                        "leader_election_role.yaml")) {
-            try (InputStream yaml = Files.newInputStream(repoRoot.resolve("config/rbac/" + file))) {
-                for (HasMetadata item : client.load(yaml).items()) {
-                    if (item.getMetadata().getNamespace() != null) {
-                        item.getMetadata().setNamespace(OPERATOR_NAMESPACE);
-                    }
-                    if (item instanceof io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding b) {
-                        b.getSubjects()
-                                .forEach(subject -> subject.setNamespace(OPERATOR_NAMESPACE));
-                    }
-                    if (item instanceof io.fabric8.kubernetes.api.model.rbac.RoleBinding b) {
-                        b.getSubjects()
-                                .forEach(subject -> subject.setNamespace(OPERATOR_NAMESPACE));
-                    }
-                    client.resource(item).forceConflicts().serverSideApply();
-                }
-            }
-        }
-        String token =
-                client.serviceAccounts()
-                        .inNamespace(OPERATOR_NAMESPACE)
-                        .withName("inferencebench-operator")
-                        .tokenRequest(
-                                new io.fabric8.kubernetes.api.model.authentication
-                                                .TokenRequestBuilder()
-                                        .withNewSpec()
-                                        .withExpirationSeconds(6 * 3600L)
-                                        .endSpec()
-                                        .build())
-                        .getStatus()
-                        .getToken();
-        String ca =
-                java.util.Base64.getEncoder()
-                        .encodeToString(
-                                cluster.controlPlane()
-                                        .caCertificatePem()
-                                        .getBytes(StandardCharsets.UTF_8));
-        Files.writeString(
-                kubeconfig,
-                """
-                apiVersion: v1
-                kind: Config
-                clusters:
-                - name: local
-                  cluster:
-                    server: %s
-                    certificate-authority-data: %s
-                users:
-                - name: operator
-                  user:
-                    token: %s
-                contexts:
-                - name: operator
-                  context: {cluster: local, user: operator, namespace: %s}
-                current-context: operator
-                """
-                        .formatted(
-                                cluster.controlPlane().apiServerUrl(),
-                                ca,
-                                token,
-                                OPERATOR_NAMESPACE));
-        return kubeconfig;
-    }
 
     /**
      * Installs the generated CRDs (BenchmarkRun, BenchmarkSchedule: the operator watches both and
