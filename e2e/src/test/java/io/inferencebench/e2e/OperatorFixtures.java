@@ -13,7 +13,6 @@ import java.util.List;
 /** Cluster setup shared by the suites that run the packaged operator as a host process. */
 public final class OperatorFixtures {
 
-
     private OperatorFixtures() {}
 
     /**
