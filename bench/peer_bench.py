@@ -55,6 +55,9 @@ RUNNER_JAR = REPO / "runner" / "target" / "inferencebench-runner.jar"
 TOOLS = ["guidellm", "inference-perf", "vllm", "runner"]
 # `reparse`: recompute figures from the tools' saved outputs without running anything again.
 REPARSE = False
+# `pinned`: the CPU every client process tree runs on, and the simulator's (taskset -c).
+PIN_CLIENT: str | None = None
+PIN_SERVER: str | None = None
 
 
 def log(msg: str) -> None:
@@ -103,6 +106,9 @@ def install(tools: list[str]) -> dict:
     for tool in tools:
         if tool == "runner":
             continue
+        if tool == "wrk":
+            status["wrk"] = install_wrk()
+            continue
         marker = PEERS / tool / ".installed"
         if marker.exists() and marker.read_text().strip() == " ".join(PIP_SPECS[tool]):
             log(f"{tool}: cached in {PEERS / tool}")
@@ -130,6 +136,19 @@ def install(tools: list[str]) -> dict:
     status_file.write_text(json.dumps(status, indent=2))
     make_tokenizer()
     return status
+
+
+def install_wrk() -> dict:
+    """wrk, the HTTP floor of `pinned`, from the distribution's packages (Debian: wrk)."""
+    if shutil.which("wrk"):
+        return {"ok": True, "path": shutil.which("wrk")}
+    if not shutil.which("apt-get") or os.geteuid() != 0:
+        return {"ok": False, "reason": "wrk not found; install it with the system's package manager (apt-get install wrk)"}
+    log("wrk: apt-get install wrk")
+    subprocess.run(["apt-get", "update", "-qq"], capture_output=True)
+    r = subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], capture_output=True, text=True,
+                       env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+    return {"ok": r.returncode == 0 and shutil.which("wrk") is not None, "reason": r.stderr[-500:]}
 
 
 def make_tokenizer() -> None:
@@ -171,8 +190,9 @@ class Simulator:
         ).stdout.strip()
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        pin = ["taskset", "-c", PIN_SERVER] if PIN_SERVER is not None else []
         self.proc = subprocess.Popen(
-            [self.binary, "--model", MODEL, "--host", "127.0.0.1", "--port", str(self.port),
+            pin + [self.binary, "--model", MODEL, "--host", "127.0.0.1", "--port", str(self.port),
              "--max-num-seqs", "100000", "--max-waiting-queue-length", "100000", "--max-model-len", "4096",
              "--time-to-first-token", f"{ttft_ms}ms", "--inter-token-latency", f"{itl_ms}ms",
              "--force-dummy-tokenizer", "--seed", "1"],
@@ -229,6 +249,10 @@ def timed(cmd: list[str], cwd: Path, timeout: float, env: dict | None = None) ->
         prev = json.loads((cwd / "result.json").read_text())
         return {k: prev[k] for k in ("rc", "wall_s", "cpu_s")}
     full = ["/usr/bin/time", "-v", "-o", str(tfile)] + cmd
+    if PIN_CLIENT is not None:
+        # taskset outside /usr/bin/time: the tool and every process or thread it starts inherit
+        # the one-CPU affinity mask, so the JVM sizes itself as in a pod with a 1-CPU limit.
+        full = ["taskset", "-c", PIN_CLIENT] + full
     started = time.time()
     with open(cwd / "stdout.txt", "w") as out, open(cwd / "stderr.txt", "w") as err:
         # Own process group, so a timeout ends the tool's workers too, not only /usr/bin/time.
@@ -401,17 +425,23 @@ def java_21() -> str:
     return shutil.which("java") or "java"
 
 
-def run_runner(url: str, rate: float, n: int, d: Path, timeout: float) -> dict:
+# `pinned --runner-variants NAME=FLAGS;...`: the same jar under other JVM flags, as tools "runner:NAME".
+RUNNER_VARIANTS: dict[str, list[str]] = {}
+
+
+def run_runner(url: str, rate: float, n: int, d: Path, timeout: float, variant: str = "") -> dict:
     if not RUNNER_JAR.exists():
         return {"rc": "jar missing", "wall_s": 0, "cpu_s": math.nan}
     java = os.environ.get("JAVA") or java_21()
     jar = runner_snapshot()
     extra = os.environ.get("IB_RUNNER_ARGS", "").split()
-    cmd = [java, "-jar", str(jar), "run", "--base-url", url, "--backend", "vllm", "--model", MODEL,
+    jvm = os.environ.get("IB_RUNNER_JVM_ARGS", "").split() + RUNNER_VARIANTS.get(variant, [])
+    cmd = [java] + jvm + ["-jar", str(jar), "run", "--base-url", url, "--backend", "vllm", "--model", MODEL,
            "--dataset-name", "random", "--random-input-len", str(INPUT_LEN),
            "--random-output-len", str(OUTPUT_LEN), "--ignore-eos", "--arrival", "constant",
            "--request-rate", str(rate), "--num-prompts", str(n), "--result-dir", str(d / "out")] + extra
     res = timed(cmd, d, timeout)
+    res["jvm_args"] = jvm
     if REPARSE:
         res["jar_sha256"] = json.loads((d / "result.json").read_text()).get("jar_sha256", "unknown")
     else:
@@ -435,21 +465,64 @@ def run_runner(url: str, rate: float, n: int, d: Path, timeout: float) -> dict:
     return res
 
 
-RUNNERS = {"guidellm": run_guidellm, "inference-perf": run_inference_perf, "vllm": run_vllm, "runner": run_runner}
+WRK_SCRIPT = """
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"model":"%s","prompt":"%s","max_tokens":%d,"stream":true,"ignore_eos":true}'
+"""
+
+
+def run_wrk(url: str, rate: float, n: int, d: Path, timeout: float) -> dict:
+    """The HTTP floor: wrk sends the same streaming completion in a closed loop and reads every
+    response whole without parsing the events, so its CPU per request is what the HTTP exchange
+    alone costs. It has no schedule: `rate` only sets how long it runs (n / rate seconds)."""
+    script = d / "completions.lua"
+    script.write_text(WRK_SCRIPT % (MODEL, " ".join(["hello"] * INPUT_LEN), OUTPUT_LEN))
+    seconds = max(1, round(n / rate))
+    cmd = [shutil.which("wrk") or "wrk", "-t1", "-c32", f"-d{seconds}s", "-s", str(script),
+           f"{url}/v1/completions"]
+    res = timed(cmd, d, timeout)
+    out = (d / "stdout.txt").read_text() if (d / "stdout.txt").exists() else ""
+    m = re.search(r"(\d+) requests in ([\d.]+)(m?s)", out)
+    if not m:
+        return res
+    done = int(m.group(1))
+    secs = float(m.group(2)) / (1000 if m.group(3) == "ms" else 1)
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    errors = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
+    res.update(completed=done, failed=(int(bad.group(1)) if bad else 0)
+               + (sum(int(x) for x in errors.groups()) if errors else 0),
+               achieved_rate=done / secs, closed_loop=True,
+               cpu_per_request_ms=res["cpu_s"] / done * 1000 if done else math.nan)
+    return res
+
+
+RUNNERS = {"guidellm": run_guidellm, "inference-perf": run_inference_perf, "vllm": run_vllm, "runner": run_runner,
+           "wrk": run_wrk}
+
+
+def run_tool(tool: str, url: str, rate: float, n: int, d: Path, timeout: float) -> dict:
+    base, _, variant = tool.partition(":")
+    if base == "runner":
+        return run_runner(url, rate, n, d, timeout, variant)
+    return RUNNERS[base](url, rate, n, d, timeout)
 
 
 def available(tool: str) -> bool:
+    tool = tool.partition(":")[0]
     if tool == "runner":
         return RUNNER_JAR.exists()
+    if tool == "wrk":
+        return shutil.which("wrk") is not None
     exe = {"guidellm": "guidellm", "inference-perf": "inference-perf", "vllm": "vllm"}[tool]
     return venv_bin(tool, exe).exists()
 
 
 def one_run(tool: str, sim: Simulator, rate: float, n: int, label: str, timeout: float) -> dict:
-    d = RESULTS / "runs" / f"{tool}-{label}-{rate:g}qps-{n}"
+    d = RESULTS / "runs" / f"{tool.replace(':', '-')}-{label}-{rate:g}qps-{n}"
     if REPARSE:
         prev = json.loads((d / "result.json").read_text())
-        res = RUNNERS[tool](prev.get("url", ""), rate, n, d, timeout)
+        res = run_tool(tool, prev.get("url", ""), rate, n, d, timeout)
         res.update({k: prev[k] for k in ("loadavg_1m", "sim_cpu_s") if k in prev})
         res.update({k: v for k, v in prev.items() if k.startswith("server_") or k.startswith("injected_")})
         res.update(tool=tool, rate=rate, n=n, label=label)
@@ -459,7 +532,7 @@ def one_run(tool: str, sim: Simulator, rate: float, n: int, label: str, timeout:
         d.mkdir(parents=True)
         sim_cpu = sim.cpu_seconds()
         load = os.getloadavg()[0]
-        res = RUNNERS[tool](sim.url, rate, n, d, timeout)
+        res = run_tool(tool, sim.url, rate, n, d, timeout)
         res.update(tool=tool, rate=rate, n=n, label=label, loadavg_1m=round(load, 2),
                    sim_cpu_s=round(sim.cpu_seconds() - sim_cpu, 2))
     res["sustained"] = bool(
@@ -526,7 +599,7 @@ def accuracy(tools: list[str], ttft_ms: float, itl_ms: float, rate: float, n: in
         with Simulator(ttft_ms, itl_ms) as sim:
             r = one_run(tool, sim, rate, n, f"accuracy-ttft{ttft_ms:g}-itl{itl_ms:g}", timeout)
             r.update(sim.server_view(), injected_ttft_ms=ttft_ms, injected_itl_ms=itl_ms)
-            d = RESULTS / "runs" / f"{tool}-{r['label']}-{rate:g}qps-{n}"
+            d = RESULTS / "runs" / f"{tool.replace(':', '-')}-{r['label']}-{rate:g}qps-{n}"
             (d / "result.json").write_text(json.dumps(r, indent=2, default=str))
         r.update(injected_ttft_ms=ttft_ms, injected_itl_ms=itl_ms)
         for k in ("ttft_mean_ms", "ttft_median_ms"):
@@ -535,6 +608,109 @@ def accuracy(tools: list[str], ttft_ms: float, itl_ms: float, rate: float, n: in
             r[k.replace("_ms", "_err_ms")] = r.get(k, math.nan) - itl_ms
         all_results[tool] = r
         save("accuracy.json", all_results)
+
+
+def pinned(tools: list[str], rates: list[float], repeats: int, seconds: float, timeout: float,
+           accuracy_too: bool) -> None:
+    """Equal footing: every client on PIN_CLIENT, the simulator on PIN_SERVER, all tools in one
+    run. Rates go up in turn; at each rate every tool still in the race runs `repeats` times, the
+    tools alternating (the order rotates per repeat) so that drift of the machine hits all alike.
+    A tool leaves the race after a rate at which no repeat reached 90 % of the target."""
+    out = {"client_cpu": PIN_CLIENT, "server_cpu": PIN_SERVER, "seconds": seconds, "repeats": repeats,
+           "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "versions": versions(),
+           "runner_variants": RUNNER_VARIANTS, "tools": {}}
+    tools = [t for t in tools if available(t) or log(f"{t}: not installed, skipped")]
+    racing = [t for t in tools if t != "wrk"]
+    with Simulator() as sim:
+        for tool in tools:
+            if tool == "wrk":
+                continue
+            base = one_run(tool, sim, BASELINE_RATE, BASELINE_REQUESTS, "pinned-baseline", timeout)
+            out["tools"][tool] = {"baseline": base, "runs": []}
+        for rate in rates:
+            n = max(200, int(rate * seconds))
+            reached: dict[str, bool] = {}
+            for rep in range(repeats):
+                order = racing[rep % len(racing):] + racing[:rep % len(racing)] if racing else []
+                for tool in order:
+                    r = one_run(tool, sim, rate, n, f"pinned-r{rep + 1}", timeout)
+                    r["repeat"] = rep + 1
+                    add_marginal_cpu(r, out["tools"][tool]["baseline"])
+                    out["tools"][tool]["runs"].append(r)
+                    reached[tool] = reached.get(tool, False) or (
+                        r.get("rc") != "timeout" and r.get("achieved_rate", 0) >= 0.9 * rate)
+                    save("pinned.json", out)
+            racing = [t for t in racing if reached.get(t)]
+            if not racing:
+                break
+        if "wrk" in tools:
+            # Closed loop for as long as the runner's longest step, twice.
+            out["tools"]["wrk"] = {"runs": []}
+            for rep in range(repeats):
+                r = one_run("wrk", sim, 1000, int(1000 * seconds), f"pinned-r{rep + 1}", timeout)
+                r["repeat"] = rep + 1
+                out["tools"]["wrk"]["runs"].append(r)
+            save("pinned.json", out)
+    if accuracy_too:
+        for tool in [t for t in tools if t != "wrk"]:
+            with Simulator(20, 5) as sim:
+                r = one_run(tool, sim, 10, 100, "pinned-accuracy-ttft20-itl5", timeout)
+                r.update(sim.server_view(), injected_ttft_ms=20, injected_itl_ms=5)
+            for k in ("ttft_mean_ms", "ttft_median_ms"):
+                r[k.replace("_ms", "_err_ms")] = r.get(k, math.nan) - 20
+            for k in ("itl_mean_ms", "itl_median_ms"):
+                r[k.replace("_ms", "_err_ms")] = r.get(k, math.nan) - 5
+            out["tools"][tool]["accuracy"] = r
+            save("pinned.json", out)
+    out["ended"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    save("pinned.json", out)
+
+
+def pinned_report(name: str = "pinned.json") -> str:
+    doc = load(name)
+    if not doc:
+        return f"no {name} in {RESULTS}"
+    floor = math.nan
+    wrk = (doc["tools"].get("wrk") or {}).get("runs", [])
+    per_req = [r["cpu_per_request_ms"] for r in wrk if not math.isnan(r.get("cpu_per_request_ms", math.nan))]
+    if per_req:
+        floor = statistics.median(per_req)  # ms per request = CPU s per 1,000 requests
+    lines = [f"Pinned: clients on CPU {doc['client_cpu']}, simulator on CPU {doc['server_cpu']}, "
+             f"{doc['repeats']} repeats per rate, {doc['started']} – {doc.get('ended', 'unfinished')}", "",
+             "| tool | max rate strict in every repeat (req/s) | max rate strict in any repeat | max rate achieved >= 99 % "
+             "(lag ignored) | CPU s per 1k req | × floor (wrk) | TTFT mean / median error (ms) | ITL mean / median error (ms) |",
+             "|---|---|---|---|---|---|---|---|"]
+    for tool, tr in doc["tools"].items():
+        runs = tr.get("runs", [])
+        if tool == "wrk":
+            rates = [r.get("achieved_rate", math.nan) for r in runs]
+            lines.append(f"| wrk (closed loop, 32 connections; the floor) | n/a | n/a | "
+                         f"{' / '.join(fmt(x, 0) for x in rates)} req/s | {fmt(floor, 3)} | 1 | n/a | n/a |")
+            continue
+        by_rate: dict[float, list[dict]] = {}
+        for r in runs:
+            by_rate.setdefault(r["rate"], []).append(r)
+        every = [rt for rt, rs in by_rate.items() if all(r.get("sustained") for r in rs)]
+        anyr = [rt for rt, rs in by_rate.items() if any(r.get("sustained") for r in rs)]
+        reached = [rt for rt, rs in by_rate.items()
+                   if all(r.get("achieved_rate", 0) >= 0.99 * rt and r.get("completed") == r["n"] for r in rs)]
+        slope = cpu_per_1k(tr)
+        a = tr.get("accuracy", {})
+        lines.append(
+            f"| {tool} | {fmt(max(every), 0) if every else 'none'} | {fmt(max(anyr), 0) if anyr else 'none'} "
+            f"| {fmt(max(reached), 0) if reached else 'none'} | {fmt(slope, 3)} | {fmt(slope / floor, 1)} "
+            f"| {fmt(a.get('ttft_mean_err_ms'), 2)} / {fmt(a.get('ttft_median_err_ms'), 2)} "
+            f"| {fmt(a.get('itl_mean_err_ms'), 3)} / {fmt(a.get('itl_median_err_ms'), 3)} |")
+    lines += ["", "Per run (in the order they ran within each rate):", "",
+              "| tool | target req/s | repeat | requests | achieved req/s | p50 / p99 schedule lag (ms) | strict "
+              "| tool CPU s | simulator CPU s | load avg |", "|---|---|---|---|---|---|---|---|---|---|"]
+    rows = [r for tr in doc["tools"].values() for r in tr.get("runs", []) if r.get("label", "").startswith("pinned-r")]
+    for r in rows:
+        lines.append(
+            f"| {r['tool']} | {r['rate']:g} | {r.get('repeat', '')} | {r['n']} | {fmt(r.get('achieved_rate'))} "
+            f"| {fmt(r.get('p50_lag_ms'), 2)} / {fmt(r.get('p99_lag_ms'), 2)} | {'yes' if r.get('sustained') else 'no'} "
+            f"| {fmt(r.get('cpu_s'))} | {fmt(r.get('sim_cpu_s'), 2)} | {r.get('loadavg_1m')} |")
+    return "\n".join(lines)
 
 
 def reparse() -> str:
@@ -628,7 +804,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("install")
-    p.add_argument("--tools", default="guidellm,inference-perf,vllm")
+    p.add_argument("--tools", default="guidellm,inference-perf,vllm,wrk")
     p = sub.add_parser("sweep")
     p.add_argument("--tools", default=",".join(TOOLS))
     p.add_argument("--rates", default="25,50,100,200,400,800,1600")
@@ -641,6 +817,19 @@ def main() -> None:
     p.add_argument("--rate", type=float, default=10)
     p.add_argument("--num", type=int, default=100)
     p.add_argument("--timeout", type=float, default=120)
+    p = sub.add_parser("pinned", help="equal footing: clients on one CPU, the simulator on another, all tools alternating")
+    p.add_argument("--tools", default="runner,vllm,inference-perf,guidellm,wrk")
+    p.add_argument("--rates", default="100,200,400,800,1600,2400,3200,4000,5000,6400,8000")
+    p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--seconds", type=float, default=6)
+    p.add_argument("--timeout", type=float, default=90)
+    p.add_argument("--client-cpu", default="0")
+    p.add_argument("--server-cpu", default="1")
+    p.add_argument("--runner-variants", default="",
+                   help="NAME=JVM FLAGS;... : also run the runner as tool runner:NAME with those flags")
+    p.add_argument("--no-accuracy", action="store_true")
+    p = sub.add_parser("pinned-report")
+    p.add_argument("--file", default="pinned.json")
     sub.add_parser("report")
     sub.add_parser("reparse", help="recompute sweep.json/accuracy.json from bench/results/runs")
     sub.add_parser("versions")
@@ -653,6 +842,18 @@ def main() -> None:
     elif a.cmd == "accuracy":
         accuracy(a.tools.split(","), a.ttft_ms, a.itl_ms, a.rate, a.num, a.timeout)
         print(report())
+    elif a.cmd == "pinned":
+        global PIN_CLIENT, PIN_SERVER
+        PIN_CLIENT, PIN_SERVER = a.client_cpu, a.server_cpu
+        tools = a.tools.split(",")
+        for spec in filter(None, a.runner_variants.split(";")):
+            name, _, flags = spec.partition("=")
+            RUNNER_VARIANTS[name.strip()] = flags.split()
+            tools.insert(tools.index("runner") + 1 if "runner" in tools else 0, f"runner:{name.strip()}")
+        pinned(tools, [float(x) for x in a.rates.split(",")], a.repeats, a.seconds, a.timeout, not a.no_accuracy)
+        print(pinned_report())
+    elif a.cmd == "pinned-report":
+        print(pinned_report(a.file))
     elif a.cmd == "report":
         print(report())
     elif a.cmd == "reparse":
