@@ -23,8 +23,9 @@ public class BenchmarkRunStatus {
     private Long observedGeneration;
 
     @JsonPropertyDescription(
-            "TargetReady, RunnersReady, Completed, ServerMetricsCollected, LoadDelivered, (with"
-                    + " spec.slo) SloMet and (with spec.baseline) Regressed.")
+            "TargetReady, (with the operator's active-run cap) Queued, RunnersReady, Completed,"
+                    + " ServerMetricsCollected, LoadDelivered, (with spec.slo) SloMet and (with"
+                    + " spec.baseline) Regressed.")
     private List<Condition> conditions = new ArrayList<>();
 
     @JsonPropertyDescription("When the first stage started (RFC 3339).")

@@ -8,6 +8,15 @@ public final class ConditionTypes {
     /** The target Service has ready endpoints (or the URL answers) and the spec resolved. */
     public static final String TARGET_READY = "TargetReady";
 
+    /**
+     * Only with the operator's INFERENCEBENCH_MAX_ACTIVE_RUNS cap: True (reason {@code Queued})
+     * while the run, its target ready, waits in Pending for a slot, the message naming the active
+     * runs, the cap and the run's position; False (reason {@code Admitted}) once it was let
+     * through, or (reason {@code TargetNotReady}) when it left the queue because its target stopped
+     * being ready.
+     */
+    public static final String QUEUED = "Queued";
+
     /** Every runner pod is ready at the start barrier. */
     public static final String RUNNERS_READY = "RunnersReady";
 
@@ -50,6 +59,7 @@ public final class ConditionTypes {
     public static final List<String> ALL =
             List.of(
                     TARGET_READY,
+                    QUEUED,
                     RUNNERS_READY,
                     COMPLETED,
                     SERVER_METRICS_COLLECTED,
