@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
@@ -108,6 +109,9 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
     /** Soon, but after the watch has delivered the status just patched. */
     static final Duration LAUNCH_NOW = Duration.ofMillis(200);
 
+    /** How often a queued run looks for a free slot (and at its target and references). */
+    static final Duration QUEUE_RECHECK = Duration.ofSeconds(3);
+
     private final KubernetesClient client;
     private final Clock clock;
     private final EventRecorder events;
@@ -118,6 +122,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
     private final RunMetrics metrics;
     private final BaselineProfiles baselineProfiles;
     private final EnvironmentFingerprint environment;
+    private final RunAdmission admission;
 
     /** Run metrics go to Micrometer's global registry (no-op unless a registry is added). */
     public BenchmarkRunReconciler(KubernetesClient client) {
@@ -134,6 +139,11 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
     }
 
     BenchmarkRunReconciler(KubernetesClient client, Clock clock, MeterRegistry registry) {
+        this(client, clock, registry, RunAdmission.fromConfig());
+    }
+
+    BenchmarkRunReconciler(
+            KubernetesClient client, Clock clock, MeterRegistry registry, RunAdmission admission) {
         this.client = client;
         this.clock = clock;
         this.events = new EventRecorder(client);
@@ -144,6 +154,12 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         this.metrics = new RunMetrics(registry);
         this.baselineProfiles = new BaselineProfiles(client);
         this.environment = new EnvironmentFingerprint(client);
+        this.admission = admission;
+        if (admission.limited()) {
+            LOG.infof(
+                    "at most %d BenchmarkRuns past Pending at a time (%s)",
+                    admission.maxActiveRuns(), RunAdmission.ENV);
+        }
     }
 
     /** Stops the server-metrics scraping threads (their checkpoints stay for a successor). */
@@ -325,7 +341,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
             return null;
         }
         return switch (phase) {
-            case PENDING -> pending(run, status, now);
+            case PENDING -> pending(run, context, status, now);
             case INITIALIZING -> initializing(run, context, status, now);
             case RUNNING -> running(run, context, status, now);
             case AGGREGATING -> aggregating(run, context, status, now);
@@ -333,14 +349,15 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         };
     }
 
-    private Duration pending(BenchmarkRun run, StatusAggregator status, Instant now) {
-        Instant created = Instant.parse(run.getMetadata().getCreationTimestamp());
+    private Duration pending(
+            BenchmarkRun run, Context<BenchmarkRun> context, StatusAggregator status, Instant now) {
         Duration readinessTimeout =
                 Durations.parse(run.getSpec().getTarget().getReadinessTimeout());
-        boolean timedOut = now.isAfter(created.plus(readinessTimeout));
+        boolean timedOut = now.isAfter(targetWaitStart(run, status, now).plus(readinessTimeout));
         List<String> missing = references.check(run);
         if (!missing.isEmpty()) {
             String message = String.join("; ", missing);
+            leaveQueue(run, status, message);
             status.condition(ConditionTypes.TARGET_READY, false, "MissingReference", message);
             if (timedOut) {
                 finish(status, Phase.FAILED, "MissingReference", message, now);
@@ -354,6 +371,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         }
         TargetProbe.Result probe = targetProbe.probe(run);
         if (!probe.ready()) {
+            leaveQueue(run, status, probe.message());
             status.condition(ConditionTypes.TARGET_READY, false, probe.reason(), probe.message());
             if (timedOut) {
                 finish(
@@ -374,6 +392,31 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         }
         List<StageSpec> stages = CapacityProgress.stages(run, status.view());
         status.condition(ConditionTypes.TARGET_READY, true, probe.reason(), probe.message());
+        RunAdmission.Decision decision =
+                admission.admit(
+                        RunAdmission.Candidate.of(run),
+                        context.getPrimaryCache().list().map(RunAdmission.Candidate::of).toList());
+        if (decision instanceof RunAdmission.Queued queued) {
+            boolean alreadyQueued = conditionTrue(status, ConditionTypes.QUEUED);
+            status.condition(ConditionTypes.QUEUED, true, QUEUED_REASON, queued.message());
+            if (!alreadyQueued) {
+                events.record(run, EventRecorder.NORMAL, QUEUED_REASON, queued.message());
+                LOG.infof(
+                        "%s/%s: %s",
+                        run.getMetadata().getNamespace(),
+                        run.getMetadata().getName(),
+                        queued.message());
+            }
+            status.phase(Phase.PENDING, queued.message());
+            return QUEUE_RECHECK;
+        }
+        if (admission.limited()) {
+            status.condition(
+                    ConditionTypes.QUEUED,
+                    false,
+                    "Admitted",
+                    ((RunAdmission.Admitted) decision).message());
+        }
         EnvironmentStatus measured = environment.observe(run, now);
         status.apply(s -> s.setEnvironment(measured));
         status.condition(
@@ -390,6 +433,47 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                     s.setProgress(progress(0, stages, 0, 0));
                 });
         return Duration.ofSeconds(2);
+    }
+
+    /** The Queued condition's True reason, and the reason of the Event a queued run gets. */
+    static final String QUEUED_REASON = "Queued";
+
+    private static boolean conditionTrue(StatusAggregator status, String type) {
+        return status.view().condition(type).map(c -> "True".equals(c.getStatus())).orElse(false);
+    }
+
+    /**
+     * When the wait for the target began, the start of {@code spec.target.readinessTimeout}: the
+     * run's creation, or for a run that was in the queue (so its target was ready) the moment the
+     * target stopped being ready; time spent waiting for a slot alone never counts.
+     */
+    private static Instant targetWaitStart(BenchmarkRun run, StatusAggregator status, Instant now) {
+        Instant created = Instant.parse(run.getMetadata().getCreationTimestamp());
+        if (status.view().condition(ConditionTypes.QUEUED).isEmpty()) {
+            return created;
+        }
+        Instant since =
+                status.view()
+                        .condition(ConditionTypes.TARGET_READY)
+                        .map(
+                                c ->
+                                        "True".equals(c.getStatus())
+                                                ? now
+                                                : Instant.parse(c.getLastTransitionTime()))
+                        .orElse(created);
+        return since.isAfter(created) ? since : created;
+    }
+
+    /** A queued run whose target or references stopped being ready no longer holds a place. */
+    private void leaveQueue(BenchmarkRun run, StatusAggregator status, String why) {
+        admission.leave(run.getMetadata().getUid());
+        if (conditionTrue(status, ConditionTypes.QUEUED)) {
+            status.condition(
+                    ConditionTypes.QUEUED,
+                    false,
+                    "TargetNotReady",
+                    "left the queue until the target is ready again: " + why);
+        }
     }
 
     private Duration initializing(
@@ -440,9 +524,11 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                     });
             return PROGRESS_REFRESH;
         }
+        // Since admission: RunnersReady is first decided then (TargetReady can be True much
+        // earlier, while the run waited in the queue).
         Instant initializingSince =
                 status.view()
-                        .condition(ConditionTypes.TARGET_READY)
+                        .condition(ConditionTypes.RUNNERS_READY)
                         .map(c -> Instant.parse(c.getLastTransitionTime()))
                         .orElse(now);
         Duration startTimeout = Durations.parse(run.getSpec().getRunner().getStartTimeout());
@@ -930,6 +1016,40 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                 "%s/%s: reconcile failed (will retry)",
                 run.getMetadata().getNamespace(),
                 run.getMetadata().getName());
+        releaseUnstartedAdmission(run);
         return ErrorStatusUpdateControl.noStatusUpdate();
+    }
+
+    /**
+     * A reconcile that admitted the run and then failed (its status patch among others) left it
+     * Pending: the slot goes back, or a run that never started would hold it until its next
+     * successful reconcile. When the API server cannot say, the slot stays taken; holding one too
+     * many is the safe side.
+     */
+    private void releaseUnstartedAdmission(BenchmarkRun run) {
+        if (!admission.limited()) {
+            return;
+        }
+        try {
+            BenchmarkRun latest =
+                    client.resources(BenchmarkRun.class)
+                            .inNamespace(run.getMetadata().getNamespace())
+                            .withName(run.getMetadata().getName())
+                            .get();
+            boolean pending =
+                    latest == null
+                            || latest.getStatus() == null
+                            || latest.getStatus().getPhase() == null
+                            || latest.getStatus().getPhase() == Phase.PENDING;
+            if (pending) {
+                admission.release(run.getMetadata().getUid());
+            }
+        } catch (KubernetesClientException readFailed) {
+            LOG.debugf(
+                    readFailed,
+                    "%s/%s: cannot tell whether the run started; its admission stays",
+                    run.getMetadata().getNamespace(),
+                    run.getMetadata().getName());
+        }
     }
 }

@@ -11,8 +11,8 @@ import io.javaoperatorsdk.operator.processing.dependent.workflow.Condition;
 
 /**
  * Precondition of the runner resources (work order, control, Job): the run passed validation and
- * its target is ready, and the cleanup policy does not yet ask for their removal. When it stops
- * holding after launch, the workflow deletes them.
+ * its target is ready, it was admitted (is past Pending), and the cleanup policy does not yet ask
+ * for their removal. When it stops holding after launch, the workflow deletes them.
  */
 public class Launched implements Condition<Object, BenchmarkRun> {
 
@@ -43,6 +43,10 @@ public class Launched implements Condition<Object, BenchmarkRun> {
             return false;
         }
         Phase phase = status.getPhase();
+        if (phase == Phase.PENDING) {
+            // its target ready, waiting for a slot under the operator's active-run cap
+            return false;
+        }
         if (!phase.isTerminal()) {
             return true;
         }
