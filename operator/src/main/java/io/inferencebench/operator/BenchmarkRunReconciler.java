@@ -395,17 +395,13 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         RunAdmission.Decision decision =
                 admission.admit(
                         RunAdmission.Candidate.of(run),
-                        context.getPrimaryCache().list().map(RunAdmission.Candidate::of).toList());
+                        context.getPrimaryCache().list().map(RunAdmission.Candidate::of).toList(),
+                        now);
         if (decision instanceof RunAdmission.Queued queued) {
             boolean alreadyQueued = conditionTrue(status, ConditionTypes.QUEUED);
             status.condition(ConditionTypes.QUEUED, true, QUEUED_REASON, queued.message());
             if (!alreadyQueued) {
                 events.record(run, EventRecorder.NORMAL, QUEUED_REASON, queued.message());
-                LOG.infof(
-                        "%s/%s: %s",
-                        run.getMetadata().getNamespace(),
-                        run.getMetadata().getName(),
-                        queued.message());
             }
             status.phase(Phase.PENDING, queued.message());
             return QUEUE_RECHECK;

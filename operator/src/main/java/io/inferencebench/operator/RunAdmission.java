@@ -3,6 +3,7 @@ package io.inferencebench.operator;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Phase;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Comparator;
@@ -21,7 +22,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * some time after it was sent, so counting active runs in the cache alone would let two runs take
  * the last slot. Admission is one synchronized step that also counts the runs it admitted whose new
  * phase the cache does not show yet, and the runs it queued whose Queued status the cache does not
- * show yet.
+ * show yet. A run counts as ready when its TargetReady condition is True, when this step queued it,
+ * or, for {@link #UNCHECKED_GRACE} after its creation, when its target was not looked at yet.
  */
 public final class RunAdmission {
 
@@ -38,6 +40,14 @@ public final class RunAdmission {
             Comparator.comparing(Candidate::created)
                     .thenComparing(Candidate::namespace)
                     .thenComparing(Candidate::name);
+
+    /**
+     * How long a new run whose target was not looked at yet counts as ready: runs applied together
+     * are reconciled concurrently, and without this a younger run whose probe answered first would
+     * overtake an older one. Bounded, so that a run whose reconciles keep failing does not hold up
+     * the queue.
+     */
+    static final Duration UNCHECKED_GRACE = Duration.ofSeconds(30);
 
     private final int maxActiveRuns;
 
@@ -116,6 +126,7 @@ public final class RunAdmission {
      * @param name metadata.name
      * @param created metadata.creationTimestamp
      * @param phase status.phase ({@link Phase#PENDING} without a status)
+     * @param targetChecked condition TargetReady is there (True or not)
      * @param targetReady condition TargetReady is True
      * @param deleting metadata.deletionTimestamp is set
      */
@@ -125,6 +136,7 @@ public final class RunAdmission {
             String name,
             Instant created,
             Phase phase,
+            boolean targetChecked,
             boolean targetReady,
             boolean deleting) {
 
@@ -134,11 +146,11 @@ public final class RunAdmission {
             var status = run.getStatus();
             Phase phase =
                     status == null || status.getPhase() == null ? Phase.PENDING : status.getPhase();
-            boolean ready =
-                    status != null
-                            && status.condition(ConditionTypes.TARGET_READY)
-                                    .map(c -> "True".equals(c.getStatus()))
-                                    .orElse(false);
+            var targetReady =
+                    status == null
+                            ? Optional.<String>empty()
+                            : status.condition(ConditionTypes.TARGET_READY)
+                                    .map(c -> String.valueOf(c.getStatus()));
             return new Candidate(
                     metadata.getUid(),
                     metadata.getNamespace() == null ? "" : metadata.getNamespace(),
@@ -147,7 +159,8 @@ public final class RunAdmission {
                             ? Instant.EPOCH
                             : Instant.parse(metadata.getCreationTimestamp()),
                     phase,
-                    ready,
+                    targetReady.isPresent(),
+                    targetReady.map("True"::equals).orElse(false),
                     metadata.getDeletionTimestamp() != null);
         }
     }
@@ -211,9 +224,10 @@ public final class RunAdmission {
      *
      * @param run the run being reconciled, as read from the API server
      * @param cached every run in the informer cache (all watched namespaces)
+     * @param now the reconcile instant
      * @return the decision
      */
-    public synchronized Decision admit(Candidate run, Collection<Candidate> cached) {
+    public synchronized Decision admit(Candidate run, Collection<Candidate> cached, Instant now) {
         if (maxActiveRuns == 0) {
             return new Admitted(0, 0);
         }
@@ -230,8 +244,12 @@ public final class RunAdmission {
         int active = activeOther(run, cached);
         Map<String, Candidate> queue = new HashMap<>(waiting);
         for (Candidate c : cached) {
+            boolean mayBeReady =
+                    c.targetReady()
+                            || (!c.targetChecked()
+                                    && now.isBefore(c.created().plus(UNCHECKED_GRACE)));
             if (c.phase() == Phase.PENDING
-                    && c.targetReady()
+                    && mayBeReady
                     && !c.deleting()
                     && !admitted.containsKey(c.uid())) {
                 queue.putIfAbsent(c.uid(), c);
