@@ -210,6 +210,15 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         if (requeue == DELETED) {
             return UpdateControl.noUpdate();
         }
+        if (status.phase().isTerminal() && conditionTrue(status, ConditionTypes.QUEUED)) {
+            // cancelled, or failed on its references or target, while it waited for a slot
+            admission.leave(run.getMetadata().getUid());
+            status.condition(
+                    ConditionTypes.QUEUED,
+                    false,
+                    "NotAdmitted",
+                    "the run ended (" + status.phase().wireName() + ") before it was let through");
+        }
         if (status.phase().isTerminal() && run.getSpec().getBaseline() != null) {
             Duration retry = compareWithBaseline(run, status);
             if (retry != null && (requeue == null || retry.compareTo(requeue) < 0)) {

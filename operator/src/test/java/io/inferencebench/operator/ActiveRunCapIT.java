@@ -159,6 +159,54 @@ class ActiveRunCapIT {
         }
     }
 
+    @Test
+    void aQueuedRunOutlastsItsReadinessTimeoutAndLeavesTheQueueWhenCancelled() {
+        String ns = cluster.createRunNamespace("cap-cancel-");
+        cluster.createServiceWithOneEndpoint(ns, "vllm", true);
+        // holds the slot: nobody plays its runner, so it stays Initializing
+        cluster.createRun(ns, runYaml("holder"));
+        cluster.awaitRunStatus(ns, "holder", s -> s.getPhase() == Phase.INITIALIZING);
+        cluster.createRun(
+                ns,
+                runYaml("patient")
+                        .replace(
+                                "model: google/gemma-7b}",
+                                "model: google/gemma-7b, readinessTimeout: 2s}"));
+        cluster.awaitRunStatus(ns, "patient", s -> s.condition(ConditionTypes.QUEUED).isPresent());
+        // the queue is no target readiness problem: twice the timeout later it still waits
+        await().pollDelay(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(5)).until(() -> true);
+        BenchmarkRunStatus waiting = cluster.run(ns, "patient").getStatus();
+        assertThat(waiting.getPhase()).isEqualTo(Phase.PENDING);
+        assertThat(waiting.condition(ConditionTypes.QUEUED).orElseThrow().getStatus())
+                .isEqualTo("True");
+        assertThat(waiting.getMessage())
+                .isEqualTo(
+                        "queued: 1 of 1 active runs (INFERENCEBENCH_MAX_ACTIVE_RUNS=1); position 1"
+                                + " of 1");
+
+        cancel(ns, "patient");
+        BenchmarkRunStatus cancelled =
+                cluster.awaitRunStatus(ns, "patient", s -> s.getPhase() == Phase.CANCELLED);
+        var queued = cancelled.condition(ConditionTypes.QUEUED).orElseThrow();
+        assertThat(queued.getStatus()).isEqualTo("False");
+        assertThat(queued.getReason()).isEqualTo("NotAdmitted");
+        assertThat(queued.getMessage())
+                .isEqualTo("the run ended (Cancelled) before it was let through");
+        cancel(ns, "holder");
+        cluster.awaitRunStatus(ns, "holder", s -> s.getPhase() == Phase.CANCELLED);
+    }
+
+    private void cancel(String ns, String name) {
+        client.resources(BenchmarkRun.class)
+                .inNamespace(ns)
+                .withName(name)
+                .edit(
+                        r -> {
+                            r.getSpec().setCancel(true);
+                            return r;
+                        });
+    }
+
     private List<Event> events(String run, String reason) {
         return client.v1().events().inNamespace(namespace).list().getItems().stream()
                 .filter(e -> run.equals(e.getInvolvedObject().getName()))

@@ -12,8 +12,8 @@ public final class ConditionTypes {
      * Only with the operator's INFERENCEBENCH_MAX_ACTIVE_RUNS cap: True (reason {@code Queued})
      * while the run, its target ready, waits in Pending for a slot, the message naming the active
      * runs, the cap and the run's position; False (reason {@code Admitted}) once it was let
-     * through, or (reason {@code TargetNotReady}) when it left the queue because its target stopped
-     * being ready.
+     * through, (reason {@code TargetNotReady}) when it left the queue because its target stopped
+     * being ready, or (reason {@code NotAdmitted}) when it ended (cancelled, failed) while queued.
      */
     public static final String QUEUED = "Queued";
 
