@@ -208,6 +208,7 @@ class ChartInstallIT {
                 .containsEntry(
                         "RUNNER_IMAGE", "registry.example.com/platform/inferencebench/runner:1.2.3")
                 .containsEntry("JAVA_TOOL_OPTIONS", "-XX:+ExitOnOutOfMemoryError")
+                .containsEntry("INFERENCEBENCH_MAX_ACTIVE_RUNS", "4")
                 .doesNotContainKey("QUARKUS_OPERATOR_SDK_CONTROLLERS_BENCHMARKRUN_NAMESPACES");
         assertThat(deployment.at("/spec/template/spec/imagePullSecrets/0/name").asText())
                 .isEqualTo("registry-credentials");
