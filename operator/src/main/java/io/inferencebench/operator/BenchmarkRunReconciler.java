@@ -112,6 +112,9 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
     /** How often a queued run looks for a free slot (and at its target and references). */
     static final Duration QUEUE_RECHECK = Duration.ofSeconds(3);
 
+    /** The Queued condition's True reason, and the reason of the Event a queued run gets. */
+    static final String QUEUED_REASON = "Queued";
+
     private final KubernetesClient client;
     private final Clock clock;
     private final EventRecorder events;
@@ -439,9 +442,6 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                 });
         return Duration.ofSeconds(2);
     }
-
-    /** The Queued condition's True reason, and the reason of the Event a queued run gets. */
-    static final String QUEUED_REASON = "Queued";
 
     private static boolean conditionTrue(StatusAggregator status, String type) {
         return status.view().condition(type).map(c -> "True".equals(c.getStatus())).orElse(false);
