@@ -2,6 +2,7 @@ package io.inferencebench.runner.backend;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * Reads OpenAI completion and chat chunks straight from the event bytes, picking out only what a
@@ -58,6 +59,10 @@ final class OpenAiJson {
             ThreadLocal.withInitial(OpenAiJson::new);
 
     private final int[] found = new int[1];
+    // content-carrying strings read in choices[0] by the current parse, and the last one's bounds
+    private int contentStrings;
+    private int contentStart;
+    private int contentEnd;
 
     private void chunk(byte[] data, int length, long nanos, ResponseState state, boolean chat)
             throws IOException {
@@ -65,6 +70,15 @@ final class OpenAiJson {
         pos = 0;
         end = length;
         boolean wantText = state.wantsText();
+        EventShape shape = state.eventShape();
+        if (shape != null && shape.prefix != null && sameShape(shape)) {
+            if (strEnd > strStart) {
+                state.onContent(wantText ? stringValue() : null, nanos);
+            }
+            return;
+        }
+        pos = 0;
+        contentStrings = 0;
         boolean choices = false;
         boolean errorObject = false;
         String error = null;
@@ -178,12 +192,41 @@ final class OpenAiJson {
         if (!choices) {
             throw new IOException("chunk without a choices array");
         }
+        if (shape != null && contentStrings == 1 && completionTokens < 0) {
+            // A plain content event (no usage, no error, one content string): its layout is
+            // what the next events of this response most likely repeat.
+            shape.prefix = Arrays.copyOfRange(b, 0, contentStart);
+            shape.suffix = Arrays.copyOfRange(b, contentEnd + 1, end);
+        }
         if (content) {
             state.onContent(text, nanos);
         }
         if (completionTokens >= 0) {
             state.onUsage(promptTokens, completionTokens);
         }
+    }
+
+    /**
+     * Whether the event is the learned prefix, one string, the learned suffix; leaves that string's
+     * bounds in strStart/strEnd. The string is scanned exactly as the full parse scans it (so a
+     * control character fails the same way).
+     */
+    private boolean sameShape(EventShape shape) throws IOException {
+        byte[] prefix = shape.prefix;
+        byte[] suffix = shape.suffix;
+        int p = prefix.length;
+        if (end < p + suffix.length || !Arrays.equals(b, 0, p, prefix, 0, p)) {
+            return false;
+        }
+        pos = p - 1;
+        string();
+        return end - pos == suffix.length && Arrays.equals(b, pos, end, suffix, 0, suffix.length);
+    }
+
+    private void contentString() {
+        contentStrings++;
+        contentStart = strStart;
+        contentEnd = strEnd;
     }
 
     /** Reads choices[0]; sets found[0] when it carries non-empty content. */
@@ -198,6 +241,7 @@ final class OpenAiJson {
             fieldName();
             if (!chat && keyIs(TEXT) && peek() == '"') {
                 string();
+                contentString();
                 if (strEnd > strStart) {
                     found[0] = 1;
                     text = wantText ? concat(text, stringValue()) : null;
@@ -210,6 +254,7 @@ final class OpenAiJson {
                         if ((keyIs(CONTENT) || keyIs(REASONING_CONTENT) || keyIs(REASONING))
                                 && peek() == '"') {
                             string();
+                            contentString();
                             if (strEnd > strStart) {
                                 found[0] = 1;
                                 text = wantText ? concat(text, stringValue()) : null;

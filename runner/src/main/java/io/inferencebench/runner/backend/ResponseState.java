@@ -11,6 +11,14 @@ public interface ResponseState {
         return true;
     }
 
+    /**
+     * Where a protocol may keep what it learned about this response's event layout; null: learn
+     * nothing (every event is parsed in full).
+     */
+    default EventShape eventShape() {
+        return null;
+    }
+
     /** A content event: {@code text} may be null when the protocol carries no text. */
     void onContent(String text, long nanos);
 

@@ -1,5 +1,6 @@
 package io.inferencebench.runner.engine;
 
+import io.inferencebench.runner.backend.EventShape;
 import io.inferencebench.runner.backend.GenerationParams;
 import io.inferencebench.runner.backend.Protocol;
 import io.inferencebench.runner.backend.ResponseState;
@@ -78,6 +79,7 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
     private byte[] body;
     private int bodyLength;
     private StringBuilder text;
+    private final EventShape eventShape = new EventShape();
 
     RequestExecution(
             Prompt prompt,
@@ -343,6 +345,11 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
     @Override
     public boolean wantsText() {
         return text != null;
+    }
+
+    @Override
+    public EventShape eventShape() {
+        return eventShape;
     }
 
     @Override

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 class OpenAiJsonTest {
 
-    static final class Recorder implements ResponseState {
+    static class Recorder implements ResponseState {
         final boolean wantText;
         final List<String> content = new ArrayList<>();
         int prompt = -2;
