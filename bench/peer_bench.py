@@ -435,17 +435,24 @@ def run_runner(url: str, rate: float, n: int, d: Path, timeout: float, variant: 
     java = os.environ.get("JAVA") or java_21()
     jar = runner_snapshot()
     extra = os.environ.get("IB_RUNNER_ARGS", "").split()
-    jvm = os.environ.get("IB_RUNNER_JVM_ARGS", "").split() + RUNNER_VARIANTS.get(variant, [])
+    jvm = os.environ.get("IB_RUNNER_JVM_ARGS", "").split()
+    for flag in RUNNER_VARIANTS.get(variant, []):
+        # "jar=PATH" runs another build (a before/after pair in one run); the rest are JVM flags.
+        if flag.startswith("jar="):
+            jar = Path(flag[4:])
+        else:
+            jvm.append(flag)
     cmd = [java] + jvm + ["-jar", str(jar), "run", "--base-url", url, "--backend", "vllm", "--model", MODEL,
            "--dataset-name", "random", "--random-input-len", str(INPUT_LEN),
            "--random-output-len", str(OUTPUT_LEN), "--ignore-eos", "--arrival", "constant",
            "--request-rate", str(rate), "--num-prompts", str(n), "--result-dir", str(d / "out")] + extra
     res = timed(cmd, d, timeout)
     res["jvm_args"] = jvm
+    res["jar"] = str(jar)
     if REPARSE:
         res["jar_sha256"] = json.loads((d / "result.json").read_text()).get("jar_sha256", "unknown")
     else:
-        res["jar_sha256"] = jar_digest(jar)
+        res["jar_sha256"] = jar_digest(jar)[:12]
     files = sorted((d / "out").glob("*.json")) if (d / "out").exists() else []
     if not files:
         return res

@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
+import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.v1alpha1.StageResult;
@@ -82,6 +83,12 @@ class OperatorSpeedBench {
      */
     static final String RUNNER_CPU = System.getProperty("bench.runnerCpuRequest", "10m");
 
+    /**
+     * The chart's {@code maxActiveRuns} (the operator's queue): 0 installs the chart's default (no
+     * cap); a 2-core node completes a burst of 100 runs only with a cap.
+     */
+    static final int MAX_ACTIVE_RUNS = Integer.getInteger("bench.maxActiveRuns", 0);
+
     private static final ObjectMapper JSON = new ObjectMapper();
     private static ChartCluster cluster;
     private static KubernetesClient client;
@@ -105,7 +112,10 @@ class OperatorSpeedBench {
         cluster =
                 ChartCluster.start(
                         List.of(NS_LATENCY, NS_MANY),
-                        Path.of("target/operator-speed-logs").toAbsolutePath());
+                        Path.of("target/operator-speed-logs").toAbsolutePath(),
+                        MAX_ACTIVE_RUNS > 0
+                                ? List.of("maxActiveRuns=" + MAX_ACTIVE_RUNS)
+                                : List.of());
         client = cluster.client;
         var node = client.nodes().list().getItems().get(0);
         report.add(
@@ -275,6 +285,7 @@ class OperatorSpeedBench {
         int restartsBefore = operatorRestarts();
         long peakRunning = 0;
         long peakPending = 0;
+        long peakActive = 0;
         double peakLoad = 0;
         long start = System.nanoTime();
         ExecutorService creators = Executors.newFixedThreadPool(8);
@@ -320,6 +331,22 @@ class OperatorSpeedBench {
                                         .filter(p -> "Pending".equals(p.getStatus().getPhase()))
                                         .count());
                 peakLoad = Math.max(peakLoad, Double.parseDouble(loadAverage().split(" ")[0]));
+                peakActive =
+                        Math.max(
+                                peakActive,
+                                runs.stream()
+                                        .filter(
+                                                r ->
+                                                        r.getStatus() != null
+                                                                && (r.getStatus().getPhase()
+                                                                                == Phase
+                                                                                        .INITIALIZING
+                                                                        || r.getStatus().getPhase()
+                                                                                == Phase.RUNNING
+                                                                        || r.getStatus().getPhase()
+                                                                                == Phase
+                                                                                        .AGGREGATING))
+                                        .count());
                 if (terminal == CONCURRENT_RUNS) {
                     break;
                 }
@@ -349,6 +376,7 @@ class OperatorSpeedBench {
                     client.resources(BenchmarkRun.class).inNamespace(ns).list().getItems();
             List<String> wrong = new ArrayList<>();
             List<Long> applyToJobMillis = new ArrayList<>();
+            List<Long> admittedToJobMillis = new ArrayList<>();
             for (BenchmarkRun run : runs) {
                 String problem = checkRun(run);
                 if (problem != null) {
@@ -361,6 +389,25 @@ class OperatorSpeedBench {
                                 .inNamespace(ns)
                                 .withName(ResourceNames.runner(run.getMetadata().getName()))
                                 .get();
+                if (job != null && run.getStatus() != null) {
+                    run.getStatus().getConditions().stream()
+                            .filter(
+                                    c ->
+                                            ConditionTypes.QUEUED.equals(c.getType())
+                                                    && "Admitted".equals(c.getReason()))
+                            .findFirst()
+                            .ifPresent(
+                                    c ->
+                                            admittedToJobMillis.add(
+                                                    Duration.between(
+                                                                    Instant.parse(
+                                                                            c
+                                                                                    .getLastTransitionTime()),
+                                                                    Instant.parse(
+                                                                            job.getMetadata()
+                                                                                    .getCreationTimestamp()))
+                                                            .toMillis()));
+                }
                 if (job != null) {
                     applyToJobMillis.add(
                             Duration.between(
@@ -370,6 +417,22 @@ class OperatorSpeedBench {
                 }
             }
             Collections.sort(applyToJobMillis);
+            Collections.sort(admittedToJobMillis);
+            report.add(
+                    "operator queue: maxActiveRuns %s; peak runs past Pending at once %d"
+                            .formatted(
+                                    MAX_ACTIVE_RUNS > 0 ? MAX_ACTIVE_RUNS : "unset (no cap)",
+                                    peakActive));
+            if (!admittedToJobMillis.isEmpty()) {
+                report.add(
+                        ("admitted (Queued=False, Admitted) -> runner Job: median %d ms, p95 %d ms,"
+                                        + " max %d ms over %d Jobs (1 s resolution)")
+                                .formatted(
+                                        percentileOf(admittedToJobMillis, 50),
+                                        percentileOf(admittedToJobMillis, 95),
+                                        admittedToJobMillis.get(admittedToJobMillis.size() - 1),
+                                        admittedToJobMillis.size()));
+            }
             int correct = runs.size() - wrong.size();
             report.add(
                     "%d concurrent runs (1 stage, %d prompts, parallelism 1, runner CPU request %s): %d created, %d"
@@ -411,6 +474,11 @@ class OperatorSpeedBench {
                 report.add("not correct: " + wrong.subList(0, Math.min(10, wrong.size())));
             }
             assertThat(runs).hasSize(CONCURRENT_RUNS);
+            if (MAX_ACTIVE_RUNS > 0) {
+                assertThat(peakActive)
+                        .as("runs past Pending at once")
+                        .isLessThanOrEqualTo(MAX_ACTIVE_RUNS);
+            }
             assertThat(wrong).as("runs not Succeeded with the right counts").isEmpty();
             assertThat(simulatorSuccesses(ns))
                     .as("requests the simulator itself served")

@@ -7,6 +7,7 @@ import io.inferencebench.runner.dataset.HfTokenizer;
 import io.inferencebench.runner.dataset.Prompt;
 import io.inferencebench.runner.dataset.ServerTokenizer;
 import io.inferencebench.runner.engine.HeapHeadroom;
+import io.inferencebench.runner.engine.JitPlan;
 import io.inferencebench.runner.engine.LoadEngine;
 import io.inferencebench.runner.engine.SelfWarmup;
 import io.inferencebench.runner.engine.Slo;
@@ -84,6 +85,11 @@ public final class RunCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         output.check();
+        try {
+            JitPlan.mode();
+        } catch (IllegalArgumentException e) {
+            throw new Main.UsageError(e.getMessage());
+        }
         CommandLinePlan resolved = resolvePlan(err);
         RunPlan plan = resolved.plan();
         String baseUrl = resolved.baseUrl();
@@ -165,6 +171,9 @@ public final class RunCommand implements Callable<Integer> {
                     engine.cancel();
                 }
                 HeapHeadroom.apply();
+                // Before the warm-up: C2 compiling through the warm-up and then excluded was
+                // measured worse (docs/benchmarks.md, "Pinned to one CPU").
+                printJitPlan(err);
                 if (output.selfWarmup()) {
                     selfWarmup(protocol, params, transport, warmupCancel, err);
                 }
@@ -274,6 +283,13 @@ public final class RunCommand implements Callable<Integer> {
             }
         }
         out.flush();
+    }
+
+    private static void printJitPlan(PrintWriter err) {
+        String change = JitPlan.apply();
+        if (change != null) {
+            err.println(change);
+        }
     }
 
     private static void selfWarmup(

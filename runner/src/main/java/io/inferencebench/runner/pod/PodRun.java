@@ -238,6 +238,7 @@ public final class PodRun {
                             tracker);
             engine.setCollectBeforeStage(false);
             io.inferencebench.runner.engine.HeapHeadroom.apply();
+            logJitPlan();
             if (settings.selfWarmup()) {
                 SelfWarmup.run(protocol, params, transport, Duration.ofMillis(1500));
             }
@@ -651,6 +652,13 @@ public final class PodRun {
                     order.baseUrl(), order.apiKeyFromEnv() ? " and the API key" : "");
         }
         return plan.tls();
+    }
+
+    private void logJitPlan() {
+        String change = io.inferencebench.runner.engine.JitPlan.apply();
+        if (change != null) {
+            log("%s", change);
+        }
     }
 
     private void log(String format, Object... args) {

@@ -1,0 +1,170 @@
+package io.inferencebench.runner.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.inferencebench.testkit.FreePorts;
+import io.inferencebench.testkit.ModelSim;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The runner jar on a JVM that sees one CPU leaves C2 out of its measured stages ({@link
+ * io.inferencebench.runner.engine.JitPlan}): the JVM's own flight recording shows no C2 compilation
+ * after the first stage's dispatcher started, where the same run with {@code
+ * -Dinferencebench.jit=tiered} shows them.
+ */
+class JitPlanJarTest {
+
+    private static Process sim;
+    private static int port;
+
+    @BeforeAll
+    static void startSimulator(@TempDir Path dir) throws Exception {
+        port = FreePorts.claim();
+        sim =
+                new ProcessBuilder(
+                                ModelSim.binary().toString(),
+                                "--model",
+                                "sim",
+                                "--host",
+                                "127.0.0.1",
+                                "--port",
+                                Integer.toString(port),
+                                "--max-num-seqs",
+                                "2000")
+                        .redirectErrorStream(true)
+                        .redirectOutput(dir.resolve("sim.log").toFile())
+                        .start();
+        HttpClient client = HttpClient.newHttpClient();
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                HttpResponse<Void> r =
+                        client.send(
+                                HttpRequest.newBuilder(
+                                                URI.create(
+                                                        "http://127.0.0.1:" + port + "/v1/models"))
+                                        .build(),
+                                HttpResponse.BodyHandlers.discarding());
+                if (r.statusCode() == 200) {
+                    return;
+                }
+            } catch (java.io.IOException e) {
+                Thread.sleep(50);
+            }
+        }
+        throw new AssertionError("model-sim did not start on port " + port);
+    }
+
+    @AfterAll
+    static void stopSimulator() throws Exception {
+        sim.destroy();
+        sim.waitFor();
+    }
+
+    /** Level-4 (C2) compilations that started after the first stage's dispatcher thread did. */
+    record Compilations(int c2InStage, int c1InStage, boolean stageSeen) {}
+
+    private static Compilations compilationsInStage(Path jfr) throws Exception {
+        List<RecordedEvent> events = RecordingFile.readAllEvents(jfr);
+        Instant stageStart = null;
+        for (RecordedEvent e : events) {
+            if (e.getEventType().getName().equals("jdk.ThreadStart")
+                    && e.getThread("thread") != null
+                    && "ib-dispatcher-1".equals(e.getThread("thread").getJavaName())) {
+                stageStart = e.getStartTime();
+            }
+        }
+        int c2 = 0;
+        int c1 = 0;
+        for (RecordedEvent e : events) {
+            if (stageStart != null
+                    && e.getEventType().getName().equals("jdk.Compilation")
+                    && e.getStartTime().isAfter(stageStart)) {
+                if (e.getInt("compileLevel") == 4) {
+                    c2++;
+                } else {
+                    c1++;
+                }
+            }
+        }
+        return new Compilations(c2, c1, stageStart != null);
+    }
+
+    private static RunnerJarTest.Result run(Path dir, String... jvmExtra) throws Exception {
+        List<String> jvm = new ArrayList<>();
+        jvm.add("-XX:ActiveProcessorCount=1");
+        jvm.add(
+                "-XX:StartFlightRecording:filename="
+                        + dir.resolve("run.jfr")
+                        + ",+jdk.Compilation#threshold=0ms,+jdk.ThreadStart#enabled=true");
+        jvm.addAll(List.of(jvmExtra));
+        return RunnerJarTest.runJar(
+                dir,
+                List.of(),
+                jvm,
+                "run",
+                "--base-url",
+                "http://127.0.0.1:" + port,
+                "--backend",
+                "openai",
+                "--model",
+                "sim",
+                "--random-input-len",
+                "16",
+                "--random-output-len",
+                "16",
+                "--request-rate",
+                "400",
+                "--duration",
+                "3s",
+                "--progress",
+                "none",
+                "--result-dir",
+                dir.resolve("results").toString());
+    }
+
+    @Test
+    void oneCpuExcludesC2FromTheMeasuredStage(@TempDir Path dir) throws Exception {
+        RunnerJarTest.Result r = run(dir);
+
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.err()).contains("JIT: C2 excluded (1 CPU; C1 only)");
+        Compilations c = compilationsInStage(dir.resolve("run.jfr"));
+        assertThat(c.stageSeen()).as("dispatcher thread start recorded").isTrue();
+        assertThat(c.c2InStage()).as("C2 compilations during the stage").isZero();
+    }
+
+    @Test
+    void tieredKeepsTheJvmDefaultsAndC2CompilesDuringTheStage(@TempDir Path dir) throws Exception {
+        RunnerJarTest.Result r = run(dir, "-Dinferencebench.jit=tiered");
+
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.err()).doesNotContain("JIT: C2 excluded");
+        Compilations c = compilationsInStage(dir.resolve("run.jfr"));
+        assertThat(c.stageSeen()).isTrue();
+        // What the plan removes: with one CPU, C2 is still compiling when the stage starts.
+        assertThat(c.c2InStage()).as("C2 compilations during the stage").isPositive();
+    }
+
+    @Test
+    void anUnknownJitModeIsRefusedNamingTheAllowedOnes(@TempDir Path dir) throws Exception {
+        RunnerJarTest.Result r = run(dir, "-Dinferencebench.jit=fast");
+
+        assertThat(r.code()).isNotZero();
+        assertThat(r.err()).contains("-Dinferencebench.jit=fast: allowed are auto, c1, tiered");
+    }
+}
