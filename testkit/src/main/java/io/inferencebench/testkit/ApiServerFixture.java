@@ -35,6 +35,7 @@ public final class ApiServerFixture implements AutoCloseable {
     private final Duration startupTime;
 
     private ApiServerFixture() {
+        reapOrphans();
         Path binaries = K8sBinaries.directory();
         try {
             workDir = Files.createTempDirectory("ib-kubeapitest-");
@@ -58,6 +59,24 @@ public final class ApiServerFixture implements AutoCloseable {
         startupTime = Duration.ofNanos(System.nanoTime() - start);
         kubeconfigYaml = server.getKubeConfigYaml();
         client = newClient();
+    }
+
+    /**
+     * Stops the kube-apiserver and etcd of fixtures whose JVM died without closing them (SIGKILL, a
+     * CI timeout): they are recognised by their private work directory in the command line and by
+     * having lost their parent (re-parented to init). A live fixture of another JVM still has its
+     * parent, so concurrent test runs are left alone.
+     */
+    static void reapOrphans() {
+        ProcessHandle.allProcesses()
+                .filter(
+                        p ->
+                                p.info()
+                                        .commandLine()
+                                        .map(c -> c.contains("/ib-kubeapitest-"))
+                                        .orElse(false))
+                .filter(p -> p.parent().map(parent -> parent.pid() == 1).orElse(true))
+                .forEach(ProcessHandle::destroyForcibly);
     }
 
     /** Starts a new, private API server. Close it when done. */
