@@ -7,10 +7,10 @@ import java.nio.file.Path;
 
 /**
  * Diagnostic: with {@code -Dinferencebench.lagTrace=PREFIX} every measured stage writes {@code
- * PREFIX-<stage>.tsv}, one line per request: due instant (nanoTime), dispatcher wake-up minus due,
+ * PREFIX-<stage>.tsv}, one line per request: due instant (nanoTime), event-loop wake-up minus due,
  * send minus due, connection obtained minus send, latency (all ns). It splits the schedule lag into
- * the dispatcher's lateness and the hand-off to the event loop. Off by default; costs one string
- * append per request when on.
+ * the loop timer's lateness and the time the loop spent before sending. Off by default; costs one
+ * string append per request when on.
  */
 final class LagTrace {
 

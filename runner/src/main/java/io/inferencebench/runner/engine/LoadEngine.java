@@ -7,29 +7,31 @@ import io.inferencebench.runner.backend.Protocol;
 import io.inferencebench.runner.dataset.Prompt;
 import io.inferencebench.runner.dataset.TokenCounter;
 import io.inferencebench.runner.http.HttpTransport;
+import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
+import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * Runs load stages against one target.
  *
- * <p>Open loop: a dedicated dispatcher thread walks the absolute schedule (request i due at stage
- * start + t_i). It parks until shortly before the due instant and spins the last stretch, because
- * {@link LockSupport#parkNanos} alone oversleeps by tens of microseconds; then it hands the request
- * to an event loop, which takes the send instant. Schedule lag is due → send, so a dispatcher or
- * event loop that falls behind shows up in the lag rather than silently lowering the rate. With a
- * max-concurrency cap the dispatcher blocks for a free slot in FIFO order; that wait is recorded as
- * slot wait and is part of the lag.
+ * <p>Open loop: every event loop dispatches its own share of the absolute schedule (request i is
+ * due at stage start + t_i and belongs to loop i mod loops). A loop sets a timer for its next due
+ * instant and sends the request itself when it fires, between two batches of socket events. No
+ * thread hands requests to another: on one CPU (a runner pod with a 1-CPU limit) a separate
+ * dispatcher thread had to preempt the busy event loop at every due instant, and the scheduler's
+ * time slice (milliseconds) was the p99 schedule lag. Schedule lag is due → send, so a loop that
+ * falls behind shows up in the lag rather than silently lowering the rate. With a max-concurrency
+ * cap a loop whose next request finds no free slot waits for one; slots go to the waiting request
+ * due first, and that wait is recorded as slot wait and is part of the lag.
  *
  * <p>Closed loop: {@code concurrency} requests start at once and each completion starts the next
  * request on the same event loop.
@@ -37,16 +39,14 @@ import java.util.logging.Logger;
 public final class LoadEngine {
 
     private static final Logger LOG = Logger.getLogger(LoadEngine.class.getName());
-    private static final long DEFAULT_SPIN_NANOS =
-            Long.getLong("inferencebench.spinMicros", 50) * 1000;
 
     /** Most connections opened ahead of a stage (more are opened on demand). */
     private static final long MAX_PRECONNECT = 1024;
 
-    /** Head start of the dispatcher over the first due instant when it had to re-anchor. */
-    private static final long WAKE_MARGIN_NANOS = 20_000;
-
-    /** How far ahead of "now" a stage's schedule starts, once its dispatcher thread is waiting. */
+    /**
+     * How far ahead of "now" a stage's schedule starts, once every event loop has answered: the
+     * loops' first timers are set within microseconds of it.
+     */
     private static final long STAGE_LEAD_NANOS = 1_000_000;
 
     /** What the progress display and live metrics can read while a stage runs. */
@@ -109,8 +109,8 @@ public final class LoadEngine {
     private final long epochAnchor;
     private final long nanoAnchor;
     private final String accept;
-    private long spinNanos = DEFAULT_SPIN_NANOS;
     private boolean collectBeforeStage = true;
+    private boolean selfWarmup;
     private volatile boolean cancelled;
     private volatile StageRun current;
 
@@ -157,14 +157,14 @@ public final class LoadEngine {
         this.epochAnchor = now.getEpochSecond() * 1_000_000_000L + now.getNano();
     }
 
+    /** Marks this engine's stages as the runner's self-warm-up in flight recordings. */
+    void setSelfWarmup() {
+        this.selfWarmup = true;
+    }
+
     /** Whether to run a GC before each stage (on by default; off for throw-away engines). */
     public void setCollectBeforeStage(boolean collect) {
         this.collectBeforeStage = collect;
-    }
-
-    /** How long the dispatcher spins before a due instant instead of parking. */
-    public void setSpinNanos(long spinNanos) {
-        this.spinNanos = Math.max(0, spinNanos);
     }
 
     /**
@@ -247,40 +247,17 @@ public final class LoadEngine {
         if (!cancelled) {
             prepareStage(plan);
         }
-        // The dispatcher thread is started and waiting before the schedule is anchored, and the
-        // first due instant lies a little ahead: thread start-up (a millisecond, far more on a
-        // loaded machine) would otherwise be charged as lag to the first requests of every stage.
-        // If the thread still wakes after that instant, it re-anchors the schedule at its wake-up.
-        CountDownLatch go = new CountDownLatch(1);
-        StageRun[] handed = new StageRun[1];
-        Thread dispatcher =
-                Thread.ofPlatform()
-                        .name("ib-dispatcher-" + plan.index())
-                        .priority(Thread.MAX_PRIORITY)
-                        .unstarted(
-                                () -> {
-                                    awaitUninterruptibly(go);
-                                    StageRun r = handed[0];
-                                    // Woken after the planned start (a loaded machine): the
-                                    // schedule begins now instead, so the wake-up is not
-                                    // charged to the first requests as lag.
-                                    long ready = System.nanoTime() + WAKE_MARGIN_NANOS;
-                                    if (ready > r.start) {
-                                        r.anchor(ready);
-                                    }
-                                    if (plan.closedLoop()) {
-                                        r.startClosedLoop();
-                                    } else {
-                                        r.dispatchOpenLoop();
-                                    }
-                                });
-        dispatcher.start();
-        awaitWaiting(dispatcher);
+        // Every loop has run a task of this stage before the schedule is anchored, so a loop
+        // that is slow to wake up (a loaded machine) is not charged as lag to the first requests.
+        transport.awaitLoops(Duration.ofSeconds(2));
         long start = System.nanoTime() + STAGE_LEAD_NANOS;
         Live live = new Live(plan, recorder, start);
         StageRun run = new StageRun(plan, live, warmup, start);
-        run.dispatcher = dispatcher;
-        handed[0] = run;
+        StageEvent event = new StageEvent();
+        event.stage = plan.index() + 1;
+        event.requestRate = plan.closedLoop() ? Double.NaN : plan.requestRate();
+        event.kind = warmup ? "warm-up" : selfWarmup ? "self-warm-up" : "measured";
+        event.begin();
         stageObserver.onStageStart(plan, recorder, live);
         current = run;
         if (cancelled) {
@@ -288,9 +265,9 @@ public final class LoadEngine {
             run.cancel();
         }
         RunnerCpuMeter.Mark cpuAtStart = cpuMeter.mark();
-        go.countDown();
+        run.begin();
         try {
-            dispatcher.join();
+            run.dispatched.await();
             long guard = requestTimeout.toMillis() + 30_000;
             if (!run.done.await(guard, TimeUnit.MILLISECONDS)) {
                 LOG.warning(
@@ -311,6 +288,8 @@ public final class LoadEngine {
                 recorder.finish(
                         live.issued() - live.unsent.get(), live.inFlightPeak.get(), run.cancelled);
         finished.runnerCpu = cpu;
+        event.sent = finished.sent;
+        event.commit();
         return finished;
     }
 
@@ -348,30 +327,6 @@ public final class LoadEngine {
         return (int) ((total + transport.loops() - 1) / transport.loops());
     }
 
-    private static void awaitUninterruptibly(CountDownLatch latch) {
-        boolean interrupted = false;
-        while (true) {
-            try {
-                latch.await();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            // A cancel interrupted the wait; the dispatcher sees it and stops.
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /** Waits (at most 200 ms) until a freshly started thread is parked on its start latch. */
-    private static void awaitWaiting(Thread thread) {
-        long end = System.nanoTime() + 200_000_000L;
-        while (thread.getState() != Thread.State.WAITING && System.nanoTime() < end) {
-            Thread.onSpinWait();
-        }
-    }
-
     /**
      * When the dispatcher was blocked waiting for a max-concurrency slot. A request's slot wait is
      * all blocked time between its due instant and its dispatch, including time spent queued behind
@@ -404,14 +359,16 @@ public final class LoadEngine {
         final StagePlan plan;
         final Live live;
         final boolean warmup;
-        volatile long start;
-        volatile long deadline;
-        final Semaphore slots;
+        final long start;
+        final long deadline;
+        final long limit;
+        final SlotGate slots;
+        final LoopShare[] shares;
+        final CountDownLatch dispatched = new CountDownLatch(1);
         final CountDownLatch done = new CountDownLatch(1);
-        final BlockedIntervals slotBlocked = new BlockedIntervals();
+        final AtomicInteger sharesLeft;
         volatile boolean dispatchDone;
         volatile boolean cancelled;
-        volatile Thread dispatcher;
 
         /** Heads of the per-loop lists of requests in flight (each only touched on its loop). */
         final RequestExecution[] inFlightHeads = new RequestExecution[transport.loops()];
@@ -420,75 +377,30 @@ public final class LoadEngine {
             this.plan = plan;
             this.live = live;
             this.warmup = warmup;
-            anchor(start);
+            this.start = start;
+            this.deadline =
+                    plan.duration() == null ? Long.MAX_VALUE : start + plan.duration().toNanos();
+            this.limit = plan.numPrompts() > 0 ? plan.numPrompts() : Long.MAX_VALUE;
+            int loops = transport.loops();
             this.slots =
                     !plan.closedLoop() && plan.maxConcurrency() != null
-                            ? new Semaphore(plan.maxConcurrency(), true)
+                            ? new SlotGate(plan.maxConcurrency(), loops)
                             : null;
+            this.shares = new LoopShare[plan.closedLoop() ? 0 : loops];
+            for (int loop = 0; loop < shares.length; loop++) {
+                shares[loop] = new LoopShare(loop);
+            }
+            this.sharesLeft = new AtomicInteger(shares.length);
         }
 
-        /** Sets the stage start; only before the first request is dispatched. */
-        void anchor(long startNanos) {
-            this.start = startNanos;
-            this.deadline =
-                    plan.duration() == null
-                            ? Long.MAX_VALUE
-                            : startNanos + plan.duration().toNanos();
-            live.startNanos = startNanos;
-        }
-
-        void dispatchOpenLoop() {
-            long start = this.start;
-            long deadline = this.deadline;
-            ArrivalSchedule schedule =
-                    Double.isInfinite(plan.requestRate())
-                            ? null
-                            : new ArrivalSchedule(
-                                    plan.requestRate(),
-                                    plan.arrival(),
-                                    plan.burstiness(),
-                                    seed * 1_000_003L + plan.index());
-            int loops = transport.loops();
-            long limit = plan.numPrompts() > 0 ? plan.numPrompts() : Long.MAX_VALUE;
-            try {
-                for (long i = 0; i < limit && !cancelled; i++) {
-                    long offset = schedule == null ? 0 : schedule.nextOffsetNanos();
-                    long due = start + offset;
-                    if (due >= deadline) {
-                        break;
-                    }
-                    if (!waitUntil(due)) {
-                        break;
-                    }
-                    long woke = System.nanoTime();
-                    long slotWait = 0;
-                    if (slots != null) {
-                        if (!slots.tryAcquire()) {
-                            long waitStart = System.nanoTime();
-                            long budget =
-                                    deadline == Long.MAX_VALUE
-                                            ? Long.MAX_VALUE
-                                            : deadline - waitStart;
-                            if (!slots.tryAcquire(budget, TimeUnit.NANOSECONDS)) {
-                                break;
-                            }
-                            slotBlocked.add(waitStart, System.nanoTime());
-                        }
-                        slotWait = slotBlocked.blockedSince(due);
-                    }
-                    // A request due inside the window is sent even when the dispatcher reaches it
-                    // late: dropping it would hide exactly the lag the profile must report.
-                    final long index = i;
-                    final long slotWaitFinal = slotWait;
-                    int loop = (int) (i % loops);
-                    live.issued.incrementAndGet();
-                    live.started();
-                    transport.execute(loop, () -> send(loop, index, due, slotWaitFinal, woke));
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                markDispatchDone();
+        /** Starts dispatching (open loop) or the first requests (closed loop). */
+        void begin() {
+            if (plan.closedLoop()) {
+                startClosedLoop();
+                return;
+            }
+            for (LoopShare share : shares) {
+                transport.execute(share.loop, share::next);
             }
         }
 
@@ -499,12 +411,11 @@ public final class LoadEngine {
                 int loop = c % loops;
                 transport.execute(loop, () -> issueNext(loop));
             }
-            // The loops decide when the stage is exhausted; nothing more to do on this thread.
+            // The loops decide when the stage is exhausted.
         }
 
         /** Closed loop: claims the next request index, or ends dispatching when none is left. */
         void issueNext(int loop) {
-            long limit = plan.numPrompts() > 0 ? plan.numPrompts() : Long.MAX_VALUE;
             while (true) {
                 long current = live.issued.get();
                 if (current >= limit || System.nanoTime() >= deadline || cancelled) {
@@ -567,15 +478,15 @@ public final class LoadEngine {
                 return;
             }
             cancelled = true;
-            Thread thread = dispatcher;
-            if (thread != null) {
-                thread.interrupt();
-            }
             for (int loop = 0; loop < inFlightHeads.length; loop++) {
                 int owner = loop;
+                LoopShare share = owner < shares.length ? shares[owner] : null;
                 transport.execute(
                         owner,
                         () -> {
+                            if (share != null) {
+                                share.next();
+                            }
                             RequestExecution e = inFlightHeads[owner];
                             while (e != null) {
                                 RequestExecution next = e.nextInFlight;
@@ -608,7 +519,10 @@ public final class LoadEngine {
         }
 
         void markDispatchDone() {
-            dispatchDone = true;
+            if (!dispatchDone) {
+                dispatchDone = true;
+                dispatched.countDown();
+            }
             checkDone();
         }
 
@@ -618,19 +532,223 @@ public final class LoadEngine {
             }
         }
 
-        /** Waits for {@code due}; false when the stage was cancelled meanwhile. */
-        private boolean waitUntil(long due) {
-            long remaining;
-            while ((remaining = due - System.nanoTime()) > spinNanos) {
-                LockSupport.parkNanos(remaining - spinNanos);
-                if (cancelled) {
-                    return false;
+        /**
+         * One event loop's share of an open-loop schedule: the requests whose index is {@code loop}
+         * modulo the number of loops. Only touched on that loop.
+         */
+        private final class LoopShare {
+            final int loop;
+            final int stride = transport.loops();
+            final ArrivalSchedule schedule;
+
+            /** Blocked time of this loop waiting for slots, for the slot wait of its requests. */
+            final BlockedIntervals slotBlocked = new BlockedIntervals();
+
+            long index;
+            long due;
+            boolean finished;
+
+            /** A timer for {@link #due} is set (or a slot grant is on its way). */
+            boolean waiting;
+
+            /** When this loop began waiting for a slot; 0 when it is not waiting for one. */
+            long slotWaitStart;
+
+            ScheduledFuture<?> timer;
+
+            LoopShare(int loop) {
+                this.loop = loop;
+                this.schedule =
+                        Double.isInfinite(plan.requestRate())
+                                ? null
+                                : new ArrivalSchedule(
+                                        plan.requestRate(),
+                                        plan.arrival(),
+                                        plan.burstiness(),
+                                        seed * 1_000_003L + plan.index());
+                // The schedule is one sequence for the whole stage; this loop takes every
+                // stride-th offset of it, starting at its own index.
+                this.index = loop;
+                if (schedule != null) {
+                    for (int i = 0; i < loop; i++) {
+                        schedule.nextOffsetNanos();
+                    }
+                }
+                this.due = start + (schedule == null ? 0 : schedule.nextOffsetNanos());
+            }
+
+            /**
+             * Sends every request of this share that is due, then sets a timer for the next one.
+             * Runs on the loop: from {@link #begin}, a timer, a slot grant or a cancel.
+             */
+            void next() {
+                if (finished) {
+                    return;
+                }
+                try {
+                    long now = System.nanoTime();
+                    while (true) {
+                        if (cancelled || index >= limit || due >= deadline) {
+                            finish();
+                            return;
+                        }
+                        if (due > now) {
+                            if (!waiting) {
+                                waiting = true;
+                                timer = transport.schedule(loop, this::timerFired, due - now);
+                            }
+                            return;
+                        }
+                        long slotWait = 0;
+                        if (slots != null) {
+                            if (slotWaitStart == 0) {
+                                if (!slots.acquire(loop, due)) {
+                                    slotWaitStart = now;
+                                    waitForSlotUntilDeadline(now);
+                                    return;
+                                }
+                            } else {
+                                // Resumed by a grant: the slot is ours.
+                                slotBlocked.add(slotWaitStart, now);
+                                slotWaitStart = 0;
+                            }
+                            slotWait = slotBlocked.blockedSince(due);
+                        }
+                        // A request due inside the window is sent even when the loop reaches it
+                        // late: dropping it would hide exactly the lag the profile must report.
+                        live.issued.incrementAndGet();
+                        live.started();
+                        send(loop, index, due, slotWait, now);
+                        index += stride;
+                        due = start + nextOffset();
+                        now = System.nanoTime();
+                    }
+                } catch (RuntimeException | Error e) {
+                    // Never leave the stage waiting for a share that died: report and stop it.
+                    LOG.log(Level.SEVERE, "stage " + plan.index() + ": dispatch failed", e);
+                    finish();
+                    throw e;
                 }
             }
-            while (System.nanoTime() < due) {
-                Thread.onSpinWait();
+
+            private long nextOffset() {
+                if (schedule == null) {
+                    return 0;
+                }
+                for (int i = 1; i < stride; i++) {
+                    schedule.nextOffsetNanos();
+                }
+                return schedule.nextOffsetNanos();
             }
-            return !cancelled;
+
+            private void timerFired() {
+                timer = null;
+                waiting = false;
+                next();
+            }
+
+            /** Called on the loop when {@link SlotGate} handed this share a slot. */
+            void granted() {
+                if (finished) {
+                    // Stopped meanwhile (deadline or cancel): the slot goes back.
+                    slots.release();
+                    return;
+                }
+                if (timer != null) {
+                    timer.cancel(false);
+                    timer = null;
+                }
+                waiting = false;
+                next();
+            }
+
+            /** A stage with a duration stops waiting for a slot at its end. */
+            private void waitForSlotUntilDeadline(long now) {
+                if (deadline == Long.MAX_VALUE) {
+                    return;
+                }
+                timer =
+                        transport.schedule(
+                                loop,
+                                () -> {
+                                    timer = null;
+                                    if (!finished && slots.withdraw(loop)) {
+                                        finish();
+                                    }
+                                },
+                                Math.max(0, deadline - now));
+            }
+
+            private void finish() {
+                if (finished) {
+                    return;
+                }
+                finished = true;
+                if (timer != null) {
+                    timer.cancel(false);
+                    timer = null;
+                }
+                if (slotWaitStart != 0 && slots.withdraw(loop)) {
+                    slotWaitStart = 0;
+                }
+                if (sharesLeft.decrementAndGet() == 0) {
+                    markDispatchDone();
+                }
+            }
+        }
+
+        /**
+         * Max-concurrency slots shared by the loops. A slot freed while loops wait goes to the
+         * waiting request due first (ties: the lower loop), as one FIFO queue would.
+         */
+        private final class SlotGate {
+            private int free;
+            private final long[] waitingDue;
+
+            SlotGate(int slots, int loops) {
+                this.free = slots;
+                this.waitingDue = new long[loops];
+                java.util.Arrays.fill(waitingDue, Long.MIN_VALUE);
+            }
+
+            /** Takes a slot for {@code loop}'s request due at {@code due}, or queues the loop. */
+            synchronized boolean acquire(int loop, long due) {
+                // While any loop waits, no slot is free: release() hands it over at once.
+                if (free > 0) {
+                    free--;
+                    return true;
+                }
+                waitingDue[loop] = due;
+                return false;
+            }
+
+            /** Gives up {@code loop}'s place in the queue; false when a slot was granted first. */
+            synchronized boolean withdraw(int loop) {
+                if (waitingDue[loop] == Long.MIN_VALUE) {
+                    return false;
+                }
+                waitingDue[loop] = Long.MIN_VALUE;
+                return true;
+            }
+
+            void release() {
+                int grantee = -1;
+                synchronized (this) {
+                    for (int loop = 0; loop < waitingDue.length; loop++) {
+                        if (waitingDue[loop] != Long.MIN_VALUE
+                                && (grantee < 0 || waitingDue[loop] < waitingDue[grantee])) {
+                            grantee = loop;
+                        }
+                    }
+                    if (grantee < 0) {
+                        free++;
+                        return;
+                    }
+                    waitingDue[grantee] = Long.MIN_VALUE;
+                }
+                LoopShare share = shares[grantee];
+                transport.execute(grantee, share::granted);
+            }
         }
     }
 }

@@ -125,6 +125,7 @@ public final class SelfWarmup {
                                 Duration.ofSeconds(5),
                                 StageObserver.NONE);
                 engine.setCollectBeforeStage(false);
+                engine.setSelfWarmup();
                 cancel.running(engine);
                 // Bounded by time, not count: on a loaded machine a fixed count can take many
                 // seconds.

@@ -227,6 +227,30 @@ public final class HttpTransport implements AutoCloseable {
         loops[loop].execute(task);
     }
 
+    /**
+     * Runs {@code task} on loop {@code loop} after {@code delayNanos}, between two batches of
+     * socket events (the epoll transport waits with a nanosecond timeout).
+     */
+    public ScheduledFuture<?> schedule(int loop, Runnable task, long delayNanos) {
+        return loops[loop].schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Waits until every loop has run a task submitted now (at most {@code timeout}): afterwards
+     * each loop is awake and its queue holds nothing older.
+     */
+    public void awaitLoops(Duration timeout) {
+        CountDownLatch reached = new CountDownLatch(loops.length);
+        for (EventLoop loop : loops) {
+            loop.execute(reached::countDown);
+        }
+        try {
+            reached.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** Encodes a POST of {@code body} to {@code path} once, for any number of sends. */
     public PreparedRequest preparePost(String path, String accept, byte[] body) {
         byte[] head = head("POST", path, accept, "Content-Type: application/json\r\n", body.length);
