@@ -469,6 +469,12 @@ def run_runner(url: str, rate: float, n: int, d: Path, timeout: float, variant: 
         itl_mean_ms=find_metric(m, "_itl_ms", prefer=("avg_", "mean_")),
         itl_median_ms=find_metric(m, "_itl_ms", prefer=("median_",)),
     )
+    cpu = m.get("runner_cpu")
+    if cpu and res.get("completed"):
+        # The runner's own CPU over the stage alone (start-up and warm-up excluded).
+        res.update(stage_cpu_s=cpu["cpu_seconds"], stage_wall_s=cpu["wall_seconds"],
+                   stage_cpu_per_request_ms=cpu["cpu_seconds"] / res["completed"] * 1000,
+                   stage_run_queue_wait_s=cpu.get("run_queue_wait_seconds"))
     return res
 
 

@@ -137,6 +137,21 @@ public final class LpgProfileWriter {
         }
         metrics.put("non_streamed_requests", stage.nonStreamedRequests);
         metrics.put("in_flight_peak", stage.inFlightPeak);
+        if (stage.runnerCpu != null) {
+            // The figures LoadDelivered judged (the most starved runner's): whether the client,
+            // not the server, was the limit, and its CPU per request.
+            RunnerCpu cpu = stage.runnerCpu;
+            ObjectNode runnerCpu = metrics.putObject("runner_cpu");
+            runnerCpu.put("cpu_seconds", finite(cpu.cpuSeconds));
+            runnerCpu.put("wall_seconds", finite(cpu.wallSeconds));
+            runnerCpu.put("available_cpus", finite(cpu.availableCpus));
+            runnerCpu.put("utilization", finite(cpu.utilization()));
+            putIfNotNull(runnerCpu, "run_queue_wait_seconds", cpu.runQueueWaitSeconds);
+            putIfNotNull(runnerCpu, "throttled_seconds", cpu.throttledSeconds);
+            if (cpu.runner != null) {
+                runnerCpu.put("runner", cpu.runner);
+            }
+        }
         putExtendedFamily(metrics, "ttft_ms", stage.ttftMs);
         putExtendedFamily(metrics, "itl_ms", stage.itlMs);
         putExtendedFamily(metrics, "tpot_ms", stage.tpotMs);

@@ -363,4 +363,40 @@ class LpgProfileWriterTest {
                                 .asText())
                 .isEqualTo(LpgProfileWriter.MODE_EXACT);
     }
+
+    @Test
+    void theMostStarvedRunnersCpuIsInTheProfileWhenMeasured() {
+        assertThat(
+                        LpgProfileWriter.write(threeRequests(), CONTEXT, null)
+                                .at("/metrics")
+                                .has("runner_cpu"))
+                .isFalse();
+
+        StageResult a = threeRequests();
+        a.runnerCpu = new RunnerCpu();
+        a.runnerCpu.cpuSeconds = 1.5;
+        a.runnerCpu.wallSeconds = 6;
+        a.runnerCpu.availableCpus = 1;
+        a.runnerCpu.runQueueWaitSeconds = 0.25;
+        a.runnerCpu.runner = 0;
+        StageResult b = threeRequests();
+        b.runnerCpu = new RunnerCpu();
+        b.runnerCpu.cpuSeconds = 5.7;
+        b.runnerCpu.wallSeconds = 6;
+        b.runnerCpu.availableCpus = 1;
+        b.runnerCpu.runQueueWaitSeconds = 3.5;
+        b.runnerCpu.throttledSeconds = 0.0;
+        b.runnerCpu.runner = 1;
+        JsonNode cpu =
+                LpgProfileWriter.write(StageResult.merge(List.of(a, b)), CONTEXT, null)
+                        .at("/metrics/runner_cpu");
+        // Runner 1 is the one LoadDelivered judges: 95 % of its CPU and 3.5 s on a run queue.
+        assertThat(cpu.get("runner").asInt()).isEqualTo(1);
+        assertThat(cpu.get("cpu_seconds").doubleValue()).isEqualTo(5.7);
+        assertThat(cpu.get("wall_seconds").doubleValue()).isEqualTo(6.0);
+        assertThat(cpu.get("available_cpus").doubleValue()).isEqualTo(1.0);
+        assertThat(cpu.get("utilization").doubleValue()).isCloseTo(0.95, within(1e-12));
+        assertThat(cpu.get("run_queue_wait_seconds").doubleValue()).isEqualTo(3.5);
+        assertThat(cpu.get("throttled_seconds").doubleValue()).isZero();
+    }
 }
