@@ -247,24 +247,26 @@ public final class LoadEngine {
         if (!cancelled) {
             prepareStage(plan);
         }
-        // Every loop has run a task of this stage before the schedule is anchored, so a loop
-        // that is slow to wake up (a loaded machine) is not charged as lag to the first requests.
-        transport.awaitLoops(Duration.ofSeconds(2));
-        long start = System.nanoTime() + STAGE_LEAD_NANOS;
-        Live live = new Live(plan, recorder, start);
-        StageRun run = new StageRun(plan, live, warmup, start);
         StageEvent event = new StageEvent();
         event.stage = plan.index() + 1;
         event.requestRate = plan.closedLoop() ? Double.NaN : plan.requestRate();
         event.kind = warmup ? "warm-up" : selfWarmup ? "self-warm-up" : "measured";
         event.begin();
+        Live live = new Live(plan, recorder, System.nanoTime());
         stageObserver.onStageStart(plan, recorder, live);
+        RunnerCpuMeter.Mark cpuAtStart = cpuMeter.mark();
+        // The schedule is anchored last: every loop has just run a task of this stage (a loop
+        // slow to wake up on a loaded machine is not charged as lag to the first requests), and
+        // nothing else runs on this thread before the first due instant.
+        transport.awaitLoops(Duration.ofSeconds(2));
+        long start = System.nanoTime() + STAGE_LEAD_NANOS;
+        live.startNanos = start;
+        StageRun run = new StageRun(plan, live, warmup, start);
         current = run;
         if (cancelled) {
             // Cancelled between stages: this one sends nothing.
             run.cancel();
         }
-        RunnerCpuMeter.Mark cpuAtStart = cpuMeter.mark();
         run.begin();
         try {
             run.dispatched.await();

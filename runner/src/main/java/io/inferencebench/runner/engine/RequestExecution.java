@@ -10,7 +10,6 @@ import io.inferencebench.runner.http.FailureClass;
 import io.inferencebench.runner.http.HttpTransport;
 import io.inferencebench.runner.http.ResponseSink;
 import io.inferencebench.runner.http.SseParser;
-import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.util.Arrays;
 
@@ -32,14 +31,6 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
     }
 
     private static final int MAX_ERROR_BODY = 2048;
-
-    private static final io.netty.util.concurrent.FastThreadLocal<byte[]> SCRATCH =
-            new io.netty.util.concurrent.FastThreadLocal<>() {
-                @Override
-                protected byte[] initialValue() {
-                    return new byte[16 * 1024];
-                }
-            };
 
     final Prompt prompt;
     final boolean warmup;
@@ -231,30 +222,17 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
     }
 
     @Override
-    public boolean onBytes(ByteBuf buf) {
-        int length = buf.readableBytes();
+    public boolean onBytes(byte[] data, int offset, int length) {
         if (failure != null) {
             // An HTTP error body: keep its start for the message, drain the rest.
-            appendBody(buf, Math.min(length, MAX_ERROR_BODY - bodyLength));
+            appendBody(data, offset, Math.min(length, MAX_ERROR_BODY - bodyLength));
             return true;
         }
         if (!sse) {
-            appendBody(buf, length);
+            appendBody(data, offset, length);
             return true;
         }
-        if (buf.hasArray()) {
-            parser.feed(buf.array(), buf.arrayOffset() + buf.readerIndex(), length);
-        } else {
-            // Socket reads land in direct buffers; the parser keeps nothing of its input after
-            // feed returns, so one scratch array per event-loop thread serves every response.
-            byte[] scratch = SCRATCH.get();
-            if (scratch.length < length) {
-                scratch = new byte[Math.max(length, scratch.length * 2)];
-                SCRATCH.set(scratch);
-            }
-            buf.getBytes(buf.readerIndex(), scratch, 0, length);
-            parser.feed(scratch, 0, length);
-        }
+        parser.feed(data, offset, length);
         if (failure != null) {
             endNanos = System.nanoTime();
             completion.completed(this);
@@ -391,7 +369,7 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
         }
     }
 
-    private void appendBody(ByteBuf buf, int length) {
+    private void appendBody(byte[] data, int offset, int length) {
         if (length <= 0) {
             return;
         }
@@ -400,7 +378,7 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
         } else if (bodyLength + length > body.length) {
             body = Arrays.copyOf(body, Math.max(bodyLength + length, body.length * 2));
         }
-        buf.getBytes(buf.readerIndex(), body, bodyLength, length);
+        System.arraycopy(data, offset, body, bodyLength, length);
         bodyLength += length;
     }
 }

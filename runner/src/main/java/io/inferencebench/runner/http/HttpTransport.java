@@ -19,15 +19,7 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpObject;
-import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpResponseDecoder;
-import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.ssl.SslContext;
-import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -372,10 +364,8 @@ public final class HttpTransport implements AutoCloseable {
                     }
 
                     @Override
-                    public boolean onBytes(ByteBuf bytes) {
-                        byte[] copy = new byte[bytes.readableBytes()];
-                        bytes.getBytes(bytes.readerIndex(), copy);
-                        body.writeBytes(copy);
+                    public boolean onBytes(byte[] data, int offset, int length) {
+                        body.write(data, offset, length);
                         return true;
                     }
 
@@ -548,12 +538,7 @@ public final class HttpTransport implements AutoCloseable {
                                             if (ssl != null) {
                                                 ch.pipeline().addLast(tlsHandler(ch));
                                             }
-                                            ch.pipeline()
-                                                    .addLast(
-                                                            new HttpResponseDecoder(
-                                                                    16 * 1024, 64 * 1024, 64 * 1024,
-                                                                    false))
-                                                    .addLast(new Connection(Pool.this));
+                                            ch.pipeline().addLast(new Connection(Pool.this));
                                         }
                                     });
         }
@@ -689,9 +674,23 @@ public final class HttpTransport implements AutoCloseable {
         }
     }
 
+    /**
+     * Socket reads land in direct buffers; each is copied once into this array, where the response
+     * framer and the SSE parser both scan it.
+     */
+    private static final io.netty.util.concurrent.FastThreadLocal<byte[]> READ_SCRATCH =
+            new io.netty.util.concurrent.FastThreadLocal<>() {
+                @Override
+                protected byte[] initialValue() {
+                    return new byte[64 * 1024];
+                }
+            };
+
     /** One keep-alive connection; carries at most one exchange at a time. */
-    private static final class Connection extends ChannelInboundHandlerAdapter {
+    private static final class Connection extends ChannelInboundHandlerAdapter
+            implements ResponseFramer.Receiver {
         final Pool pool;
+        final ResponseFramer framer = new ResponseFramer();
         Channel channel;
         Exchange current;
         boolean keepAlive;
@@ -707,35 +706,73 @@ public final class HttpTransport implements AutoCloseable {
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf bytes = (ByteBuf) msg;
             try {
-                Exchange exchange = current;
-                if (exchange == null) {
+                if (current == null) {
                     // Bytes without a request (a server that ignored keep-alive rules): drop it.
                     ctx.close();
                     return;
                 }
-                if (msg instanceof HttpObject http && http.decoderResult().isFailure()) {
-                    exchange.fail(FailureClass.OTHER, http.decoderResult().cause());
-                    return;
-                }
-                if (msg instanceof HttpResponse response) {
-                    keepAlive = HttpUtil.isKeepAlive(response);
-                    exchange.sink.onStatus(
-                            response.status().code(),
-                            response.headers().get(HttpHeaderNames.CONTENT_TYPE));
-                }
-                if (msg instanceof HttpContent content && current == exchange) {
-                    ByteBuf bytes = content.content();
-                    if (bytes.isReadable() && !exchange.sink.onBytes(bytes)) {
-                        exchange.abort();
-                        return;
+                int length = bytes.readableBytes();
+                byte[] data;
+                int offset;
+                if (bytes.hasArray()) {
+                    data = bytes.array();
+                    offset = bytes.arrayOffset() + bytes.readerIndex();
+                } else {
+                    data = READ_SCRATCH.get();
+                    if (data.length < length) {
+                        data = new byte[Math.max(length, data.length * 2)];
+                        READ_SCRATCH.set(data);
                     }
-                    if (msg instanceof LastHttpContent && current == exchange) {
-                        exchange.complete();
-                    }
+                    bytes.getBytes(bytes.readerIndex(), data, 0, length);
+                    offset = 0;
                 }
+                framer.feed(data, offset, length, this);
             } finally {
-                ReferenceCountUtil.release(msg);
+                bytes.release();
+            }
+        }
+
+        @Override
+        public void head(int status, String contentType, boolean reusable) {
+            Exchange exchange = current;
+            if (exchange != null) {
+                keepAlive = reusable;
+                exchange.sink.onStatus(status, contentType);
+            }
+        }
+
+        @Override
+        public boolean body(byte[] data, int offset, int length) {
+            Exchange exchange = current;
+            if (exchange == null) {
+                return false;
+            }
+            if (length > 0 && !exchange.sink.onBytes(data, offset, length)) {
+                exchange.abort();
+                return false;
+            }
+            return true;
+        }
+
+        @Override
+        public void end(boolean reusable) {
+            Exchange exchange = current;
+            if (exchange != null) {
+                keepAlive = reusable;
+                exchange.complete();
+            }
+        }
+
+        @Override
+        public void malformed(String reason) {
+            Exchange exchange = current;
+            if (exchange != null) {
+                exchange.fail(
+                        FailureClass.OTHER, new IOException("malformed HTTP response: " + reason));
+            } else {
+                channel.close();
             }
         }
 
@@ -743,14 +780,20 @@ public final class HttpTransport implements AutoCloseable {
         public void channelInactive(ChannelHandlerContext ctx) {
             Exchange exchange = current;
             if (exchange != null) {
-                exchange.fail(
-                        FailureClass.RESET,
-                        new ClosedChannelException() {
-                            @Override
-                            public String getMessage() {
-                                return "connection closed before the response ended";
-                            }
-                        });
+                if (framer.bodyUntilClose()) {
+                    // The body's end is the connection's end (no length, not chunked).
+                    keepAlive = false;
+                    exchange.complete();
+                } else {
+                    exchange.fail(
+                            FailureClass.RESET,
+                            new ClosedChannelException() {
+                                @Override
+                                public String getMessage() {
+                                    return "connection closed before the response ended";
+                                }
+                            });
+                }
             }
             pool.closed(ctx.channel());
         }
@@ -796,6 +839,7 @@ public final class HttpTransport implements AutoCloseable {
             connection = c;
             c.current = this;
             c.keepAlive = false;
+            c.framer.reset();
             if (poolWaitNanos > 0) {
                 sink.onPoolWait(poolWaitNanos);
             }

@@ -1,7 +1,5 @@
 package io.inferencebench.runner.http;
 
-import io.netty.buffer.ByteBuf;
-
 /**
  * Receives one HTTP exchange as it happens, always on the event loop that owns the exchange.
  * Exactly one of {@link #onEnd}, {@link #onFailure} or {@link #onCancelled} is called, exactly
@@ -22,11 +20,11 @@ public interface ResponseSink {
     void onStatus(int status, String contentType);
 
     /**
-     * A network read of the body (valid only during the call). Returns false to abort the exchange
-     * (the sink has decided it failed; it then calls nothing else and the transport closes the
-     * connection).
+     * Body bytes of one network read, transfer coding removed ({@code data} is valid only during
+     * the call). Returns false to abort the exchange (the sink has decided it failed; it then calls
+     * nothing else and the transport closes the connection).
      */
-    boolean onBytes(ByteBuf bytes);
+    boolean onBytes(byte[] data, int offset, int length);
 
     void onEnd(long nanos);
 

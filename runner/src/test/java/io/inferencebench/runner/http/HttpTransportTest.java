@@ -3,7 +3,6 @@ package io.inferencebench.runner.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.inferencebench.runner.stub.StubServer;
-import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
@@ -26,8 +25,8 @@ class HttpTransportTest {
         }
 
         @Override
-        public boolean onBytes(ByteBuf bytes) {
-            body.append(bytes.toString(StandardCharsets.UTF_8));
+        public boolean onBytes(byte[] data, int offset, int length) {
+            body.append(new String(data, offset, length, StandardCharsets.UTF_8));
             return true;
         }
 
