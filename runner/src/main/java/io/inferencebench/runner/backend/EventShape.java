@@ -17,4 +17,10 @@ public final class EventShape {
 
     /** Everything after the content string's closing quote. */
     byte[] suffix;
+
+    /**
+     * Whether prefix and suffix hold no line break, so that a raw {@code data: } line can be
+     * matched against them without framing it first (see {@link OpenAiJson#shortcut}).
+     */
+    boolean singleLine;
 }

@@ -47,6 +47,11 @@ public final class OpenAiCompletions implements Protocol {
     }
 
     @Override
+    public int shortcutEvent(byte[] b, int from, int end, long nanos, ResponseState state) {
+        return OpenAiJson.shortcut(b, from, end, nanos, state);
+    }
+
+    @Override
     public void parseBody(byte[] body, int length, long nanos, ResponseState state)
             throws IOException {
         OpenAiJson.parse(body, length, nanos, state, false);

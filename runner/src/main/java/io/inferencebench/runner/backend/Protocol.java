@@ -20,6 +20,17 @@ public interface Protocol {
     /** Parses the data of one SSE event. Throws on data that is not valid for the protocol. */
     void parseEvent(byte[] data, int length, long nanos, ResponseState state) throws IOException;
 
+    /**
+     * Reads one whole SSE event from the raw bytes at {@code from} without framing it first, when
+     * the protocol recognises it; see {@link
+     * io.inferencebench.runner.http.SseParser.Listener#shortcut}.
+     *
+     * @return the index after the event, or -1 to have it framed and parsed as usual
+     */
+    default int shortcutEvent(byte[] b, int from, int end, long nanos, ResponseState state) {
+        return -1;
+    }
+
     /** Parses a complete non-streamed body. */
     void parseBody(byte[] body, int length, long nanos, ResponseState state) throws IOException;
 }

@@ -314,6 +314,14 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
     }
 
     @Override
+    public int shortcut(byte[] bytes, int from, int end, long nanos) {
+        if (failure != null || done) {
+            return -1;
+        }
+        return protocol.shortcutEvent(bytes, from, end, nanos, this);
+    }
+
+    @Override
     public void onMalformed(String reason) {
         fail(FailureClass.MALFORMED_STREAM, reason);
     }

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  */
 class EventShapeTest {
 
-    static final class ShapedRecorder extends OpenAiJsonTest.Recorder {
+    static class ShapedRecorder extends OpenAiJsonTest.Recorder {
         final EventShape shape = new EventShape();
 
         ShapedRecorder(boolean wantText) {
