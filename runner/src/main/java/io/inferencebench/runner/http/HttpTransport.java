@@ -285,9 +285,8 @@ public final class HttpTransport implements AutoCloseable {
      * @return the exchange, which can be cancelled on the same loop
      */
     public Exchange post(int loop, PreparedRequest request, ResponseSink sink) {
-        Exchange exchange = new Exchange(pools[loop], request, sink);
-        exchange.timer =
-                loops[loop].schedule(exchange::timedOut, timeoutMillis, TimeUnit.MILLISECONDS);
+        Exchange exchange = new Exchange(pools[loop], request, sink, timeoutMillis);
+        pools[loop].track(exchange);
         pools[loop].acquire(exchange);
         return exchange;
     }
@@ -393,7 +392,7 @@ public final class HttpTransport implements AutoCloseable {
         execute(
                 0,
                 () -> {
-                    Exchange exchange = new Exchange(pools[0], request, sink);
+                    Exchange exchange = new Exchange(pools[0], request, sink, timeout.toMillis());
                     exchange.timer =
                             loops[0].schedule(
                                     exchange::timedOut, timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -516,6 +515,16 @@ public final class HttpTransport implements AutoCloseable {
         int open;
         int idleCount;
 
+        /**
+         * Load exchanges in flight, oldest first. They share one timeout, so this is also their
+         * deadline order, and one timer for the oldest serves them all (a scheduled task per
+         * request cost an allocation and two priority-queue operations).
+         */
+        Exchange oldest;
+
+        Exchange newest;
+        ScheduledFuture<?> expiry;
+
         Pool(EventLoop loop) {
             this.loop = loop;
             this.bootstrap =
@@ -554,6 +563,59 @@ public final class HttpTransport implements AutoCloseable {
                 engine.setSSLParameters(parameters);
             }
             return handler;
+        }
+
+        void track(Exchange exchange) {
+            long now = System.nanoTime();
+            exchange.deadlineNanos = now + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+            exchange.tracked = true;
+            exchange.older = newest;
+            if (newest != null) {
+                newest.newer = exchange;
+            } else {
+                oldest = exchange;
+            }
+            newest = exchange;
+            if (expiry == null) {
+                expiry =
+                        loop.schedule(
+                                this::expire, exchange.deadlineNanos - now, TimeUnit.NANOSECONDS);
+            }
+        }
+
+        void untrack(Exchange exchange) {
+            if (!exchange.tracked) {
+                return;
+            }
+            exchange.tracked = false;
+            if (exchange.older != null) {
+                exchange.older.newer = exchange.newer;
+            } else {
+                oldest = exchange.newer;
+            }
+            if (exchange.newer != null) {
+                exchange.newer.older = exchange.older;
+            } else {
+                newest = exchange.older;
+            }
+            exchange.older = null;
+            exchange.newer = null;
+        }
+
+        /** Fails every exchange past its deadline and sets the timer for the next one. */
+        private void expire() {
+            expiry = null;
+            long now = System.nanoTime();
+            while (oldest != null && oldest.deadlineNanos - now <= 0) {
+                Exchange late = oldest;
+                untrack(late);
+                late.timedOut();
+            }
+            if (oldest != null && expiry == null) {
+                expiry =
+                        loop.schedule(
+                                this::expire, oldest.deadlineNanos - now, TimeUnit.NANOSECONDS);
+            }
         }
 
         void acquire(Exchange exchange) {
@@ -814,19 +876,31 @@ public final class HttpTransport implements AutoCloseable {
         private final Pool pool;
         private final PreparedRequest request;
         private final ResponseSink sink;
+        private final long timeoutMillis;
+
+        /** A timer of its own (a GET); load exchanges are tracked by their pool instead. */
         private ScheduledFuture<?> timer;
+
         private Connection connection;
         private boolean finished;
+
+        /** Links and deadline in its pool's list of tracked exchanges. */
+        boolean tracked;
+
+        Exchange older;
+        Exchange newer;
+        long deadlineNanos;
 
         /** When it joined the pool's queue; 0 when it never waited there. */
         long queuedNanos;
 
         private long poolWaitNanos;
 
-        Exchange(Pool pool, PreparedRequest request, ResponseSink sink) {
+        Exchange(Pool pool, PreparedRequest request, ResponseSink sink, long timeoutMillis) {
             this.pool = pool;
             this.request = request;
             this.sink = sink;
+            this.timeoutMillis = timeoutMillis;
         }
 
         void dequeued() {
@@ -927,6 +1001,7 @@ public final class HttpTransport implements AutoCloseable {
                 timer.cancel(false);
                 timer = null;
             }
+            pool.untrack(this);
             Connection c = connection;
             if (c != null && c.current == this) {
                 c.current = null;

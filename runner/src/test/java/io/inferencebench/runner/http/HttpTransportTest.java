@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class HttpTransportTest {
 
     /** Collects one exchange's outcome. */
-    static final class Outcome implements ResponseSink {
+    static class Outcome implements ResponseSink {
         final CompletableFuture<String> done = new CompletableFuture<>();
         final StringBuilder body = new StringBuilder();
         int status;
@@ -153,6 +153,66 @@ class HttpTransportTest {
             } catch (java.io.IOException e) {
                 assertThat(e.getMessage()).isEqualTo("HTTP 404 for GET /info");
             }
+        }
+    }
+
+    @Test
+    void eachExchangeTimesOutOnItsOwnDeadlineWhileOthersComplete() throws Exception {
+        // Requests whose body says "hang" are never answered; the others at once. They are sent
+        // 40 ms apart, so the hanging ones sit between completed ones in the pool's deadline list.
+        try (StubServer server =
+                        new StubServer(
+                                (req, ex) -> {
+                                    if (new String(req.body(), StandardCharsets.UTF_8)
+                                            .equals("hang")) {
+                                        Thread.sleep(5_000);
+                                    }
+                                    ex.respond(200, "text/plain", "ok");
+                                });
+                HttpTransport transport =
+                        new HttpTransport(
+                                server.baseUrl(), Map.of(), 1, 20, Duration.ofMillis(400))) {
+            HttpTransport.PreparedRequest hang =
+                    transport.preparePost("/x", "text/plain", "hang".getBytes());
+            HttpTransport.PreparedRequest answer =
+                    transport.preparePost("/x", "text/plain", "fine".getBytes());
+            Outcome[] outcomes = new Outcome[8];
+            long[] posted = new long[outcomes.length];
+            long[] ended = new long[outcomes.length];
+            for (int i = 0; i < outcomes.length; i++) {
+                int index = i;
+                Outcome o =
+                        outcomes[i] =
+                                new Outcome() {
+                                    @Override
+                                    public void onFailure(
+                                            FailureClass failure, String message, long nanos) {
+                                        ended[index] = nanos;
+                                        super.onFailure(failure, message, nanos);
+                                    }
+                                };
+                HttpTransport.PreparedRequest r = i % 2 == 1 ? hang : answer;
+                transport.execute(
+                        0,
+                        () -> {
+                            posted[index] = System.nanoTime();
+                            transport.post(0, r, o);
+                        });
+                Thread.sleep(40);
+            }
+            for (int i = 0; i < outcomes.length; i++) {
+                String result = outcomes[i].done.get(10, TimeUnit.SECONDS);
+                if (i % 2 == 1) {
+                    assertThat(result)
+                            .isEqualTo("failed timeout: no complete response within 400 ms");
+                    // never before its own deadline, whatever happened to its neighbours
+                    assertThat(ended[i] - posted[i]).isGreaterThanOrEqualTo(400_000_000L);
+                } else {
+                    assertThat(result).isEqualTo("200 ok");
+                }
+            }
+            // A timed-out exchange's connection is closed, never reused for a later request.
+            assertThat(post(transport, 0, answer)).isEqualTo("200 ok");
         }
     }
 }
