@@ -428,6 +428,11 @@ def java_21() -> str:
 # `pinned --runner-variants NAME=FLAGS;...`: the same jar under other JVM flags, as tools "runner:NAME".
 RUNNER_VARIANTS: dict[str, list[str]] = {}
 
+# The JVM flags the runner image starts the runner with (runner/pom.xml, Jib entrypoint) that bear
+# on speed: tool "runner" runs the jar so, as a runner pod does; a variant ("runner:NAME") runs it
+# with only its own flags (an empty one, `plain=`, is `java -jar` as a user types it).
+RUNNER_IMAGE_FLAGS = ["-XX:TieredStopAtLevel=1"]
+
 
 def run_runner(url: str, rate: float, n: int, d: Path, timeout: float, variant: str = "") -> dict:
     if not RUNNER_JAR.exists():
@@ -436,6 +441,8 @@ def run_runner(url: str, rate: float, n: int, d: Path, timeout: float, variant: 
     jar = runner_snapshot()
     extra = os.environ.get("IB_RUNNER_ARGS", "").split()
     jvm = os.environ.get("IB_RUNNER_JVM_ARGS", "").split()
+    if not variant:
+        jvm = RUNNER_IMAGE_FLAGS + jvm
     for flag in RUNNER_VARIANTS.get(variant, []):
         # "jar=PATH" runs another build (a before/after pair in one run); the rest are JVM flags.
         if flag.startswith("jar="):
@@ -631,7 +638,7 @@ def pinned(tools: list[str], rates: list[float], repeats: int, seconds: float, t
     A tool leaves the race after a rate at which no repeat reached 90 % of the target."""
     out = {"client_cpu": PIN_CLIENT, "server_cpu": PIN_SERVER, "seconds": seconds, "repeats": repeats,
            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "versions": versions(),
-           "runner_variants": RUNNER_VARIANTS, "tools": {}}
+           "runner_image_flags": RUNNER_IMAGE_FLAGS, "runner_variants": RUNNER_VARIANTS, "tools": {}}
     tools = [t for t in tools if available(t) or log(f"{t}: not installed, skipped")]
     racing = [t for t in tools if t != "wrk"]
     with Simulator() as sim:
@@ -714,15 +721,18 @@ def pinned_report(name: str = "pinned.json") -> str:
             f"| {fmt(max(reached), 0) if reached else 'none'} | {fmt(slope, 3)} | {fmt(slope / floor, 1)} "
             f"| {fmt(a.get('ttft_mean_err_ms'), 2)} / {fmt(a.get('ttft_median_err_ms'), 2)} "
             f"| {fmt(a.get('itl_mean_err_ms'), 3)} / {fmt(a.get('itl_median_err_ms'), 3)} |")
-    lines += ["", "Per run (in the order they ran within each rate):", "",
+    lines += ["", "Per run (in the order they ran within each rate; in-stage CPU: the runner's own meter over "
+              "the stage, start-up and warm-up excluded):", "",
               "| tool | target req/s | repeat | requests | achieved req/s | p50 / p99 schedule lag (ms) | strict "
-              "| tool CPU s | simulator CPU s | load avg |", "|---|---|---|---|---|---|---|---|---|---|"]
+              "| tool CPU s | in-stage CPU ms/req | simulator CPU s | load avg |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
     rows = [r for tr in doc["tools"].values() for r in tr.get("runs", []) if r.get("label", "").startswith("pinned-r")]
     for r in rows:
         lines.append(
             f"| {r['tool']} | {r['rate']:g} | {r.get('repeat', '')} | {r['n']} | {fmt(r.get('achieved_rate'))} "
             f"| {fmt(r.get('p50_lag_ms'), 2)} / {fmt(r.get('p99_lag_ms'), 2)} | {'yes' if r.get('sustained') else 'no'} "
-            f"| {fmt(r.get('cpu_s'))} | {fmt(r.get('sim_cpu_s'), 2)} | {r.get('loadavg_1m')} |")
+            f"| {fmt(r.get('cpu_s'))} | {fmt(r.get('stage_cpu_per_request_ms'), 3)} | {fmt(r.get('sim_cpu_s'), 2)} "
+            f"| {r.get('loadavg_1m')} |")
     return "\n".join(lines)
 
 

@@ -138,7 +138,7 @@ class ImagesIT {
         assertThat(revision).isNotBlank();
         assertThat(entrypoint("runner"))
                 .startsWith("java")
-                .contains("-XX:MaxRAMPercentage=75", "-jar")
+                .contains("-XX:TieredStopAtLevel=1", "-XX:MaxRAMPercentage=75", "-jar")
                 .noneMatch(a -> a.startsWith("-Xmx") || a.startsWith("-Xms"));
         assertThat(entrypoint("operator"))
                 .startsWith("java")
@@ -201,6 +201,8 @@ class ImagesIT {
                                         "--result-dir",
                                         "/results")));
         assertThat(run.ok()).as("runner container:\n" + run.output()).isTrue();
+        // The image's JVM compiles with C1 only, and the runner says so.
+        assertThat(run.output()).contains("JIT: C1 only (-XX:TieredStopAtLevel=1)");
         List<Path> profiles;
         try (Stream<Path> files = Files.list(results)) {
             profiles = files.filter(p -> p.toString().endsWith(".json")).toList();

@@ -1,5 +1,6 @@
 package io.inferencebench.runner.engine;
 
+import com.sun.management.HotSpotDiagnosticMXBean;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -19,6 +20,13 @@ import javax.management.ObjectName;
  * compiler directive added through the DiagnosticCommand MBean, so no launcher flag is needed)
  * leaves C1's code, which compiles in microseconds to milliseconds; see docs/benchmarks.md for the
  * measured effect on lag and CPU per request.
+ *
+ * <p>The directive can only act when a method is due for C2, so until then methods run as C1 code
+ * that still gathers profiles for C2 (tier 3), the slowest compiled form. Started with {@code
+ * -XX:TieredStopAtLevel=1} the JVM compiles straight to C1's final code instead: on one CPU that
+ * cut the in-stage CPU per request by 10-30 % and the p99 schedule lag from 4-140 ms to about 1 ms
+ * at 1,600-4,800 req/s (docs/benchmarks.md). The runner image starts its JVM so; a JVM started
+ * without it on one CPU gets the directive and a hint.
  *
  * <p>{@code -Dinferencebench.jit=}: {@code auto} (default: C1 only when the JVM sees one CPU),
  * {@code c1} (always), {@code tiered} (never change anything).
@@ -59,6 +67,19 @@ public final class JitPlan {
         };
     }
 
+    /** Whether the JVM was started C1-only ({@code -XX:TieredStopAtLevel} below 4). */
+    static boolean startedC1Only() {
+        try {
+            HotSpotDiagnosticMXBean hotspot =
+                    ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+            return hotspot != null
+                    && Integer.parseInt(hotspot.getVMOption("TieredStopAtLevel").getValue()) < 4;
+        } catch (RuntimeException e) {
+            // not HotSpot
+            return false;
+        }
+    }
+
     /**
      * Applies the plan once per process (later calls do nothing).
      *
@@ -70,6 +91,9 @@ public final class JitPlan {
         }
         applied = true;
         int cpus = Runtime.getRuntime().availableProcessors();
+        if (startedC1Only()) {
+            return "JIT: C1 only (-XX:TieredStopAtLevel=1)";
+        }
         if (!excludeC2(mode(), cpus)) {
             return null;
         }
@@ -90,7 +114,12 @@ public final class JitPlan {
             if (!text.contains("added")) {
                 return "JIT plan not applied: " + text;
             }
-            return "JIT: C2 excluded (" + cpus + " CPU" + (cpus == 1 ? "" : "s") + "; C1 only)";
+            return "JIT: C2 excluded ("
+                    + cpus
+                    + " CPU"
+                    + (cpus == 1 ? "" : "s")
+                    + "; C1 only); starting the JVM with -XX:TieredStopAtLevel=1 does this"
+                    + " better (docs/benchmarks.md)";
         } catch (IOException | JMException | RuntimeException e) {
             // Not HotSpot, or no writable temp dir: the run goes on with the JVM's defaults.
             return "JIT plan not applied: " + e;

@@ -76,7 +76,7 @@ class JitPlanJarTest {
     }
 
     /** Level-4 (C2) compilations that started after the first measured stage did. */
-    record Compilations(int c2InStage, int c1InStage, boolean stageSeen) {}
+    record Compilations(int c2InStage, int c1InStage, int profiledInStage, boolean stageSeen) {}
 
     private static Compilations compilationsInStage(Path jfr) throws Exception {
         List<RecordedEvent> events = RecordingFile.readAllEvents(jfr);
@@ -91,18 +91,23 @@ class JitPlanJarTest {
         }
         int c2 = 0;
         int c1 = 0;
+        int profiled = 0;
         for (RecordedEvent e : events) {
             if (stageStart != null
                     && e.getEventType().getName().equals("jdk.Compilation")
                     && e.getStartTime().isAfter(stageStart)) {
-                if (e.getInt("compileLevel") == 4) {
+                int level = e.getInt("compileLevel");
+                if (level == 4) {
                     c2++;
                 } else {
                     c1++;
+                    if (level == 2 || level == 3) {
+                        profiled++;
+                    }
                 }
             }
         }
-        return new Compilations(c2, c1, stageStart != null);
+        return new Compilations(c2, c1, profiled, stageStart != null);
     }
 
     private static RunnerJarTest.Result run(Path dir, String... jvmExtra) throws Exception {
@@ -167,5 +172,20 @@ class JitPlanJarTest {
 
         assertThat(r.code()).isNotZero();
         assertThat(r.err()).contains("-Dinferencebench.jit=fast: allowed are auto, c1, tiered");
+    }
+
+    @Test
+    void aJvmStartedC1OnlyIsTakenAsItIsAndCompilesNoProfilingCode(@TempDir Path dir)
+            throws Exception {
+        // How the runner image starts its JVM.
+        RunnerJarTest.Result r = run(dir, "-XX:TieredStopAtLevel=1");
+
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.err()).contains("JIT: C1 only (-XX:TieredStopAtLevel=1)");
+        assertThat(r.err()).doesNotContain("C2 excluded");
+        Compilations c = compilationsInStage(dir.resolve("run.jfr"));
+        assertThat(c.stageSeen()).isTrue();
+        assertThat(c.c2InStage()).isZero();
+        assertThat(c.profiledInStage()).as("tier 2/3 compilations in the stage").isZero();
     }
 }
