@@ -373,20 +373,9 @@ class LpgProfileWriterTest {
                 .isFalse();
 
         StageResult a = threeRequests();
-        a.runnerCpu = new RunnerCpu();
-        a.runnerCpu.cpuSeconds = 1.5;
-        a.runnerCpu.wallSeconds = 6;
-        a.runnerCpu.availableCpus = 1;
-        a.runnerCpu.runQueueWaitSeconds = 0.25;
-        a.runnerCpu.runner = 0;
+        a.runnerCpu = sixSecondsOnOneCpu(1.5, 0.25, null, 0);
         StageResult b = threeRequests();
-        b.runnerCpu = new RunnerCpu();
-        b.runnerCpu.cpuSeconds = 5.7;
-        b.runnerCpu.wallSeconds = 6;
-        b.runnerCpu.availableCpus = 1;
-        b.runnerCpu.runQueueWaitSeconds = 3.5;
-        b.runnerCpu.throttledSeconds = 0.0;
-        b.runnerCpu.runner = 1;
+        b.runnerCpu = sixSecondsOnOneCpu(5.7, 3.5, 0.0, 1);
         JsonNode cpu =
                 LpgProfileWriter.write(StageResult.merge(List.of(a, b)), CONTEXT, null)
                         .at("/metrics/runner_cpu");
@@ -398,5 +387,17 @@ class LpgProfileWriterTest {
         assertThat(cpu.get("utilization").doubleValue()).isCloseTo(0.95, within(1e-12));
         assertThat(cpu.get("run_queue_wait_seconds").doubleValue()).isEqualTo(3.5);
         assertThat(cpu.get("throttled_seconds").doubleValue()).isZero();
+    }
+
+    private static RunnerCpu sixSecondsOnOneCpu(
+            double cpuSeconds, double runQueueWait, Double throttled, int runner) {
+        RunnerCpu cpu = new RunnerCpu();
+        cpu.cpuSeconds = cpuSeconds;
+        cpu.wallSeconds = 6;
+        cpu.availableCpus = 1;
+        cpu.runQueueWaitSeconds = runQueueWait;
+        cpu.throttledSeconds = throttled;
+        cpu.runner = runner;
+        return cpu;
     }
 }

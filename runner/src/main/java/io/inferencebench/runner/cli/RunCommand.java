@@ -175,7 +175,13 @@ public final class RunCommand implements Callable<Integer> {
                 // measured worse (docs/benchmarks.md, "Pinned to one CPU").
                 printJitPlan(err);
                 if (output.selfWarmup()) {
-                    selfWarmup(protocol, params, transport, warmupCancel, err);
+                    selfWarmup(
+                            protocol,
+                            params,
+                            transport,
+                            prompts.get(0).maxTokens(),
+                            warmupCancel,
+                            err);
                 }
                 Instant start = Instant.now();
                 err.printf(
@@ -296,11 +302,13 @@ public final class RunCommand implements Callable<Integer> {
             Protocol protocol,
             GenerationParams params,
             HttpTransport transport,
+            int streamTokens,
             SelfWarmup.Cancel cancel,
             PrintWriter err) {
         long warmStart = System.nanoTime();
         long exchanges =
-                SelfWarmup.run(protocol, params, transport, Duration.ofMillis(1500), cancel);
+                SelfWarmup.run(
+                        protocol, params, transport, Duration.ofMillis(1500), streamTokens, cancel);
         err.printf(
                 Locale.ROOT,
                 "client warm-up: %d local exchanges in %.1f s (nothing sent to the target)%s%n",

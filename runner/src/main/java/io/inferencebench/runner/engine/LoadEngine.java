@@ -49,6 +49,9 @@ public final class LoadEngine {
      */
     private static final long STAGE_LEAD_NANOS = 1_000_000;
 
+    /** Longest wait before a measured stage for the JIT compiler to finish its queue. */
+    private static final Duration COMPILER_QUIET_MAX = Duration.ofSeconds(2);
+
     /** What the progress display and live metrics can read while a stage runs. */
     public static final class Live {
         public final StagePlan plan;
@@ -246,6 +249,12 @@ public final class LoadEngine {
                         stageObserver);
         if (!cancelled) {
             prepareStage(plan);
+            if (!warmup && !selfWarmup) {
+                // Compilations queued by the warm-ups, the connection set-up or the previous
+                // stage would otherwise run in this stage's first milliseconds, on the CPU its
+                // event loops need.
+                SelfWarmup.awaitCompilerQuiet(COMPILER_QUIET_MAX);
+            }
         }
         StageEvent event = new StageEvent();
         event.stage = plan.index() + 1;

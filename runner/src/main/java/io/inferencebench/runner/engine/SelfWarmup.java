@@ -51,17 +51,24 @@ public final class SelfWarmup {
         }
     }
 
+    /** Tokens of the warm-up's whole-stream responses when the caller names none. */
+    static final int DEFAULT_STREAM_TOKENS = 64;
+
+    /** Most tokens of a warm-up response (a larger real output is warmed at this size). */
+    static final int MAX_STREAM_TOKENS = 1024;
+
     /** A warm-up that nothing cancels. */
     public static long run(
-            Protocol protocol, GenerationParams params, HttpTransport target, Duration budget) {
-        return run(protocol, params, target, budget, new Cancel());
+            Protocol protocol,
+            GenerationParams params,
+            HttpTransport target,
+            Duration budget,
+            int streamTokens) {
+        return run(protocol, params, target, budget, streamTokens, new Cancel());
     }
 
     /**
-     * Warms on the event loops of {@code target} (the transport the stages will use), through a
-     * transport of its own to the local server.
-     *
-     * @return the number of warm-up exchanges completed
+     * {@link #run(Protocol, GenerationParams, HttpTransport, Duration, int, Cancel)} at 64 tokens.
      */
     public static long run(
             Protocol protocol,
@@ -69,10 +76,34 @@ public final class SelfWarmup {
             HttpTransport target,
             Duration budget,
             Cancel cancel) {
+        return run(protocol, params, target, budget, DEFAULT_STREAM_TOKENS, cancel);
+    }
+
+    /**
+     * Warms on the event loops of {@code target} (the transport the stages will use), through a
+     * transport of its own to the local server. Every other response is a whole stream of {@code
+     * streamTokens} events in one write, as a server sends tokens that are all due (the size of the
+     * real responses decides which buffer sizes, and so which allocator paths, the loops meet); the
+     * others mix small writes, events split across writes and CRLF line ends.
+     *
+     * @param streamTokens output tokens of the real requests (clamped to 8..{@value
+     *     #MAX_STREAM_TOKENS})
+     * @return the number of warm-up exchanges completed
+     */
+    public static long run(
+            Protocol protocol,
+            GenerationParams params,
+            HttpTransport target,
+            Duration budget,
+            int streamTokens,
+            Cancel cancel) {
         if (cancel.cancelled()) {
             return 0;
         }
         warmSchedules();
+        int wholeStreamTokens = Math.max(8, Math.min(MAX_STREAM_TOKENS, streamTokens));
+        java.util.concurrent.atomic.AtomicLong responses =
+                new java.util.concurrent.atomic.AtomicLong();
         Vertx vertx = Vertx.vertx();
         try {
             HttpServer server =
@@ -85,7 +116,13 @@ public final class SelfWarmup {
                                                                     respond(
                                                                             req.response(),
                                                                             protocol.name(),
-                                                                            params.stream())));
+                                                                            params.stream(),
+                                                                            responses
+                                                                                                            .incrementAndGet()
+                                                                                                    % 2
+                                                                                            == 0
+                                                                                    ? wholeStreamTokens
+                                                                                    : 0)));
             int port =
                     server.listen(0, "127.0.0.1")
                             .toCompletionStage()
@@ -180,6 +217,7 @@ public final class SelfWarmup {
                 }
             }
             server.close();
+            awaitCompilerQuiet(COMPILER_QUIET_MAX);
             return done;
         } catch (Exception e) {
             // Warming is best effort: the benchmark itself is unaffected if it fails.
@@ -187,6 +225,52 @@ public final class SelfWarmup {
         } finally {
             vertx.close();
         }
+    }
+
+    /** Longest wait for the JIT compiler to finish what the warm-up queued. */
+    static final Duration COMPILER_QUIET_MAX = Duration.ofSeconds(3);
+
+    /** How long no compilation may have run for the compiler to count as done. */
+    private static final long QUIET_NANOS = 150_000_000L;
+
+    /**
+     * Waits until the JIT has compiled what the warm-up asked for: no compilation time accrued for
+     * {@value #QUIET_NANOS} ns, or {@code max} passed.
+     *
+     * <p>Why: the warm-up queues hundreds of compilations, and on one CPU the compiler thread was
+     * still draining them when the first stage began (JFR at 1,600 req/s: 114 C1 compilations in
+     * the stage's first 100 ms); every request due meanwhile waited for the CPU, which alone put
+     * the stage's p99 schedule lag above 2 ms.
+     *
+     * @return how long it waited, ms
+     */
+    static long awaitCompilerQuiet(Duration max) {
+        java.lang.management.CompilationMXBean compiler =
+                java.lang.management.ManagementFactory.getCompilationMXBean();
+        if (compiler == null || !compiler.isCompilationTimeMonitoringSupported()) {
+            return 0;
+        }
+        long start = System.nanoTime();
+        long deadline = start + max.toNanos();
+        long last = compiler.getTotalCompilationTime();
+        long quietSince = start;
+        while (System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            long now = System.nanoTime();
+            long total = compiler.getTotalCompilationTime();
+            if (total != last) {
+                last = total;
+                quietSince = now;
+            } else if (now - quietSince >= QUIET_NANOS) {
+                break;
+            }
+        }
+        return (System.nanoTime() - start) / 1_000_000;
     }
 
     /** Every arrival kind's gap code, so none is first compiled inside a measured stage. */
@@ -204,8 +288,13 @@ public final class SelfWarmup {
         }
     }
 
-    private static void respond(HttpServerResponse response, String protocol, boolean stream) {
-        int tokens = 8;
+    /**
+     * One warm-up response: {@code wholeStream} tokens in a single write, or (0) eight tokens
+     * written in the mixed patterns.
+     */
+    private static void respond(
+            HttpServerResponse response, String protocol, boolean stream, int wholeStream) {
+        int tokens = wholeStream > 0 ? wholeStream : 8;
         if (!stream) {
             String body =
                     switch (protocol) {
@@ -250,6 +339,10 @@ public final class SelfWarmup {
                                         + (i == tokens - 1 ? "\"length\"" : "null")
                                         + ",\"stop_reason\":null}]}\n\n";
                     };
+            if (wholeStream > 0) {
+                sb.append(event);
+                continue;
+            }
             // Events in their own write, batched, split across two writes (a read that ends
             // mid-line) and with CRLF line ends: every read path of the parser gets compiled
             // here rather than first met, and deoptimised, inside a measured stage.

@@ -240,7 +240,12 @@ public final class PodRun {
             io.inferencebench.runner.engine.HeapHeadroom.apply();
             logJitPlan();
             if (settings.selfWarmup()) {
-                SelfWarmup.run(protocol, params, transport, Duration.ofMillis(1500));
+                SelfWarmup.run(
+                        protocol,
+                        params,
+                        transport,
+                        Duration.ofMillis(1500),
+                        prompts.get(0).maxTokens());
             }
             long warmupSent = 0;
             int mine = plan.warmupRequests();
