@@ -112,7 +112,7 @@ public final class LoadEngine {
     private final long epochAnchor;
     private final long nanoAnchor;
     private final String accept;
-    private boolean collectBeforeStage = true;
+    private boolean settleBeforeStage = true;
     private boolean selfWarmup;
     private volatile boolean cancelled;
     private volatile StageRun current;
@@ -165,9 +165,26 @@ public final class LoadEngine {
         this.selfWarmup = true;
     }
 
-    /** Whether to run a GC before each stage (on by default; off for throw-away engines). */
-    public void setCollectBeforeStage(boolean collect) {
-        this.collectBeforeStage = collect;
+    /**
+     * Whether {@link #runStage} settles the JVM first (see {@link #settle}); on by default, off for
+     * throw-away engines and for callers that settle before their own start instant (a barrier the
+     * stage must start on).
+     */
+    public void setSettleBeforeStage(boolean settle) {
+        this.settleBeforeStage = settle;
+    }
+
+    /**
+     * Collects garbage now, while nothing is measured, instead of pausing in the middle of a stage
+     * (the first full collection also raises the metaspace threshold that class loading of the
+     * warm-up would otherwise trip mid-stage), then waits at most {@code max} for the JIT compiler
+     * to drain its queue: compilations queued by the warm-ups, the connection set-up or the
+     * previous stage would otherwise run in the stage's first milliseconds, on the CPU its event
+     * loops need.
+     */
+    public static void settle(Duration max) {
+        System.gc();
+        SelfWarmup.awaitCompilerQuiet(max);
     }
 
     /**
@@ -223,11 +240,10 @@ public final class LoadEngine {
      * #cancel()}.
      */
     public StageResult runStage(StagePlan plan) {
-        // Collect now, while nothing is measured, instead of pausing in the middle of the stage
-        // (the first full collection also raises the metaspace threshold that class loading of
-        // the warm-up would otherwise trip mid-stage).
-        if (collectBeforeStage) {
-            System.gc();
+        if (settleBeforeStage && !cancelled) {
+            // Connections first: their set-up queues compilations too.
+            prepareStage(plan);
+            settle(COMPILER_QUIET_MAX);
         }
         return run(plan, false, observer);
     }
@@ -249,12 +265,6 @@ public final class LoadEngine {
                         stageObserver);
         if (!cancelled) {
             prepareStage(plan);
-            if (!warmup && !selfWarmup) {
-                // Compilations queued by the warm-ups, the connection set-up or the previous
-                // stage would otherwise run in this stage's first milliseconds, on the CPU its
-                // event loops need.
-                SelfWarmup.awaitCompilerQuiet(COMPILER_QUIET_MAX);
-            }
         }
         StageEvent event = new StageEvent();
         event.stage = plan.index() + 1;

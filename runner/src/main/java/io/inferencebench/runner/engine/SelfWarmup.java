@@ -161,7 +161,7 @@ public final class SelfWarmup {
                                 1,
                                 Duration.ofSeconds(5),
                                 StageObserver.NONE);
-                engine.setCollectBeforeStage(false);
+                engine.setSettleBeforeStage(false);
                 engine.setSelfWarmup();
                 cancel.running(engine);
                 // Bounded by time, not count: on a loaded machine a fixed count can take many

@@ -236,7 +236,7 @@ public final class PodRun {
                             seed,
                             timeout,
                             tracker);
-            engine.setCollectBeforeStage(false);
+            engine.setSettleBeforeStage(false);
             io.inferencebench.runner.engine.HeapHeadroom.apply();
             logJitPlan();
             if (settings.selfWarmup()) {
@@ -324,10 +324,11 @@ public final class PodRun {
                 if (stagePlan != null) {
                     engine.prepareStage(stagePlan);
                 }
-                if (StartBarrier.remaining(start, clock.instant()).toMillis() > 300) {
-                    // Collect while waiting rather than after the barrier (the engine's own
-                    // pre-stage collection is off), so the stage starts on the instant.
-                    System.gc();
+                long untilBarrierMs = StartBarrier.remaining(start, clock.instant()).toMillis();
+                if (untilBarrierMs > 300) {
+                    // Settle while waiting rather than after the barrier (the engine's own
+                    // settling is off), so the stage starts on the instant.
+                    LoadEngine.settle(Duration.ofMillis(Math.min(2_000, untilBarrierMs - 250)));
                 }
                 Duration late =
                         new StartBarrier(clock).await(start, () -> control.stopReason() != null);
