@@ -89,6 +89,26 @@ class OperatorSpeedBench {
      */
     static final int MAX_ACTIVE_RUNS = Integer.getInteger("bench.maxActiveRuns", 0);
 
+    /**
+     * More chart values for the install, {@code key=value} pairs separated by {@code ;} (e.g.
+     * {@code -Dbench.chartSet=jvmOptions=-XX:NativeMemoryTracking=summary} to read the operator's
+     * native memory with {@code jcmd <pid> VM.native_memory summary} during the runs).
+     */
+    static final String CHART_SET = System.getProperty("bench.chartSet", "");
+
+    private static List<String> chartValues() {
+        List<String> values = new ArrayList<>();
+        if (MAX_ACTIVE_RUNS > 0) {
+            values.add("maxActiveRuns=" + MAX_ACTIVE_RUNS);
+        }
+        for (String pair : CHART_SET.split(";")) {
+            if (!pair.isBlank()) {
+                values.add(pair.strip());
+            }
+        }
+        return values;
+    }
+
     private static final ObjectMapper JSON = new ObjectMapper();
     private static ChartCluster cluster;
     private static KubernetesClient client;
@@ -113,9 +133,7 @@ class OperatorSpeedBench {
                 ChartCluster.start(
                         List.of(NS_LATENCY, NS_MANY),
                         Path.of("target/operator-speed-logs").toAbsolutePath(),
-                        MAX_ACTIVE_RUNS > 0
-                                ? List.of("maxActiveRuns=" + MAX_ACTIVE_RUNS)
-                                : List.of());
+                        chartValues());
         client = cluster.client;
         var node = client.nodes().list().getItems().get(0);
         report.add(

@@ -134,6 +134,9 @@ class ImagesIT {
                                             .replace("-dirty", "")))
                     .isEqualTo("commit");
             assertThat(config.get("Env").toString()).contains("HOME=/tmp");
+            if (image.equals("operator")) {
+                assertThat(config.get("Env").toString()).contains("MALLOC_ARENA_MAX=2");
+            }
         }
         assertThat(revision).isNotBlank();
         assertThat(entrypoint("runner"))
@@ -142,7 +145,7 @@ class ImagesIT {
                 .noneMatch(a -> a.startsWith("-Xmx") || a.startsWith("-Xms"));
         assertThat(entrypoint("operator"))
                 .startsWith("java")
-                .contains("-XX:MaxRAMPercentage=75", "/deployments/quarkus-run.jar")
+                .contains("-XX:MaxRAMPercentage=50", "/deployments/quarkus-run.jar")
                 .noneMatch(a -> a.startsWith("-Xmx") || a.startsWith("-Xms"));
         assertThat(entrypoint("model-sim")).containsExactly("/usr/local/bin/model-sim");
     }
