@@ -89,8 +89,16 @@ public final class HostState {
                         .filter(n -> n.startsWith("cni-"))
                         .sorted()
                         .toList());
-        state.put("nft tables", sorted(lines("nft", "list", "tables")));
+        // A tool the node's provisioning installs may be missing before the first node starts:
+        // without it there is nothing to compare with (an empty section would make its default
+        // policies look like left-overs), so its sections are left out of this capture.
+        if (onPath("nft")) {
+            state.put("nft tables", sorted(lines("nft", "list", "tables")));
+        }
         for (String cmd : List.of("iptables", "ip6tables")) {
+            if (!onPath(cmd)) {
+                continue;
+            }
             for (String table : IPTABLES_TABLES) {
                 state.put(cmd + " -t " + table, sorted(lines(cmd, "-t", table, "-S")));
             }
@@ -122,7 +130,20 @@ public final class HostState {
         return state;
     }
 
-    /** Human-readable differences between two captures (empty when equal). */
+    static boolean onPath(String command) {
+        String path = System.getenv("PATH");
+        for (String dir : (path == null ? "/usr/sbin:/usr/bin:/sbin:/bin" : path).split(":")) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, command))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Human-readable differences between two captures (empty when equal); a section only {@code
+     * after} has (a tool installed in between) is not compared.
+     */
     public static List<String> differences(
             Map<String, List<String>> before, Map<String, List<String>> after) {
         List<String> diffs = new ArrayList<>();

@@ -41,4 +41,24 @@ class RealNodeTest {
                 .containsExactly("sysctls: - kernel.panic = 0", "sysctls: + kernel.panic = 10");
         assertThat(HostState.differences(before, before)).isEmpty();
     }
+
+    @Test
+    void aSectionOfAToolInstalledAfterTheFirstCaptureIsNotALeftOver() {
+        // provision-node.sh installs iptables on a fresh host: before it, there is no section
+        var before = java.util.Map.of("sysctls", java.util.List.of("kernel.panic = 0"));
+        var after =
+                java.util.Map.of(
+                        "sysctls", java.util.List.of("kernel.panic = 0"),
+                        "iptables -t filter", java.util.List.of("-P INPUT ACCEPT"));
+        assertThat(HostState.differences(before, after)).isEmpty();
+        assertThat(HostState.onPath("sh")).isTrue();
+        assertThat(HostState.onPath("no-such-tool-" + System.nanoTime())).isFalse();
+        assertThat(HostState.capture(java.nio.file.Path.of("/nonexistent")))
+                .as("iptables sections only where iptables is installed")
+                .containsKeys("sysctls", "links", "paths", "mounts")
+                .matches(
+                        state ->
+                                state.containsKey("iptables -t filter")
+                                        == HostState.onPath("iptables"));
+    }
 }

@@ -805,6 +805,41 @@ class OperatorClusterE2E {
         assertThat(client.apps().deployments().inNamespace(ns).withName("sim").get()).isNotNull();
     }
 
+    @Test
+    @Order(10)
+    void aRunnerPodWithATinyCpuLimitDidNotDeliverItsLoadAndTheRunSaysWhy() {
+        // A 100m limit is a tenth of a core under a CFS quota the kubelet enforces; 1,000 req/s
+        // needs several times that. The simulator of scenario 3 (applied again: idempotent).
+        String ns = NS_CANCEL;
+        deploySimulator(ns, "sim");
+        String yaml =
+                sweep("starved", "sim", "1000", 2000, 1, "", "OnSuccess")
+                        .replace("limits: {memory: 768Mi}", "limits: {cpu: 100m, memory: 768Mi}");
+        assertThat(yaml).contains("limits: {cpu: 100m");
+        createRun(ns, yaml);
+        BenchmarkRun done = awaitPhase(ns, "starved", Duration.ofMinutes(6), Phase.SUCCEEDED);
+        var stage = done.getStatus().getResults().get(0);
+        System.out.println(
+                "starved runner: achieved "
+                        + stage.getAchievedRate()
+                        + " req/s, LoadDelivered "
+                        + stage.getLoadDelivered()
+                        + " ("
+                        + stage.getLoadDeliveredReason()
+                        + ")");
+        assertThat(stage.getLoadDelivered()).isFalse();
+        assertThat(stage.getLoadDeliveredReason()).isEqualTo("RunnerSaturated");
+        var delivered = done.getStatus().condition(ConditionTypes.LOAD_DELIVERED).orElseThrow();
+        System.out.println("LoadDelivered: " + delivered.getMessage());
+        assertThat(delivered.getStatus()).isEqualTo("False");
+        assertThat(delivered.getReason()).isEqualTo("RunnerSaturated");
+        // The quota, not the rounded-up CPU count the JVM sees, is what the runner may use.
+        assertThat(delivered.getMessage())
+                .containsPattern(
+                        "^stage 1: (the runner|runner 0) ran out of CPU: used \\d+ % of its 0\\.10"
+                                + " CPU");
+    }
+
     private static void assertMatchesWhatTheSimulatorObserved(JsonNode profile, long requests) {
         JsonNode metrics = profile.get("metrics");
         assertThat(metrics).as("LPG metrics of %s", profile).isNotNull();

@@ -19,20 +19,20 @@ public final class RunnerCpuMeter {
 
     private static final Path TASKS = Path.of("/proc/self/task");
 
-    private final Path cpuStat;
+    private final CgroupCpu cgroup;
 
     /** A moment's readings. */
     public final class Mark {
         final long wallNanos = System.nanoTime();
         final long cpuNanos = processCpuNanos();
         final Map<String, Long> waitByThread = runQueueWaits();
-        final Long throttledMicros = throttledMicros();
+        final Long throttledMicros = cgroup == null ? null : cgroup.throttledMicros();
 
         private Mark() {}
     }
 
     public RunnerCpuMeter() {
-        this.cpuStat = cgroupCpuStat();
+        this.cgroup = CgroupCpu.ofThisProcess();
     }
 
     /** Readings now, at a stage's start. */
@@ -53,6 +53,12 @@ public final class RunnerCpuMeter {
         cpu.cpuSeconds =
                 start.cpuNanos < 0 || end.cpuNanos < 0 ? 0 : (end.cpuNanos - start.cpuNanos) / 1e9;
         cpu.availableCpus = Runtime.getRuntime().availableProcessors();
+        Double quota = cgroup == null ? null : cgroup.quotaCpus();
+        if (quota != null && quota < cpu.availableCpus) {
+            // The JVM rounds a fractional quota up (100m counts as 1 CPU); the quota is what the
+            // runner may use, and a tiny one saturates it at a tenth of a core.
+            cpu.availableCpus = quota;
+        }
         if (!start.waitByThread.isEmpty() || !end.waitByThread.isEmpty()) {
             long waited = 0;
             // threads that ended during the stage are gone from /proc: only threads seen at the
@@ -101,40 +107,5 @@ public final class RunnerCpuMeter {
             waits.clear();
         }
         return waits;
-    }
-
-    private Long throttledMicros() {
-        if (cpuStat == null) {
-            return null;
-        }
-        try {
-            for (String line : Files.readAllLines(cpuStat, StandardCharsets.US_ASCII)) {
-                if (line.startsWith("throttled_usec ")) {
-                    return Long.parseLong(line.substring("throttled_usec ".length()).trim());
-                }
-            }
-        } catch (IOException | NumberFormatException e) {
-            return null;
-        }
-        return null;
-    }
-
-    /** This process's cgroup v2 {@code cpu.stat}, or {@code null} without one. */
-    private static Path cgroupCpuStat() {
-        try {
-            for (String line :
-                    Files.readAllLines(Path.of("/proc/self/cgroup"), StandardCharsets.US_ASCII)) {
-                if (line.startsWith("0::")) {
-                    Path own = Path.of("/sys/fs/cgroup" + line.substring(3).trim(), "cpu.stat");
-                    if (Files.isReadable(own)) {
-                        return own;
-                    }
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            // no cgroup v2 here
-        }
-        Path root = Path.of("/sys/fs/cgroup/cpu.stat");
-        return Files.isReadable(root) ? root : null;
     }
 }
