@@ -4,8 +4,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * This process's cgroup CPU controller, cgroup v2 or v1: how long its quota throttled it and how
@@ -44,7 +45,8 @@ final class CgroupCpu {
      * The cgroup a {@code /proc/self/cgroup} listing points to under {@code root}, or {@code null}.
      */
     static CgroupCpu find(Path root, List<String> procSelfCgroup) {
-        List<Path> v1 = new ArrayList<>();
+        // in the order tried; a set, as the listing's own controller name is often one of these
+        Set<Path> v1 = new LinkedHashSet<>();
         for (String line : procSelfCgroup) {
             String[] parts = line.split(":", 3);
             if (parts.length < 3) {
