@@ -75,6 +75,26 @@ public final class RunCommand implements Callable<Integer> {
 
     @Mixin ServerMetricsFlags serverMetricsFlags = new ServerMetricsFlags();
 
+    /** What the last {@link #call} produced (for {@code search}, which runs its probes here). */
+    private StageLoop.Outcome outcome;
+
+    /** The failure limit the last {@link #call} judged its stages by. */
+    private double maxFailureRatio =
+            io.inferencebench.crds.v1alpha1.LoadSpec.DEFAULT_MAX_FAILURE_RATIO;
+
+    /**
+     * The stages, server reports and profile files of the last run, or {@code null} when it ended
+     * before its stages (bad flags, unreachable target).
+     */
+    StageLoop.Outcome outcome() {
+        return outcome;
+    }
+
+    /** The failure limit ({@code --max-failure-ratio} or the config's) of the last run. */
+    double maxFailureRatio() {
+        return maxFailureRatio;
+    }
+
     /** The plan of the parsed flags over {@code --config}, as {@link #call} runs it. */
     public CommandLinePlan resolvePlan(PrintWriter err) throws IOException {
         return CommandLinePlan.resolve(config, target, workload, load, slo, err);
@@ -229,6 +249,8 @@ public final class RunCommand implements Callable<Integer> {
                                         err)
                                 .run(plan.stages(), plan.cooldown(), warmupSent, !stream);
                 progressView.close();
+                this.outcome = outcome;
+                this.maxFailureRatio = plan.maxFailureRatio();
                 report(out, outcome, slo, plan.maxFailureRatio(), serverMetrics != null);
                 if (outcome.failure() != null) {
                     throw outcome.failure();
