@@ -50,7 +50,14 @@ import picocli.CommandLine.Spec;
         description = {
             "Runs load stages against a model server and writes one LPG profile per stage.",
             "Flags override the --config file (the target/workload/load/slo sections of a"
-                    + " BenchmarkRun)."
+                    + " BenchmarkRun).",
+            "LoadDelivered (the summary's load column) is judged on what the client controls: the"
+                    + " schedule the stage drew (random arrivals draw more or fewer requests than"
+                    + " the nominal rate; the drawn column), whether every request due was sent,"
+                    + " the achieved rate within 5 % of the drawn schedule's, p99 schedule lag <="
+                    + " 100 ms, the runner's CPU and --max-failure-ratio. 'indeterminate': the"
+                    + " stage fell short of its drawn schedule by less than 2 ms in all, too short"
+                    + " to tell from timer jitter; a longer stage decides it."
         })
 public final class RunCommand implements Callable<Integer> {
 
