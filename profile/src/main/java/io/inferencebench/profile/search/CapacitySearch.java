@@ -220,9 +220,11 @@ public final class CapacitySearch {
             if (passingRate == null) {
                 return null;
             }
+            // to four significant digits, as probe rates are chosen: a constant schedule achieves
+            // 13.449999999 req/s of 13.45, which is 13.45
             return passingAchievedRate == null
                     ? passingRate
-                    : Math.min(passingRate, passingAchievedRate);
+                    : Math.min(passingRate, significant(passingAchievedRate));
         }
     }
 
@@ -675,7 +677,12 @@ public final class CapacitySearch {
     /** The capacity a passing rate stands for: never above what its delivered probes achieved. */
     private double capped(double passing) {
         Double achieved = achievedAt(passing);
-        return achieved == null ? passing : Math.min(passing, achieved);
+        return achieved == null ? passing : Math.min(passing, significant(achieved));
+    }
+
+    /** A rate to four significant digits. */
+    static double significant(double rate) {
+        return new java.math.BigDecimal(rate).round(new java.math.MathContext(4)).doubleValue();
     }
 
     /** The achieved rate of the delivered probes at {@code rate}, weighted by their requests. */

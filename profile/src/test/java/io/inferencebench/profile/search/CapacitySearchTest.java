@@ -210,7 +210,8 @@ class CapacitySearchTest {
         Result r = CapacitySearch.run(Settings.of(1, 100, 0.05, 0.95), probe, null);
         assertThat(r.outcome()).isEqualTo(Outcome.FOUND);
         assertThat(r.passingAchievedRate()).isCloseTo(0.93 * r.passingRate(), within(1e-9));
-        assertThat(r.maxRequestRate()).isEqualTo(r.passingAchievedRate());
+        assertThat(r.maxRequestRate())
+                .isCloseTo(r.passingAchievedRate(), within(r.passingAchievedRate() * 5e-4));
         assertThat(r.maxRequestRate()).isLessThan(r.passingRate());
     }
 
