@@ -27,7 +27,6 @@ import io.inferencebench.operator.dependent.Launched;
 import io.inferencebench.operator.dependent.RunnerJobDependent;
 import io.inferencebench.operator.dependent.RunnerWorkOrderDependent;
 import io.inferencebench.operator.environment.EnvironmentFingerprint;
-import io.inferencebench.profile.lpg.LoadVerdict;
 import io.inferencebench.profile.server.ServerMetricsReport;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -504,7 +503,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                 // The first probe's rate, published with the first barrier.
                 var capacity =
                         CapacityProgress.status(
-                                run, List.of(), CapacityProgress.next(run, List.of()));
+                                run, null, List.of(), CapacityProgress.next(run, null, List.of()));
                 status.apply(s -> s.setCapacity(capacity));
             }
             List<StageSpec> stages = CapacityProgress.stages(run, status.view());
@@ -598,8 +597,8 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                 List<StageResult> probed =
                         new ArrayList<>(ProfileAssembly.copy(status.view().getResults()));
                 probed.sort(java.util.Comparator.comparingInt(StageResult::getStage));
-                var step = CapacityProgress.next(run, probed);
-                var capacity = CapacityProgress.status(run, probed, step);
+                var step = CapacityProgress.next(run, status.view(), probed);
+                var capacity = CapacityProgress.status(run, status.view(), probed, step);
                 status.apply(s -> s.setCapacity(capacity));
                 if (step.done()) {
                     status.phase(
@@ -639,56 +638,12 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         return PROGRESS_REFRESH;
     }
 
-    /**
-     * The run's reason: TooManyFailures when any stage had them (the gate a pipeline reads most
-     * often), else the first undelivered stage's reason.
-     */
-    private static String undeliveredReason(List<StageResult> undelivered) {
-        List<String> reasons =
-                undelivered.stream()
-                        .map(
-                                r ->
-                                        r.getLoadDeliveredReason() == null
-                                                ? LoadVerdict.RATE_NOT_ACHIEVED
-                                                : r.getLoadDeliveredReason())
-                        .toList();
-        if (reasons.contains(LoadVerdict.TOO_MANY_FAILURES)) {
-            return LoadVerdict.TOO_MANY_FAILURES;
-        }
-        return reasons.isEmpty() ? LoadVerdict.RATE_NOT_ACHIEVED : reasons.get(0);
-    }
-
     private Duration aggregating(
             BenchmarkRun run, Context<BenchmarkRun> context, StatusAggregator status, Instant now) {
         List<StageResult> results = status.view().getResults();
-        boolean delivered =
-                results != null
-                        && results.stream()
-                                .allMatch(r -> Boolean.TRUE.equals(r.getLoadDelivered()));
-        List<StageResult> undelivered =
-                results == null
-                        ? List.of()
-                        : results.stream()
-                                .filter(r -> !Boolean.TRUE.equals(r.getLoadDelivered()))
-                                .toList();
-        String reason = delivered ? LoadVerdict.DELIVERED : undeliveredReason(undelivered);
-        String message =
-                delivered
-                        ? "every stage achieved its requested load"
-                        : undelivered.stream()
-                                        .map(
-                                                r ->
-                                                        "stage "
-                                                                + r.getStage()
-                                                                + ": "
-                                                                + (r.getLoadDeliveredMessage()
-                                                                                == null
-                                                                        ? "load not delivered"
-                                                                        : r
-                                                                                .getLoadDeliveredMessage()))
-                                        .collect(java.util.stream.Collectors.joining("; "))
-                                + "; results are not a valid measurement of the requested load";
-        status.condition(ConditionTypes.LOAD_DELIVERED, delivered, reason, message);
+        LoadDeliveredCondition load = LoadDeliveredCondition.of(results);
+        status.condition(
+                ConditionTypes.LOAD_DELIVERED, load.status(), load.reason(), load.message());
         if (run.getSpec().getSlo() != null && results != null) {
             boolean met = results.stream().allMatch(r -> Boolean.TRUE.equals(r.getSloMet()));
             status.condition(

@@ -44,7 +44,24 @@ public final class CapacityProgress {
         if (!searching(run)) {
             return run.getSpec().getLoad().resolvedStages();
         }
-        return run.getSpec().getLoad().probeStages(rates(status));
+        return run.getSpec().getLoad().probeStages(rates(status), sizes(status));
+    }
+
+    /**
+     * The probe sizes decided so far, probe n at index n - 1 (1 unless a smaller probe at the same
+     * rate was too short to judge).
+     *
+     * @param status the run's status, may be {@code null}
+     * @return the sizes
+     */
+    public static List<Integer> sizes(io.inferencebench.crds.v1alpha1.BenchmarkRunStatus status) {
+        List<Integer> sizes = new ArrayList<>();
+        if (status != null && status.getCapacity() != null) {
+            for (CapacityStatus.Probe p : status.getCapacity().getProbes()) {
+                sizes.add(p.getSize() == null ? 1 : p.getSize());
+            }
+        }
+        return sizes;
     }
 
     /**
@@ -84,42 +101,101 @@ public final class CapacityProgress {
     }
 
     /**
-     * A finished stage as a probe. Failed requests count as attempted and not good: a server that
-     * fails under load misses the SLO (TooManyFailures is the server's verdict, not an undelivered
-     * load); only a client that could not keep its schedule makes a probe count as neither pass nor
-     * fail.
+     * A finished stage as a probe, judged as {@code runner search} judges its probes ({@link
+     * ProbeResult#judgement}): failed requests count as attempted and not good (a server that fails
+     * under load misses the SLO); only runners that could not keep their schedule make a probe
+     * count as neither pass nor fail.
      *
      * @param result the stage's assembled result
+     * @param size the probe's size (times the configured probe size)
      * @return the probe
      */
-    public static ProbeResult probe(StageResult result) {
+    public static ProbeResult probe(StageResult result, int size) {
         long sent = result.getSent() == null ? 0 : result.getSent();
+        long failed = result.getFailed() == null ? 0 : result.getFailed();
         double attainment = result.getSloAttainment() == null ? 0 : result.getSloAttainment();
-        boolean delivered =
-                Boolean.TRUE.equals(result.getLoadDelivered())
-                        || LoadVerdict.TOO_MANY_FAILURES.equals(result.getLoadDeliveredReason());
+        List<String> reasons;
+        if (result.getLoadDeliveredReasons() != null) {
+            reasons = result.getLoadDeliveredReasons();
+        } else if (!Boolean.TRUE.equals(result.getLoadDelivered())
+                && result.getLoadDeliveredReason() != null
+                && !LoadVerdict.DELIVERED.equals(result.getLoadDeliveredReason())) {
+            reasons = List.of(result.getLoadDeliveredReason());
+        } else {
+            reasons = List.of();
+        }
+        LoadVerdict.Delivery delivery =
+                result.getLoadDelivered() == null
+                        ? LoadVerdict.Delivery.INDETERMINATE
+                        : result.getLoadDelivered()
+                                ? LoadVerdict.Delivery.DELIVERED
+                                : LoadVerdict.Delivery.NOT_DELIVERED;
+        String reason =
+                result.getLoadDeliveredReason() == null
+                        ? (reasons.isEmpty() ? LoadVerdict.DELIVERED : reasons.get(0))
+                        : result.getLoadDeliveredReason();
+        LoadVerdict load =
+                new LoadVerdict(
+                        delivery,
+                        reason,
+                        result.getLoadDeliveredMessage() == null
+                                ? "delivered the requested load"
+                                : result.getLoadDeliveredMessage(),
+                        reasons);
         return new ProbeResult(
                 result.getRequestRate(),
+                size,
                 result.getAchievedRate(),
                 Math.round(attainment * sent),
                 sent,
-                delivered,
+                failed,
+                failureClasses(result),
+                load,
                 result.getProfileKey());
+    }
+
+    private static String failureClasses(StageResult result) {
+        if (result.getErrorsByClass() == null || result.getErrorsByClass().isEmpty()) {
+            return null;
+        }
+        StringBuilder text = new StringBuilder();
+        result.getErrorsByClass().entrySet().stream()
+                .sorted(
+                        java.util.Map.Entry.<String, Long>comparingByValue()
+                                .reversed()
+                                .thenComparing(java.util.Map.Entry.comparingByKey()))
+                .forEach(
+                        e ->
+                                text.append(text.length() == 0 ? "" : ", ")
+                                        .append(e.getKey())
+                                        .append(": ")
+                                        .append(e.getValue()));
+        return text.toString();
     }
 
     /**
      * The next step given the stages assembled so far.
      *
      * @param run the run
+     * @param status the status holding the probes decided so far (their sizes)
      * @param results assembled stage results, in stage order
-     * @return the next rate or the result
+     * @return the next probe or the result
      */
-    public static CapacitySearch.Step next(BenchmarkRun run, List<StageResult> results) {
+    public static CapacitySearch.Step next(
+            BenchmarkRun run,
+            io.inferencebench.crds.v1alpha1.BenchmarkRunStatus status,
+            List<StageResult> results) {
+        return CapacitySearch.next(settings(run), probes(status, results));
+    }
+
+    private static List<ProbeResult> probes(
+            io.inferencebench.crds.v1alpha1.BenchmarkRunStatus status, List<StageResult> results) {
+        List<Integer> sizes = sizes(status);
         List<ProbeResult> done = new ArrayList<>();
-        for (StageResult r : results) {
-            done.add(probe(r));
+        for (int i = 0; i < results.size(); i++) {
+            done.add(probe(results.get(i), i < sizes.size() ? sizes.get(i) : 1));
         }
-        return CapacitySearch.next(settings(run), done);
+        return done;
     }
 
     /**
@@ -132,23 +208,32 @@ public final class CapacityProgress {
      * @return the status
      */
     public static CapacityStatus status(
-            BenchmarkRun run, List<StageResult> results, CapacitySearch.Step step) {
+            BenchmarkRun run,
+            io.inferencebench.crds.v1alpha1.BenchmarkRunStatus previous,
+            List<StageResult> results,
+            CapacitySearch.Step step) {
         CapacitySearch.Settings settings = settings(run);
         CapacityStatus status = new CapacityStatus();
         status.setSlo(run.getSpec().getSlo());
         status.setPrecision(settings.precision());
         List<CapacityStatus.Probe> probes = new ArrayList<>();
-        for (StageResult r : results) {
-            ProbeResult p = probe(r);
+        for (ProbeResult p : probes(previous, results)) {
             CapacityStatus.Probe probe = new CapacityStatus.Probe();
             probe.setRequestRate(p.requestRate());
+            probe.setSize(p.size() == 1 ? null : p.size());
             probe.setAchievedRate(p.achievedRate());
             probe.setGoodRequests(p.goodRequests());
             probe.setAttemptedRequests(p.attemptedRequests());
+            probe.setFailedRequests(p.failedRequests() == 0 ? null : p.failedRequests());
             probe.setSloAttainment(p.attemptedRequests() == 0 ? null : p.sloAttainment());
             probe.setLoadDelivered(p.loadDelivered());
+            probe.setLoadDeliveredReason(p.load().reason());
+            ProbeResult.Judgement judgement = p.judgement(settings.minAttainment());
+            probe.setVerdict(verdict(judgement));
             probe.setPassed(
-                    p.loadDelivered() ? p.sloAttainment() >= settings.minAttainment() : null);
+                    judgement == ProbeResult.Judgement.PASS
+                            ? Boolean.TRUE
+                            : judgement == ProbeResult.Judgement.FAIL ? Boolean.FALSE : null);
             probe.setProfile(p.profile());
             probes.add(probe);
         }
@@ -168,16 +253,32 @@ public final class CapacityProgress {
         } else {
             CapacityStatus.Probe next = new CapacityStatus.Probe();
             next.setRequestRate(step.nextRate());
+            next.setSize(step.nextSize() > 1 ? step.nextSize() : null);
             probes.add(next);
             status.setMessage(
                     "probe "
                             + probes.size()
                             + " at "
                             + CapacitySearch.fmt(step.nextRate())
-                            + " req/s");
+                            + " req/s"
+                            + (step.nextSize() > 1
+                                    ? " with "
+                                            + step.nextSize()
+                                            + " times the probe size (a smaller probe was too"
+                                            + " short to judge)"
+                                    : ""));
         }
         status.setProbes(probes);
         return status;
+    }
+
+    private static String verdict(ProbeResult.Judgement judgement) {
+        return switch (judgement) {
+            case PASS -> "Pass";
+            case FAIL -> "Fail";
+            case UNDELIVERED -> "LoadNotDelivered";
+            case INDETERMINATE -> "Indeterminate";
+        };
     }
 
     private static String outcome(CapacitySearch.Outcome outcome) {

@@ -102,6 +102,11 @@ public final class ProfileAssembly {
         }
         result.setConcurrency(merged.concurrency);
         result.setSent(merged.sent);
+        if (merged.due > 0) {
+            result.setRequestsDue(merged.due);
+            Double scheduled = LpgProfileWriter.scheduledRate(merged);
+            result.setScheduledRate(scheduled == null ? null : finite(scheduled));
+        }
         result.setCompleted(merged.completed);
         result.setFailed(merged.failed);
         double benchmarkTime = LpgProfileWriter.benchmarkTimeSeconds(merged);
@@ -129,9 +134,10 @@ public final class ProfileAssembly {
                     });
             result.setErrorsByClass(classes);
         }
-        LoadVerdict verdict = verdict(merged, result, run.getSpec().getLoad().getMaxFailureRatio());
-        result.setLoadDelivered(verdict.delivered());
+        LoadVerdict verdict = verdict(merged, run.getSpec().getLoad().getMaxFailureRatio());
+        result.setLoadDelivered(verdict.indeterminate() ? null : verdict.delivered());
         result.setLoadDeliveredReason(verdict.reason());
+        result.setLoadDeliveredReasons(verdict.reasons().isEmpty() ? null : verdict.reasons());
         result.setLoadDeliveredMessage(verdict.delivered() ? null : verdict.message());
         SloSpec slo = run.getSpec().getSlo();
         if (slo != null && merged.sent > 0) {
@@ -151,36 +157,17 @@ public final class ProfileAssembly {
     }
 
     /**
-     * Whether a stage delivered its requested load ({@link LoadVerdict}): judged on the summary's
-     * figures (rate, lag, failures, as the status shows them) and the most starved runner's CPU.
+     * Whether a stage delivered its requested load ({@link LoadVerdict}, the same judgement as the
+     * runner's summary and its search probes): the merged schedule, sends, lag and failures of all
+     * runner pods, and the most starved runner's CPU.
      *
-     * @param merged the merged stage (for the runners' CPU figures)
-     * @param result the stage summary
+     * @param merged the merged stage
      * @param maxFailureRatio spec.load.maxFailureRatio ({@code null}: the default)
      * @return the verdict
      */
-    public static LoadVerdict verdict(
-            StageResult merged,
-            io.inferencebench.crds.v1alpha1.StageResult result,
-            Double maxFailureRatio) {
-        String classes =
-                result.getErrorsByClass() == null
-                        ? null
-                        : result.getErrorsByClass().entrySet().stream()
-                                .sorted(
-                                        Map.Entry.<String, Long>comparingByValue()
-                                                .reversed()
-                                                .thenComparing(Map.Entry.comparingByKey()))
-                                .map(e -> e.getKey() + " " + e.getValue())
-                                .collect(java.util.stream.Collectors.joining(", "));
+    public static LoadVerdict verdict(StageResult merged, Double maxFailureRatio) {
         return LoadVerdict.judge(
-                new LoadVerdict.Figures(
-                        result.getRequestRate(),
-                        result.getAchievedRate(),
-                        result.getScheduleLagP99Ms(),
-                        result.getFailureRatio(),
-                        classes,
-                        merged.runnerCpu),
+                LoadVerdict.Figures.of(merged),
                 maxFailureRatio == null
                         ? io.inferencebench.crds.v1alpha1.LoadSpec.DEFAULT_MAX_FAILURE_RATIO
                         : maxFailureRatio,

@@ -875,7 +875,7 @@ class BenchmarkRunLifecycleIT {
         assertThat(delivered.getStatus()).isEqualTo("False");
         assertThat(delivered.getReason()).isEqualTo("TooManyFailures");
         assertThat(delivered.getMessage())
-                .contains("stage 2: 64.3 % of requests failed (http_429 18)")
+                .contains("stage 2: 64.3 % of requests failed (http_429: 18)")
                 .contains("spec.load.maxFailureRatio 0.10");
     }
 

@@ -49,13 +49,13 @@ class CapacityProgressTest {
                         stage(1, 2, 100, 1.0, true, LoadVerdict.DELIVERED),
                         stage(2, 4, 100, 0.5, false, LoadVerdict.TOO_MANY_FAILURES),
                         stage(3, 2.828, 100, 1.0, false, "ScheduleLagged"));
-        CapacitySearch.Step step = CapacityProgress.next(run, results.subList(0, 1));
+        CapacitySearch.Step step = CapacityProgress.next(run, null, results.subList(0, 1));
         assertThat(step.nextRate()).isEqualTo(4.0);
-        step = CapacityProgress.next(run, results.subList(0, 2));
+        step = CapacityProgress.next(run, null, results.subList(0, 2));
         // 4 req/s failed (the server's failures count against it): bisect between 2 and 4
         assertThat(step.nextRate()).isEqualTo(2.828);
-        step = CapacityProgress.next(run, results);
-        CapacityStatus status = CapacityProgress.status(run, results, step);
+        step = CapacityProgress.next(run, null, results);
+        CapacityStatus status = CapacityProgress.status(run, null, results, step);
         assertThat(status.getProbes())
                 .extracting(CapacityStatus.Probe::getPassed)
                 .startsWith(true, false, null);
@@ -87,14 +87,73 @@ class CapacityProgressTest {
                         stage(4, 16, 100, 1, true, null),
                         stage(5, 32, 100, 1, true, null),
                         stage(6, 64, 100, 1, true, null));
-        CapacitySearch.Step step = CapacityProgress.next(run, results);
+        CapacitySearch.Step step = CapacityProgress.next(run, null, results);
         assertThat(step.done()).isTrue();
-        CapacityStatus status = CapacityProgress.status(run, results, step);
+        CapacityStatus status = CapacityProgress.status(run, null, results, step);
         assertThat(status.getOutcome()).isEqualTo("MaxRatePassed");
         assertThat(status.getMaxRequestRate()).isEqualTo(64.0);
         assertThat(status.getFailingRate()).isNull();
         assertThat(status.getDisplay()).isEqualTo(">= 64.0 req/s");
         assertThat(status.getProbes()).hasSize(6);
+    }
+
+    @Test
+    void aProbeTooShortToJudgeRunsAgainLargerAndThePodsAreToldTheSize() {
+        BenchmarkRun run = searchRun();
+        StageResult tooShort = stage(1, 2, 100, 1.0, true, null);
+        tooShort.setLoadDelivered(null);
+        tooShort.setLoadDeliveredReason(LoadVerdict.SCHEDULE_TOO_SHORT);
+        tooShort.setLoadDeliveredReasons(List.of(LoadVerdict.SCHEDULE_TOO_SHORT));
+        CapacitySearch.Step step = CapacityProgress.next(run, null, List.of(tooShort));
+        assertThat(step.nextRate()).isEqualTo(2.0);
+        assertThat(step.nextSize()).isEqualTo(4);
+        CapacityStatus status = CapacityProgress.status(run, null, List.of(tooShort), step);
+        assertThat(status.getProbes().get(0).getVerdict()).isEqualTo("Indeterminate");
+        assertThat(status.getProbes().get(0).getPassed()).isNull();
+        assertThat(status.getProbes().get(1).getSize()).isEqualTo(4);
+        assertThat(status.getMessage()).contains("4 times the probe size");
+        var withNext = statusWith(status);
+        assertThat(CapacityProgress.stages(run, withNext))
+                .extracting(s -> s.getRequestRate(), s -> s.getNumPrompts())
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple(2.0, 100),
+                        org.assertj.core.groups.Tuple.tuple(2.0, 400));
+        assertThat(
+                        io.inferencebench.operator.dependent.ControlConfigMapDependent.desired(
+                                        withRunStatus(run, withNext))
+                                .getData())
+                .containsEntry("stage-2-rate", "2.0")
+                .containsEntry("stage-2-size", "4")
+                .doesNotContainKey("stage-1-size");
+        // the grown probe, judged: the search goes on from it at the grown size's verdict
+        StageResult grown = stage(2, 2, 400, 1.0, true, null);
+        step = CapacityProgress.next(run, withNext, List.of(tooShort, grown));
+        assertThat(step.nextRate()).isEqualTo(4.0);
+        assertThat(step.nextSize()).isEqualTo(1);
+    }
+
+    @Test
+    void aServerThatFailsEveryRequestIsNamedInTheOutcome() {
+        BenchmarkRun run = searchRun();
+        StageResult failing = stage(1, 2, 100, 0.0, false, LoadVerdict.TOO_MANY_FAILURES);
+        failing.setFailed(100L);
+        failing.setErrorsByClass(java.util.Map.of("http_5xx", 100L));
+        failing.setLoadDeliveredReasons(List.of(LoadVerdict.TOO_MANY_FAILURES));
+        CapacitySearch.Step step = CapacityProgress.next(run, null, List.of(failing));
+        assertThat(step.done()).isTrue();
+        CapacityStatus status = CapacityProgress.status(run, null, List.of(failing), step);
+        assertThat(status.getOutcome()).isEqualTo("MinRateFailed");
+        assertThat(status.getMessage()).contains("100 of 100 requests failed (http_5xx: 100)");
+        assertThat(status.getProbes().get(0).getFailedRequests()).isEqualTo(100);
+        assertThat(status.getProbes().get(0).getVerdict()).isEqualTo("Fail");
+        assertThat(status.getProbes().get(0).getLoadDeliveredReason())
+                .isEqualTo(LoadVerdict.TOO_MANY_FAILURES);
+    }
+
+    private static BenchmarkRun withRunStatus(
+            BenchmarkRun run, io.inferencebench.crds.v1alpha1.BenchmarkRunStatus status) {
+        run.setStatus(status);
+        return run;
     }
 
     private static io.inferencebench.crds.v1alpha1.BenchmarkRunStatus statusWith(

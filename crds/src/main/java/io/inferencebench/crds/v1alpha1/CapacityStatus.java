@@ -13,8 +13,8 @@ import java.util.List;
 public class CapacityStatus {
 
     @JsonPropertyDescription(
-            "The capacity: the highest request rate that met spec.slo (= passingRate); unset while"
-                    + " searching or when even minRate missed it.")
+            "The capacity: the highest request rate that met spec.slo (passingRate), but never above"
+                    + " the rate its probes achieved; unset while searching or when no rate passed.")
     private Double maxRequestRate;
 
     @JsonPropertyDescription("Highest rate that met the SLO.")
@@ -24,8 +24,9 @@ public class CapacityStatus {
     private Double failingRate;
 
     @JsonPropertyDescription(
-            "How the search ended: Found, MaxRatePassed, MinRateFailed, LoadNotDelivered or"
-                    + " ProbeLimit; unset while searching.")
+            "How the search ended: Found, MaxRatePassed, MinRateFailed, LoadNotDelivered,"
+                    + " Indeterminate (a probe too short to judge even when grown) or ProbeLimit;"
+                    + " unset while searching.")
     private String outcome;
 
     @JsonPropertyDescription("One sentence on the result.")
@@ -50,6 +51,11 @@ public class CapacityStatus {
         @JsonPropertyDescription("The rate asked for, requests/s.")
         private Double requestRate;
 
+        @JsonPropertyDescription(
+                "How many times spec.load.numPrompts (or duration) the probe ran with: 1, or 4 and"
+                        + " 16 when a smaller probe at this rate was too short to judge.")
+        private Integer size;
+
         @JsonPropertyDescription("The rate the runners dispatched at, requests/s.")
         private Double achievedRate;
 
@@ -62,16 +68,62 @@ public class CapacityStatus {
         @JsonPropertyDescription("Requests that finished, successfully or not.")
         private Long attemptedRequests;
 
+        @JsonPropertyDescription("Requests that failed (they count as not meeting the SLO).")
+        private Long failedRequests;
+
+        @JsonPropertyDescription(
+                "The probe's judgement: Pass, Fail, LoadNotDelivered (the runners could not keep"
+                        + " the schedule: neither pass nor fail) or Indeterminate (too short to"
+                        + " judge; the search grows it).")
+        private String verdict;
+
         @JsonPropertyDescription(
                 "This probe's own verdict; unset when its load was not delivered (then it is"
                         + " neither a pass nor a fail).")
         private Boolean passed;
 
-        @JsonPropertyDescription("Whether the runners delivered the requested load.")
+        @JsonPropertyDescription(
+                "Whether the runners kept the schedule they drew (what the server answered aside).")
         private Boolean loadDelivered;
+
+        @JsonPropertyDescription(
+                "The stage's loadDeliveredReason (Delivered, TooManyFailures, RunnerSaturated, ...).")
+        private String loadDeliveredReason;
 
         @JsonPropertyDescription("Key of the probe's profile in the output ConfigMap.")
         private String profile;
+
+        public Integer getSize() {
+            return size;
+        }
+
+        public void setSize(Integer size) {
+            this.size = size;
+        }
+
+        public Long getFailedRequests() {
+            return failedRequests;
+        }
+
+        public void setFailedRequests(Long failedRequests) {
+            this.failedRequests = failedRequests;
+        }
+
+        public String getVerdict() {
+            return verdict;
+        }
+
+        public void setVerdict(String verdict) {
+            this.verdict = verdict;
+        }
+
+        public String getLoadDeliveredReason() {
+            return loadDeliveredReason;
+        }
+
+        public void setLoadDeliveredReason(String loadDeliveredReason) {
+            this.loadDeliveredReason = loadDeliveredReason;
+        }
 
         public Double getRequestRate() {
             return requestRate;

@@ -167,12 +167,31 @@ public class LoadSpec {
      * @return one stage per rate
      */
     public List<StageSpec> probeStages(List<Double> rates) {
+        return probeStages(rates, List.of());
+    }
+
+    /**
+     * The stages of a capacity search so far, each probe of its size: {@code size} times the shared
+     * numPrompts and duration (a probe too short to judge runs again larger).
+     *
+     * @param rates the rates decided so far, in order
+     * @param sizes each probe's size at the same index; a missing or null entry is 1
+     * @return one stage per rate
+     */
+    public List<StageSpec> probeStages(List<Double> rates, List<Integer> sizes) {
         List<StageSpec> probes = new ArrayList<>();
-        for (Double rate : rates) {
+        for (int i = 0; i < rates.size(); i++) {
+            int size = i < sizes.size() && sizes.get(i) != null ? Math.max(1, sizes.get(i)) : 1;
             StageSpec stage = new StageSpec();
-            stage.setRequestRate(rate);
-            stage.setNumPrompts(numPrompts);
-            stage.setDuration(duration);
+            stage.setRequestRate(rates.get(i));
+            stage.setNumPrompts(
+                    numPrompts == null
+                            ? null
+                            : (int) Math.min((long) numPrompts * size, StageSpec.MAX_PROMPTS));
+            stage.setDuration(
+                    duration == null || size == 1
+                            ? duration
+                            : Durations.format(Durations.parse(duration).multipliedBy(size)));
             probes.add(stage);
         }
         return List.copyOf(probes);

@@ -238,6 +238,13 @@ public final class SpecValidation {
         Double max = search.getMaxRate();
         if (min == null || !(min > 0) || min > StageSpec.MAX_REQUEST_RATE) {
             problems.add("spec.search.minRate: must be greater than 0, got " + min);
+        } else if (spec.getLoad() != null) {
+            scheduleFits(
+                    "spec.search.minRate",
+                    min,
+                    spec.getLoad().getNumPrompts(),
+                    spec.getLoad().getDuration(),
+                    problems);
         }
         if (max == null || max > StageSpec.MAX_REQUEST_RATE) {
             problems.add(
@@ -329,6 +336,13 @@ public final class SpecValidation {
                                     + (long) StageSpec.MAX_REQUEST_RATE
                                     + " requests/s, got "
                                     + rate);
+                } else {
+                    scheduleFits(
+                            prefix + ".requestRates[" + i + "]",
+                            rate,
+                            load.getNumPrompts(),
+                            load.getDuration(),
+                            problems);
                 }
             }
             if (load.getNumPrompts() == null && load.getDuration() == null) {
@@ -439,10 +453,74 @@ public final class SpecValidation {
                             + (long) StageSpec.MAX_REQUEST_RATE
                             + " requests/s, got "
                             + rate);
+        } else if (rate != null) {
+            scheduleFits(
+                    at + ".requestRate",
+                    rate,
+                    stage.getNumPrompts(),
+                    stage.getDuration(),
+                    problems);
         }
         positiveCount(at + ".concurrency", stage.getConcurrency(), problems);
         positiveCount(at + ".numPrompts", stage.getNumPrompts(), problems);
         optionalPositiveDuration(at + ".duration", stage.getDuration(), problems);
+    }
+
+    /**
+     * A rate stage's schedule must fit its bounds: with a duration, the mean gap between arrivals
+     * (1 / rate) must not exceed it (the stage would send at most its first request); with a number
+     * of prompts only, the schedule (numPrompts - 1 gaps) must span at most {@link
+     * StageSpec#MAX_SCHEDULE_SECONDS}. A rate like 1e-11 would otherwise put the second request
+     * thousands of years out.
+     *
+     * @param at the field (or flag) that set the rate
+     * @param rate the rate, requests/s (&gt; 0)
+     * @param numPrompts the stage's number of prompts, or {@code null}
+     * @param duration the stage's duration, or {@code null}
+     * @param problems where a problem is added
+     */
+    public static void scheduleFits(
+            String at, double rate, Integer numPrompts, String duration, List<String> problems) {
+        double gap = 1 / rate;
+        if (duration != null && Durations.validate(at, duration).isEmpty()) {
+            double seconds = Durations.parse(duration).toNanos() / 1e9;
+            if (gap > seconds) {
+                problems.add(
+                        String.format(
+                                java.util.Locale.ROOT,
+                                "%s: %s requests/s puts %s s between requests on average, longer"
+                                        + " than the stage's duration %s: the stage would send at"
+                                        + " most one request; raise the rate or lengthen the stage",
+                                at,
+                                rate,
+                                shortNumber(gap),
+                                duration));
+            }
+            return;
+        }
+        if (numPrompts != null && numPrompts > 1) {
+            double span = (numPrompts - 1) * gap;
+            if (span > StageSpec.MAX_SCHEDULE_SECONDS) {
+                problems.add(
+                        String.format(
+                                java.util.Locale.ROOT,
+                                "%s: %d requests at %s requests/s span %s s on average, longer"
+                                        + " than the %d s (%d days) a stage may last; raise the"
+                                        + " rate or send fewer requests",
+                                at,
+                                numPrompts,
+                                rate,
+                                shortNumber(span),
+                                (long) StageSpec.MAX_SCHEDULE_SECONDS,
+                                (long) StageSpec.MAX_SCHEDULE_SECONDS / 86_400));
+            }
+        }
+    }
+
+    private static String shortNumber(double value) {
+        return value < 1e6
+                ? String.format(java.util.Locale.ROOT, "%.3g", value)
+                : String.format(java.util.Locale.ROOT, "%.3e", value);
     }
 
     private static void distribution(String at, TokenDistribution d, List<String> problems) {

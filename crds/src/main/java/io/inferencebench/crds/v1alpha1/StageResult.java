@@ -25,6 +25,12 @@ public class StageResult {
     @JsonPropertyDescription("Requests sent.")
     private Long sent;
 
+    @JsonPropertyDescription(
+            "Requests due in the schedule the stage drew (rate stages): with random arrivals"
+                    + " (poisson, gamma) the draw asks for more or fewer than the nominal rate,"
+                    + " and delivery is judged against what it asked for.")
+    private Long requestsDue;
+
     @JsonPropertyDescription("Requests completed successfully.")
     private Long completed;
 
@@ -33,6 +39,11 @@ public class StageResult {
 
     @JsonPropertyDescription("Achieved send rate, requests/s.")
     private Double achievedRate;
+
+    @JsonPropertyDescription(
+            "Rate of the schedule the stage drew, first to last due instant, requests/s: the"
+                    + " requested rate for constant arrivals, the draw's own for random ones.")
+    private Double scheduledRate;
 
     @JsonPropertyDescription("Completed requests per second of benchmark time.")
     private Double throughput;
@@ -59,15 +70,22 @@ public class StageResult {
     private Double scheduleLagP99Ms;
 
     @JsonPropertyDescription(
-            "Achieved rate within 5 % of target, p99 schedule lag at most 100 ms, failed requests"
-                    + " at most spec.load.maxFailureRatio of the finished ones and no runner out"
-                    + " of CPU.")
+            "Every request due in the drawn schedule sent, achieved rate within 5 % of the drawn"
+                    + " schedule's rate (scheduledRate, not the nominal one), p99 schedule lag at"
+                    + " most 100 ms, failed requests at most spec.load.maxFailureRatio of the"
+                    + " finished ones and no runner out of CPU. Absent when the stage was too"
+                    + " short to judge (reason ScheduleTooShort).")
     private Boolean loadDelivered;
 
     @JsonPropertyDescription(
             "Why loadDelivered is what it is: Delivered, TooManyFailures, RunnerSaturated,"
-                    + " RateNotAchieved or ScheduleLagged (the first rule that failed).")
+                    + " RateNotAchieved, ScheduleLagged, ConcurrencyLimited (a max-concurrency cap"
+                    + " held the schedule back) or ScheduleTooShort (indeterminate) - the first"
+                    + " rule that failed.")
     private String loadDeliveredReason;
+
+    @JsonPropertyDescription("Every rule that failed, in the order of loadDeliveredReason's list.")
+    private java.util.List<String> loadDeliveredReasons;
 
     @JsonPropertyDescription(
             "The figures behind loadDeliveredReason when the load was not delivered, naming every"
@@ -302,5 +320,29 @@ public class StageResult {
 
     public void setErrorsByClass(java.util.Map<String, Long> errorsByClass) {
         this.errorsByClass = errorsByClass;
+    }
+
+    public Long getRequestsDue() {
+        return requestsDue;
+    }
+
+    public void setRequestsDue(Long requestsDue) {
+        this.requestsDue = requestsDue;
+    }
+
+    public Double getScheduledRate() {
+        return scheduledRate;
+    }
+
+    public void setScheduledRate(Double scheduledRate) {
+        this.scheduledRate = scheduledRate;
+    }
+
+    public java.util.List<String> getLoadDeliveredReasons() {
+        return loadDeliveredReasons;
+    }
+
+    public void setLoadDeliveredReasons(java.util.List<String> loadDeliveredReasons) {
+        this.loadDeliveredReasons = loadDeliveredReasons;
     }
 }

@@ -35,6 +35,9 @@ public class StageSpec {
     /** Highest request rate accepted, requests per second across all runner pods. */
     public static final double MAX_REQUEST_RATE = 1_000_000;
 
+    /** Longest a rate stage's schedule may span, seconds (7 days). */
+    public static final double MAX_SCHEDULE_SECONDS = 7 * 86_400;
+
     /** Highest concurrency accepted across all runner pods. */
     public static final int MAX_CONCURRENCY = 100_000;
 

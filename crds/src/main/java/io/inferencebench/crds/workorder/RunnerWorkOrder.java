@@ -120,6 +120,15 @@ public record RunnerWorkOrder(
     }
 
     /**
+     * Control ConfigMap key of a capacity search: the size of stage n's probe, as a multiple of
+     * {@code load.numPrompts} or {@code load.duration} (absent means 1), published with its rate. A
+     * probe too short to judge whether the runners kept their schedule runs again larger.
+     */
+    public static String stageSizeKey(int stage) {
+        return "stage-" + stage + "-size";
+    }
+
+    /**
      * Control ConfigMap key of a capacity search, set when the search has ended: the number of
      * stages it ran (a runner waiting for a later barrier stops).
      */

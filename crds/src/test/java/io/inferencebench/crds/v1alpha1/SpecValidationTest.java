@@ -68,6 +68,37 @@ class SpecValidationTest {
     }
 
     @Test
+    void aRateWhoseScheduleCannotFitItsStageIsRefused() {
+        LoadSpec load = new LoadSpec();
+        load.setStages(
+                List.of(
+                        StageSpec.rate(1e-11, 12, null),
+                        StageSpec.rate(0.05, null, "10s"),
+                        StageSpec.rate(0.2, null, "10s"),
+                        StageSpec.rate(0.01, 1000, null)));
+        List<String> problems = SpecValidation.validateLoad(load, "spec.load");
+        assertThat(problems)
+                .anySatisfy(
+                        p ->
+                                assertThat(p)
+                                        .startsWith("spec.load.stages[0].requestRate: 12 requests")
+                                        .contains("7 days"))
+                .anySatisfy(
+                        p ->
+                                assertThat(p)
+                                        .startsWith("spec.load.stages[1].requestRate:")
+                                        .contains("longer than the stage's duration 10s"))
+                .noneSatisfy(p -> assertThat(p).startsWith("spec.load.stages[2]"))
+                .noneSatisfy(p -> assertThat(p).startsWith("spec.load.stages[3]"));
+        LoadSpec rates = new LoadSpec();
+        rates.setRequestRates(List.of(1e-9));
+        rates.setNumPrompts(100);
+        assertThat(SpecValidation.validateLoad(rates, "spec.load"))
+                .anySatisfy(
+                        p -> assertThat(p).startsWith("spec.load.requestRates[0]: 100 requests"));
+    }
+
+    @Test
     void stageProblemsNameTheStage() {
         LoadSpec load = new LoadSpec();
         StageSpec both = StageSpec.rate(1, 10, null);

@@ -74,6 +74,10 @@ public class ControlConfigMapDependent
                 data.put(
                         RunnerWorkOrder.stageRateKey(i + 1),
                         Double.toString(probes.get(i).getRequestRate()));
+                Integer size = probes.get(i).getSize();
+                if (size != null && size > 1) {
+                    data.put(RunnerWorkOrder.stageSizeKey(i + 1), Integer.toString(size));
+                }
             }
             if (capacity.getOutcome() != null) {
                 data.put(RunnerWorkOrder.STAGES_KEY, Integer.toString(probes.size()));

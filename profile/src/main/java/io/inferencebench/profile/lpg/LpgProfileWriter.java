@@ -131,6 +131,15 @@ public final class LpgProfileWriter {
                     }
                 });
         metrics.put("achieved_rate", achievedRate(stage));
+        if (stage.due > 0) {
+            // The schedule the stage drew (random arrivals draw fewer or more than the nominal
+            // rate): what delivery is judged against.
+            metrics.put("requests_due", stage.due);
+            Double scheduled = scheduledRate(stage);
+            if (scheduled != null) {
+                metrics.put("scheduled_rate", scheduled);
+            }
+        }
         if (!ratesMeaningful(stage)) {
             // Only small stages carry it, so regular profiles keep their key set.
             metrics.put("rates_meaningful", false);
@@ -340,6 +349,22 @@ public final class LpgProfileWriter {
             return 0.0;
         }
         return (stage.sent - 1) / (span / 1e9);
+    }
+
+    /**
+     * The rate of the schedule the stage drew: {@code (due - 1)} intervals over the span from its
+     * first to its last due instant. For constant arrivals it is the requested rate; for random
+     * arrivals the rate this draw asked for, which the achieved rate is judged against.
+     *
+     * @param stage the stage
+     * @return the rate, {@code null} without a schedule of at least two requests
+     */
+    public static Double scheduledRate(StageResult stage) {
+        long span = stage.lastDueEpochNanos - stage.firstDueEpochNanos;
+        if (stage.due < 2 || stage.firstDueEpochNanos == 0 || span <= 0) {
+            return null;
+        }
+        return (stage.due - 1) / (span / 1e9);
     }
 
     /**

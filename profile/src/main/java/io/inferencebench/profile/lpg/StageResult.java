@@ -95,6 +95,21 @@ public final class StageResult {
      */
     public long lastDispatchEpochNanos;
 
+    /**
+     * Requests due in the schedule this stage drew (open loop at a finite rate): every arrival of
+     * the seeded schedule inside the stage's bounds (its number of prompts, its duration, or the
+     * moment it was cancelled). {@code 0} when the stage had no schedule (closed loop, unbounded
+     * rate). With random arrivals this is what the client was asked to send, not the nominal rate
+     * times the duration: delivery is judged against it.
+     */
+    public long due;
+
+    /** Wall-clock epoch nanos of the first due instant of the drawn schedule; {@code 0} if none. */
+    public long firstDueEpochNanos;
+
+    /** Wall-clock epoch nanos of the last due instant of the drawn schedule; {@code 0} if none. */
+    public long lastDueEpochNanos;
+
     /** Wall-clock epoch nanos of the last completion (success or failure); {@code 0} if none. */
     public long lastCompletionEpochNanos;
 
@@ -336,6 +351,9 @@ public final class StageResult {
             m.lastDispatchEpochNanos = Math.max(m.lastDispatchEpochNanos, p.lastDispatchEpochNanos);
             m.lastCompletionEpochNanos =
                     Math.max(m.lastCompletionEpochNanos, p.lastCompletionEpochNanos);
+            m.due += p.due;
+            m.firstDueEpochNanos = minNonZero(m.firstDueEpochNanos, p.firstDueEpochNanos);
+            m.lastDueEpochNanos = Math.max(m.lastDueEpochNanos, p.lastDueEpochNanos);
             m.totalInputTokens += p.totalInputTokens;
             m.totalOutputTokens += p.totalOutputTokens;
             if (p.outputTokenSource != null) {

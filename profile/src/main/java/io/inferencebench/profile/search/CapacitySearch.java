@@ -18,9 +18,14 @@ import java.util.function.Consumer;
  * bracket moves and the bisection goes on. That is what makes two searches of the same server agree
  * within the precision.
  *
- * <p>A probe whose load was not delivered (the client could not keep the schedule) is neither a
- * pass nor a fail: the rate is recorded as undelivered, the search does not go above it, and the
- * result says so.
+ * <p>Each probe is judged by {@link ProbeResult#judgement}, the same rules as the operator's
+ * LoadDelivered condition ({@link io.inferencebench.profile.lpg.LoadVerdict}). A probe whose load
+ * was not delivered (the client could not keep the schedule it drew) is neither a pass nor a fail:
+ * the rate is recorded as undelivered, the search does not go above it, and the result says so. A
+ * probe too short to judge its delivery ({@code indeterminate}) runs again {@value #PROBE_GROWTH}
+ * times larger, up to {@value #MAX_PROBE_SIZE} times the configured size; beyond that the search
+ * stops with outcome {@link Outcome#INDETERMINATE}. Failed requests count as not meeting the SLO,
+ * and the messages name them. The capacity is never above the rate its passing probes achieved.
  */
 public final class CapacitySearch {
 
@@ -31,11 +36,20 @@ public final class CapacitySearch {
          * Loads the server at {@code rate} and reports what was measured.
          *
          * @param rate req/s
+         * @param size how many times the configured probe size (requests or duration) to run: 1, or
+         *     {@value #PROBE_GROWTH} times the last size when a probe at this rate was too short to
+         *     judge
          * @return the probe's result
          * @throws Exception when the probe could not run (the search stops)
          */
-        ProbeResult run(double rate) throws Exception;
+        ProbeResult run(double rate, int size) throws Exception;
     }
+
+    /** Factor by which a probe too short to judge is grown before it runs again. */
+    public static final int PROBE_GROWTH = 4;
+
+    /** Largest probe size (times the configured one) the search grows a probe to. */
+    public static final int MAX_PROBE_SIZE = 16;
 
     /**
      * How to search.
@@ -138,17 +152,41 @@ public final class CapacitySearch {
          * least the highest passing rate, maybe more.
          */
         LOAD_NOT_DELIVERED,
+        /**
+         * A probe was too short to judge whether the client kept its schedule even when grown to
+         * {@value #MAX_PROBE_SIZE} times the configured size: larger probes would decide it.
+         */
+        INDETERMINATE,
         /** The probe budget ran out before the bracket was within the precision. */
-        PROBE_LIMIT
+        PROBE_LIMIT,
+        /** The search was stopped from outside (an interrupt) before it ended. */
+        INTERRUPTED
     }
 
     /**
      * One probe as the search judged it.
      *
      * @param result what it measured
-     * @param passed its own verdict; {@code null} when its load was not delivered
+     * @param passed its own verdict; {@code null} when its load was not delivered or the probe was
+     *     too short to judge
      */
-    public record Probed(ProbeResult result, Boolean passed) {}
+    public record Probed(ProbeResult result, Boolean passed) {
+
+        /**
+         * The probe's judgement in words, as capacity files and the CLI print it.
+         *
+         * @return {@code pass}, {@code fail}, {@code load not delivered} or {@code indeterminate}
+         */
+        public String verdict() {
+            if (passed != null) {
+                return passed ? "pass" : "fail";
+            }
+            return result.load().clientDelivery()
+                            == io.inferencebench.profile.lpg.LoadVerdict.Delivery.INDETERMINATE
+                    ? "indeterminate"
+                    : "load not delivered";
+        }
+    }
 
     /**
      * The search's result.
@@ -157,6 +195,8 @@ public final class CapacitySearch {
      * @param passingRate highest rate that passed, {@code null} when none did
      * @param failingRate lowest rate above it that failed, {@code null} when none did
      * @param undeliveredRate lowest rate whose load the client could not deliver, or {@code null}
+     * @param passingAchievedRate the rate the passing rate's probes achieved together, or {@code
+     *     null}
      * @param probes every probe in the order run
      * @param message one sentence for the user
      */
@@ -165,23 +205,44 @@ public final class CapacitySearch {
             Double passingRate,
             Double failingRate,
             Double undeliveredRate,
+            Double passingAchievedRate,
             List<Probed> probes,
             String message) {
 
         /**
-         * The capacity: the highest passing rate.
+         * The capacity: the highest passing rate, but never above what its probes achieved (a
+         * random schedule may draw fewer arrivals than the nominal rate; the server was shown that
+         * load, not more).
          *
-         * @return it, {@code null} when even the min rate failed
+         * @return it, {@code null} when no rate passed
          */
         public Double maxRequestRate() {
-            return passingRate;
+            if (passingRate == null) {
+                return null;
+            }
+            // to four significant digits, as probe rates are chosen: a constant schedule achieves
+            // 13.449999999 req/s of 13.45, which is 13.45
+            return passingAchievedRate == null
+                    ? passingRate
+                    : Math.min(passingRate, significant(passingAchievedRate));
         }
     }
 
     private enum Judgement {
         PASS,
         FAIL,
-        UNDELIVERED
+        UNDELIVERED,
+        INDETERMINATE
+    }
+
+    /** Ends the search from inside a probe (too short at the largest size, or out of budget). */
+    private static final class Stop extends RuntimeException {
+        private final transient Result result;
+
+        Stop(Result result) {
+            super(null, null, false, false);
+            this.result = result;
+        }
     }
 
     private final Settings settings;
@@ -207,7 +268,47 @@ public final class CapacitySearch {
      */
     public static Result run(Settings settings, Probe probe, Consumer<Probed> listener)
             throws Exception {
-        return new CapacitySearch(settings, probe, listener == null ? p -> {} : listener).search();
+        CapacitySearch search =
+                new CapacitySearch(settings, probe, listener == null ? p -> {} : listener);
+        try {
+            return search.search();
+        } catch (Stop stop) {
+            return stop.result;
+        }
+    }
+
+    /**
+     * What a search that was stopped from outside knows: the bracket of the probes that finished,
+     * judged as the search judges them (pooled per rate).
+     *
+     * @param settings how the search was set up
+     * @param done the probes that finished, in order
+     * @return the result, outcome {@link Outcome#INTERRUPTED}
+     */
+    public static Result interrupted(Settings settings, List<ProbeResult> done) {
+        CapacitySearch search = new CapacitySearch(settings, (r, s) -> null, p -> {});
+        for (ProbeResult r : done) {
+            search.record(r);
+        }
+        Double passing = null;
+        Double failing = null;
+        for (double rate : search.byRate.keySet()) {
+            Judgement j = search.judge(rate);
+            if (j == Judgement.FAIL && failing == null) {
+                failing = rate;
+            } else if (j == Judgement.PASS && failing == null) {
+                passing = rate;
+            }
+        }
+        String message =
+                "interrupted after "
+                        + done.size()
+                        + " probe(s)"
+                        + (passing == null
+                                ? ": no rate passed yet"
+                                : ": " + fmt(passing) + " req/s meets the SLO")
+                        + (failing == null ? "" : ", " + fmt(failing) + " req/s misses it");
+        return search.result(Outcome.INTERRUPTED, passing, failing, message);
     }
 
     /**
@@ -215,9 +316,10 @@ public final class CapacitySearch {
      * does next.
      *
      * @param nextRate the rate to probe next, {@code null} when the search is over
+     * @param nextSize the size of the next probe (times the configured size), {@code 0} when over
      * @param result the search's result when it is over, else {@code null}
      */
-    public record Step(Double nextRate, Result result) {
+    public record Step(Double nextRate, int nextSize, Result result) {
 
         /**
          * Whether the search is over.
@@ -229,13 +331,15 @@ public final class CapacitySearch {
         }
     }
 
-    /** Thrown inside a replay when the recorded probes run out: the search wants this rate. */
+    /** Thrown inside a replay when the recorded probes run out: the search wants this probe. */
     private static final class NeedsProbe extends RuntimeException {
         private final double rate;
+        private final int size;
 
-        NeedsProbe(double rate) {
+        NeedsProbe(double rate, int size) {
             super(null, null, false, false);
             this.rate = rate;
+            this.size = size;
         }
     }
 
@@ -246,36 +350,41 @@ public final class CapacitySearch {
      * decides each probe after the previous one's parts are merged, perhaps after a restart).
      *
      * @param settings how to search
-     * @param done the probes run so far, in order, each at the rate an earlier step asked for
-     * @return the rate to probe next, or the result
-     * @throws IllegalArgumentException when a recorded probe's rate is not the one the search asked
-     *     for at that point (the history belongs to other settings)
+     * @param done the probes run so far, in order, each at the rate and size an earlier step asked
+     *     for
+     * @return the probe to run next, or the result
+     * @throws IllegalArgumentException when a recorded probe's rate or size is not the one the
+     *     search asked for at that point (the history belongs to other settings)
      */
     public static Step next(Settings settings, List<ProbeResult> done) {
         int[] replayed = {0};
         Probe replay =
-                rate -> {
+                (rate, size) -> {
                     if (replayed[0] == done.size()) {
-                        throw new NeedsProbe(rate);
+                        throw new NeedsProbe(rate, size);
                     }
                     ProbeResult r = done.get(replayed[0]);
-                    if (Double.compare(r.requestRate(), rate) != 0) {
+                    if (Double.compare(r.requestRate(), rate) != 0 || r.size() != size) {
                         throw new IllegalArgumentException(
                                 "probe "
                                         + (replayed[0] + 1)
                                         + " ran at "
                                         + fmt(r.requestRate())
-                                        + " req/s but the search asks for "
+                                        + " req/s (size "
+                                        + r.size()
+                                        + ") but the search asks for "
                                         + fmt(rate)
-                                        + " req/s there");
+                                        + " req/s (size "
+                                        + size
+                                        + ") there");
                     }
                     replayed[0]++;
                     return r;
                 };
         try {
-            return new Step(null, run(settings, replay, null));
+            return new Step(null, 0, run(settings, replay, null));
         } catch (NeedsProbe needs) {
-            return new Step(needs.rate, null);
+            return new Step(needs.rate, needs.size, null);
         } catch (RuntimeException e) {
             throw e;
         } catch (Exception e) {
@@ -291,7 +400,7 @@ public final class CapacitySearch {
                     Outcome.MIN_RATE_FAILED,
                     null,
                     rate,
-                    "the min rate " + fmt(rate) + " req/s already misses the SLO");
+                    "the min rate " + fmt(rate) + " req/s already misses the SLO: " + seen(rate));
         }
         if (first == Judgement.UNDELIVERED) {
             return result(
@@ -300,7 +409,9 @@ public final class CapacitySearch {
                     null,
                     "the client could not deliver even the min rate "
                             + fmt(rate)
-                            + " req/s: nothing is known about the server");
+                            + " req/s: nothing is known about the server ("
+                            + seen(rate)
+                            + ")");
         }
         // grow until a rate fails, the load is not delivered, or the max rate passes
         Double failing = null;
@@ -340,7 +451,7 @@ public final class CapacitySearch {
             // Near the knee: judge both edges on more requests; a flipped edge moves the bracket.
             boolean moved = false;
             for (double edge : new double[] {passing, upper}) {
-                while (byRate.get(edge).size() < 1 + settings.confirmations()) {
+                while (judged(edge) < 1 + settings.confirmations()) {
                     if (budgetLeft() == 0) {
                         return limit(passing, upper);
                     }
@@ -359,7 +470,8 @@ public final class CapacitySearch {
                             upper,
                             "the min rate "
                                     + fmt(upper)
-                                    + " req/s misses the SLO on repeated probes");
+                                    + " req/s misses the SLO on repeated probes: "
+                                    + seen(upper));
                 }
                 passing = below;
                 moved = true;
@@ -389,17 +501,19 @@ public final class CapacitySearch {
                     "the client could not deliver "
                             + fmt(upper)
                             + " req/s: the capacity is at least "
-                            + fmt(passing)
+                            + fmt(capped(passing))
                             + " req/s, maybe more (a faster client or more runners would tell)");
         }
         String message =
                 "capacity "
-                        + fmt(passing)
+                        + fmt(capped(passing))
                         + " req/s: "
                         + fmt(passing)
                         + " meets the SLO, "
                         + fmt(upper)
-                        + " misses it";
+                        + " misses it ("
+                        + seen(upper)
+                        + ")";
         if (undelivered != null && undelivered < upper) {
             message += "; the load of " + fmt(undelivered) + " req/s was not delivered (ignored)";
         }
@@ -420,45 +534,168 @@ public final class CapacitySearch {
         return settings.maxProbes() - probes.size();
     }
 
+    /**
+     * Probes {@code rate} at the size its earlier probes needed, growing a probe that was too short
+     * to judge ({@link #PROBE_GROWTH} times, up to {@link #MAX_PROBE_SIZE}); ends the search when
+     * even the largest probe cannot be judged or the budget runs out meanwhile.
+     */
     private Judgement probeAt(double rate) throws Exception {
-        ProbeResult r = probe.run(rate);
-        ProbeResult keyed =
-                new ProbeResult(
-                        rate,
-                        r.achievedRate(),
-                        r.goodRequests(),
-                        r.attemptedRequests(),
-                        r.loadDelivered(),
-                        r.profile());
-        byRate.computeIfAbsent(rate, k -> new ArrayList<>()).add(keyed);
-        Probed p =
-                new Probed(
-                        keyed,
-                        keyed.loadDelivered()
-                                ? keyed.sloAttainment() >= settings.minAttainment()
-                                : null);
-        probes.add(p);
-        listener.accept(p);
-        return judge(rate);
+        int size = sizeFor(rate);
+        while (true) {
+            ProbeResult r = probe.run(rate, size).at(rate, size);
+            record(r);
+            ProbeResult.Judgement own = r.judgement(settings.minAttainment());
+            Probed p =
+                    new Probed(
+                            r,
+                            own == ProbeResult.Judgement.PASS
+                                    ? Boolean.TRUE
+                                    : own == ProbeResult.Judgement.FAIL ? Boolean.FALSE : null);
+            probes.add(p);
+            listener.accept(p);
+            if (own != ProbeResult.Judgement.INDETERMINATE) {
+                return judge(rate);
+            }
+            if (size * PROBE_GROWTH > MAX_PROBE_SIZE) {
+                throw new Stop(
+                        result(
+                                Outcome.INDETERMINATE,
+                                highestPassingBelow(rate),
+                                null,
+                                "the probe at "
+                                        + fmt(rate)
+                                        + " req/s is too short to judge whether the client kept"
+                                        + " its schedule, even at "
+                                        + size
+                                        + " times the probe size ("
+                                        + r.load().message()
+                                        + "): give each probe more requests or a longer"
+                                        + " duration"));
+            }
+            if (budgetLeft() == 0) {
+                throw new Stop(limit(highestPassingBelowOrMin(rate), null));
+            }
+            size *= PROBE_GROWTH;
+        }
     }
 
-    /** A rate's verdict over all its delivered probes, pooled. */
+    private double highestPassingBelowOrMin(double rate) {
+        Double below = highestPassingBelow(rate);
+        return below == null ? settings.minRate() : below;
+    }
+
+    private void record(ProbeResult r) {
+        byRate.computeIfAbsent(r.requestRate(), k -> new ArrayList<>()).add(r);
+    }
+
+    /** The size a new probe at {@code rate} runs with: the largest one used there already. */
+    private int sizeFor(double rate) {
+        int size = 1;
+        for (ProbeResult r : byRate.getOrDefault(rate, List.of())) {
+            size = Math.max(size, r.size());
+        }
+        return size;
+    }
+
+    /** Probes at {@code rate} that were judged (pass, fail or undelivered; not too short). */
+    private int judged(double rate) {
+        int n = 0;
+        for (ProbeResult r : byRate.getOrDefault(rate, List.of())) {
+            if (r.judgement(settings.minAttainment()) != ProbeResult.Judgement.INDETERMINATE) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * A rate's verdict over all its probes whose load the client delivered, pooled: a probe held
+     * back by the concurrency cap fails the rate; otherwise the pooled SLO attainment decides.
+     */
     private Judgement judge(double rate) {
         long good = 0;
         long attempted = 0;
         boolean anyDelivered = false;
+        boolean anyIndeterminate = false;
+        boolean capped = false;
         for (ProbeResult r : byRate.getOrDefault(rate, List.of())) {
-            if (r.loadDelivered()) {
-                anyDelivered = true;
-                good += r.goodRequests();
-                attempted += r.attemptedRequests();
+            switch (r.judgement(settings.minAttainment())) {
+                case PASS, FAIL -> {
+                    anyDelivered = true;
+                    capped |= r.concurrencyLimited();
+                    good += r.goodRequests();
+                    attempted += r.attemptedRequests();
+                }
+                case INDETERMINATE -> anyIndeterminate = true;
+                case UNDELIVERED -> {}
             }
         }
         if (!anyDelivered) {
-            return Judgement.UNDELIVERED;
+            return anyIndeterminate ? Judgement.INDETERMINATE : Judgement.UNDELIVERED;
+        }
+        if (capped) {
+            return Judgement.FAIL;
         }
         double attainment = attempted == 0 ? 0 : (double) good / attempted;
         return attainment >= settings.minAttainment() ? Judgement.PASS : Judgement.FAIL;
+    }
+
+    /** What the probes at {@code rate} measured, pooled, for messages. */
+    private String seen(double rate) {
+        List<ProbeResult> at = byRate.getOrDefault(rate, List.of());
+        long good = 0;
+        long attempted = 0;
+        long failed = 0;
+        String classes = null;
+        ProbeResult last = null;
+        for (ProbeResult r : at) {
+            good += r.goodRequests();
+            attempted += r.attemptedRequests();
+            failed += r.failedRequests();
+            if (r.failureClasses() != null) {
+                classes = r.failureClasses();
+            }
+            last = r;
+        }
+        if (last == null) {
+            return "not probed";
+        }
+        ProbeResult pooled =
+                new ProbeResult(
+                        rate,
+                        last.size(),
+                        last.achievedRate(),
+                        good,
+                        attempted,
+                        failed,
+                        classes,
+                        last.load(),
+                        last.profile());
+        return pooled.describe();
+    }
+
+    /** The capacity a passing rate stands for: never above what its delivered probes achieved. */
+    private double capped(double passing) {
+        Double achieved = achievedAt(passing);
+        return achieved == null ? passing : Math.min(passing, significant(achieved));
+    }
+
+    /** A rate to four significant digits. */
+    static double significant(double rate) {
+        return new java.math.BigDecimal(rate).round(new java.math.MathContext(4)).doubleValue();
+    }
+
+    /** The achieved rate of the delivered probes at {@code rate}, weighted by their requests. */
+    private Double achievedAt(double rate) {
+        double requests = 0;
+        double seconds = 0;
+        for (ProbeResult r : byRate.getOrDefault(rate, List.of())) {
+            if (r.loadDelivered() && r.achievedRate() != null && r.achievedRate() > 0) {
+                requests += r.attemptedRequests();
+                seconds += r.attemptedRequests() / r.achievedRate();
+            }
+        }
+        return seconds > 0 ? requests / seconds : null;
     }
 
     private Double highestPassingBelow(double rate) {
@@ -491,7 +728,13 @@ public final class CapacitySearch {
 
     private Result result(Outcome outcome, Double passing, Double failing, String message) {
         return new Result(
-                outcome, passing, failing, lowestUndelivered(), List.copyOf(probes), message);
+                outcome,
+                passing,
+                failing,
+                lowestUndelivered(),
+                passing == null ? null : achievedAt(passing),
+                List.copyOf(probes),
+                message);
     }
 
     /**

@@ -2,7 +2,9 @@ package io.inferencebench.profile.search;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
+import io.inferencebench.profile.lpg.LoadVerdict;
 import io.inferencebench.profile.search.CapacitySearch.Outcome;
 import io.inferencebench.profile.search.CapacitySearch.Result;
 import io.inferencebench.profile.search.CapacitySearch.Settings;
@@ -15,10 +17,10 @@ class CapacitySearchTest {
 
     /** A server that meets the SLO for every request up to {@code capacity} and none above. */
     private static CapacitySearch.Probe sharpKnee(double capacity, List<Double> probed) {
-        return rate -> {
+        return (rate, size) -> {
             probed.add(rate);
             long good = rate <= capacity ? 100 : 0;
-            return new ProbeResult(rate, rate, good, 100, true, "p" + probed.size() + ".json");
+            return ProbeResult.delivered(rate, rate, good, 100, "p" + probed.size() + ".json");
         };
     }
 
@@ -69,7 +71,13 @@ class CapacitySearchTest {
     void undeliveredLoadIsNeitherPassNorFail() throws Exception {
         // the client tops out at 20 req/s; the server would take 100
         CapacitySearch.Probe probe =
-                rate -> new ProbeResult(rate, Math.min(rate, 20), 100, 100, rate <= 20, null);
+                (rate, size) ->
+                        rate <= 20
+                                ? ProbeResult.delivered(rate, rate, 100, 100, null)
+                                : withLoad(
+                                        ProbeResult.delivered(rate, 20.0, 100, 100, null),
+                                        LoadVerdict.Delivery.NOT_DELIVERED,
+                                        LoadVerdict.RATE_NOT_ACHIEVED);
         Result r = CapacitySearch.run(Settings.of(1, 500, 0.05, 0.95), probe, null);
         assertThat(r.outcome()).isEqualTo(Outcome.LOAD_NOT_DELIVERED);
         assertThat(r.failingRate()).isNull();
@@ -91,7 +99,7 @@ class CapacitySearchTest {
         for (long seed = 1; seed <= 20; seed++) {
             Random random = new Random(seed);
             CapacitySearch.Probe probe =
-                    rate -> {
+                    (rate, size) -> {
                         double p = 1 / (1 + Math.exp((rate - 10) / 0.1));
                         long good = 0;
                         for (int i = 0; i < 200; i++) {
@@ -99,7 +107,7 @@ class CapacitySearchTest {
                                 good++;
                             }
                         }
-                        return new ProbeResult(rate, rate, good, 200, true, null);
+                        return ProbeResult.delivered(rate, rate, good, 200, null);
                     };
             Result r = CapacitySearch.run(Settings.of(1, 64, 0.05, 0.95), probe, null);
             assertThat(r.outcome()).as("seed " + seed).isEqualTo(Outcome.FOUND);
@@ -132,7 +140,7 @@ class CapacitySearchTest {
             Result byRun =
                     CapacitySearch.run(
                             s,
-                            rate -> {
+                            (rate, size) -> {
                                 runRates.add(rate);
                                 return noisy(rate, forRun);
                             },
@@ -159,15 +167,15 @@ class CapacitySearchTest {
         assertThat(CapacitySearch.next(s, List.of()).nextRate()).isEqualTo(3.0);
         assertThat(
                         CapacitySearch.next(
-                                        s, List.of(new ProbeResult(3, 3.0, 100, 100, true, null)))
+                                        s, List.of(ProbeResult.delivered(3, 3.0, 100, 100, null)))
                                 .nextRate())
                 .isEqualTo(6.0);
         assertThatThrownBy(
                         () ->
                                 CapacitySearch.next(
-                                        s, List.of(new ProbeResult(4, 4.0, 100, 100, true, null))))
+                                        s, List.of(ProbeResult.delivered(4, 4.0, 100, 100, null))))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("probe 1 ran at 4.00 req/s");
+                .hasMessageContaining("probe 1 ran at 4.00 req/s (size 1)");
     }
 
     private static ProbeResult noisy(double rate, Random random) {
@@ -176,7 +184,159 @@ class CapacitySearchTest {
         for (int i = 0; i < 200; i++) {
             good += random.nextDouble() < p ? 1 : 0;
         }
-        return new ProbeResult(rate, rate, good, 200, true, null);
+        return ProbeResult.delivered(rate, rate, good, 200, null);
+    }
+
+    /** The same probe with another load verdict (one failed rule). */
+    static ProbeResult withLoad(ProbeResult p, LoadVerdict.Delivery delivery, String reason) {
+        return new ProbeResult(
+                p.requestRate(),
+                p.size(),
+                p.achievedRate(),
+                p.goodRequests(),
+                p.attemptedRequests(),
+                p.failedRequests(),
+                p.failureClasses(),
+                new LoadVerdict(delivery, reason, reason + " (test)", List.of(reason)),
+                p.profile());
+    }
+
+    @Test
+    void theCapacityIsNeverAboveWhatThePassingProbesAchieved() throws Exception {
+        // a Poisson draw: every probe achieved 93 % of its nominal rate, and was delivered
+        CapacitySearch.Probe probe =
+                (rate, size) ->
+                        ProbeResult.delivered(rate, 0.93 * rate, rate <= 10 ? 100 : 0, 100, null);
+        Result r = CapacitySearch.run(Settings.of(1, 100, 0.05, 0.95), probe, null);
+        assertThat(r.outcome()).isEqualTo(Outcome.FOUND);
+        assertThat(r.passingAchievedRate()).isCloseTo(0.93 * r.passingRate(), within(1e-9));
+        assertThat(r.maxRequestRate())
+                .isCloseTo(r.passingAchievedRate(), within(r.passingAchievedRate() * 5e-4));
+        assertThat(r.maxRequestRate()).isLessThan(r.passingRate());
+    }
+
+    @Test
+    void aProbeTooShortToJudgeIsGrownAndJudgedOnTheLargerOne() throws Exception {
+        // the server takes 100 req/s; probes above 50 req/s are too short to judge at size 1
+        List<String> probed = new ArrayList<>();
+        CapacitySearch.Probe probe =
+                (rate, size) -> {
+                    probed.add(rate + "x" + size);
+                    ProbeResult p =
+                            ProbeResult.delivered(rate, rate, rate <= 100 ? 100 : 0, 100, null);
+                    return rate > 50 && size == 1
+                            ? withLoad(
+                                    p,
+                                    LoadVerdict.Delivery.INDETERMINATE,
+                                    LoadVerdict.SCHEDULE_TOO_SHORT)
+                            : p;
+                };
+        Result r = CapacitySearch.run(Settings.of(8, 1000, 0.05, 0.95), probe, null);
+        assertThat(r.outcome()).isEqualTo(Outcome.FOUND);
+        assertThat(r.passingRate()).isLessThanOrEqualTo(100.0);
+        assertThat(r.failingRate()).isGreaterThan(100.0);
+        // 64 req/s was too short at size 1 and ran again 4 times larger
+        assertThat(probed).containsSubsequence("32.0x1", "64.0x1", "64.0x4", "128.0x1", "128.0x4");
+        assertThat(r.probes())
+                .filteredOn(p -> p.result().size() == 1 && p.result().requestRate() > 50)
+                .allSatisfy(p -> assertThat(p.verdict()).isEqualTo("indeterminate"));
+        // a rate that needed growing is confirmed at the grown size, never again at size 1
+        String edge = r.passingRate() + "x";
+        assertThat(probed.stream().filter(x -> x.startsWith(edge) && x.endsWith("x1")))
+                .hasSizeLessThanOrEqualTo(1);
+        assertThat(probed.stream().filter(x -> x.startsWith(edge) && x.endsWith("x4")))
+                .hasSizeGreaterThanOrEqualTo(2);
+    }
+
+    @Test
+    void aProbeTooShortEvenAtTheLargestSizeEndsTheSearchIndeterminate() throws Exception {
+        CapacitySearch.Probe probe =
+                (rate, size) -> {
+                    ProbeResult p = ProbeResult.delivered(rate, rate, 100, 100, null);
+                    return rate > 4
+                            ? withLoad(
+                                    p,
+                                    LoadVerdict.Delivery.INDETERMINATE,
+                                    LoadVerdict.SCHEDULE_TOO_SHORT)
+                            : p;
+                };
+        Result r = CapacitySearch.run(Settings.of(2, 100, 0.05, 0.95), probe, null);
+        assertThat(r.outcome()).isEqualTo(Outcome.INDETERMINATE);
+        assertThat(r.passingRate()).isEqualTo(4.0);
+        assertThat(r.probes())
+                .extracting(p -> p.result().requestRate() + "x" + p.result().size())
+                .containsExactly("2.0x1", "4.0x1", "8.0x1", "8.0x4", "8.0x16");
+        assertThat(r.message()).contains("too short to judge").contains("16 times");
+        // driven one step at a time, the operator asks for the same sizes
+        List<ProbeResult> done = new ArrayList<>();
+        CapacitySearch.Step step = CapacitySearch.next(Settings.of(2, 100, 0.05, 0.95), done);
+        while (!step.done()) {
+            done.add(
+                    probe.run(step.nextRate(), step.nextSize())
+                            .at(step.nextRate(), step.nextSize()));
+            step = CapacitySearch.next(Settings.of(2, 100, 0.05, 0.95), done);
+        }
+        assertThat(done).extracting(ProbeResult::size).containsExactly(1, 1, 1, 4, 16);
+        assertThat(step.result().outcome()).isEqualTo(Outcome.INDETERMINATE);
+    }
+
+    @Test
+    void aServerThatFailsEveryRequestMissesTheSloAndTheMessageNamesTheFailures() throws Exception {
+        CapacitySearch.Probe probe =
+                (rate, size) ->
+                        new ProbeResult(
+                                rate,
+                                size,
+                                rate,
+                                0,
+                                10,
+                                10,
+                                "http_5xx: 10",
+                                new LoadVerdict(
+                                        LoadVerdict.Delivery.NOT_DELIVERED,
+                                        LoadVerdict.TOO_MANY_FAILURES,
+                                        "100.0 % of requests failed (http_5xx: 10)",
+                                        List.of(LoadVerdict.TOO_MANY_FAILURES)),
+                                null);
+        Result r = CapacitySearch.run(Settings.of(1, 1e9, 0.05, 0.95), probe, null);
+        assertThat(r.outcome()).isEqualTo(Outcome.MIN_RATE_FAILED);
+        assertThat(r.probes().get(0).passed()).isFalse();
+        assertThat(r.probes().get(0).result().loadDelivered()).isTrue();
+        assertThat(r.message()).contains("10 of 10 requests failed (http_5xx: 10)");
+    }
+
+    @Test
+    void aProbeHeldBackByTheConcurrencyCapFailsItsRate() throws Exception {
+        CapacitySearch.Probe probe =
+                (rate, size) -> {
+                    ProbeResult p = ProbeResult.delivered(rate, rate, 100, 100, null);
+                    return rate > 10
+                            ? withLoad(
+                                    p,
+                                    LoadVerdict.Delivery.NOT_DELIVERED,
+                                    LoadVerdict.CONCURRENCY_LIMITED)
+                            : p;
+                };
+        Result r = CapacitySearch.run(Settings.of(1, 100, 0.05, 0.95), probe, null);
+        assertThat(r.outcome()).isEqualTo(Outcome.FOUND);
+        assertThat(r.failingRate()).isGreaterThan(10.0);
+        assertThat(r.passingRate()).isLessThanOrEqualTo(10.0);
+    }
+
+    @Test
+    void anInterruptedSearchKeepsTheBracketSoFar() {
+        List<ProbeResult> done =
+                List.of(
+                        ProbeResult.delivered(1, 1.0, 100, 100, null),
+                        ProbeResult.delivered(2, 2.0, 100, 100, null),
+                        ProbeResult.delivered(4, 4.0, 0, 100, null),
+                        ProbeResult.delivered(2.828, 2.8, 100, 100, null));
+        Result r = CapacitySearch.interrupted(Settings.of(1, 100, 0.05, 0.95), done);
+        assertThat(r.outcome()).isEqualTo(Outcome.INTERRUPTED);
+        assertThat(r.passingRate()).isEqualTo(2.828);
+        assertThat(r.failingRate()).isEqualTo(4.0);
+        assertThat(r.maxRequestRate()).isEqualTo(2.8);
+        assertThat(r.message()).contains("interrupted after 4 probe(s)");
     }
 
     @Test

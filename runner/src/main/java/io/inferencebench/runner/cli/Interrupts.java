@@ -22,15 +22,12 @@ final class Interrupts implements AutoCloseable {
     private final SignalHandler previousInt;
     private final SignalHandler previousTerm;
 
-    private Interrupts(Runnable onFirst, PrintWriter err) {
+    private Interrupts(Runnable onFirst, PrintWriter err, String notice) {
         SignalHandler handler =
                 signal -> {
                     if (received.incrementAndGet() == 1) {
                         err.println();
-                        err.println(
-                                "interrupted: stopping the current stage; finished stages are"
-                                        + " kept and the current one is written as partial"
-                                        + " (interrupt again to quit at once)");
+                        err.println(notice);
                         err.flush();
                         onFirst.run();
                     } else {
@@ -43,7 +40,16 @@ final class Interrupts implements AutoCloseable {
 
     /** Installs the handlers until {@link #close()}; {@code onFirst} runs on the first signal. */
     static Interrupts install(Runnable onFirst, PrintWriter err) {
-        return new Interrupts(onFirst, err);
+        return install(
+                onFirst,
+                err,
+                "interrupted: stopping the current stage; finished stages are kept and the current"
+                        + " one is written as partial (interrupt again to quit at once)");
+    }
+
+    /** {@link #install(Runnable, PrintWriter)} printing {@code notice} on the first signal. */
+    static Interrupts install(Runnable onFirst, PrintWriter err, String notice) {
+        return new Interrupts(onFirst, err, notice);
     }
 
     /** Whether a signal arrived. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.inferencebench.crds.v1alpha1.ArrivalProcess;
 import io.inferencebench.crds.v1alpha1.Durations;
 import io.inferencebench.crds.v1alpha1.LoadSpec;
+import io.inferencebench.crds.v1alpha1.SpecValidation;
 import io.inferencebench.crds.v1alpha1.StageSpec;
 import io.inferencebench.profile.lpg.RequestRate;
 import io.inferencebench.runner.engine.ArrivalKind;
@@ -154,7 +155,16 @@ public final class LoadOptions {
                     requestRates == null && concurrencies == null ? List.of("inf") : requestRates;
             if (rates != null) {
                 for (String text : rates) {
-                    stages.add(stage(rate(text), null, prompts, d));
+                    Double rate = rate(text);
+                    if (rate != null && Double.isFinite(rate)) {
+                        List<String> problems = new ArrayList<>();
+                        SpecValidation.scheduleFits(
+                                "--request-rate " + text, rate, prompts, d, problems);
+                        if (!problems.isEmpty()) {
+                            throw new Main.UsageError(problems.get(0));
+                        }
+                    }
+                    stages.add(stage(rate, null, prompts, d));
                 }
             }
             if (concurrencies != null) {

@@ -53,7 +53,20 @@ public final class Main implements Runnable {
 
     /** Runs the command line with the given output streams (null = standard ones). */
     public static int execute(java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
-        CommandLine cli = new CommandLine(new Main());
+        return execute(new CommandLine(new Main()), out, err, args);
+    }
+
+    /**
+     * Runs one command object (e.g. a {@link RunCommand} whose outcome the caller reads afterwards)
+     * with the given arguments, with the same error handling and exit codes as the command line.
+     */
+    static int execute(
+            Object command, java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
+        return execute(new CommandLine(command), out, err, args);
+    }
+
+    private static int execute(
+            CommandLine cli, java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
         if (out != null) {
             cli.setOut(out);
         }

@@ -50,7 +50,14 @@ import picocli.CommandLine.Spec;
         description = {
             "Runs load stages against a model server and writes one LPG profile per stage.",
             "Flags override the --config file (the target/workload/load/slo sections of a"
-                    + " BenchmarkRun)."
+                    + " BenchmarkRun).",
+            "LoadDelivered (the summary's load column) is judged on what the client controls: the"
+                    + " schedule the stage drew (random arrivals draw more or fewer requests than"
+                    + " the nominal rate; the drawn column), whether every request due was sent,"
+                    + " the achieved rate within 5 % of the drawn schedule's, p99 schedule lag <="
+                    + " 100 ms, the runner's CPU and --max-failure-ratio. 'indeterminate': the"
+                    + " stage fell short of its drawn schedule by less than 2 ms in all, too short"
+                    + " to tell from timer jitter; a longer stage decides it."
         })
 public final class RunCommand implements Callable<Integer> {
 
@@ -74,6 +81,26 @@ public final class RunCommand implements Callable<Integer> {
     Path config;
 
     @Mixin ServerMetricsFlags serverMetricsFlags = new ServerMetricsFlags();
+
+    /** What the last {@link #call} produced (for {@code search}, which runs its probes here). */
+    private StageLoop.Outcome outcome;
+
+    /** The failure limit the last {@link #call} judged its stages by. */
+    private double maxFailureRatio =
+            io.inferencebench.crds.v1alpha1.LoadSpec.DEFAULT_MAX_FAILURE_RATIO;
+
+    /**
+     * The stages, server reports and profile files of the last run, or {@code null} when it ended
+     * before its stages (bad flags, unreachable target).
+     */
+    StageLoop.Outcome outcome() {
+        return outcome;
+    }
+
+    /** The failure limit ({@code --max-failure-ratio} or the config's) of the last run. */
+    double maxFailureRatio() {
+        return maxFailureRatio;
+    }
 
     /** The plan of the parsed flags over {@code --config}, as {@link #call} runs it. */
     public CommandLinePlan resolvePlan(PrintWriter err) throws IOException {
@@ -229,6 +256,8 @@ public final class RunCommand implements Callable<Integer> {
                                         err)
                                 .run(plan.stages(), plan.cooldown(), warmupSent, !stream);
                 progressView.close();
+                this.outcome = outcome;
+                this.maxFailureRatio = plan.maxFailureRatio();
                 report(out, outcome, slo, plan.maxFailureRatio(), serverMetrics != null);
                 if (outcome.failure() != null) {
                     throw outcome.failure();

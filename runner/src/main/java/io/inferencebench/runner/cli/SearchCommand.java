@@ -1,12 +1,12 @@
 package io.inferencebench.runner.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.inferencebench.crds.v1alpha1.Durations;
+import io.inferencebench.profile.lpg.LoadVerdict;
+import io.inferencebench.profile.lpg.StageResult;
 import io.inferencebench.profile.search.CapacitySearch;
-import io.inferencebench.profile.search.LoadDelivery;
 import io.inferencebench.profile.search.ProbeResult;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -15,12 +15,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -43,8 +40,19 @@ import picocli.CommandLine.Unmatched;
             "Every other flag is a 'run' flag (target, workload, --max-concurrency, ...; see 'run"
                     + " --help') and applies to every probe. Writes each probe's LPG profile and"
                     + " capacity.json into --result-dir.",
-            "Exit codes: 0 a passing rate was found, 1 --min-rate already fails (or nothing could be"
-                    + " measured), 2 bad flags, 130 interrupted."
+            "Each probe is judged as run judges LoadDelivered: on the schedule it drew (random"
+                    + " arrivals draw more or fewer requests than the nominal rate), whether every"
+                    + " request due was sent, the achieved rate within 5 % of the drawn schedule's,"
+                    + " p99 schedule lag <= 100 ms and the runner's CPU. A probe whose client fell"
+                    + " behind is neither pass nor fail ('load not delivered'); one too short to"
+                    + " judge ('indeterminate': it fell short by less than 2 ms over its whole"
+                    + " schedule) runs again 4 and then 16 times larger, after which the search"
+                    + " stops with outcome indeterminate. Failed requests count as missing the"
+                    + " SLO and are named. The capacity is never above the rate its passing probes"
+                    + " achieved.",
+            "Exit codes: 0 a passing rate was found, 1 --min-rate already fails, nothing could be"
+                    + " measured or the outcome is indeterminate, 2 bad flags, 130 interrupted"
+                    + " (capacity.json then has outcome interrupted and the bracket so far)."
         })
 public final class SearchCommand implements Callable<Integer> {
 
@@ -149,7 +157,8 @@ public final class SearchCommand implements Callable<Integer> {
                 if (flag.equals(owned) || flag.startsWith(owned + "=")) {
                     throw new Main.UsageError(
                             owned
-                                    + ": search chooses the rates itself; give --min-rate and --max-rate");
+                                    + ": search chooses the rates itself; give --min-rate and"
+                                    + " --max-rate");
                 }
             }
             if (flag.startsWith("-") && !flag.startsWith("--")) {
@@ -158,103 +167,152 @@ public final class SearchCommand implements Callable<Integer> {
             }
         }
         Duration pauseValue = pauseDuration();
-        boolean randomArrivals = !arrival.equalsIgnoreCase("constant");
+        Duration durationValue = durationValue();
         ResultFiles.prepare(resultDir);
         Path dir = resultDir.toAbsolutePath().normalize();
         ObjectNode slo = slo();
         List<ObjectNode> probeNodes = new ArrayList<>();
+        List<ProbeResult> finished = new ArrayList<>();
         int[] probeCount = {0};
-        int[] runExit = {0};
-        CapacitySearch.Probe probe =
-                rate -> {
-                    if (probeCount[0] > 0 && !pauseValue.isZero()) {
-                        Thread.sleep(pauseValue.toMillis());
-                    }
-                    Set<Path> before = jsonFiles(dir);
-                    StringWriter runOut = new StringWriter();
-                    int code =
-                            Main.execute(
-                                    new PrintWriter(runOut, true),
-                                    err,
-                                    runArgs(rate, dir, probeCount[0] == 0).toArray(String[]::new));
-                    probeCount[0]++;
-                    if (code == Main.EXIT_USAGE || code == Interrupts.EXIT_INTERRUPTED) {
-                        runExit[0] = code;
-                        throw new ProbeStopped(code);
-                    }
-                    Set<Path> written = jsonFiles(dir);
-                    written.removeAll(before);
-                    if (written.size() != 1) {
-                        throw new IllegalStateException(
-                                "the probe at "
-                                        + CapacitySearch.fmt(rate)
-                                        + " req/s wrote no profile (exit "
-                                        + code
-                                        + "); see the errors above");
-                    }
-                    Path profile = written.iterator().next();
-                    JsonNode metrics =
-                            ProfileInputs.read("probe", profile).document().path("metrics");
-                    String shortfall = LoadDelivery.shortfall(metrics, randomArrivals);
-                    long completed = metrics.path("completed").asLong(0);
-                    long failures = metrics.path("failures").asLong(0);
-                    ProbeResult result =
-                            new ProbeResult(
-                                    rate,
-                                    metrics.has("achieved_rate")
-                                            ? metrics.path("achieved_rate").asDouble()
-                                            : null,
-                                    metrics.path("goodput_requests").asLong(0),
-                                    completed + failures,
-                                    shortfall == null,
-                                    profile.getFileName().toString());
-                    if (shortfall != null) {
-                        err.println(
-                                "probe at "
-                                        + CapacitySearch.fmt(rate)
-                                        + " req/s: load not delivered ("
-                                        + shortfall
-                                        + "): neither pass nor fail");
-                    }
-                    return result;
-                };
-        CapacitySearch.Result result;
-        try {
-            result =
-                    CapacitySearch.run(
-                            settings,
-                            probe,
-                            p -> {
-                                probeNodes.add(probeNode(p));
-                                printProbe(out, probeNodes.size(), p);
-                                writeCapacity(dir, inProgress(slo, probeNodes));
-                            });
-        } catch (ProbeStopped stopped) {
-            out.flush();
-            if (stopped.code == Main.EXIT_USAGE) {
-                return Main.EXIT_USAGE;
+        try (Interrupts interrupts =
+                Interrupts.install(
+                        () -> {},
+                        err,
+                        "interrupted: stopping the search after this probe; capacity.json keeps"
+                                + " the bracket so far (interrupt again to quit at once)")) {
+            CapacitySearch.Probe probe =
+                    (rate, size) -> {
+                        if (probeCount[0] > 0 && !pauseValue.isZero()) {
+                            pause(pauseValue, interrupts);
+                        }
+                        if (interrupts.interrupted()) {
+                            throw new ProbeStopped(Interrupts.EXIT_INTERRUPTED);
+                        }
+                        ProbeResult result =
+                                runProbe(rate, size, dir, durationValue, probeCount[0] == 0, err);
+                        probeCount[0]++;
+                        finished.add(result);
+                        return result;
+                    };
+            CapacitySearch.Result result;
+            try {
+                result =
+                        CapacitySearch.run(
+                                settings,
+                                probe,
+                                p -> {
+                                    probeNodes.add(probeNode(p));
+                                    printProbe(out, probeNodes.size(), p);
+                                    writeCapacity(dir, inProgress(slo, probeNodes));
+                                });
+            } catch (ProbeStopped stopped) {
+                out.flush();
+                if (stopped.code == Main.EXIT_USAGE) {
+                    return Main.EXIT_USAGE;
+                }
+                CapacitySearch.Result sofar = CapacitySearch.interrupted(settings, finished);
+                writeCapacity(dir, capacity(sofar, slo, probeNodes));
+                err.println(sofar.message());
+                err.println(
+                        "interrupted: "
+                                + probeNodes.size()
+                                + " probe(s) in "
+                                + dir.resolve(CAPACITY_FILE));
+                err.flush();
+                return Interrupts.EXIT_INTERRUPTED;
             }
-            err.println(
-                    "interrupted: "
-                            + probeNodes.size()
-                            + " probe(s) in "
-                            + dir.resolve(CAPACITY_FILE));
-            return Interrupts.EXIT_INTERRUPTED;
+            ObjectNode capacity = capacity(result, slo, probeNodes);
+            writeCapacity(dir, capacity);
+            out.println(result.message());
+            out.printf(
+                    Locale.ROOT,
+                    "max_request_rate %s  passing %s  failing %s  outcome %s  (precision %.3g, %d"
+                            + " probes)%n",
+                    rateText(result.maxRequestRate()),
+                    rateText(result.passingRate()),
+                    rateText(result.failingRate()),
+                    outcomeName(result.outcome()),
+                    precision,
+                    result.probes().size());
+            out.println("capacity: " + dir.resolve(CAPACITY_FILE));
+            out.flush();
+            return result.passingRate() != null
+                            && result.outcome() != CapacitySearch.Outcome.INDETERMINATE
+                    ? 0
+                    : Main.EXIT_RESULTS_FAILED;
         }
-        ObjectNode capacity = capacity(result, slo, probeNodes);
-        writeCapacity(dir, capacity);
-        out.println(result.message());
-        out.printf(
-                Locale.ROOT,
-                "max_request_rate %s  passing %s  failing %s  (precision %.3g, %d probes)%n",
-                rateText(result.maxRequestRate()),
-                rateText(result.passingRate()),
-                rateText(result.failingRate()),
-                precision,
-                result.probes().size());
-        out.println("capacity: " + dir.resolve(CAPACITY_FILE));
-        out.flush();
-        return result.passingRate() != null ? 0 : Main.EXIT_RESULTS_FAILED;
+    }
+
+    /**
+     * Runs one probe in this process, as {@code run} with the search's flags at {@code rate}, and
+     * judges it from the stage it measured and the profile it wrote (never by looking at what
+     * appeared in the directory: other runs may write there too).
+     */
+    private ProbeResult runProbe(
+            double rate,
+            int size,
+            Path dir,
+            Duration durationValue,
+            boolean first,
+            PrintWriter err) {
+        RunCommand run = new RunCommand();
+        StringWriter runOut = new StringWriter();
+        int code =
+                Main.execute(
+                        run,
+                        new PrintWriter(runOut, true),
+                        err,
+                        runArgs(rate, size, dir, durationValue, first).toArray(String[]::new));
+        if (code == Main.EXIT_USAGE || code == Interrupts.EXIT_INTERRUPTED) {
+            throw new ProbeStopped(code);
+        }
+        StageLoop.Outcome outcome = run.outcome();
+        if (outcome == null || outcome.results().isEmpty()) {
+            throw new IllegalStateException(
+                    "the probe at "
+                            + CapacitySearch.fmt(rate)
+                            + " req/s measured nothing (exit "
+                            + code
+                            + "); see the errors above");
+        }
+        StageResult stage = outcome.results().get(0);
+        ResultFiles.Written file = outcome.files().isEmpty() ? null : outcome.files().get(0);
+        String profile = null;
+        if (file != null && file.ok()) {
+            profile = dir.relativize(file.path().toAbsolutePath().normalize()).toString();
+        } else {
+            err.println(
+                    "probe at "
+                            + CapacitySearch.fmt(rate)
+                            + " req/s: its profile was not written"
+                            + (file == null ? "" : " (" + file.failure() + ")")
+                            + "; the search goes on with its figures");
+        }
+        LoadVerdict load =
+                LoadVerdict.judge(
+                        LoadVerdict.Figures.of(stage),
+                        run.maxFailureRatio(),
+                        Summary.FAILURE_LIMIT_NAME);
+        Double achieved = LoadVerdict.Figures.of(stage).achievedRate();
+        return new ProbeResult(
+                rate,
+                size,
+                achieved,
+                stage.goodputRequests,
+                stage.completed + stage.failed,
+                stage.failed,
+                stage.failed > 0 ? stage.failureClassesText() : null,
+                load,
+                profile);
+    }
+
+    /** Sleeps between probes; an interrupt ends the sleep (and the search). */
+    private static void pause(Duration pause, Interrupts interrupts) throws InterruptedException {
+        long end = System.nanoTime() + pause.toNanos();
+        long left;
+        while (!interrupts.interrupted() && (left = end - System.nanoTime()) > 0) {
+            Thread.sleep(Math.max(1, Math.min(100, left / 1_000_000)));
+        }
     }
 
     /**
@@ -276,21 +334,34 @@ public final class SearchCommand implements Callable<Integer> {
         }
     }
 
-    private List<String> runArgs(double rate, Path dir, boolean firstProbe) {
-        List<String> args = new ArrayList<>();
-        args.add("run");
-        args.addAll(runFlags);
+    private List<String> runArgs(
+            double rate, int size, Path dir, Duration durationValue, boolean firstProbe) {
+        List<String> args = new ArrayList<>(runFlags);
         args.addAll(
                 List.of("--request-rate", Double.toString(rate), "--result-dir", dir.toString()));
         args.addAll(List.of("--arrival", arrival));
         args.add("--goodput");
         args.addAll(goodput);
         args.addAll(List.of("--slo-min-attainment", Double.toString(sloMinAttainment)));
+        // A probe too short to judge runs again `size` times larger.
         if (numPrompts != null) {
-            args.addAll(List.of("--num-prompts", numPrompts.toString()));
+            args.addAll(
+                    List.of(
+                            "--num-prompts",
+                            Long.toString(Math.min((long) numPrompts * size, Integer.MAX_VALUE))));
+        } else if (duration == null && size > 1) {
+            args.addAll(
+                    List.of(
+                            "--num-prompts",
+                            Long.toString((long) LoadOptions.DEFAULT_NUM_PROMPTS * size)));
         }
         if (duration != null) {
-            args.addAll(List.of("--duration", duration));
+            args.addAll(
+                    List.of(
+                            "--duration",
+                            size == 1
+                                    ? duration
+                                    : Durations.format(durationValue.multipliedBy(size))));
         }
         if (!runFlags.contains("--progress")) {
             args.addAll(List.of("--progress", "none"));
@@ -300,6 +371,18 @@ public final class SearchCommand implements Callable<Integer> {
             args.add("--no-self-warmup");
         }
         return args;
+    }
+
+    private Duration durationValue() {
+        if (duration == null) {
+            return null;
+        }
+        try {
+            return Durations.parse(duration);
+        } catch (IllegalArgumentException e) {
+            throw new Main.UsageError(
+                    "--duration: '" + duration + "' is not a duration; use e.g. 500ms, 30s, 2m");
+        }
     }
 
     private Duration pauseDuration() {
@@ -361,10 +444,23 @@ public final class SearchCommand implements Callable<Integer> {
         ObjectNode node = ProfileInputs.JSON.createObjectNode();
         ProbeResult r = p.result();
         node.put("request_rate", r.requestRate());
+        if (r.size() > 1) {
+            node.put("size", r.size());
+        }
         node.put("achieved_rate", r.achievedRate());
         node.put("slo_attainment", r.sloAttainment());
+        node.put("attempted", r.attemptedRequests());
+        node.put("failed", r.failedRequests());
+        if (r.failureClasses() != null) {
+            node.put("failure_classes", r.failureClasses());
+        }
         node.put("passed", p.passed());
+        node.put("verdict", p.verdict());
         node.put("load_delivered", r.loadDelivered());
+        node.put("load_reason", r.load().reason());
+        if (!r.load().delivered()) {
+            node.put("load_message", r.load().message());
+        }
         node.put("profile", r.profile());
         return node;
     }
@@ -373,13 +469,14 @@ public final class SearchCommand implements Callable<Integer> {
         ProbeResult r = p.result();
         out.printf(
                 Locale.ROOT,
-                "probe %d: %s req/s  achieved %s  SLO attainment %.1f %%  %s  (%s)%n",
+                "probe %d: %s req/s%s  achieved %s  %s  %s  (%s)%n",
                 n,
                 CapacitySearch.fmt(r.requestRate()),
+                r.size() > 1 ? " x" + r.size() : "",
                 r.achievedRate() == null ? "-" : CapacitySearch.fmt(r.achievedRate()),
-                100 * r.sloAttainment(),
-                p.passed() == null ? "load not delivered" : p.passed() ? "pass" : "fail",
-                r.profile());
+                r.describe(),
+                p.verdict(),
+                r.profile() == null ? "profile not written" : r.profile());
         out.flush();
     }
 
@@ -398,13 +495,18 @@ public final class SearchCommand implements Callable<Integer> {
         ObjectNode node = base(slo);
         node.put("max_request_rate", result.maxRequestRate());
         node.put("passing_rate", result.passingRate());
+        node.put("passing_achieved_rate", result.passingAchievedRate());
         node.put("failing_rate", result.failingRate());
         node.put("undelivered_rate", result.undeliveredRate());
-        node.put("outcome", result.outcome().name().toLowerCase(Locale.ROOT));
+        node.put("outcome", outcomeName(result.outcome()));
         node.put("message", result.message());
         ArrayNode list = node.putArray("probes");
         list.addAll(probes);
         return node;
+    }
+
+    private static String outcomeName(CapacitySearch.Outcome outcome) {
+        return outcome.name().toLowerCase(Locale.ROOT);
     }
 
     private ObjectNode base(ObjectNode slo) {
@@ -436,16 +538,6 @@ public final class SearchCommand implements Callable<Integer> {
         } catch (IOException e) {
             throw new IllegalStateException(
                     "cannot write " + dir.resolve(CAPACITY_FILE) + ": " + Main.describe(e), e);
-        }
-    }
-
-    private static Set<Path> jsonFiles(Path dir) throws IOException {
-        try (Stream<Path> list = Files.list(dir)) {
-            Set<Path> out = new HashSet<>();
-            list.filter(p -> p.getFileName().toString().endsWith(".json"))
-                    .filter(p -> !p.getFileName().toString().equals(CAPACITY_FILE))
-                    .forEach(out::add);
-            return out;
         }
     }
 

@@ -34,6 +34,7 @@ final class Summary {
                         List.of(
                                 "stage",
                                 "rate",
+                                "drawn",
                                 "achieved",
                                 "sent",
                                 "ok",
@@ -67,6 +68,8 @@ final class Summary {
                             ? "c=" + r.concurrency
                             : RequestRate.pythonString(r.requestedRate));
             boolean rates = LpgProfileWriter.ratesMeaningful(r);
+            Double drawn = LpgProfileWriter.scheduledRate(r);
+            row.add(rates && drawn != null ? f(drawn) : "-");
             row.add(rates ? f(LpgProfileWriter.achievedRate(r)) : "n/a");
             row.add(Long.toString(r.sent));
             row.add(Long.toString(r.completed));
@@ -81,7 +84,10 @@ final class Summary {
             row.add(p(r.latencyMs, 99));
             row.add(p(r.scheduleLagMs, 99));
             row.add(Long.toString(r.inFlightPeak));
-            row.add(verdict.delivered() ? "ok" : verdict.reason());
+            row.add(
+                    verdict.delivered()
+                            ? "ok"
+                            : verdict.indeterminate() ? "indeterminate" : verdict.reason());
             if (slo.configured()) {
                 long attempted = r.completed + r.failed;
                 row.add(f(attempted == 0 ? 0 : 100.0 * r.goodputRequests / attempted));
@@ -100,7 +106,9 @@ final class Summary {
             out.println(line(row, widths));
         }
         out.println(
-                "(rates in req/s; times in ms; lag = due -> sent; peak = most requests in flight;"
+                "(rates in req/s; drawn = the rate of the schedule the stage drew, which random"
+                        + " arrivals make differ from the requested one, and which delivery is judged"
+                        + " against; times in ms; lag = due -> sent; peak = most requests in flight;"
                         + " load = LoadDelivered)");
         if (results.stream().anyMatch(r -> !LpgProfileWriter.ratesMeaningful(r))) {
             out.printf(
@@ -109,7 +117,11 @@ final class Summary {
         }
         for (int i = 0; i < results.size(); i++) {
             LoadVerdict verdict = verdicts.get(i);
-            if (!verdict.delivered()) {
+            if (verdict.indeterminate()) {
+                out.printf(
+                        "stage %d: LoadDelivered=Unknown (%s): %s%n",
+                        results.get(i).stageIndex + 1, verdict.reason(), verdict.message());
+            } else if (!verdict.delivered()) {
                 out.printf(
                         "stage %d: LoadDelivered=False (%s): %s; its figures are not a valid"
                                 + " measurement at the requested load%n",

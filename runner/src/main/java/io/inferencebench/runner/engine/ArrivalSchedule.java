@@ -29,15 +29,55 @@ public final class ArrivalSchedule {
     }
 
     /**
+     * Largest offset returned, nanoseconds (about 146 years): far beyond any stage's bounds, and
+     * small enough that a start instant plus it never overflows.
+     */
+    static final long MAX_OFFSET_NANOS = Long.MAX_VALUE / 2;
+
+    /**
      * Offset of the next request from the stage start, nanoseconds; 0 for every request at +Inf.
      */
     public long nextOffsetNanos() {
         if (Double.isInfinite(rate)) {
             return 0;
         }
-        long offset = Math.round(nextOffsetSeconds * 1e9);
+        double nanos = nextOffsetSeconds * 1e9;
+        long offset = nanos >= MAX_OFFSET_NANOS ? MAX_OFFSET_NANOS : Math.round(nanos);
         nextOffsetSeconds += gapSeconds();
         return offset;
+    }
+
+    /**
+     * The part of a schedule a stage had due: how many requests and the offset of the last one.
+     *
+     * @param count requests due
+     * @param lastOffsetNanos offset of the last due request from the stage start ({@code 0} when
+     *     one or none)
+     */
+    public record Due(long count, long lastOffsetNanos) {}
+
+    /**
+     * Draws the schedule again (same rate, kind, burstiness and seed, so the same offsets the
+     * stage's loops walked) and counts the requests due before {@code windowNanos} and within
+     * {@code limit}: what the stage asked the client to send, whatever it managed.
+     *
+     * @param limit the stage's number of prompts, {@link Long#MAX_VALUE} for a duration stage
+     * @param windowNanos the stage's window from its start (its duration, or until it was
+     *     cancelled), {@link Long#MAX_VALUE} for none
+     * @return the requests due
+     */
+    public Due due(long limit, long windowNanos) {
+        long count = 0;
+        long last = 0;
+        while (count < limit) {
+            long offset = nextOffsetNanos();
+            if (offset >= windowNanos) {
+                break;
+            }
+            last = offset;
+            count++;
+        }
+        return new Due(count, last);
     }
 
     private double gapSeconds() {

@@ -309,9 +309,38 @@ public final class LoadEngine {
                 recorder.finish(
                         live.issued() - live.unsent.get(), live.inFlightPeak.get(), run.cancelled);
         finished.runnerCpu = cpu;
+        if (!warmup) {
+            recordDue(plan, run, recorder);
+        }
         event.sent = finished.sent;
         event.commit();
         return finished;
+    }
+
+    /**
+     * Records the schedule the stage drew (requests due and their first and last due instants):
+     * what its delivery is judged against. Drawn again after the stage, off the hot path.
+     */
+    private void recordDue(StagePlan plan, StageRun run, StageRecorder recorder) {
+        if (plan.closedLoop() || Double.isInfinite(plan.requestRate())) {
+            return;
+        }
+        long window = run.deadline == Long.MAX_VALUE ? Long.MAX_VALUE : run.deadline - run.start;
+        long cancelledAt = run.cancelledAt;
+        if (cancelledAt != 0) {
+            window = Math.min(window, Math.max(0, cancelledAt - run.start));
+        }
+        ArrivalSchedule.Due due = schedule(plan).due(run.limit, window);
+        recorder.recordDue(due.count(), run.start, run.start + due.lastOffsetNanos());
+    }
+
+    /** A stage's arrival schedule, as every loop of it draws it. */
+    private ArrivalSchedule schedule(StagePlan plan) {
+        return new ArrivalSchedule(
+                plan.requestRate(),
+                plan.arrival(),
+                plan.burstiness(),
+                seed * 1_000_003L + plan.index());
     }
 
     /**
@@ -390,6 +419,9 @@ public final class LoadEngine {
         final AtomicInteger sharesLeft;
         volatile boolean dispatchDone;
         volatile boolean cancelled;
+
+        /** When the stage was cancelled (nanoTime); 0 when it was not. */
+        volatile long cancelledAt;
 
         /** Heads of the per-loop lists of requests in flight (each only touched on its loop). */
         final RequestExecution[] inFlightHeads = new RequestExecution[transport.loops()];
@@ -498,6 +530,7 @@ public final class LoadEngine {
             if (cancelled) {
                 return;
             }
+            cancelledAt = System.nanoTime();
             cancelled = true;
             for (int loop = 0; loop < inFlightHeads.length; loop++) {
                 int owner = loop;
@@ -579,14 +612,7 @@ public final class LoadEngine {
 
             LoopShare(int loop) {
                 this.loop = loop;
-                this.schedule =
-                        Double.isInfinite(plan.requestRate())
-                                ? null
-                                : new ArrivalSchedule(
-                                        plan.requestRate(),
-                                        plan.arrival(),
-                                        plan.burstiness(),
-                                        seed * 1_000_003L + plan.index());
+                this.schedule = Double.isInfinite(plan.requestRate()) ? null : schedule(plan);
                 // The schedule is one sequence for the whole stage; this loop takes every
                 // stride-th offset of it, starting at its own index.
                 this.index = loop;

@@ -165,6 +165,18 @@ public final class StageRecorder {
         return result;
     }
 
+    /**
+     * The schedule the stage drew: {@code due} requests, the first due at {@code firstDueNanos} and
+     * the last at {@code lastDueNanos} (nanoTime).
+     */
+    synchronized void recordDue(long due, long firstDueNanos, long lastDueNanos) {
+        result.due = due;
+        if (due > 0) {
+            result.firstDueEpochNanos = toEpoch(firstDueNanos);
+            result.lastDueEpochNanos = toEpoch(lastDueNanos);
+        }
+    }
+
     private long toEpoch(long nanos) {
         return epochAnchor + (nanos - nanoAnchor);
     }

@@ -308,7 +308,12 @@ public final class PodRun {
                                         + " is missing");
                     }
                     startText = published.get(key);
-                    share = PodWorkload.probeShare(order, stage, rate(rateKey, published));
+                    share =
+                            PodWorkload.probeShare(
+                                    order,
+                                    stage,
+                                    rate(rateKey, published),
+                                    size(RunnerWorkOrder.stageSizeKey(stage), published));
                     stagePlan = PodWorkload.probe(order, index, share);
                     label = stage + " (search)";
                 } else {
@@ -456,6 +461,19 @@ public final class PodRun {
             return Double.parseDouble(data.get(key).strip());
         } catch (NumberFormatException e) {
             throw new PodFailure("control " + key + ": not a request rate: " + data.get(key));
+        }
+    }
+
+    /** A search probe's size (absent: 1, as published by an operator that never grows one). */
+    private static int size(String key, Map<String, String> data) {
+        String text = data.get(key);
+        if (text == null) {
+            return 1;
+        }
+        try {
+            return Integer.parseInt(text.strip());
+        } catch (NumberFormatException e) {
+            throw new PodFailure("control " + key + ": not a whole number: " + text);
         }
     }
 

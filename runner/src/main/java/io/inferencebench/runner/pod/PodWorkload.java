@@ -4,6 +4,7 @@ import io.inferencebench.crds.v1alpha1.DatasetSource;
 import io.inferencebench.crds.v1alpha1.DatasetType;
 import io.inferencebench.crds.v1alpha1.Durations;
 import io.inferencebench.crds.v1alpha1.LoadSpec;
+import io.inferencebench.crds.v1alpha1.StageSpec;
 import io.inferencebench.crds.workorder.RunnerWorkOrder;
 import io.inferencebench.crds.workorder.StageShare;
 import io.inferencebench.crds.workorder.StageShares;
@@ -80,7 +81,24 @@ final class PodWorkload {
      * @param rate req/s of all runner pods together (control key {@code stage-<n>-rate})
      */
     static StageShare probeShare(RunnerWorkOrder order, int stage, double rate) {
+        return probeShare(order, stage, rate, 1);
+    }
+
+    /**
+     * {@link #probeShare(RunnerWorkOrder, int, double)} of a probe {@code size} times the work
+     * order's probe size (control key {@code stage-<n>-size}): a probe too short to judge runs
+     * again larger.
+     */
+    static StageShare probeShare(RunnerWorkOrder order, int stage, double rate, int size) {
         LoadSpec load = order.load() == null ? new LoadSpec() : order.load();
+        if (size < 1) {
+            throw new PodFailure(
+                    "control "
+                            + RunnerWorkOrder.stageSizeKey(stage)
+                            + ": must be a whole number >= 1, got "
+                            + size);
+        }
+        StageSpec sized = load.probeStages(List.of(rate), List.of(size)).get(0);
         if (!(rate >= 0) || Double.isInfinite(rate)) {
             throw new PodFailure(
                     "control "
@@ -93,13 +111,13 @@ final class PodWorkload {
                 stage,
                 rate,
                 null,
-                load.getNumPrompts(),
-                load.getDuration(),
+                sized.getNumPrompts(),
+                sized.getDuration(),
                 rate / pods,
                 null,
-                load.getNumPrompts() == null
+                sized.getNumPrompts() == null
                         ? null
-                        : StageShares.split(load.getNumPrompts(), pods));
+                        : StageShares.split(sized.getNumPrompts(), pods));
     }
 
     /**

@@ -87,7 +87,11 @@ class SearchCliTest {
         String context = searchOutput + "\n" + capacity.toPrettyString();
         double passing = capacity.get("passing_rate").asDouble();
         double failing = capacity.get("failing_rate").asDouble();
-        assertThat(capacity.get("max_request_rate").asDouble()).isEqualTo(passing);
+        // the capacity is the passing rate, but never above what its probes achieved
+        assertThat(capacity.get("max_request_rate").asDouble())
+                .isLessThanOrEqualTo(passing)
+                .isLessThanOrEqualTo(capacity.get("passing_achieved_rate").asDouble())
+                .isGreaterThan(passing * 0.98);
         assertThat(capacity.get("outcome").asText()).as(context).isEqualTo("found");
         assertThat(failing / passing - 1).as(context).isLessThanOrEqualTo(0.05);
         assertThat(capacity.get("slo").get("ttft_ms").asDouble()).isEqualTo(SLO_TTFT_MS);

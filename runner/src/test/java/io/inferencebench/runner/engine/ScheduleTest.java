@@ -51,6 +51,45 @@ class ScheduleTest {
     }
 
     @Test
+    void aRateTooLowForAnyStageNeverWrapsAroundToThePast() {
+        // 1e-11 req/s: the second request would be due in ~3,000 years; the offset saturates
+        // instead of overflowing (which sent every request at once)
+        ArrivalSchedule s = new ArrivalSchedule(1e-11, ArrivalKind.CONSTANT, 1, 1);
+        assertThat(s.nextOffsetNanos()).isZero();
+        long second = s.nextOffsetNanos();
+        assertThat(second).isEqualTo(ArrivalSchedule.MAX_OFFSET_NANOS);
+        assertThat(System.nanoTime() + second).isPositive();
+        assertThat(s.nextOffsetNanos()).isEqualTo(ArrivalSchedule.MAX_OFFSET_NANOS);
+    }
+
+    @Test
+    void theRequestsDueAreTheScheduleInsideTheStagesBounds() {
+        // 250 req/s constant: due at 0, 4, 8, ... ms
+        ArrivalSchedule.Due window =
+                new ArrivalSchedule(250, ArrivalKind.CONSTANT, 1, 1)
+                        .due(Long.MAX_VALUE, 1_000_000_000L);
+        assertThat(window.count()).isEqualTo(250);
+        assertThat(window.lastOffsetNanos()).isEqualTo(996_000_000L);
+        ArrivalSchedule.Due capped =
+                new ArrivalSchedule(250, ArrivalKind.CONSTANT, 1, 1).due(10, Long.MAX_VALUE);
+        assertThat(capped.count()).isEqualTo(10);
+        assertThat(capped.lastOffsetNanos()).isEqualTo(36_000_000L);
+        // a Poisson draw: the same offsets the loops walk, counted
+        ArrivalSchedule walk = new ArrivalSchedule(4, ArrivalKind.POISSON, 1, 42);
+        long n = 0;
+        long last = 0;
+        for (long o = walk.nextOffsetNanos(); o < 10_000_000_000L; o = walk.nextOffsetNanos()) {
+            n++;
+            last = o;
+        }
+        ArrivalSchedule.Due drawn =
+                new ArrivalSchedule(4, ArrivalKind.POISSON, 1, 42)
+                        .due(Long.MAX_VALUE, 10_000_000_000L);
+        assertThat(drawn.count()).isEqualTo(n);
+        assertThat(drawn.lastOffsetNanos()).isEqualTo(last);
+    }
+
+    @Test
     void constantArrivalsAreEvenlySpaced() {
         double[] g = gaps(new ArrivalSchedule(250, ArrivalKind.CONSTANT, 1, 1), 1000);
         for (double gap : g) {

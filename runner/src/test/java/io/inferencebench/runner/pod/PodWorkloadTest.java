@@ -216,6 +216,30 @@ class PodWorkloadTest {
     }
 
     @Test
+    void aGrownSearchProbeRunsItsSizeTimesTheProbeSize() {
+        LoadSpec load = new LoadSpec();
+        load.setNumPrompts(10);
+        RunnerWorkOrder order = order(load, 2, List.of());
+        StageShare share = PodWorkload.probeShare(order, 3, 8.0, 4);
+        assertThat(share.numPrompts()).isEqualTo(40);
+        assertThat(PodWorkload.probe(order, 0, share).numPrompts()).isEqualTo(20);
+        assertThat(PodWorkload.probe(order, 1, share).numPrompts()).isEqualTo(20);
+        LoadSpec timed = new LoadSpec();
+        timed.setDuration("1500ms");
+        RunnerWorkOrder timedOrder = order(timed, 1, null);
+        assertThat(
+                        PodWorkload.probe(
+                                        timedOrder,
+                                        0,
+                                        PodWorkload.probeShare(timedOrder, 1, 3.0, 16))
+                                .duration())
+                .isEqualTo(Duration.ofSeconds(24));
+        assertThatThrownBy(() -> PodWorkload.probeShare(order, 3, 8.0, 0))
+                .isInstanceOf(PodFailure.class)
+                .hasMessageContaining("stage-3-size");
+    }
+
+    @Test
     void aSearchProbeWithoutLoadForThisPodHasNoPlanAndBadInputNamesTheField() {
         LoadSpec load = new LoadSpec();
         load.setNumPrompts(1);
