@@ -65,6 +65,8 @@ public final class ProfileComparison {
      * @return the comparison
      * @throws IllegalArgumentException when a run has no profile or a document is not an LPG
      *     profile (the message names which)
+     * @throws NotComparableException when the runs' stages cannot be paired by rate, or no pair has
+     *     a successful request on both sides
      */
     public static Comparison compare(
             List<JsonNode> baseline, List<JsonNode> candidate, ComparisonOptions options) {
@@ -80,6 +82,8 @@ public final class ProfileComparison {
      * @return the comparison
      * @throws IllegalArgumentException when a run has no profile or a document is not an LPG
      *     profile (the message names which)
+     * @throws NotComparableException when the runs' stages cannot be paired by rate, or no pair has
+     *     a successful request on both sides
      */
     public static Comparison compareLabeled(
             List<LabeledProfile> baseline,
@@ -134,7 +138,7 @@ public final class ProfileComparison {
                             compareStage(b, c, options, notes)));
         }
         if (notComparable.size() == pairs.size()) {
-            throw new IllegalArgumentException(nothingToCompare(stages, notComparable));
+            throw new NotComparableException(nothingToCompare(stages, notComparable));
         }
         long tests =
                 stages.stream()
@@ -354,8 +358,9 @@ public final class ProfileComparison {
      * baseline's order; a rate seen several times in both runs pairs its stages in their order.
      * Stages without a partner are named in {@code notes}.
      *
-     * @throws IllegalArgumentException when a stage has no rate, a rate appears a different number
-     *     of times in the two runs, or no stage finds a partner
+     * @throws IllegalArgumentException when a stage has no rate
+     * @throws NotComparableException when a rate appears a different number of times in the two
+     *     runs, or no stage finds a partner
      */
     private static List<StageData[]> pair(
             List<StageData> base, List<StageData> cand, Set<String> notes) {
@@ -381,7 +386,7 @@ public final class ProfileComparison {
                 continue;
             }
             if (sameInBase.size() != sameInCand.size()) {
-                throw new IllegalArgumentException(
+                throw new NotComparableException(
                         "cannot pair the stages at "
                                 + keyText(b)
                                 + ": the baseline has "
@@ -404,7 +409,7 @@ public final class ProfileComparison {
             }
         }
         if (pairs.isEmpty()) {
-            throw new IllegalArgumentException(
+            throw new NotComparableException(
                     "nothing to pair: no stage of the baseline ("
                             + keys(base)
                             + ") has the request rate of a stage of the candidate ("

@@ -313,7 +313,7 @@ class ProfileComparisonTest {
                                                 atStage(profile(6, 200, 50, 10, 40, 3), 0),
                                                 atStage(profile(12, 200, 50, 10, 10, 4), 1)),
                                         ComparisonOptions.defaults()))
-                .isInstanceOf(IllegalArgumentException.class)
+                .isInstanceOf(NotComparableException.class)
                 .hasMessageContaining("no stage of the baseline (5.0 req/s, 10.0 req/s)")
                 .hasMessageContaining("candidate (6.0 req/s, 12.0 req/s)");
         // The same rate twice on one side and once on the other: which one is meant is unknown.
@@ -325,7 +325,7 @@ class ProfileComparisonTest {
                                                 atStage(profile(5, 200, 50, 10, 40, 2), 1)),
                                         List.of(atStage(profile(5, 200, 50, 10, 40, 3), 0)),
                                         ComparisonOptions.defaults()))
-                .isInstanceOf(IllegalArgumentException.class)
+                .isInstanceOf(NotComparableException.class)
                 .hasMessageContaining("the baseline has 2 stages at 5.0 req/s, the candidate 1");
     }
 
@@ -366,7 +366,7 @@ class ProfileComparisonTest {
                                         List.of(allFailed(5, 20)),
                                         List.of(allFailed(5, 20)),
                                         ComparisonOptions.defaults()))
-                .isInstanceOf(IllegalArgumentException.class)
+                .isInstanceOf(NotComparableException.class)
                 .hasMessageContaining("nothing to compare")
                 .hasMessageContaining(
                         "neither the baseline nor the candidate has a successful" + " request");
@@ -376,7 +376,7 @@ class ProfileComparisonTest {
                                         List.of(profile(5, 200, 50, 10, 40, 1)),
                                         List.of(allFailed(5, 20)),
                                         ComparisonOptions.defaults()))
-                .isInstanceOf(IllegalArgumentException.class)
+                .isInstanceOf(NotComparableException.class)
                 .hasMessageContaining("nothing to compare")
                 .hasMessageContaining("the candidate has no successful request");
     }
