@@ -294,11 +294,7 @@ public final class CompareCommand implements Callable<Integer> {
 
     private static void write(Path file, Comparison c) {
         try {
-            Path parent = file.toAbsolutePath().getParent();
-            if (parent != null) {
-                Files.createDirectories(parent);
-            }
-            Files.writeString(
+            AtomicFiles.replace(
                     file,
                     ProfileInputs.JSON
                                     .copy()
@@ -306,7 +302,8 @@ public final class CompareCommand implements Callable<Integer> {
                                     .writeValueAsString(c.toJson())
                             + "\n");
         } catch (IOException e) {
-            throw new Main.UsageError("--output: cannot write " + file + ": " + Main.describe(e));
+            throw new Main.UsageError(
+                    "--output: cannot write " + file + ": " + Main.describe(e) + " (not written)");
         }
     }
 }

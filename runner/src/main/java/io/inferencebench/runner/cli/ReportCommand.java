@@ -6,7 +6,6 @@ import io.inferencebench.profile.compare.ComparisonOptions;
 import io.inferencebench.profile.compare.LabeledProfile;
 import io.inferencebench.profile.compare.ProfileComparison;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -78,13 +77,14 @@ public final class ReportCommand implements Callable<Integer> {
         }
         String html = HtmlReport.render(runs, comparison, "generated " + Instant.now());
         try {
-            Path parent = output.toAbsolutePath().getParent();
-            if (parent != null) {
-                Files.createDirectories(parent);
-            }
-            Files.writeString(output, html, StandardCharsets.UTF_8);
+            AtomicFiles.replace(output, html);
         } catch (IOException e) {
-            throw new Main.UsageError("--output: cannot write " + output + ": " + Main.describe(e));
+            throw new Main.UsageError(
+                    "--output: cannot write "
+                            + output
+                            + ": "
+                            + Main.describe(e)
+                            + " (not written)");
         }
         spec.commandLine().getOut().println("report: " + output);
         spec.commandLine().getOut().flush();
