@@ -90,6 +90,14 @@ public final class CompareCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         ComparisonOptions options = options(thresholds, alpha).withTailsInVerdict(tails);
+        if (output != null) {
+            ProfileInputs.refuseOutputOverInput(
+                    "--output",
+                    output,
+                    List.of(
+                            new ProfileInputs.Input("BASELINE", baseline),
+                            new ProfileInputs.Input("CANDIDATE", candidate)));
+        }
         List<LabeledProfile> base = ProfileInputs.profiles("BASELINE", baseline);
         List<LabeledProfile> cand = ProfileInputs.profiles("CANDIDATE", candidate);
         checkOneRun("BASELINE", baseline, base);

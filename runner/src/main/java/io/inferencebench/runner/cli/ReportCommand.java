@@ -57,9 +57,19 @@ public final class ReportCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         List<HtmlReport.Run> runs = new ArrayList<>();
+        List<ProfileInputs.Input> read = new ArrayList<>();
         for (int i = 0; i < inputs.size(); i++) {
-            runs.add(load("RUN " + (i + 1), inputs.get(i)));
+            String what = "RUN " + (i + 1);
+            runs.add(load(what, inputs.get(i)));
+            read.add(new ProfileInputs.Input(what, inputs.get(i)));
+            if (runs.getLast().capacity() != null && !Files.isDirectory(inputs.get(i))) {
+                // A capacity.json's probe profiles are read from its directory.
+                read.add(
+                        new ProfileInputs.Input(
+                                what, inputs.get(i).toAbsolutePath().normalize().getParent()));
+            }
         }
+        ProfileInputs.refuseOutputOverInput("--output", output, read);
         Comparison comparison = null;
         if (runs.size() == 2) {
             try {

@@ -222,6 +222,93 @@ class CompareCliTest {
         assertThat(strictTtft.out()).contains("ttft p50 (ms)").contains("+8.0 %");
     }
 
+    /** A profile without histograms: the threshold alone decides, so the verdict is known. */
+    private static Path profile(Path dir, String name, double rate, int stage, double ttftMs)
+            throws Exception {
+        Files.createDirectories(dir);
+        return Files.writeString(
+                dir.resolve(name),
+                String.format(
+                        java.util.Locale.ROOT,
+                        "{\"metrics\": {\"request_rate\": %s, \"stage_index\": %d,"
+                                + " \"completed\": 50, \"median_ttft_ms\": %s}}",
+                        rate,
+                        stage,
+                        ttftMs));
+    }
+
+    @Test
+    void anOutputThatWouldOverwriteOrJoinAnInputIsRefused(@TempDir Path tmp) throws Exception {
+        Path base = tmp.resolve("base");
+        Path cand = tmp.resolve("cand");
+        Path baseProfile = profile(base, "p.json", 5, 0, 100);
+        Path candProfile = profile(cand, "p.json", 5, 0, 100);
+        String before = Files.readString(candProfile);
+
+        Outcome o =
+                SimServer.cli(
+                        "compare",
+                        "-o",
+                        base.resolve("x.json").toString(),
+                        base.toString(),
+                        cand.toString());
+        assertThat(o.code()).as(o.out() + o.err()).isEqualTo(2);
+        assertThat(o.err()).contains("--output").contains("BASELINE");
+        assertThat(base.resolve("x.json")).doesNotExist();
+
+        o =
+                SimServer.cli(
+                        "compare",
+                        "--output",
+                        candProfile.toString(),
+                        baseProfile.toString(),
+                        candProfile.toString());
+        assertThat(o.code()).as(o.out() + o.err()).isEqualTo(2);
+        assertThat(o.err()).contains("--output").contains("CANDIDATE");
+        assertThat(candProfile).hasContent(before);
+
+        // The input directory through a symbolic link is still the input directory.
+        Path link = Files.createSymbolicLink(tmp.resolve("link"), cand);
+        o =
+                SimServer.cli(
+                        "compare",
+                        "-o",
+                        link.resolve("y.json").toString(),
+                        base.toString(),
+                        cand.toString());
+        assertThat(o.code()).as(o.out() + o.err()).isEqualTo(2);
+        assertThat(cand.resolve("y.json")).doesNotExist();
+
+        // A file no input reads is fine, also beside the profiles.
+        o =
+                SimServer.cli(
+                        "compare",
+                        "-o",
+                        base.resolve("comparison.txt").toString(),
+                        base.toString(),
+                        cand.toString());
+        assertThat(o.code()).as(o.out() + o.err()).isZero();
+        assertThat(base.resolve("comparison.txt")).exists();
+
+        o = SimServer.cli("report", "-o", base.resolve("x.json").toString(), base.toString());
+        assertThat(o.code()).as(o.out() + o.err()).isEqualTo(2);
+        assertThat(o.err()).contains("--output").contains("RUN 1");
+        assertThat(base.resolve("x.json")).doesNotExist();
+        o =
+                SimServer.cli(
+                        "report",
+                        "-o",
+                        candProfile.toString(),
+                        baseProfile.toString(),
+                        candProfile.toString());
+        assertThat(o.code()).as(o.out() + o.err()).isEqualTo(2);
+        assertThat(o.err()).contains("--output").contains("RUN 2");
+        assertThat(candProfile).hasContent(before);
+        o = SimServer.cli("report", "-o", base.resolve("report.html").toString(), base.toString());
+        assertThat(o.code()).as(o.out() + o.err()).isZero();
+        assertThat(base.resolve("report.html")).exists();
+    }
+
     private static void assertRan(Outcome o) {
         assertThat(o.code()).as(o.out() + o.err()).isZero();
     }
