@@ -197,16 +197,16 @@ public final class CompareCommand implements Callable<Integer> {
         for (StageComparison s : c.stages()) {
             out.printf(
                     Locale.ROOT,
-                    "stage %d: %s req/s%s  (baseline %s, candidate %s)%n",
+                    "stage %d: %s  (baseline %s, candidate %s)",
                     s.stage(),
-                    RequestRate.pythonString(s.baselineRate()),
-                    s.candidateRate() == s.baselineRate()
-                                    || (Double.isNaN(s.candidateRate())
-                                            && Double.isNaN(s.baselineRate()))
-                            ? ""
-                            : " vs " + RequestRate.pythonString(s.candidateRate()),
+                    stageKey(s),
                     s.baselineProfile(),
                     s.candidateProfile());
+            if (!s.comparable()) {
+                out.printf(Locale.ROOT, ": not comparable: %s%n%n", s.notComparable());
+                continue;
+            }
+            out.println();
             List<List<String>> rows = new ArrayList<>();
             rows.add(List.of("metric", "baseline", "candidate", "change", "significant", "test"));
             for (MetricComparison m : s.metrics()) {
@@ -248,6 +248,13 @@ public final class CompareCommand implements Callable<Integer> {
                     case NO_SIGNIFICANT_CHANGE -> "";
                 };
         out.println("verdict: " + c.verdict().text() + detail);
+    }
+
+    /** How a pair of stages is named: its rate, or a closed-loop stage's concurrency. */
+    static String stageKey(StageComparison s) {
+        return s.concurrency() != null && RequestRate.isUnbounded(s.baselineRate())
+                ? "concurrency " + s.concurrency()
+                : RequestRate.pythonString(s.baselineRate()) + " req/s";
     }
 
     private static String join(List<String> items) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.inferencebench.profile.compare.Comparison;
 import io.inferencebench.profile.compare.ComparisonOptions;
 import io.inferencebench.profile.compare.LabeledProfile;
+import io.inferencebench.profile.compare.NotComparableException;
 import io.inferencebench.profile.compare.ProfileComparison;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -71,6 +72,7 @@ public final class ReportCommand implements Callable<Integer> {
         }
         ProfileInputs.refuseOutputOverInput("--output", output, read);
         Comparison comparison = null;
+        String notCompared = null;
         if (runs.size() == 2) {
             try {
                 comparison =
@@ -79,13 +81,20 @@ public final class ReportCommand implements Callable<Integer> {
                                 labeled(runs.get(1)),
                                 CompareCommand.options(
                                         thresholds, ComparisonOptions.DEFAULT_ALPHA));
+            } catch (NotComparableException e) {
+                // The runs are still worth a page; the comparison section says why it is empty.
+                notCompared = e.getMessage();
+                spec.commandLine()
+                        .getErr()
+                        .println("warning: the two runs are not compared: " + notCompared);
             } catch (IllegalArgumentException e) {
                 throw new Main.UsageError(e.getMessage());
             }
         } else if (!thresholds.isEmpty()) {
             throw new Main.UsageError("--threshold: applies to the comparison of exactly two runs");
         }
-        String html = HtmlReport.render(runs, comparison, "generated " + Instant.now());
+        String html =
+                HtmlReport.render(runs, comparison, notCompared, "generated " + Instant.now());
         try {
             AtomicFiles.replace(output, html);
         } catch (IOException e) {

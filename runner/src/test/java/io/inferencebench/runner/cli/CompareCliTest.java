@@ -238,6 +238,138 @@ class CompareCliTest {
     }
 
     @Test
+    void aStageIsComparedWithTheStageOfItsRateNotTheStageAtItsPosition(@TempDir Path tmp)
+            throws Exception {
+        // The first token takes longer the higher the rate, in both runs alike.
+        Path one = tmp.resolve("one");
+        profile(one, "b20.json", 20, 0, 100);
+        Path sweep = tmp.resolve("sweep");
+        profile(sweep, "c10.json", 10, 0, 50);
+        profile(sweep, "c20.json", 20, 1, 100);
+        profile(sweep, "c40.json", 40, 2, 200);
+        // Before: 20 req/s against 10 req/s, "improvement"; the other way round "regression".
+        Outcome o = SimServer.cli("compare", one.toString(), sweep.toString());
+        assertThat(o.code()).as(o.out() + o.err()).isZero();
+        assertThat(o.out())
+                .contains("stage 1: 20.0 req/s  (baseline b20.json, candidate c20.json)")
+                .contains("candidate stage 1 (10.0 req/s, c10.json) has no baseline stage")
+                .contains("candidate stage 3 (40.0 req/s, c40.json) has no baseline stage")
+                .contains("verdict: no significant change");
+        o = SimServer.cli("compare", sweep.toString(), one.toString());
+        assertThat(o.code()).as(o.out() + o.err()).isZero();
+        assertThat(o.out())
+                .contains("stage 1: 20.0 req/s  (baseline c20.json, candidate b20.json)")
+                .contains("baseline stage 3 (40.0 req/s, c40.json) has no candidate stage")
+                .contains("verdict: no significant change");
+
+        // No rate in common: refused, naming both runs' rates.
+        Path other = tmp.resolve("other");
+        profile(other, "d25.json", 25, 0, 100);
+        o = SimServer.cli("compare", one.toString(), other.toString());
+        assertThat(o.code()).as(o.out() + o.err()).isEqualTo(2);
+        assertThat(o.err())
+                .contains("nothing to pair")
+                .contains("baseline (20.0 req/s)")
+                .contains("candidate (25.0 req/s)")
+                .doesNotContain("Exception");
+    }
+
+    @Test
+    void runsWithoutASuccessfulRequestHaveNothingToCompare(@TempDir Path tmp) throws Exception {
+        java.util.concurrent.atomic.AtomicInteger posts =
+                new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger failAfter =
+                new java.util.concurrent.atomic.AtomicInteger(Integer.MAX_VALUE);
+        io.inferencebench.runner.stub.OpenAiStub ok =
+                new io.inferencebench.runner.stub.OpenAiStub(1, 0, true);
+        try (io.inferencebench.runner.stub.StubServer server =
+                new io.inferencebench.runner.stub.StubServer(
+                        (req, ex) -> {
+                            if (posts.incrementAndGet() > failAfter.get()) {
+                                ex.respond(
+                                        500,
+                                        "application/json",
+                                        "{\"error\":{\"message\":\"down\"}}");
+                            } else {
+                                ok.handle(req, ex);
+                            }
+                        })) {
+            java.util.function.BiFunction<Path, String, Outcome> run =
+                    (dir, rates) ->
+                            SimServer.cli(
+                                    "run",
+                                    "--base-url",
+                                    server.baseUrl(),
+                                    "--backend",
+                                    "openai",
+                                    "--model",
+                                    "m",
+                                    "--random-input-len",
+                                    "8",
+                                    "--random-output-len",
+                                    "4",
+                                    "--no-self-warmup",
+                                    "--cooldown",
+                                    "0",
+                                    "--progress",
+                                    "none",
+                                    "--request-rate",
+                                    rates,
+                                    "--num-prompts",
+                                    "5",
+                                    "--result-dir",
+                                    dir.toString());
+            Path good = tmp.resolve("good");
+            assertRan(run.apply(good, "50,100"));
+            failAfter.set(0);
+            Path failedA = tmp.resolve("failed-a");
+            Path failedB = tmp.resolve("failed-b");
+            assertThat(run.apply(failedA, "50,100").code()).isEqualTo(1);
+            assertThat(run.apply(failedB, "50,100").code()).isEqualTo(1);
+            // Before: "verdict: no significant change", exit 0.
+            Outcome o = SimServer.cli("compare", failedA.toString(), failedB.toString());
+            assertThat(o.code()).as(o.out() + o.err()).isEqualTo(2);
+            assertThat(o.err())
+                    .contains("nothing to compare")
+                    .contains("neither the baseline nor the candidate has a successful request");
+            o = SimServer.cli("compare", good.toString(), failedB.toString());
+            assertThat(o.code()).as(o.out() + o.err()).isEqualTo(2);
+            assertThat(o.err())
+                    .contains("nothing to compare")
+                    .contains("the candidate has no successful request");
+
+            // Its second stage failed throughout: that pair is not comparable, not a change.
+            posts.set(0);
+            failAfter.set(5);
+            Path half = tmp.resolve("half");
+            assertThat(run.apply(half, "50,100").code()).isEqualTo(1);
+            Path json = tmp.resolve("half.json");
+            // (a threshold no noise reaches: the first stage, five requests, is no change)
+            o =
+                    SimServer.cli(
+                            "compare",
+                            "--threshold",
+                            "1000%",
+                            good.toString(),
+                            half.toString(),
+                            "-o",
+                            json.toString());
+            assertThat(o.code()).as(o.out() + o.err()).isZero();
+            assertThat(o.out())
+                    .containsPattern(
+                            "stage 2: 100\\.0 req/s  \\(baseline .*, candidate .*\\): not"
+                                    + " comparable: the candidate has no successful request")
+                    .contains("verdict: no significant change");
+            JsonNode doc = JSON.readTree(json.toFile());
+            assertThat(doc.at("/stages/0/comparable").asBoolean()).isTrue();
+            assertThat(doc.at("/stages/1/comparable").asBoolean()).isFalse();
+            assertThat(doc.at("/stages/1/not_comparable").asText())
+                    .isEqualTo("the candidate has no successful request");
+            assertThat(doc.at("/stages/1/metrics")).isEmpty();
+        }
+    }
+
+    @Test
     void anOutputThatWouldOverwriteOrJoinAnInputIsRefused(@TempDir Path tmp) throws Exception {
         Path base = tmp.resolve("base");
         Path cand = tmp.resolve("cand");
