@@ -210,7 +210,8 @@ class NothingLostTest {
             Path oldReport = Files.writeString(outputs.resolve("report.html"), "the last report");
             Path oldComparison =
                     Files.writeString(outputs.resolve("comparison.json"), "{\"last\": true}");
-            // Each profile is some 15 KiB: the 64 KiB disk fills up within these eight stages.
+            // Each profile is some 8.5 KiB (three 4 KiB pages): the 64 KiB disk fills up within
+            // these eight stages.
             TrueNumbersTest.Outcome o =
                     run(
                             args(
