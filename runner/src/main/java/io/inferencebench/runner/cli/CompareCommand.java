@@ -163,15 +163,18 @@ public final class CompareCommand implements Callable<Integer> {
         return value / 100.0;
     }
 
-    /** Two profiles of the same rate in one directory are two runs mixed up, not one sweep. */
+    /**
+     * Two profiles of the same load (rate; for closed-loop stages, all at an unbounded rate, the
+     * concurrency) or the same stage in one directory are two runs mixed up, not one sweep.
+     */
     private static void checkOneRun(String what, Path path, List<LabeledProfile> profiles) {
         if (!Files.isDirectory(path)) {
             return;
         }
         for (int i = 0; i < profiles.size(); i++) {
             for (int j = i + 1; j < profiles.size(); j++) {
-                String a = profiles.get(i).document().path("metrics").path("request_rate").asText();
-                String b = profiles.get(j).document().path("metrics").path("request_rate").asText();
+                String a = load(profiles.get(i));
+                String b = load(profiles.get(j));
                 int stageA =
                         profiles.get(i).document().path("metrics").path("stage_index").asInt(-1);
                 int stageB =
@@ -186,11 +189,22 @@ public final class CompareCommand implements Callable<Integer> {
                                     + " and "
                                     + profiles.get(j).label()
                                     + " are both "
-                                    + (a.equals(b) ? "rate " + a : "stage " + (stageA + 1))
+                                    + (a.equals(b) ? a : "stage " + (stageA + 1))
                                     + "); give a directory of one run or the profile files");
                 }
             }
         }
+    }
+
+    /** The load a profile was measured at, as stages are paired: its rate, or concurrency. */
+    private static String load(LabeledProfile profile) {
+        com.fasterxml.jackson.databind.JsonNode m = profile.document().path("metrics");
+        String rate = m.path("request_rate").asText();
+        com.fasterxml.jackson.databind.JsonNode concurrency = m.path("max_concurrency");
+        boolean unbounded = rate.equals(RequestRate.UNBOUNDED) || rate.equals("Infinity");
+        return unbounded && concurrency.isIntegralNumber()
+                ? "concurrency " + concurrency.asInt()
+                : "rate " + rate;
     }
 
     static void print(PrintWriter out, Comparison c) {

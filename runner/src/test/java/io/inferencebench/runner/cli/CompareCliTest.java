@@ -275,6 +275,38 @@ class CompareCliTest {
     }
 
     @Test
+    void closedLoopSweepsAreComparedStageByConcurrency(@TempDir Path tmp) throws Exception {
+        // --concurrency 4,8: every stage at an unbounded rate, told apart by its concurrency.
+        Path base = tmp.resolve("base");
+        Path cand = tmp.resolve("cand");
+        for (Path dir : List.of(base, cand)) {
+            Files.createDirectories(dir);
+            // The candidate ran them the other way round.
+            int first = dir.equals(base) ? 4 : 8;
+            int second = dir.equals(base) ? 8 : 4;
+            for (int stage = 0; stage < 2; stage++) {
+                int concurrency = stage == 0 ? first : second;
+                Files.writeString(
+                        dir.resolve("c" + concurrency + ".json"),
+                        "{\"metrics\": {\"request_rate\": \"inf\", \"max_concurrency\": "
+                                + concurrency
+                                + ", \"stage_index\": "
+                                + stage
+                                + ", \"completed\": 50, \"median_ttft_ms\": "
+                                + 25 * concurrency
+                                + "}}");
+            }
+        }
+        // Before: refused, the directories "hold more than one run" (two profiles at rate inf).
+        Outcome o = SimServer.cli("compare", base.toString(), cand.toString());
+        assertThat(o.code()).as(o.out() + o.err()).isZero();
+        assertThat(o.out())
+                .contains("stage 1: concurrency 4  (baseline c4.json, candidate c4.json)")
+                .contains("stage 2: concurrency 8  (baseline c8.json, candidate c8.json)")
+                .contains("verdict: no significant change");
+    }
+
+    @Test
     void runsWithoutASuccessfulRequestHaveNothingToCompare(@TempDir Path tmp) throws Exception {
         java.util.concurrent.atomic.AtomicInteger posts =
                 new java.util.concurrent.atomic.AtomicInteger();
