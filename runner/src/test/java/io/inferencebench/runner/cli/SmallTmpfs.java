@@ -83,6 +83,11 @@ final class SmallTmpfs implements AutoCloseable {
             throw new IllegalStateException("cannot unmount " + dir + ": " + failure);
         }
         Files.deleteIfExists(dir);
+        try {
+            Files.deleteIfExists(ROOT);
+        } catch (java.nio.file.DirectoryNotEmptyException inUse) {
+            // another test JVM's mount is there
+        }
     }
 
     /** Unmounts the mounts under {@link #ROOT} of JVMs that no longer run. */
