@@ -35,8 +35,9 @@ public class RunComparison {
     private List<StageComparison> stages;
 
     @JsonPropertyDescription(
-            "What the comparison could not do as asked, e.g. stages matched by position because"
-                    + " the request rates differ.")
+            "What the comparison could not do as asked, e.g. a stage whose request rate the other"
+                    + " run lacks (not compared), or a stage pair not comparable because one side"
+                    + " has no successful request.")
     private List<String> notes;
 
     public List<String> getNotes() {

@@ -10,11 +10,11 @@ import java.util.List;
  * The result of comparing a candidate run with a baseline run.
  *
  * @param verdict regression, improvement or no significant change
- * @param stageMatching {@code request_rate} when every stage found its rate in the other run, else
- *     {@code index}
- * @param stages the matched stages, in the baseline's order
- * @param notes what the reader must know: stages left unmatched, metrics compared by threshold only
- *     and why, stages whose load was not delivered
+ * @param stageMatching how stages were paired: always {@code request_rate} (closed-loop stages also
+ *     by concurrency)
+ * @param stages the paired stages, in the baseline's order, the ones not comparable included
+ * @param notes what the reader must know: stages without a partner, pairs not comparable, metrics
+ *     compared by threshold only and why, stages whose load was not delivered
  * @param options the thresholds and significance level used
  */
 public record Comparison(
@@ -24,11 +24,8 @@ public record Comparison(
         List<String> notes,
         ComparisonOptions options) {
 
-    /** Stages paired by equal requested rates. */
+    /** Stages paired by equal requested rates (closed-loop stages also by concurrency). */
     public static final String MATCHED_BY_RATE = "request_rate";
-
-    /** Stages paired by position. */
-    public static final String MATCHED_BY_INDEX = "index";
 
     /**
      * Every significant change for the worse.
@@ -72,9 +69,10 @@ public record Comparison(
 
     /**
      * The JSON form: {@code verdict}, {@code stage_matching}, {@code thresholds}, {@code alpha},
-     * {@code notes}, and {@code stages[]} with {@code metrics.<name>} = {@code {baseline,
-     * candidate, change, significant, worse, threshold, test, p_value, unit}}. Missing numbers are
-     * {@code null}; an unbounded rate is {@code "inf"}.
+     * {@code notes}, and {@code stages[]} with {@code comparable} (and, when {@code false}, {@code
+     * not_comparable}: why), {@code concurrency} when the stages have one, and {@code
+     * metrics.<name>} = {@code {baseline, candidate, change, significant, worse, threshold, test,
+     * p_value, unit}}. Missing numbers are {@code null}; an unbounded rate is {@code "inf"}.
      *
      * @return the document
      */
@@ -97,8 +95,15 @@ public record Comparison(
             stage.put("stage", s.stage());
             putRate(stage, "baseline_request_rate", s.baselineRate());
             putRate(stage, "candidate_request_rate", s.candidateRate());
+            if (s.concurrency() != null) {
+                stage.put("concurrency", s.concurrency());
+            }
             stage.put("baseline_profile", s.baselineProfile());
             stage.put("candidate_profile", s.candidateProfile());
+            stage.put("comparable", s.comparable());
+            if (!s.comparable()) {
+                stage.put("not_comparable", s.notComparable());
+            }
             ObjectNode metrics = stage.putObject("metrics");
             for (MetricComparison m : s.metrics()) {
                 ObjectNode cell = metrics.putObject(m.name());

@@ -14,15 +14,20 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
  * Compares a candidate run with a baseline run, stage by stage, from their LPG profiles.
  *
- * <p>Stages are paired by requested rate when every stage of each run finds its rate in the other,
- * otherwise by position. For each pair it compares TTFT, ITL, TPOT and E2E latency at p50, p90 and
- * p99, output throughput and (when both have an SLO) goodput. A change is significant only when it
- * is beyond the metric's relative threshold <em>and</em> beyond the runs' sampling noise:
+ * <p>Stages are paired by requested rate, closed-loop stages (unbounded rate) also by their
+ * concurrency; never by position. A stage without a partner in the other run is left out and named
+ * in the notes; runs without a single pair, or with a rate that appears a different number of times
+ * in each, are refused. A pair where one side has no successful request is not comparable: it is
+ * reported as such and left out of the verdict, and runs without any comparable pair are refused.
+ * For each comparable pair it compares TTFT, ITL, TPOT and E2E latency at p50, p90 and p99, output
+ * throughput and (when both have an SLO) goodput. A change is significant only when it is beyond
+ * the metric's relative threshold <em>and</em> beyond the runs' sampling noise:
  *
  * <ul>
  *   <li>latency medians: Mann–Whitney U over the two histograms ({@code metrics.histograms} in the
@@ -60,6 +65,8 @@ public final class ProfileComparison {
      * @return the comparison
      * @throws IllegalArgumentException when a run has no profile or a document is not an LPG
      *     profile (the message names which)
+     * @throws NotComparableException when the runs' stages cannot be paired by rate, or no pair has
+     *     a successful request on both sides
      */
     public static Comparison compare(
             List<JsonNode> baseline, List<JsonNode> candidate, ComparisonOptions options) {
@@ -75,6 +82,8 @@ public final class ProfileComparison {
      * @return the comparison
      * @throws IllegalArgumentException when a run has no profile or a document is not an LPG
      *     profile (the message names which)
+     * @throws NotComparableException when the runs' stages cannot be paired by rate, or no pair has
+     *     a successful request on both sides
      */
     public static Comparison compareLabeled(
             List<LabeledProfile> baseline,
@@ -83,35 +92,35 @@ public final class ProfileComparison {
         List<StageData> base = read(baseline, "baseline");
         List<StageData> cand = read(candidate, "candidate");
         Set<String> notes = new LinkedHashSet<>();
-        boolean byRate = ratesMatch(base, cand);
-        List<StageData[]> pairs = new ArrayList<>();
-        if (byRate) {
-            for (StageData b : base) {
-                StageData match =
-                        cand.stream().filter(c -> sameRate(b.rate, c.rate)).findFirst().get();
-                pairs.add(new StageData[] {b, match});
-            }
-        } else {
-            notes.add(
-                    "request rates differ (baseline "
-                            + rates(base)
-                            + "; candidate "
-                            + rates(cand)
-                            + "): stages matched by position");
-            for (int i = 0; i < Math.min(base.size(), cand.size()); i++) {
-                pairs.add(new StageData[] {base.get(i), cand.get(i)});
-            }
-            for (int i = cand.size(); i < base.size(); i++) {
-                notes.add("baseline stage " + base.get(i).describe() + " has no candidate stage");
-            }
-            for (int i = base.size(); i < cand.size(); i++) {
-                notes.add("candidate stage " + cand.get(i).describe() + " has no baseline stage");
-            }
-        }
+        List<StageData[]> pairs = pair(base, cand, notes);
         List<StageComparison> stages = new ArrayList<>();
+        List<String> notComparable = new ArrayList<>();
         for (int i = 0; i < pairs.size(); i++) {
             StageData b = pairs.get(i)[0];
             StageData c = pairs.get(i)[1];
+            String missing = missingSuccesses(b, c);
+            if (missing != null) {
+                notes.add(
+                        "stage "
+                                + (i + 1)
+                                + " ("
+                                + keyText(b)
+                                + "): not comparable: "
+                                + missing
+                                + "; left out of the verdict");
+                notComparable.add(missing);
+                stages.add(
+                        new StageComparison(
+                                i + 1,
+                                b.rate,
+                                c.rate,
+                                b.concurrency(),
+                                b.label,
+                                c.label,
+                                missing,
+                                List.of()));
+                continue;
+            }
             for (StageData s : pairs.get(i)) {
                 if (s.undelivered() != null) {
                     notes.add(s.undelivered());
@@ -122,9 +131,14 @@ public final class ProfileComparison {
                             i + 1,
                             b.rate,
                             c.rate,
+                            b.concurrency(),
                             b.label,
                             c.label,
+                            null,
                             compareStage(b, c, options, notes)));
+        }
+        if (notComparable.size() == pairs.size()) {
+            throw new NotComparableException(nothingToCompare(stages, notComparable));
         }
         long tests =
                 stages.stream()
@@ -138,8 +152,10 @@ public final class ProfileComparison {
                                 st.stage(),
                                 st.baselineRate(),
                                 st.candidateRate(),
+                                st.concurrency(),
                                 st.baselineProfile(),
                                 st.candidateProfile(),
+                                st.notComparable(),
                                 st.metrics().stream().map(m -> decide(m, levelPerTest)).toList()));
         boolean regressed =
                 stages.stream()
@@ -170,7 +186,7 @@ public final class ProfileComparison {
                         : improved ? Verdict.IMPROVEMENT : Verdict.NO_SIGNIFICANT_CHANGE;
         return new Comparison(
                 verdict,
-                byRate ? Comparison.MATCHED_BY_RATE : Comparison.MATCHED_BY_INDEX,
+                Comparison.MATCHED_BY_RATE,
                 List.copyOf(stages),
                 List.copyOf(notes),
                 options);
@@ -337,25 +353,150 @@ public final class ProfileComparison {
                 m.pValue());
     }
 
-    private static boolean ratesMatch(List<StageData> base, List<StageData> cand) {
-        if (base.size() != cand.size()) {
-            return false;
-        }
+    /**
+     * Pairs the stages of two runs by request rate (closed-loop stages by concurrency too), in the
+     * baseline's order; a rate seen several times in both runs pairs its stages in their order.
+     * Stages without a partner are named in {@code notes}.
+     *
+     * @throws IllegalArgumentException when a stage has no rate
+     * @throws NotComparableException when a rate appears a different number of times in the two
+     *     runs, or no stage finds a partner
+     */
+    private static List<StageData[]> pair(
+            List<StageData> base, List<StageData> cand, Set<String> notes) {
         for (List<StageData> side : List.of(base, cand)) {
-            for (int i = 0; i < side.size(); i++) {
-                for (int j = i + 1; j < side.size(); j++) {
-                    if (sameRate(side.get(i).rate, side.get(j).rate)) {
-                        return false;
-                    }
+            for (StageData s : side) {
+                if (Double.isNaN(s.rate)) {
+                    throw new IllegalArgumentException(
+                            s.label
+                                    + ": no metrics.request_rate: stages are paired by request"
+                                    + " rate");
                 }
             }
         }
+        List<StageData[]> pairs = new ArrayList<>();
+        List<StageData> paired = new ArrayList<>();
         for (StageData b : base) {
-            if (cand.stream().noneMatch(c -> sameRate(b.rate, c.rate))) {
-                return false;
+            if (paired.contains(b)) {
+                continue;
+            }
+            List<StageData> sameInBase = base.stream().filter(o -> sameKey(b, o)).toList();
+            List<StageData> sameInCand = cand.stream().filter(o -> sameKey(b, o)).toList();
+            if (sameInCand.isEmpty()) {
+                continue;
+            }
+            if (sameInBase.size() != sameInCand.size()) {
+                throw new NotComparableException(
+                        "cannot pair the stages at "
+                                + keyText(b)
+                                + ": the baseline has "
+                                + sameInBase.size()
+                                + (sameInBase.size() == 1 ? " stage" : " stages")
+                                + " at "
+                                + keyText(b)
+                                + ", the candidate "
+                                + sameInCand.size()
+                                + " (baseline "
+                                + labels(sameInBase)
+                                + "; candidate "
+                                + labels(sameInCand)
+                                + "); compare the profile files you mean");
+            }
+            for (int k = 0; k < sameInBase.size(); k++) {
+                pairs.add(new StageData[] {sameInBase.get(k), sameInCand.get(k)});
+                paired.add(sameInBase.get(k));
+                paired.add(sameInCand.get(k));
             }
         }
-        return true;
+        if (pairs.isEmpty()) {
+            throw new NotComparableException(
+                    "nothing to pair: no stage of the baseline ("
+                            + keys(base)
+                            + ") has the request rate of a stage of the candidate ("
+                            + keys(cand)
+                            + "); stages are paired by request rate (closed-loop stages also by"
+                            + " concurrency), never by position");
+        }
+        pairs.sort(Comparator.comparingInt(p -> base.indexOf(p[0])));
+        for (StageData b : base) {
+            if (!paired.contains(b)) {
+                notes.add(
+                        "baseline stage "
+                                + b.describe()
+                                + " has no candidate stage at that rate: not compared");
+            }
+        }
+        for (StageData c : cand) {
+            if (!paired.contains(c)) {
+                notes.add(
+                        "candidate stage "
+                                + c.describe()
+                                + " has no baseline stage at that rate: not compared");
+            }
+        }
+        return pairs;
+    }
+
+    /** Why a pair cannot be compared: a side without a successful request; else {@code null}. */
+    private static String missingSuccesses(StageData b, StageData c) {
+        if (!b.hasSuccess() && !c.hasSuccess()) {
+            return "neither the baseline nor the candidate has a successful request";
+        }
+        if (!b.hasSuccess()) {
+            return "the baseline has no successful request";
+        }
+        return c.hasSuccess() ? null : "the candidate has no successful request";
+    }
+
+    private static String nothingToCompare(List<StageComparison> stages, List<String> reasons) {
+        boolean oneReason = reasons.stream().distinct().count() == 1;
+        StringBuilder message = new StringBuilder("nothing to compare: ");
+        if (oneReason) {
+            message.append(reasons.get(0))
+                    .append(stages.size() == 1 ? " in the stage" : " in any of the stages")
+                    .append(" paired (");
+        } else {
+            message.append("no stage paired has a successful request on both sides (");
+        }
+        List<String> each = new ArrayList<>();
+        for (int i = 0; i < stages.size(); i++) {
+            StageComparison s = stages.get(i);
+            each.add(
+                    "stage "
+                            + s.stage()
+                            + " at "
+                            + keyText(s.baselineRate(), s.concurrency())
+                            + (oneReason ? "" : ": " + reasons.get(i))
+                            + ", baseline "
+                            + s.baselineProfile()
+                            + ", candidate "
+                            + s.candidateProfile());
+        }
+        return message.append(String.join("; ", each)).append(')').toString();
+    }
+
+    private static boolean sameKey(StageData a, StageData b) {
+        return sameRate(a.rate, b.rate)
+                && (Double.isFinite(a.rate) || Objects.equals(a.concurrency(), b.concurrency()));
+    }
+
+    private static String keyText(StageData s) {
+        return keyText(s.rate, s.concurrency());
+    }
+
+    /** {@code 5.0 req/s}; a closed-loop stage {@code concurrency 8}. */
+    static String keyText(double rate, Integer concurrency) {
+        return !Double.isFinite(rate) && concurrency != null
+                ? "concurrency " + concurrency
+                : rateText(rate) + " req/s";
+    }
+
+    private static String keys(List<StageData> side) {
+        return String.join(", ", side.stream().map(ProfileComparison::keyText).toList());
+    }
+
+    private static String labels(List<StageData> stages) {
+        return String.join(", ", stages.stream().map(s -> s.label).toList());
     }
 
     private static boolean sameRate(double a, double b) {
@@ -366,10 +507,6 @@ public final class ProfileComparison {
             return a == b;
         }
         return Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b));
-    }
-
-    private static String rates(List<StageData> side) {
-        return String.join(", ", side.stream().map(s -> rateText(s.rate)).toList());
     }
 
     static String rateText(double rate) {
@@ -474,7 +611,25 @@ public final class ProfileComparison {
         }
 
         String describe() {
-            return (stageIndex + 1) + " (" + rateText(rate) + " req/s, " + label + ")";
+            return (stageIndex + 1) + " (" + keyText(rate, concurrency()) + ", " + label + ")";
+        }
+
+        /** The concurrency of a closed-loop stage (or the cap of an open-loop one), or null. */
+        Integer concurrency() {
+            JsonNode n = metrics.get("max_concurrency");
+            return n != null && n.canConvertToInt() && n.isIntegralNumber() ? n.asInt() : null;
+        }
+
+        /**
+         * Whether any request succeeded: {@code completed}, else the count of end-to-end latencies;
+         * a profile with neither (another writer's) is taken to have successes.
+         */
+        boolean hasSuccess() {
+            Long completed = count("completed");
+            if (completed == null) {
+                completed = count("count_" + Metric.E2EL.family());
+            }
+            return completed == null || completed > 0;
         }
 
         Double number(String key) {

@@ -15,9 +15,13 @@ import io.inferencebench.profile.server.ServerMetricSummary;
 import io.inferencebench.profile.server.ServerMetricsReport;
 import io.inferencebench.profile.stats.MetricRecorder;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.Map;
 
@@ -287,23 +291,98 @@ public final class LpgProfileWriter {
     }
 
     /**
+     * Longest name {@link #fileName} gives, in UTF-8 bytes: common file systems allow 255, and the
+     * rest is room for what writers append (the runner's {@code -partial} and {@code -2}, the
+     * operator's {@code -stage12} in a ConfigMap key of at most 253 characters).
+     */
+    public static final int MAX_FILE_NAME_BYTES = 200;
+
+    /**
      * LPG's file name for a stage's profile: {@code <backend>-<rate>qps-<model
      * basename>-<date>.json}, with the rate as Python prints a float ({@code 20.0}, {@code inf})
-     * and LPG's date format.
+     * and LPG's date format. A name is one path segment of at most {@link #MAX_FILE_NAME_BYTES}
+     * bytes: control characters and path separators in the model id become {@code _}, and a model
+     * basename too long for the bound is cut and followed by a hash of the whole basename (so two
+     * ids that differ only beyond the cut keep different names). The profile itself keeps the id as
+     * given.
      *
      * @param stage the stage result (rate and first dispatch)
      * @param context run metadata
      * @return the file name
      */
     public static String fileName(StageResult stage, ProfileContext context) {
-        return nullToEmpty(context.backend())
-                + "-"
-                + RequestRate.pythonString(stage.requestedRate)
-                + "qps-"
-                + context.modelBasename()
-                + "-"
-                + DATE_FORMAT.format(stageStart(stage, context))
-                + ".json";
+        String prefix =
+                truncateUtf8(safeFileNamePart(nullToEmpty(context.backend())), 32)
+                        + "-"
+                        + RequestRate.pythonString(stage.requestedRate)
+                        + "qps-";
+        String suffix = "-" + DATE_FORMAT.format(stageStart(stage, context)) + ".json";
+        String basename = context.modelBasename();
+        String model = safeFileNamePart(basename);
+        int room = MAX_FILE_NAME_BYTES - utf8Length(prefix) - utf8Length(suffix);
+        if (utf8Length(model) > room) {
+            String hash = "-" + shortHash(basename);
+            model = truncateUtf8(model, Math.max(1, room - hash.length())) + hash;
+        }
+        return prefix + model + suffix;
+    }
+
+    /**
+     * A piece of a file name: control and line-separator characters, unpaired surrogates and path
+     * separators replaced by {@code _}.
+     */
+    private static String safeFileNamePart(String text) {
+        StringBuilder out = new StringBuilder(text.length());
+        text.codePoints()
+                .forEach(
+                        cp -> {
+                            int type = Character.getType(cp);
+                            boolean unsafe =
+                                    Character.isISOControl(cp)
+                                            || cp == '/'
+                                            || cp == '\\'
+                                            || type == Character.LINE_SEPARATOR
+                                            || type == Character.PARAGRAPH_SEPARATOR
+                                            || type == Character.SURROGATE;
+                            if (unsafe) {
+                                out.append('_');
+                            } else {
+                                out.appendCodePoint(cp);
+                            }
+                        });
+        return out.toString();
+    }
+
+    private static int utf8Length(String text) {
+        return text.getBytes(StandardCharsets.UTF_8).length;
+    }
+
+    /** The longest prefix of {@code text} of at most {@code maxBytes} UTF-8 bytes, whole chars. */
+    private static String truncateUtf8(String text, int maxBytes) {
+        int bytes = 0;
+        int end = 0;
+        while (end < text.length()) {
+            int cp = text.codePointAt(end);
+            int size = new String(Character.toChars(cp)).getBytes(StandardCharsets.UTF_8).length;
+            if (bytes + size > maxBytes) {
+                break;
+            }
+            bytes += size;
+            end += Character.charCount(cp);
+        }
+        return text.substring(0, end);
+    }
+
+    /** Eight hex digits of the text's SHA-256. */
+    private static String shortHash(String text) {
+        try {
+            byte[] digest =
+                    MessageDigest.getInstance("SHA-256")
+                            .digest(text.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 4);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
+        }
     }
 
     /**

@@ -40,7 +40,7 @@ public record ProfileContext(
     /**
      * The last path segment of the model id ({@code google/gemma-7b} gives {@code gemma-7b}).
      *
-     * @return the model basename, {@code "model"} when unknown
+     * @return the model basename, {@code "model"} when unknown or only slashes
      */
     public String modelBasename() {
         if (modelId == null || modelId.isBlank()) {
@@ -48,6 +48,7 @@ public record ProfileContext(
         }
         String trimmed = modelId.replaceAll("/+$", "");
         int slash = trimmed.lastIndexOf('/');
-        return slash >= 0 ? trimmed.substring(slash + 1) : trimmed;
+        String basename = slash >= 0 ? trimmed.substring(slash + 1) : trimmed;
+        return basename.isBlank() ? "model" : basename;
     }
 }

@@ -227,16 +227,184 @@ class ProfileComparisonTest {
         assertThat(c.verdict()).isEqualTo(Verdict.REGRESSION);
     }
 
+    /** {@code profile} as stage {@code index} (0-based) of its run. */
+    static ObjectNode atStage(ObjectNode profile, int index) {
+        ((ObjectNode) profile.get("metrics")).put("stage_index", index);
+        return profile;
+    }
+
+    /** {@code profile} as a closed-loop stage: unbounded rate, {@code concurrency} in flight. */
+    static ObjectNode closedLoop(ObjectNode profile, int concurrency) {
+        ((ObjectNode) profile.get("metrics")).put("request_rate", "inf");
+        ((ObjectNode) profile.get("metrics")).put("max_concurrency", concurrency);
+        return profile;
+    }
+
+    /** A stage of {@code n} requests at {@code rate} that all failed (HTTP 5xx). */
+    static ObjectNode allFailed(double rate, int n) {
+        StageResult s = new StageResult();
+        s.requestedRate = rate;
+        s.firstDispatchEpochNanos = 1_000_000_000L;
+        s.lastDispatchEpochNanos = s.firstDispatchEpochNanos + 2_000_000_000L;
+        s.lastCompletionEpochNanos = s.lastDispatchEpochNanos;
+        s.sloTtftMs = 60.0;
+        for (int i = 0; i < n; i++) {
+            s.sent++;
+            s.countFailure("http_5xx");
+        }
+        return LpgProfileWriter.write(s, CONTEXT);
+    }
+
     @Test
-    void stagesWithOtherRatesArePairedByPositionAndTheNotesSaySo() {
-        Comparison c =
-                ProfileComparison.compare(
-                        List.of(profile(5, 200, 50, 10, 40, 1), profile(10, 200, 50, 10, 20, 2)),
-                        List.of(profile(5, 200, 50, 10, 40, 3), profile(20, 200, 50, 10, 10, 4)),
-                        ComparisonOptions.defaults());
-        assertThat(c.stageMatching()).isEqualTo(Comparison.MATCHED_BY_INDEX);
-        assertThat(c.stages().get(1).candidateRate()).isEqualTo(20.0);
-        assertThat(c.notes()).anySatisfy(n -> assertThat(n).contains("matched by position"));
+    void aStageIsPairedWithTheStageOfItsRateNotWithTheStageAtItsPosition() {
+        // One stage at 20 req/s against a sweep 10, 20, 40 whose latency grows with the rate:
+        // by position 20 met 10 (a 2x "regression"); by rate it meets 20 (unchanged).
+        List<LabeledProfile> one =
+                List.of(
+                        new LabeledProfile(
+                                "b20.json", atStage(profile(20, 400, 100, 10, 20, 1), 0)));
+        List<LabeledProfile> sweep =
+                List.of(
+                        new LabeledProfile("c10.json", atStage(profile(10, 400, 50, 10, 40, 2), 0)),
+                        new LabeledProfile(
+                                "c20.json", atStage(profile(20, 400, 100, 10, 20, 3), 1)),
+                        new LabeledProfile(
+                                "c40.json", atStage(profile(40, 400, 200, 10, 10, 4), 2)));
+        for (boolean reversed : List.of(false, true)) {
+            Comparison c =
+                    reversed
+                            ? ProfileComparison.compareLabeled(
+                                    sweep, one, ComparisonOptions.defaults())
+                            : ProfileComparison.compareLabeled(
+                                    one, sweep, ComparisonOptions.defaults());
+            assertThat(c.stageMatching()).isEqualTo(Comparison.MATCHED_BY_RATE);
+            assertThat(c.stages()).hasSize(1);
+            StageComparison s = c.stages().get(0);
+            assertThat(s.baselineRate()).isEqualTo(20.0);
+            assertThat(s.candidateRate()).isEqualTo(20.0);
+            assertThat(reversed ? s.baselineProfile() : s.candidateProfile()).isEqualTo("c20.json");
+            assertThat(c.verdict())
+                    .as(c.toJson().toString())
+                    .isEqualTo(Verdict.NO_SIGNIFICANT_CHANGE);
+            String side = reversed ? "baseline" : "candidate";
+            assertThat(c.notes())
+                    .anySatisfy(
+                            n ->
+                                    assertThat(n)
+                                            .contains(side + " stage 1 (10.0 req/s, c10.json)")
+                                            .contains(
+                                                    "no "
+                                                            + (reversed ? "candidate" : "baseline")
+                                                            + " stage"))
+                    .anySatisfy(
+                            n -> assertThat(n).contains(side + " stage 3 (40.0 req/s, c40.json)"));
+        }
+    }
+
+    @Test
+    void stagesWithoutACommonRateAreRefusedNotPairedByPosition() {
+        assertThatThrownBy(
+                        () ->
+                                ProfileComparison.compare(
+                                        List.of(
+                                                atStage(profile(5, 200, 50, 10, 40, 1), 0),
+                                                atStage(profile(10, 200, 50, 10, 20, 2), 1)),
+                                        List.of(
+                                                atStage(profile(6, 200, 50, 10, 40, 3), 0),
+                                                atStage(profile(12, 200, 50, 10, 10, 4), 1)),
+                                        ComparisonOptions.defaults()))
+                .isInstanceOf(NotComparableException.class)
+                .hasMessageContaining("no stage of the baseline (5.0 req/s, 10.0 req/s)")
+                .hasMessageContaining("candidate (6.0 req/s, 12.0 req/s)");
+        // The same rate twice on one side and once on the other: which one is meant is unknown.
+        assertThatThrownBy(
+                        () ->
+                                ProfileComparison.compare(
+                                        List.of(
+                                                atStage(profile(5, 200, 50, 10, 40, 1), 0),
+                                                atStage(profile(5, 200, 50, 10, 40, 2), 1)),
+                                        List.of(atStage(profile(5, 200, 50, 10, 40, 3), 0)),
+                                        ComparisonOptions.defaults()))
+                .isInstanceOf(NotComparableException.class)
+                .hasMessageContaining("the baseline has 2 stages at 5.0 req/s, the candidate 1");
+    }
+
+    @Test
+    void closedLoopStagesArePairedByTheirConcurrency() {
+        // Both runs at concurrency 4 and 8 (unbounded rate), the candidate in the other order;
+        // twice the requests in flight, twice the first-token time.
+        List<LabeledProfile> base =
+                List.of(
+                        new LabeledProfile(
+                                "b4.json",
+                                atStage(closedLoop(profile(1, 400, 50, 10, 40, 1), 4), 0)),
+                        new LabeledProfile(
+                                "b8.json",
+                                atStage(closedLoop(profile(1, 400, 100, 10, 40, 2), 8), 1)));
+        List<LabeledProfile> cand =
+                List.of(
+                        new LabeledProfile(
+                                "c8.json",
+                                atStage(closedLoop(profile(1, 400, 100, 10, 40, 3), 8), 0)),
+                        new LabeledProfile(
+                                "c4.json",
+                                atStage(closedLoop(profile(1, 400, 50, 10, 40, 4), 4), 1)));
+        Comparison c = ProfileComparison.compareLabeled(base, cand, ComparisonOptions.defaults());
+        assertThat(c.stages())
+                .extracting(StageComparison::baselineProfile, StageComparison::candidateProfile)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple("b4.json", "c4.json"),
+                        org.assertj.core.groups.Tuple.tuple("b8.json", "c8.json"));
+        assertThat(c.verdict()).isEqualTo(Verdict.NO_SIGNIFICANT_CHANGE);
+    }
+
+    @Test
+    void twoRunsWithoutASuccessfulRequestHaveNothingToCompare() {
+        assertThatThrownBy(
+                        () ->
+                                ProfileComparison.compare(
+                                        List.of(allFailed(5, 20)),
+                                        List.of(allFailed(5, 20)),
+                                        ComparisonOptions.defaults()))
+                .isInstanceOf(NotComparableException.class)
+                .hasMessageContaining("nothing to compare")
+                .hasMessageContaining(
+                        "neither the baseline nor the candidate has a successful" + " request");
+        assertThatThrownBy(
+                        () ->
+                                ProfileComparison.compare(
+                                        List.of(profile(5, 200, 50, 10, 40, 1)),
+                                        List.of(allFailed(5, 20)),
+                                        ComparisonOptions.defaults()))
+                .isInstanceOf(NotComparableException.class)
+                .hasMessageContaining("nothing to compare")
+                .hasMessageContaining("the candidate has no successful request");
+    }
+
+    @Test
+    void aStageWithoutASuccessfulRequestOnOneSideIsNotComparableAndNoChange() {
+        List<JsonNode> base =
+                List.of(
+                        atStage(profile(5, 200, 50, 10, 40, 1), 0),
+                        atStage(profile(10, 200, 50, 10, 20, 2), 1));
+        List<JsonNode> cand =
+                List.of(atStage(profile(5, 200, 50, 10, 40, 3), 0), atStage(allFailed(10, 20), 1));
+        Comparison c = ProfileComparison.compare(base, cand, ComparisonOptions.defaults());
+        assertThat(c.stages()).hasSize(2);
+        assertThat(c.stages().get(1).metrics()).isEmpty();
+        assertThat(c.verdict()).isEqualTo(Verdict.NO_SIGNIFICANT_CHANGE);
+        assertThat(c.notes())
+                .anySatisfy(
+                        n ->
+                                assertThat(n)
+                                        .contains("stage 2 (10.0 req/s)")
+                                        .contains("not comparable")
+                                        .contains("the candidate has no successful request"));
+        JsonNode stage = c.toJson().get("stages").get(1);
+        assertThat(stage.get("comparable").asBoolean()).isFalse();
+        assertThat(stage.get("not_comparable").asText())
+                .isEqualTo("the candidate has no successful request");
+        assertThat(c.toJson().get("stages").get(0).get("comparable").asBoolean()).isTrue();
     }
 
     @Test

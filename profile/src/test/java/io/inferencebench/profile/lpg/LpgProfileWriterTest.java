@@ -331,6 +331,64 @@ class LpgProfileWriterTest {
         assertThat(LpgProfileWriter.fileName(s, CONTEXT)).startsWith("jetstream-infqps-gemma-7b-");
     }
 
+    /** The context of {@link #CONTEXT} with another model id. */
+    private static ProfileContext withModel(String modelId) {
+        return new ProfileContext(
+                CONTEXT.backend(),
+                modelId,
+                null,
+                CONTEXT.modelServer(),
+                CONTEXT.startTime(),
+                null,
+                null,
+                1,
+                "test",
+                Map.of());
+    }
+
+    @Test
+    void fileNamesAreBoundedAndFreeOfControlCharactersAndSeparators() throws Exception {
+        StageResult s = threeRequests();
+        String longId = "acme/" + "m".repeat(300);
+        String name = LpgProfileWriter.fileName(s, withModel(longId));
+        // Before: 340 bytes, "File name too long" on every common file system.
+        // 255 bytes is the limit of common file systems; writers add suffixes (-partial, -2,
+        // -stage3) and a ConfigMap key has at most 253 characters: 40 bytes are left for them.
+        assertThat(name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length)
+                .isLessThanOrEqualTo(255 - 40);
+        // LPG's shape kept: <backend>-<rate>qps-<model basename>-<date>.json
+        assertThat(name).matches("jetstream-20\\.0qps-m{100,}-[0-9a-f]{8}-20240925-220923\\.json");
+        // Two ids that differ only beyond the bound still get different names.
+        assertThat(LpgProfileWriter.fileName(s, withModel(longId + "x"))).isNotEqualTo(name);
+        // The full id stays in the profile.
+        JsonNode doc = LpgProfileWriter.write(s, withModel(longId), null);
+        assertThat(doc.at("/dimensions/model_id").asText()).isEqualTo(longId);
+        assertThat(doc.at("/config/model").asText()).isEqualTo(longId);
+
+        String odd = "org/line\nbreak\ttab\u0000nul\\back\u2028sep\u007fdel";
+        String oddName = LpgProfileWriter.fileName(s, withModel(odd));
+        assertThat(oddName)
+                .isEqualTo(
+                        "jetstream-20.0qps-line_break_tab_nul_back_sep_del-20240925-220923.json");
+        assertThat(
+                        LpgProfileWriter.write(s, withModel(odd), null)
+                                .at("/dimensions/model_id")
+                                .asText())
+                .isEqualTo(odd);
+
+        // Multi-byte characters are cut between characters, never inside one.
+        String wide = "\u6a21\u578b\uD83D\uDE80".repeat(80);
+        String wideName = LpgProfileWriter.fileName(s, withModel(wide));
+        byte[] bytes = wideName.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(bytes.length).isLessThanOrEqualTo(255 - 40);
+        // (a half character, a lone surrogate, would come back as '?')
+        assertThat(new String(bytes, java.nio.charset.StandardCharsets.UTF_8)).isEqualTo(wideName);
+
+        // Nothing left of the id: the name still has a model part.
+        assertThat(LpgProfileWriter.fileName(s, withModel("///")))
+                .isEqualTo("jetstream-20.0qps-model-20240925-220923.json");
+    }
+
     @Test
     void statisticsModeSaysWhetherPercentilesAreExact() throws Exception {
         StageResult inMemory = StageResult.merge(List.of(threeRequests(), threeRequests()));

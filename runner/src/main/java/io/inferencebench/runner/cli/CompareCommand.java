@@ -90,6 +90,14 @@ public final class CompareCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         ComparisonOptions options = options(thresholds, alpha).withTailsInVerdict(tails);
+        if (output != null) {
+            ProfileInputs.refuseOutputOverInput(
+                    "--output",
+                    output,
+                    List.of(
+                            new ProfileInputs.Input("BASELINE", baseline),
+                            new ProfileInputs.Input("CANDIDATE", candidate)));
+        }
         List<LabeledProfile> base = ProfileInputs.profiles("BASELINE", baseline);
         List<LabeledProfile> cand = ProfileInputs.profiles("CANDIDATE", candidate);
         checkOneRun("BASELINE", baseline, base);
@@ -155,15 +163,18 @@ public final class CompareCommand implements Callable<Integer> {
         return value / 100.0;
     }
 
-    /** Two profiles of the same rate in one directory are two runs mixed up, not one sweep. */
+    /**
+     * Two profiles of the same load (rate; for closed-loop stages, all at an unbounded rate, the
+     * concurrency) or the same stage in one directory are two runs mixed up, not one sweep.
+     */
     private static void checkOneRun(String what, Path path, List<LabeledProfile> profiles) {
         if (!Files.isDirectory(path)) {
             return;
         }
         for (int i = 0; i < profiles.size(); i++) {
             for (int j = i + 1; j < profiles.size(); j++) {
-                String a = profiles.get(i).document().path("metrics").path("request_rate").asText();
-                String b = profiles.get(j).document().path("metrics").path("request_rate").asText();
+                String a = load(profiles.get(i));
+                String b = load(profiles.get(j));
                 int stageA =
                         profiles.get(i).document().path("metrics").path("stage_index").asInt(-1);
                 int stageB =
@@ -178,27 +189,38 @@ public final class CompareCommand implements Callable<Integer> {
                                     + " and "
                                     + profiles.get(j).label()
                                     + " are both "
-                                    + (a.equals(b) ? "rate " + a : "stage " + (stageA + 1))
+                                    + (a.equals(b) ? a : "stage " + (stageA + 1))
                                     + "); give a directory of one run or the profile files");
                 }
             }
         }
     }
 
+    /** The load a profile was measured at, as stages are paired: its rate, or concurrency. */
+    private static String load(LabeledProfile profile) {
+        com.fasterxml.jackson.databind.JsonNode m = profile.document().path("metrics");
+        String rate = m.path("request_rate").asText();
+        com.fasterxml.jackson.databind.JsonNode concurrency = m.path("max_concurrency");
+        boolean unbounded = rate.equals(RequestRate.UNBOUNDED) || rate.equals("Infinity");
+        return unbounded && concurrency.isIntegralNumber()
+                ? "concurrency " + concurrency.asInt()
+                : "rate " + rate;
+    }
+
     static void print(PrintWriter out, Comparison c) {
         for (StageComparison s : c.stages()) {
             out.printf(
                     Locale.ROOT,
-                    "stage %d: %s req/s%s  (baseline %s, candidate %s)%n",
+                    "stage %d: %s  (baseline %s, candidate %s)",
                     s.stage(),
-                    RequestRate.pythonString(s.baselineRate()),
-                    s.candidateRate() == s.baselineRate()
-                                    || (Double.isNaN(s.candidateRate())
-                                            && Double.isNaN(s.baselineRate()))
-                            ? ""
-                            : " vs " + RequestRate.pythonString(s.candidateRate()),
+                    stageKey(s),
                     s.baselineProfile(),
                     s.candidateProfile());
+            if (!s.comparable()) {
+                out.printf(Locale.ROOT, ": not comparable: %s%n%n", s.notComparable());
+                continue;
+            }
+            out.println();
             List<List<String>> rows = new ArrayList<>();
             rows.add(List.of("metric", "baseline", "candidate", "change", "significant", "test"));
             for (MetricComparison m : s.metrics()) {
@@ -240,6 +262,13 @@ public final class CompareCommand implements Callable<Integer> {
                     case NO_SIGNIFICANT_CHANGE -> "";
                 };
         out.println("verdict: " + c.verdict().text() + detail);
+    }
+
+    /** How a pair of stages is named: its rate, or a closed-loop stage's concurrency. */
+    static String stageKey(StageComparison s) {
+        return s.concurrency() != null && RequestRate.isUnbounded(s.baselineRate())
+                ? "concurrency " + s.concurrency()
+                : RequestRate.pythonString(s.baselineRate()) + " req/s";
     }
 
     private static String join(List<String> items) {
@@ -294,11 +323,7 @@ public final class CompareCommand implements Callable<Integer> {
 
     private static void write(Path file, Comparison c) {
         try {
-            Path parent = file.toAbsolutePath().getParent();
-            if (parent != null) {
-                Files.createDirectories(parent);
-            }
-            Files.writeString(
+            AtomicFiles.replace(
                     file,
                     ProfileInputs.JSON
                                     .copy()
@@ -306,7 +331,8 @@ public final class CompareCommand implements Callable<Integer> {
                                     .writeValueAsString(c.toJson())
                             + "\n");
         } catch (IOException e) {
-            throw new Main.UsageError("--output: cannot write " + file + ": " + Main.describe(e));
+            throw new Main.UsageError(
+                    "--output: cannot write " + file + ": " + Main.describe(e) + " (not written)");
         }
     }
 }

@@ -55,6 +55,17 @@ final class HtmlReport {
     private HtmlReport() {}
 
     static String render(List<Run> runs, Comparison comparison, String generated) {
+        return render(runs, comparison, null, generated);
+    }
+
+    /**
+     * The page.
+     *
+     * @param comparison the second run against the first, or {@code null}
+     * @param notCompared why two runs are not compared, or {@code null}
+     */
+    static String render(
+            List<Run> runs, Comparison comparison, String notCompared, String generated) {
         StringBuilder h = new StringBuilder();
         h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n")
                 .append(
@@ -94,6 +105,14 @@ final class HtmlReport {
         }
         if (comparison != null) {
             comparison(h, comparison, runs);
+        } else if (notCompared != null && runs.size() == 2) {
+            h.append("<section class=\"comparison\" data-verdict=\"not compared\"><h2>Comparison: ")
+                    .append(esc(runs.get(1).label()))
+                    .append(" against ")
+                    .append(esc(runs.get(0).label()))
+                    .append("</h2>\n<p class=\"verdict\">not compared: ")
+                    .append(esc(notCompared))
+                    .append("</p></section>\n");
         }
         for (int i = 0; i < runs.size(); i++) {
             tables(h, runs.get(i), i);
@@ -110,7 +129,7 @@ final class HtmlReport {
         for (Run run : runs) {
             for (JsonNode p : run.profiles()) {
                 JsonNode m = p.path("metrics");
-                if (!has(m, "median_" + chart.family())) {
+                if (!has(m, "median_" + chart.family()) || !measured(m, chart.family())) {
                     continue;
                 }
                 maxX = Math.max(maxX, rate(m));
@@ -158,7 +177,7 @@ final class HtmlReport {
                 List<JsonNode> nodes = new ArrayList<>();
                 for (int i = 0; i < run.profiles().size(); i++) {
                     JsonNode m = run.profiles().get(i).path("metrics");
-                    if (has(m, key) && m.path("count_" + chart.family()).asLong(1) > 0) {
+                    if (has(m, key) && measured(m, chart.family())) {
                         points.add(new double[] {rate(m), m.path(key).asDouble()});
                         names.add(run.profileNames().get(i));
                         nodes.add(m);
@@ -532,7 +551,18 @@ final class HtmlReport {
                             "median_tpot_ms",
                             "median_e2el_ms",
                             "p99_e2el_ms")) {
-                h.append("<td>").append(cell(m, key)).append("</td>");
+                String family = key.substring(key.indexOf('_') + 1);
+                if (measured(m, family)) {
+                    h.append("<td>").append(cell(m, key)).append("</td>");
+                } else {
+                    // LPG writes 0 for a statistic of no values: shown as absent, and why.
+                    h.append("<td class=\"absent\" title=\"")
+                            .append(
+                                    succeeded(m)
+                                            ? "not measured in this stage"
+                                            : "no successful request")
+                            .append("\">-</td>");
+                }
             }
             h.append("<td>")
                     .append(
@@ -593,10 +623,19 @@ final class HtmlReport {
             h.append("<h3>stage ")
                     .append(s.stage())
                     .append(": ")
-                    .append(RequestRate.pythonString(s.baselineRate()))
-                    .append(
-                            " req/s</h3>\n<table><tr><th>metric</th><th>baseline</th><th>candidate</th>"
-                                    + "<th>change</th><th>significant</th><th>test</th></tr>\n");
+                    .append(esc(CompareCommand.stageKey(s)))
+                    .append("</h3>\n");
+            if (!s.comparable()) {
+                h.append("<p class=\"meta not-comparable\" data-stage=\"")
+                        .append(s.stage())
+                        .append("\">not comparable: ")
+                        .append(esc(s.notComparable()))
+                        .append("</p>\n");
+                continue;
+            }
+            h.append(
+                    "<table><tr><th>metric</th><th>baseline</th><th>candidate</th>"
+                            + "<th>change</th><th>significant</th><th>test</th></tr>\n");
             for (MetricComparison m : s.metrics()) {
                 h.append("<tr class=\"")
                         .append(m.regressed() ? "worse" : m.improved() ? "better" : "same")
@@ -634,6 +673,22 @@ final class HtmlReport {
 
     private static boolean has(JsonNode m, String key) {
         return m.path(key).isNumber();
+    }
+
+    /**
+     * Whether a latency family has values: its {@code count_} when the profile has one (this
+     * runner's), else whether any request succeeded (LPG's own families have no count and write 0
+     * for none).
+     */
+    static boolean measured(JsonNode m, String family) {
+        JsonNode count = m.path("count_" + family);
+        return count.isNumber() ? count.asLong() > 0 : succeeded(m);
+    }
+
+    /** Whether any request of the stage succeeded; a profile that does not say is taken as yes. */
+    private static boolean succeeded(JsonNode m) {
+        JsonNode completed = m.path("completed");
+        return !completed.isNumber() || completed.asLong() > 0;
     }
 
     private static String cell(JsonNode m, String key) {
@@ -709,5 +764,5 @@ final class HtmlReport {
                     + ".verdict{font-size:16px}.verdict.regression b{color:#c62828}"
                     + ".verdict.improvement b{color:#2e7d32}tr.worse td{background:#fdecea}"
                     + "tr.better td{background:#e8f5e9}tr.fail td{background:#fdecea}"
-                    + "tr.load-not-delivered td{background:#fff8e1}";
+                    + "tr.load-not-delivered td{background:#fff8e1}td.absent{color:#999}";
 }

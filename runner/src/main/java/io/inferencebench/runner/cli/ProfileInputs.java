@@ -56,6 +56,86 @@ final class ProfileInputs {
         return out;
     }
 
+    /**
+     * What a command reads: a file, or a directory whose {@code *.json} files it reads.
+     *
+     * @param what how the argument is named in messages (e.g. {@code BASELINE})
+     * @param path the file or directory
+     */
+    record Input(String what, Path path) {}
+
+    /**
+     * Refuses an output file that would overwrite an input, or that lies in an input directory
+     * where the next {@code compare} or {@code report} of it would read it as a profile.
+     *
+     * @param flag the output's flag, for the message
+     * @param output the file to be written
+     * @param inputs what the command reads
+     * @throws Main.UsageError naming {@code flag} and the input
+     */
+    static void refuseOutputOverInput(String flag, Path output, List<Input> inputs) {
+        Path target = resolved(output);
+        for (Input input : inputs) {
+            Path in = resolved(input.path());
+            if (Files.isDirectory(in)) {
+                if (in.equals(target.getParent())
+                        && target.getFileName().toString().endsWith(".json")) {
+                    throw new Main.UsageError(
+                            flag
+                                    + ": "
+                                    + output
+                                    + " is in the directory of "
+                                    + input.what()
+                                    + " ("
+                                    + input.path()
+                                    + "), whose *.json files are read as the run's profiles;"
+                                    + " write it to another directory or under a name not"
+                                    + " ending in .json");
+                }
+            } else if (in.equals(target) || sameFile(in, target)) {
+                throw new Main.UsageError(
+                        flag
+                                + ": "
+                                + output
+                                + " is "
+                                + input.what()
+                                + " ("
+                                + input.path()
+                                + "), an input: writing it would overwrite it; choose another"
+                                + " file");
+            }
+        }
+    }
+
+    /**
+     * The path with links and {@code ..} resolved as far as it exists, so that two names of one
+     * file (a link to a directory, a relative path) compare equal.
+     */
+    private static Path resolved(Path path) {
+        Path absolute = path.toAbsolutePath().normalize();
+        Path existing = absolute;
+        while (existing != null && !Files.exists(existing)) {
+            existing = existing.getParent();
+        }
+        if (existing == null) {
+            return absolute;
+        }
+        try {
+            return existing.toRealPath().resolve(existing.relativize(absolute));
+        } catch (IOException | RuntimeException e) {
+            return absolute;
+        }
+    }
+
+    /** Whether two existing paths are one file (also through hard links). */
+    private static boolean sameFile(Path a, Path b) {
+        try {
+            return Files.exists(a) && Files.exists(b) && Files.isSameFile(a, b);
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
     static boolean isProfile(JsonNode document) {
         return document != null && document.path("metrics").isObject();
     }

@@ -4,9 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.inferencebench.profile.compare.Comparison;
 import io.inferencebench.profile.compare.ComparisonOptions;
 import io.inferencebench.profile.compare.LabeledProfile;
+import io.inferencebench.profile.compare.NotComparableException;
 import io.inferencebench.profile.compare.ProfileComparison;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -58,10 +58,21 @@ public final class ReportCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         List<HtmlReport.Run> runs = new ArrayList<>();
+        List<ProfileInputs.Input> read = new ArrayList<>();
         for (int i = 0; i < inputs.size(); i++) {
-            runs.add(load("RUN " + (i + 1), inputs.get(i)));
+            String what = "RUN " + (i + 1);
+            runs.add(load(what, inputs.get(i)));
+            read.add(new ProfileInputs.Input(what, inputs.get(i)));
+            if (runs.getLast().capacity() != null && !Files.isDirectory(inputs.get(i))) {
+                // A capacity.json's probe profiles are read from its directory.
+                read.add(
+                        new ProfileInputs.Input(
+                                what, inputs.get(i).toAbsolutePath().normalize().getParent()));
+            }
         }
+        ProfileInputs.refuseOutputOverInput("--output", output, read);
         Comparison comparison = null;
+        String notCompared = null;
         if (runs.size() == 2) {
             try {
                 comparison =
@@ -70,21 +81,29 @@ public final class ReportCommand implements Callable<Integer> {
                                 labeled(runs.get(1)),
                                 CompareCommand.options(
                                         thresholds, ComparisonOptions.DEFAULT_ALPHA));
+            } catch (NotComparableException e) {
+                // The runs are still worth a page; the comparison section says why it is empty.
+                notCompared = e.getMessage();
+                spec.commandLine()
+                        .getErr()
+                        .println("warning: the two runs are not compared: " + notCompared);
             } catch (IllegalArgumentException e) {
                 throw new Main.UsageError(e.getMessage());
             }
         } else if (!thresholds.isEmpty()) {
             throw new Main.UsageError("--threshold: applies to the comparison of exactly two runs");
         }
-        String html = HtmlReport.render(runs, comparison, "generated " + Instant.now());
+        String html =
+                HtmlReport.render(runs, comparison, notCompared, "generated " + Instant.now());
         try {
-            Path parent = output.toAbsolutePath().getParent();
-            if (parent != null) {
-                Files.createDirectories(parent);
-            }
-            Files.writeString(output, html, StandardCharsets.UTF_8);
+            AtomicFiles.replace(output, html);
         } catch (IOException e) {
-            throw new Main.UsageError("--output: cannot write " + output + ": " + Main.describe(e));
+            throw new Main.UsageError(
+                    "--output: cannot write "
+                            + output
+                            + ": "
+                            + Main.describe(e)
+                            + " (not written)");
         }
         spec.commandLine().getOut().println("report: " + output);
         spec.commandLine().getOut().flush();

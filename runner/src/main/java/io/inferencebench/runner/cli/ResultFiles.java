@@ -12,7 +12,8 @@ import java.nio.file.Path;
 /**
  * The result directory and the profile files in it: checked before any request is sent, named like
  * LPG's files, and written so that a failing write (disk full, too many open files) loses no more
- * than that one file.
+ * than that one file and leaves no partial file, and so that runs sharing the directory never
+ * overwrite each other's profiles.
  */
 final class ResultFiles {
 
@@ -63,8 +64,11 @@ final class ResultFiles {
     }
 
     /**
-     * Writes one stage's profile; on failure calls {@code beforeRetry} with the reason (it may free
-     * resources, e.g. idle connections holding file descriptors) and tries once more.
+     * Writes one stage's profile under a name no file in the directory has (LPG's name, or with
+     * {@code -2}, {@code -3} ... when another stage or another run sharing the directory took it),
+     * complete or not at all ({@link AtomicFiles#createNew}); on failure calls {@code beforeRetry}
+     * with the reason (it may free resources, e.g. idle connections holding file descriptors) and
+     * tries once more. A profile not written leaves no file behind.
      */
     Written write(
             StageResult result,
@@ -74,21 +78,15 @@ final class ResultFiles {
         String json =
                 LpgProfileWriter.toJson(LpgProfileWriter.write(result, context, serverReport));
         String name = fileName(result, context);
-        Path target = dir.resolve(name);
-        String base = name.substring(0, name.length() - 5);
-        for (int n = 2; Files.exists(target); n++) {
-            target = dir.resolve(base + "-" + n + ".json");
-        }
+        String stem = name.substring(0, name.length() - ".json".length());
         try {
-            Files.writeString(target, json, StandardCharsets.UTF_8);
-            return new Written(target, null);
+            return new Written(AtomicFiles.createNew(dir, stem, ".json", json), null);
         } catch (IOException | RuntimeException first) {
             beforeRetry.accept(reason(first));
             try {
-                Files.writeString(target, json, StandardCharsets.UTF_8);
-                return new Written(target, null);
+                return new Written(AtomicFiles.createNew(dir, stem, ".json", json), null);
             } catch (IOException | RuntimeException second) {
-                return new Written(target, reason(second));
+                return new Written(dir.resolve(name), reason(second));
             }
         }
     }

@@ -222,6 +222,257 @@ class CompareCliTest {
         assertThat(strictTtft.out()).contains("ttft p50 (ms)").contains("+8.0 %");
     }
 
+    /** A profile without histograms: the threshold alone decides, so the verdict is known. */
+    private static Path profile(Path dir, String name, double rate, int stage, double ttftMs)
+            throws Exception {
+        Files.createDirectories(dir);
+        return Files.writeString(
+                dir.resolve(name),
+                String.format(
+                        java.util.Locale.ROOT,
+                        "{\"metrics\": {\"request_rate\": %s, \"stage_index\": %d,"
+                                + " \"completed\": 50, \"median_ttft_ms\": %s}}",
+                        rate,
+                        stage,
+                        ttftMs));
+    }
+
+    @Test
+    void aStageIsComparedWithTheStageOfItsRateNotTheStageAtItsPosition(@TempDir Path tmp)
+            throws Exception {
+        // The first token takes longer the higher the rate, in both runs alike.
+        Path one = tmp.resolve("one");
+        profile(one, "b20.json", 20, 0, 100);
+        Path sweep = tmp.resolve("sweep");
+        profile(sweep, "c10.json", 10, 0, 50);
+        profile(sweep, "c20.json", 20, 1, 100);
+        profile(sweep, "c40.json", 40, 2, 200);
+        // Before: 20 req/s against 10 req/s, "improvement"; the other way round "regression".
+        Outcome o = SimServer.cli("compare", one.toString(), sweep.toString());
+        assertThat(o.code()).as(o.out() + o.err()).isZero();
+        assertThat(o.out())
+                .contains("stage 1: 20.0 req/s  (baseline b20.json, candidate c20.json)")
+                .contains("candidate stage 1 (10.0 req/s, c10.json) has no baseline stage")
+                .contains("candidate stage 3 (40.0 req/s, c40.json) has no baseline stage")
+                .contains("verdict: no significant change");
+        o = SimServer.cli("compare", sweep.toString(), one.toString());
+        assertThat(o.code()).as(o.out() + o.err()).isZero();
+        assertThat(o.out())
+                .contains("stage 1: 20.0 req/s  (baseline c20.json, candidate b20.json)")
+                .contains("baseline stage 3 (40.0 req/s, c40.json) has no candidate stage")
+                .contains("verdict: no significant change");
+
+        // No rate in common: refused, naming both runs' rates.
+        Path other = tmp.resolve("other");
+        profile(other, "d25.json", 25, 0, 100);
+        o = SimServer.cli("compare", one.toString(), other.toString());
+        assertThat(o.code()).as(o.out() + o.err()).isEqualTo(2);
+        assertThat(o.err())
+                .contains("nothing to pair")
+                .contains("baseline (20.0 req/s)")
+                .contains("candidate (25.0 req/s)")
+                .doesNotContain("Exception");
+    }
+
+    @Test
+    void closedLoopSweepsAreComparedStageByConcurrency(@TempDir Path tmp) throws Exception {
+        // --concurrency 4,8: every stage at an unbounded rate, told apart by its concurrency.
+        Path base = tmp.resolve("base");
+        Path cand = tmp.resolve("cand");
+        for (Path dir : List.of(base, cand)) {
+            Files.createDirectories(dir);
+            // The candidate ran them the other way round.
+            int first = dir.equals(base) ? 4 : 8;
+            int second = dir.equals(base) ? 8 : 4;
+            for (int stage = 0; stage < 2; stage++) {
+                int concurrency = stage == 0 ? first : second;
+                Files.writeString(
+                        dir.resolve("c" + concurrency + ".json"),
+                        "{\"metrics\": {\"request_rate\": \"inf\", \"max_concurrency\": "
+                                + concurrency
+                                + ", \"stage_index\": "
+                                + stage
+                                + ", \"completed\": 50, \"median_ttft_ms\": "
+                                + 25 * concurrency
+                                + "}}");
+            }
+        }
+        // Before: refused, the directories "hold more than one run" (two profiles at rate inf).
+        Outcome o = SimServer.cli("compare", base.toString(), cand.toString());
+        assertThat(o.code()).as(o.out() + o.err()).isZero();
+        assertThat(o.out())
+                .contains("stage 1: concurrency 4  (baseline c4.json, candidate c4.json)")
+                .contains("stage 2: concurrency 8  (baseline c8.json, candidate c8.json)")
+                .contains("verdict: no significant change");
+    }
+
+    @Test
+    void runsWithoutASuccessfulRequestHaveNothingToCompare(@TempDir Path tmp) throws Exception {
+        java.util.concurrent.atomic.AtomicInteger posts =
+                new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger failAfter =
+                new java.util.concurrent.atomic.AtomicInteger(Integer.MAX_VALUE);
+        io.inferencebench.runner.stub.OpenAiStub ok =
+                new io.inferencebench.runner.stub.OpenAiStub(1, 0, true);
+        try (io.inferencebench.runner.stub.StubServer server =
+                new io.inferencebench.runner.stub.StubServer(
+                        (req, ex) -> {
+                            if (posts.incrementAndGet() > failAfter.get()) {
+                                ex.respond(
+                                        500,
+                                        "application/json",
+                                        "{\"error\":{\"message\":\"down\"}}");
+                            } else {
+                                ok.handle(req, ex);
+                            }
+                        })) {
+            java.util.function.BiFunction<Path, String, Outcome> run =
+                    (dir, rates) ->
+                            SimServer.cli(
+                                    "run",
+                                    "--base-url",
+                                    server.baseUrl(),
+                                    "--backend",
+                                    "openai",
+                                    "--model",
+                                    "m",
+                                    "--random-input-len",
+                                    "8",
+                                    "--random-output-len",
+                                    "4",
+                                    "--no-self-warmup",
+                                    "--cooldown",
+                                    "0",
+                                    "--progress",
+                                    "none",
+                                    "--request-rate",
+                                    rates,
+                                    "--num-prompts",
+                                    "5",
+                                    "--result-dir",
+                                    dir.toString());
+            Path good = tmp.resolve("good");
+            assertRan(run.apply(good, "50,100"));
+            failAfter.set(0);
+            Path failedA = tmp.resolve("failed-a");
+            Path failedB = tmp.resolve("failed-b");
+            assertThat(run.apply(failedA, "50,100").code()).isEqualTo(1);
+            assertThat(run.apply(failedB, "50,100").code()).isEqualTo(1);
+            // Before: "verdict: no significant change", exit 0.
+            Outcome o = SimServer.cli("compare", failedA.toString(), failedB.toString());
+            assertThat(o.code()).as(o.out() + o.err()).isEqualTo(2);
+            assertThat(o.err())
+                    .contains("nothing to compare")
+                    .contains("neither the baseline nor the candidate has a successful request");
+            o = SimServer.cli("compare", good.toString(), failedB.toString());
+            assertThat(o.code()).as(o.out() + o.err()).isEqualTo(2);
+            assertThat(o.err())
+                    .contains("nothing to compare")
+                    .contains("the candidate has no successful request");
+
+            // Its second stage failed throughout: that pair is not comparable, not a change.
+            posts.set(0);
+            failAfter.set(5);
+            Path half = tmp.resolve("half");
+            assertThat(run.apply(half, "50,100").code()).isEqualTo(1);
+            Path json = tmp.resolve("half.json");
+            // (a threshold no noise reaches: the first stage, five requests, is no change)
+            o =
+                    SimServer.cli(
+                            "compare",
+                            "--threshold",
+                            "1000%",
+                            good.toString(),
+                            half.toString(),
+                            "-o",
+                            json.toString());
+            assertThat(o.code()).as(o.out() + o.err()).isZero();
+            assertThat(o.out())
+                    .containsPattern(
+                            "stage 2: 100\\.0 req/s  \\(baseline .*, candidate .*\\): not"
+                                    + " comparable: the candidate has no successful request")
+                    .contains("verdict: no significant change");
+            JsonNode doc = JSON.readTree(json.toFile());
+            assertThat(doc.at("/stages/0/comparable").asBoolean()).isTrue();
+            assertThat(doc.at("/stages/1/comparable").asBoolean()).isFalse();
+            assertThat(doc.at("/stages/1/not_comparable").asText())
+                    .isEqualTo("the candidate has no successful request");
+            assertThat(doc.at("/stages/1/metrics")).isEmpty();
+        }
+    }
+
+    @Test
+    void anOutputThatWouldOverwriteOrJoinAnInputIsRefused(@TempDir Path tmp) throws Exception {
+        Path base = tmp.resolve("base");
+        Path cand = tmp.resolve("cand");
+        Path baseProfile = profile(base, "p.json", 5, 0, 100);
+        Path candProfile = profile(cand, "p.json", 5, 0, 100);
+        String before = Files.readString(candProfile);
+
+        Outcome o =
+                SimServer.cli(
+                        "compare",
+                        "-o",
+                        base.resolve("x.json").toString(),
+                        base.toString(),
+                        cand.toString());
+        assertThat(o.code()).as(o.out() + o.err()).isEqualTo(2);
+        assertThat(o.err()).contains("--output").contains("BASELINE");
+        assertThat(base.resolve("x.json")).doesNotExist();
+
+        o =
+                SimServer.cli(
+                        "compare",
+                        "--output",
+                        candProfile.toString(),
+                        baseProfile.toString(),
+                        candProfile.toString());
+        assertThat(o.code()).as(o.out() + o.err()).isEqualTo(2);
+        assertThat(o.err()).contains("--output").contains("CANDIDATE");
+        assertThat(candProfile).hasContent(before);
+
+        // The input directory through a symbolic link is still the input directory.
+        Path link = Files.createSymbolicLink(tmp.resolve("link"), cand);
+        o =
+                SimServer.cli(
+                        "compare",
+                        "-o",
+                        link.resolve("y.json").toString(),
+                        base.toString(),
+                        cand.toString());
+        assertThat(o.code()).as(o.out() + o.err()).isEqualTo(2);
+        assertThat(cand.resolve("y.json")).doesNotExist();
+
+        // A file no input reads is fine, also beside the profiles.
+        o =
+                SimServer.cli(
+                        "compare",
+                        "-o",
+                        base.resolve("comparison.txt").toString(),
+                        base.toString(),
+                        cand.toString());
+        assertThat(o.code()).as(o.out() + o.err()).isZero();
+        assertThat(base.resolve("comparison.txt")).exists();
+
+        o = SimServer.cli("report", "-o", base.resolve("x.json").toString(), base.toString());
+        assertThat(o.code()).as(o.out() + o.err()).isEqualTo(2);
+        assertThat(o.err()).contains("--output").contains("RUN 1");
+        assertThat(base.resolve("x.json")).doesNotExist();
+        o =
+                SimServer.cli(
+                        "report",
+                        "-o",
+                        candProfile.toString(),
+                        baseProfile.toString(),
+                        candProfile.toString());
+        assertThat(o.code()).as(o.out() + o.err()).isEqualTo(2);
+        assertThat(o.err()).contains("--output").contains("RUN 2");
+        assertThat(candProfile).hasContent(before);
+        o = SimServer.cli("report", "-o", base.resolve("report.html").toString(), base.toString());
+        assertThat(o.code()).as(o.out() + o.err()).isZero();
+        assertThat(base.resolve("report.html")).exists();
+    }
+
     private static void assertRan(Outcome o) {
         assertThat(o.code()).as(o.out() + o.err()).isZero();
     }

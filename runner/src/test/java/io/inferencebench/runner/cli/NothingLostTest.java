@@ -3,6 +3,7 @@ package io.inferencebench.runner.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.inferencebench.runner.stub.OpenAiStub;
 import io.inferencebench.runner.stub.StubServer;
 import java.nio.file.Files;
@@ -10,6 +11,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -185,6 +187,139 @@ class NothingLostTest {
                     .contains("error: stage 2: profile not written to " + results.toAbsolutePath())
                     .contains("retried once");
             assertThat(o.out()).contains("profile NOT written: " + results.toAbsolutePath());
+        }
+    }
+
+    /** The paths after {@code prefix} on the lines of {@code out} that start with it. */
+    static List<Path> printedPaths(String out, String prefix) {
+        return out.lines()
+                .filter(l -> l.startsWith(prefix))
+                .map(l -> l.substring(prefix.length()))
+                .map(l -> l.contains(" (") ? l.substring(0, l.indexOf(" (")) : l)
+                .map(Path::of)
+                .toList();
+    }
+
+    @Test
+    void aDiskThatFillsUpLeavesNoPartialFileAndTheFilesWrittenStillCompareAndReport(
+            @TempDir Path dir) throws Exception {
+        try (SmallTmpfs disk = SmallTmpfs.mountOrSkip(64);
+                StubServer server = new StubServer(new OpenAiStub(1, 0, true))) {
+            Path results = disk.dir.resolve("r");
+            Path outputs = Files.createDirectory(disk.dir.resolve("out"));
+            Path oldReport = Files.writeString(outputs.resolve("report.html"), "the last report");
+            Path oldComparison =
+                    Files.writeString(outputs.resolve("comparison.json"), "{\"last\": true}");
+            // Each profile is some 8.5 KiB (three 4 KiB pages): the 64 KiB disk fills up within
+            // these eight stages.
+            TrueNumbersTest.Outcome o =
+                    run(
+                            args(
+                                    server.baseUrl(),
+                                    results,
+                                    "--request-rate",
+                                    "100,200,300,400,500,600,700,800",
+                                    "--num-prompts",
+                                    "10"));
+            assertThat(o.code()).as(o.out() + o.err()).isEqualTo(1);
+            List<Path> written = printedPaths(o.out(), "profile: ");
+            List<Path> lost = printedPaths(o.out(), "profile NOT written: ");
+            assertThat(written).as(o.out()).isNotEmpty();
+            assertThat(lost).as(o.out()).isNotEmpty();
+            assertThat(written.size() + lost.size()).isEqualTo(8);
+            assertThat(o.out()).contains("No space left on device");
+            // Nothing under a name reported as not written; complete JSON under every other
+            // name, and no temporary file left behind.
+            for (Path p : lost) {
+                assertThat(p).doesNotExist();
+            }
+            List<Path> files;
+            try (Stream<Path> list = Files.list(results)) {
+                files = list.sorted().toList();
+            }
+            assertThat(files).containsExactlyInAnyOrderElementsOf(written);
+            for (Path p : written) {
+                JsonNode doc = new ObjectMapper().readTree(p.toFile());
+                assertThat(doc.at("/metrics/completed").asInt()).as(p.toString()).isEqualTo(10);
+            }
+
+            // compare and report read the directory as it is.
+            TrueNumbersTest.Outcome compare =
+                    TrueNumbersTest.run("compare", results.toString(), results.toString());
+            assertThat(compare.code()).as(compare.out() + compare.err()).isZero();
+            assertThat(compare.out()).contains("verdict: no significant change");
+            Path html = dir.resolve("report.html");
+            TrueNumbersTest.Outcome report =
+                    TrueNumbersTest.run("report", results.toString(), "-o", html.toString());
+            assertThat(report.code()).as(report.out() + report.err()).isZero();
+            String page = Files.readString(html);
+            for (Path p : written) {
+                assertThat(page).contains(p.getFileName().toString());
+            }
+
+            // On the full disk a new report or comparison is refused, and the previous one is
+            // kept whole: never a truncated file under the name asked for.
+            disk.fill();
+            TrueNumbersTest.Outcome full =
+                    TrueNumbersTest.run("report", results.toString(), "-o", oldReport.toString());
+            assertThat(full.code()).as(full.out() + full.err()).isEqualTo(2);
+            assertThat(full.err()).contains("--output").contains("No space left on device");
+            assertThat(oldReport).hasContent("the last report");
+            full =
+                    TrueNumbersTest.run(
+                            "compare",
+                            results.toString(),
+                            results.toString(),
+                            "-o",
+                            oldComparison.toString());
+            assertThat(full.code()).as(full.out() + full.err()).isEqualTo(2);
+            assertThat(full.err()).contains("--output").contains("No space left on device");
+            assertThat(oldComparison).hasContent("{\"last\": true}");
+            Path fresh = outputs.resolve("new.json");
+            full =
+                    TrueNumbersTest.run(
+                            "compare",
+                            results.toString(),
+                            results.toString(),
+                            "-o",
+                            fresh.toString());
+            assertThat(full.code()).isEqualTo(2);
+            assertThat(fresh).doesNotExist();
+            try (Stream<Path> list = Files.list(outputs)) {
+                assertThat(list.map(p -> p.getFileName().toString()))
+                        .containsExactlyInAnyOrder("report.html", "comparison.json");
+            }
+        }
+    }
+
+    @Test
+    void aModelIdOf300CharactersStillHasItsProfileUnderABoundedName(@TempDir Path dir)
+            throws Exception {
+        String model = "acme/" + "m".repeat(300);
+        try (StubServer server = new StubServer(new OpenAiStub(1, 0, true))) {
+            Path results = dir.resolve("r");
+            List<String> a =
+                    new java.util.ArrayList<>(
+                            args(
+                                    server.baseUrl(),
+                                    results,
+                                    "--request-rate",
+                                    "inf",
+                                    "--num-prompts",
+                                    "3"));
+            a.set(a.indexOf("--model") + 1, model);
+            TrueNumbersTest.Outcome o = run(a);
+            // Before: "File name too long", the profile lost.
+            assertThat(o.code()).as(o.out() + o.err()).isZero();
+            List<Path> written = printedPaths(o.out(), "profile: ");
+            assertThat(written).hasSize(1);
+            String name = written.get(0).getFileName().toString();
+            assertThat(name.getBytes(java.nio.charset.StandardCharsets.UTF_8).length)
+                    .isLessThanOrEqualTo(255);
+            assertThat(name).startsWith("openai-infqps-mmmm").endsWith(".json");
+            JsonNode doc = new ObjectMapper().readTree(written.get(0).toFile());
+            assertThat(doc.at("/dimensions/model_id").asText()).isEqualTo(model);
+            assertThat(doc.at("/config/model").asText()).isEqualTo(model);
         }
     }
 }

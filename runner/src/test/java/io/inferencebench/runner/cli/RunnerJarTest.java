@@ -146,6 +146,79 @@ class RunnerJarTest {
     }
 
     @Test
+    void runsStartedTogetherIntoOneResultDirectoryKeepEveryProfile(@TempDir Path dir)
+            throws Exception {
+        // As reported: four runs of six unbounded stages of one request each, same directory,
+        // started together; before, 23 files for 24 profiles and two runs printed one path.
+        int runs = 4;
+        int stages = 6;
+        try (StubServer server =
+                new StubServer(
+                        (req, ex) -> {
+                            if (req.method().equals("GET")) {
+                                ex.respond(200, "application/json", "{\"data\":[{\"id\":\"m\"}]}");
+                            } else {
+                                new OpenAiStub(1, 0, true).handle(req, ex);
+                            }
+                        })) {
+            Path results = dir.resolve("same");
+            List<java.util.concurrent.Future<Result>> started = new ArrayList<>();
+            java.util.concurrent.ExecutorService pool =
+                    java.util.concurrent.Executors.newFixedThreadPool(runs);
+            for (int i = 0; i < runs; i++) {
+                Path own = Files.createDirectory(dir.resolve("run-" + i));
+                started.add(
+                        pool.submit(
+                                () ->
+                                        runJar(
+                                                own,
+                                                "run",
+                                                "--base-url",
+                                                server.baseUrl(),
+                                                "--backend",
+                                                "openai",
+                                                "--random-input-len",
+                                                "8",
+                                                "--random-output-len",
+                                                "2",
+                                                "--request-rate",
+                                                String.join(
+                                                        ",",
+                                                        java.util.Collections.nCopies(
+                                                                stages, "inf")),
+                                                "--num-prompts",
+                                                "1",
+                                                "--cooldown",
+                                                "0",
+                                                "--progress",
+                                                "none",
+                                                "--result-dir",
+                                                results.toString())));
+            }
+            List<Path> printed = new ArrayList<>();
+            for (java.util.concurrent.Future<Result> f : started) {
+                Result r = f.get();
+                assertThat(r.code()).as(r.out() + r.err()).isZero();
+                r.out()
+                        .lines()
+                        .filter(l -> l.startsWith("profile: "))
+                        .forEach(l -> printed.add(Path.of(l.substring("profile: ".length()))));
+            }
+            pool.shutdown();
+            assertThat(printed).hasSize(runs * stages).doesNotHaveDuplicates();
+            List<Path> onDisk;
+            try (Stream<Path> s = Files.list(results)) {
+                onDisk = s.toList();
+            }
+            assertThat(onDisk).containsExactlyInAnyOrderElementsOf(printed);
+            for (Path p : onDisk) {
+                assertThat(new ObjectMapper().readTree(p.toFile()).at("/metrics/completed").asInt())
+                        .isEqualTo(1);
+            }
+        }
+    }
+
+    @Test
     void anInterruptStopsTheClientWarmUpAtOnceAndNothingIsSent(@TempDir Path dir) throws Exception {
         assumeSigintDeliverable();
         java.util.concurrent.CountDownLatch discovered = new java.util.concurrent.CountDownLatch(1);

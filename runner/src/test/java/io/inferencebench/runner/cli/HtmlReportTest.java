@@ -1,0 +1,171 @@
+package io.inferencebench.runner.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.inferencebench.profile.lpg.LpgProfileWriter;
+import io.inferencebench.profile.lpg.ProfileContext;
+import io.inferencebench.profile.lpg.StageResult;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/** The report's page for what a browser test cannot tell apart cheaply: what is absent. */
+class HtmlReportTest {
+
+    private static final ProfileContext CONTEXT =
+            new ProfileContext(
+                    "openai",
+                    "m",
+                    null,
+                    "openai",
+                    Instant.parse("2026-01-01T00:00:00Z"),
+                    null,
+                    null,
+                    1,
+                    "test",
+                    Map.of());
+
+    private static final long T0 = 1_767_225_600_000_000_000L;
+
+    /** Stage {@code index} at {@code rate}: 20 requests of 50 ms to the first token, or failed. */
+    private static JsonNode stage(int index, double rate, boolean allFailed) {
+        StageResult s = new StageResult();
+        s.stageIndex = index;
+        s.requestedRate = rate;
+        s.firstDispatchEpochNanos = T0;
+        s.lastDispatchEpochNanos = T0 + 2_000_000_000L;
+        s.lastCompletionEpochNanos = T0 + 2_100_000_000L;
+        for (int i = 0; i < 20; i++) {
+            s.sent++;
+            if (allFailed) {
+                s.countFailure("http_5xx");
+                continue;
+            }
+            s.completed++;
+            s.ttftMs.record(50 + i);
+            s.itlMs.record(10);
+            s.tpotMs.record(10);
+            s.latencyMs.record(90 + i);
+            s.perTokenLatencySec.record(0.01);
+            s.perOutputTokenLatencyMs.record(20);
+            s.inputLen.record(8);
+            s.outputLen.record(5);
+            s.totalInputTokens += 8;
+            s.totalOutputTokens += 5;
+        }
+        return LpgProfileWriter.write(s, CONTEXT);
+    }
+
+    @Test
+    void aStageWithoutASuccessfulRequestHasNoLatencyPointOrZeroInTheTable() {
+        HtmlReport.Run run =
+                new HtmlReport.Run(
+                        "run",
+                        List.of(stage(0, 10, false), stage(1, 20, true)),
+                        List.of("ok.json", "failed.json"),
+                        null);
+        String html = HtmlReport.render(List.of(run), null, "test");
+
+        // The failed stage's row: its counts, but no latency, and says why.
+        List<String> cells = cells(html, 2);
+        // stage, rate, achieved, ok, failed, req/s, out tok/s, then seven latencies, SLO
+        assertThat(cells.get(3)).isEqualTo("0");
+        assertThat(cells.get(4)).isEqualTo("20");
+        // Before: "0" in each of them, as if the server answered in no time.
+        assertThat(cells.subList(7, 14)).as(html).allMatch(c -> c.equals("-"), "latency cells");
+        assertThat(row(html, 2)).contains("no successful request");
+
+        // The stage that succeeded has its numbers.
+        assertThat(cells(html, 1).get(7)).isEqualTo("59.50");
+        assertThat(row(html, 1)).doesNotContain("no successful");
+
+        // No plotted point of the failed stage, none at 0 ms.
+        List<String> points =
+                Pattern.compile("<circle class=\"point\"[^>]*>")
+                        .matcher(html)
+                        .results()
+                        .map(r -> r.group())
+                        .toList();
+        assertThat(points).isNotEmpty();
+        assertThat(points).noneMatch(p -> p.contains("data-stage=\"2\""));
+        assertThat(points).noneMatch(p -> p.contains("data-value=\"0.0\""));
+    }
+
+    @Test
+    void aProfileOfAnotherWriterWithoutCountsButNoCompletedRequestHasNoPoint() {
+        // LPG's own profiles have no count_* keys: "completed": 0 (or no completed requests)
+        // must still not become a point at 0 ms.
+        com.fasterxml.jackson.databind.node.ObjectNode failed =
+                (com.fasterxml.jackson.databind.node.ObjectNode) stage(1, 20, true);
+        com.fasterxml.jackson.databind.node.ObjectNode m =
+                (com.fasterxml.jackson.databind.node.ObjectNode) failed.get("metrics");
+        List<String> counts =
+                java.util.stream.StreamSupport.stream(
+                                java.util.Spliterators.spliteratorUnknownSize(m.fieldNames(), 0),
+                                false)
+                        .filter(n -> n.startsWith("count_"))
+                        .toList();
+        m.remove(counts);
+        HtmlReport.Run run =
+                new HtmlReport.Run(
+                        "lpg", List.of(stage(0, 10, false), failed), List.of("a", "b"), null);
+        String html = HtmlReport.render(List.of(run), null, "test");
+        assertThat(html).contains("data-stage=\"1\" data-request-rate");
+        assertThat(html).doesNotContain("data-stage=\"2\" data-request-rate");
+        assertThat(cells(html, 2).subList(7, 14)).allMatch(c -> c.equals("-"), "latency cells");
+    }
+
+    @Test
+    void theComparisonSectionSaysWhatIsNotComparableInsteadOfAChange() {
+        List<JsonNode> base = List.of(stage(0, 10, false), stage(1, 20, false));
+        List<JsonNode> cand = List.of(stage(0, 10, false), stage(1, 20, true));
+        io.inferencebench.profile.compare.Comparison c =
+                io.inferencebench.profile.compare.ProfileComparison.compare(
+                        base, cand, io.inferencebench.profile.compare.ComparisonOptions.defaults());
+        String html =
+                HtmlReport.render(
+                        List.of(
+                                new HtmlReport.Run("a", base, List.of("a1", "a2"), null),
+                                new HtmlReport.Run("b", cand, List.of("b1", "b2"), null)),
+                        c,
+                        "test");
+        assertThat(html)
+                .contains(
+                        "<p class=\"meta not-comparable\" data-stage=\"2\">not comparable: the"
+                                + " candidate has no successful request</p>");
+        String stageTwo = html.substring(html.indexOf("<h3>stage 2: 20.0 req/s</h3>"));
+        assertThat(stageTwo.substring(0, stageTwo.indexOf("</section>")))
+                .doesNotContain("data-metric=");
+
+        String notCompared =
+                HtmlReport.render(
+                        List.of(
+                                new HtmlReport.Run("a", base, List.of("a1", "a2"), null),
+                                new HtmlReport.Run("b", cand, List.of("b1", "b2"), null)),
+                        null,
+                        "nothing to pair: ...",
+                        "test");
+        assertThat(notCompared)
+                .contains("data-verdict=\"not compared\"")
+                .contains("not compared: nothing to pair: ...");
+    }
+
+    /** The client-metrics table row of a stage (1-based). */
+    private static String row(String html, int stage) {
+        Matcher row = Pattern.compile("<tr data-stage=\"" + stage + "\">(.*?)</tr>").matcher(html);
+        assertThat(row.find()).as(html).isTrue();
+        return row.group(1);
+    }
+
+    private static List<String> cells(String html, int stage) {
+        return Pattern.compile("<td[^>]*>(.*?)</td>")
+                .matcher(row(html, stage))
+                .results()
+                .map(r -> r.group(1))
+                .toList();
+    }
+}
