@@ -11,7 +11,6 @@ import io.inferencebench.profile.search.ProbeResult;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -521,20 +520,14 @@ public final class SearchCommand implements Callable<Integer> {
 
     private static void writeCapacity(Path dir, ObjectNode capacity) {
         try {
-            Path target = dir.resolve(CAPACITY_FILE);
-            Path tmp = dir.resolve(CAPACITY_FILE + ".tmp");
-            Files.writeString(
-                    tmp,
+            // complete or absent, never half-written (a disk that fills keeps the last whole one)
+            AtomicFiles.replace(
+                    dir.resolve(CAPACITY_FILE),
                     ProfileInputs.JSON
                                     .copy()
                                     .enable(SerializationFeature.INDENT_OUTPUT)
                                     .writeValueAsString(capacity)
                             + "\n");
-            Files.move(
-                    tmp,
-                    target,
-                    java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             throw new IllegalStateException(
                     "cannot write " + dir.resolve(CAPACITY_FILE) + ": " + Main.describe(e), e);

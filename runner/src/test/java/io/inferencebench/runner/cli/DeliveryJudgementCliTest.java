@@ -188,10 +188,11 @@ class DeliveryJudgementCliTest {
         assertThat(o.code()).as(context).isZero();
         double max = capacity.get("max_request_rate").asDouble();
         assertThat(max).as(context).isLessThanOrEqualTo(capacity.get("passing_rate").asDouble());
+        // never above what the passing probes achieved (to four significant digits)
         assertThat(max)
                 .as(context)
-                .isLessThanOrEqualTo(capacity.get("passing_achieved_rate").asDouble());
-        assertThat(max).as(context).isLessThanOrEqualTo(highestAchieved);
+                .isLessThanOrEqualTo(capacity.get("passing_achieved_rate").asDouble() * (1 + 5e-4));
+        assertThat(max).as(context).isLessThanOrEqualTo(highestAchieved * (1 + 5e-4));
     }
 
     @Test

@@ -87,10 +87,11 @@ class SearchCliTest {
         String context = searchOutput + "\n" + capacity.toPrettyString();
         double passing = capacity.get("passing_rate").asDouble();
         double failing = capacity.get("failing_rate").asDouble();
-        // the capacity is the passing rate, but never above what its probes achieved
+        // the capacity is the passing rate, but never above what its probes achieved (to four
+        // significant digits, as rates are chosen)
         assertThat(capacity.get("max_request_rate").asDouble())
                 .isLessThanOrEqualTo(passing)
-                .isLessThanOrEqualTo(capacity.get("passing_achieved_rate").asDouble())
+                .isLessThanOrEqualTo(capacity.get("passing_achieved_rate").asDouble() * (1 + 5e-4))
                 .isGreaterThan(passing * 0.98);
         assertThat(capacity.get("outcome").asText()).as(context).isEqualTo("found");
         assertThat(failing / passing - 1).as(context).isLessThanOrEqualTo(0.05);
