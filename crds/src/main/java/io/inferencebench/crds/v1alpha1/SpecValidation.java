@@ -201,6 +201,15 @@ public final class SpecValidation {
         }
         distribution(at + ".inputTokens", dataset.getInputTokens(), problems);
         distribution(at + ".outputTokens", dataset.getOutputTokens(), problems);
+        // The CRD's schema bounds these; a --config file meets no API server, so they are
+        // checked here too.
+        positiveCount(at + ".minInputTokens", dataset.getMinInputTokens(), problems);
+        positiveCount(at + ".maxInputTokens", dataset.getMaxInputTokens(), problems);
+        positiveCount(at + ".minOutputTokens", dataset.getMinOutputTokens(), problems);
+        positiveCount(at + ".maxOutputTokens", dataset.getMaxOutputTokens(), problems);
+        if (dataset.getSeed() != null && dataset.getSeed() < 0) {
+            problems.add(at + ".seed: must not be negative, got " + dataset.getSeed());
+        }
         range(
                 at + ".minInputTokens",
                 dataset.getMinInputTokens(),
@@ -221,6 +230,18 @@ public final class SpecValidation {
                 && sampling.getTemperature() != null
                 && (sampling.getTemperature() < 0 || sampling.getTemperature() > 2)) {
             problems.add(prefix + ".sampling.temperature: must be between 0 and 2");
+        }
+        if (sampling != null
+                && sampling.getTopP() != null
+                && !(sampling.getTopP() > 0 && sampling.getTopP() <= 1)) {
+            problems.add(
+                    prefix + ".sampling.topP: must be within (0, 1], got " + sampling.getTopP());
+        }
+        if (sampling != null && sampling.getTopK() != null && sampling.getTopK() < -1) {
+            problems.add(
+                    prefix
+                            + ".sampling.topK: must be at least -1 (-1 disables it), got "
+                            + sampling.getTopK());
         }
         return problems;
     }

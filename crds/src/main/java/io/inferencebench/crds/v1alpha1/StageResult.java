@@ -97,7 +97,8 @@ public class StageResult {
 
     @JsonPropertyDescription(
             "Failed requests by class (connect, timeout, tls, http_429, http_4xx, http_5xx, reset,"
-                    + " malformed_stream, error_payload, other); only classes that occurred.")
+                    + " malformed_stream, error_payload, empty_response, other); only classes that"
+                    + " occurred.")
     private java.util.Map<String, Long> errorsByClass;
 
     @JsonPropertyDescription(

@@ -501,6 +501,11 @@ public final class LpgProfileWriter {
         } else if (s.type() == MetricType.HISTOGRAM) {
             putServerValue(node, "Count", s.increase());
         }
+        if (s.nanSamples() > 0) {
+            // JSON has no NaN: the samples the server reported as NaN are counted instead of
+            // dropped (only then, so other profiles keep their key set).
+            node.put("NanSamples", Integer.toString(s.nanSamples()));
+        }
         if (s.type() != null) {
             node.put("Type", s.type().textName());
         }

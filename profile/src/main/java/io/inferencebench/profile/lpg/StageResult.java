@@ -42,6 +42,7 @@ public final class StageResult {
                     "reset",
                     "malformed_stream",
                     "error_payload",
+                    "empty_response",
                     "other");
 
     /** 0-based index of the stage in the run. */

@@ -21,6 +21,9 @@ import io.inferencebench.profile.prom.MetricType;
  * @param increase counter increase (reset-corrected) or histogram observation count in the window
  * @param rate counter increase per second over the window
  * @param samples number of samples (scrape rounds) the statistics are based on
+ * @param nanSamples gauge samples the server reported as NaN: left out of the statistics (there is
+ *     no number to average) but counted, so a metric the server only ever reported as NaN still
+ *     appears, with this count and no statistics
  */
 public record ServerMetricSummary(
         String name,
@@ -34,4 +37,38 @@ public record ServerMetricSummary(
         Double p99,
         Double increase,
         Double rate,
-        int samples) {}
+        int samples,
+        int nanSamples) {
+
+    /**
+     * A summary without NaN samples.
+     *
+     * @param name metric (family) name
+     * @param type the metric type
+     * @param mean mean or rate
+     * @param median median
+     * @param sd population SD
+     * @param min minimum
+     * @param max maximum
+     * @param p90 p90
+     * @param p99 p99
+     * @param increase increase or observation count
+     * @param rate rate per second
+     * @param samples samples the statistics are based on
+     */
+    public ServerMetricSummary(
+            String name,
+            MetricType type,
+            Double mean,
+            Double median,
+            Double sd,
+            Double min,
+            Double max,
+            Double p90,
+            Double p99,
+            Double increase,
+            Double rate,
+            int samples) {
+        this(name, type, mean, median, sd, min, max, p90, p99, increase, rate, samples, 0);
+    }
+}

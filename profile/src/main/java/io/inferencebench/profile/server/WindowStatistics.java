@@ -39,7 +39,9 @@ import java.util.TreeSet;
  *       last scrape (whatever window the server uses), averaged over replicas.
  * </ul>
  *
- * <p>Values a statistic cannot give (NaN) are left {@code null} and omitted from the profile.
+ * <p>Values a statistic cannot give (NaN) are left {@code null} and omitted from the profile. Gauge
+ * samples the server reported as NaN are left out of the statistics and counted ({@link
+ * ServerMetricSummary#nanSamples()}); a gauge that was only NaN is kept, with that count.
  */
 public final class WindowStatistics {
 
@@ -188,7 +190,11 @@ public final class WindowStatistics {
 
     // ---- gauges ----
 
-    private static Double gaugeValue(Selection sel, ParsedPage page) {
+    /**
+     * The page's value of the gauge (its series combined), or null without a number; NaN samples
+     * are counted into {@code nans[0]}.
+     */
+    private static Double gaugeValue(Selection sel, ParsedPage page, int[] nans) {
         MetricFamily f = page.family(sel.metric().name());
         if (f == null) {
             return null;
@@ -196,7 +202,12 @@ public final class WindowStatistics {
         double[] values = new double[f.samples().size()];
         int n = 0;
         for (Sample s : f.samples()) {
-            if (sel.accepts(s) && !Double.isNaN(s.value()) && Double.isFinite(s.value())) {
+            if (!sel.accepts(s)) {
+                continue;
+            }
+            if (Double.isNaN(s.value())) {
+                nans[0]++;
+            } else if (Double.isFinite(s.value())) {
                 values[n++] = s.value();
             }
         }
@@ -218,11 +229,12 @@ public final class WindowStatistics {
             Map<String, ServerMetricSummary> replicas) {
         double[] roundValues = new double[rounds.size()];
         int n = 0;
+        int[] nans = {0};
         for (Map<String, ParsedPage> round : rounds) {
             double[] values = new double[round.size()];
             int k = 0;
             for (ParsedPage page : round.values()) {
-                Double v = gaugeValue(sel, page);
+                Double v = gaugeValue(sel, page, nans);
                 if (v != null) {
                     values[k++] = v;
                 }
@@ -235,20 +247,41 @@ public final class WindowStatistics {
                 (replica, scrapes) -> {
                     double[] values = new double[scrapes.size()];
                     int k = 0;
+                    int[] replicaNans = {0};
                     for (Scrape s : scrapes) {
-                        Double v = gaugeValue(sel, s.page());
+                        Double v = gaugeValue(sel, s.page(), replicaNans);
                         if (v != null) {
                             values[k++] = v;
                         }
                     }
-                    if (k > 0) {
-                        replicas.put(replica, gaugeStats(sel.outputName(), values, k));
+                    if (k > 0 || replicaNans[0] > 0) {
+                        replicas.put(
+                                replica, gaugeStats(sel.outputName(), values, k, replicaNans[0]));
                     }
                 });
-        return n == 0 ? null : gaugeStats(sel.outputName(), roundValues, n);
+        return n == 0 && nans[0] == 0
+                ? null
+                : gaugeStats(sel.outputName(), roundValues, n, nans[0]);
     }
 
-    private static ServerMetricSummary gaugeStats(String name, double[] values, int n) {
+    private static ServerMetricSummary gaugeStats(String name, double[] values, int n, int nans) {
+        if (n == 0) {
+            // Only NaN: the metric is there, without a number to summarise.
+            return new ServerMetricSummary(
+                    name,
+                    MetricType.GAUGE,
+                    null,
+                    null,
+                    null,
+                    null,
+                    null,
+                    null,
+                    null,
+                    null,
+                    null,
+                    0,
+                    nans);
+        }
         double[] v = Arrays.copyOf(values, n);
         double[] sorted = v.clone();
         Arrays.sort(sorted);
@@ -264,7 +297,8 @@ public final class WindowStatistics {
                 NumpyStats.percentile(sorted, 99),
                 null,
                 null,
-                n);
+                n,
+                nans);
     }
 
     // ---- counters ----

@@ -443,4 +443,61 @@ class WindowStatisticsTest {
         assertThat(fromTrimmed.perReplica()).isEqualTo(full.perReplica());
         assertThat(fromTrimmed.coverage()).isEqualTo(full.coverage());
     }
+
+    @Test
+    void nanGaugeSamplesAreCountedNotDroppedAndTheProfileStaysJson() throws Exception {
+        // kv is NaN in every scrape; running in two of three.
+        List<Scrape> scrapes =
+                List.of(
+                        scrape("a", 0, vllmPage(Double.NaN, Double.NaN, null, null, 0)),
+                        scrape("a", 5_000, vllmPage(4, Double.NaN, null, null, 0)),
+                        scrape("a", 10_000, vllmPage(Double.NaN, Double.NaN, null, null, 0)));
+        ServerMetricsReport report =
+                WindowStatistics.compute(
+                        ServerMetricCatalog.forBackend("vllm"), scrapes, 0, 10_000, 3);
+        Map<String, ServerMetricSummary> m = byName(report.aggregate());
+        assertThat(m).containsKey("vllm:kv_cache_usage_perc");
+        ServerMetricSummary kv = m.get("vllm:kv_cache_usage_perc");
+        assertThat(kv.mean()).isNull();
+        assertThat(kv.samples()).isZero();
+        ServerMetricSummary running = m.get("vllm:num_requests_running");
+        assertThat(running.mean()).isEqualTo(4.0);
+        assertThat(running.samples()).isEqualTo(1);
+        assertThat(byName(report.perReplica().get("a"))).containsKey("vllm:kv_cache_usage_perc");
+
+        StageResult stage = new StageResult();
+        stage.requestedRate = 5;
+        ProfileContext context =
+                new ProfileContext(
+                        "vllm", "m", null, null, Instant.EPOCH, null, null, 1, null, null);
+        String json = LpgProfileWriter.toJson(LpgProfileWriter.write(stage, context, report));
+        assertThat(json).doesNotContain("NaN").doesNotContain("Infinity");
+        // Strict JSON: Jackson refuses NaN tokens unless told otherwise.
+        JsonNode doc = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
+        JsonNode kvNode = doc.at("/metrics/server_metrics/vllm:kv_cache_usage_perc");
+        assertThat(kvNode.path("NanSamples").asText()).isEqualTo("3");
+        assertThat(kvNode.has("Mean")).isFalse();
+        assertThat(kvNode.path("Type").asText()).isEqualTo("gauge");
+        JsonNode runningNode = doc.at("/metrics/server_metrics/vllm:num_requests_running");
+        assertThat(runningNode.path("Mean").asText()).isEqualTo("4");
+        assertThat(runningNode.path("NanSamples").asText()).isEqualTo("2");
+        assertThat(
+                        doc.at(
+                                        "/metrics/server_metrics_by_replica/a/vllm:kv_cache_usage_perc/NanSamples")
+                                .asText())
+                .isEqualTo("3");
+        // A gauge without NaN keeps its key set.
+        assertThat(
+                        LpgProfileWriter.toJson(
+                                LpgProfileWriter.write(
+                                        stage,
+                                        context,
+                                        WindowStatistics.compute(
+                                                ServerMetricCatalog.forBackend("vllm"),
+                                                twoReplicas(),
+                                                0,
+                                                10_010,
+                                                8))))
+                .doesNotContain("NanSamples");
+    }
 }

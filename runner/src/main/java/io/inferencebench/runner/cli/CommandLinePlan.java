@@ -48,8 +48,7 @@ public record CommandLinePlan(RunPlan plan, String baseUrl, Map<String, String> 
                             workloadSpec,
                             loadSpec,
                             sloSpec,
-                            new PlanResolver.Road(
-                                    "", target.wireFields(file.target), load.stagesBuilt()));
+                            new PlanResolver.Road("", target.wireFields(file.target), true));
         } catch (PlanResolver.InvalidSpec e) {
             // What the flags give is checked with their names before; the rest is the file's.
             throw new Main.UsageError(

@@ -1,14 +1,18 @@
 package io.inferencebench.runner.cli;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.inferencebench.crds.v1alpha1.LoadSpec;
 import io.inferencebench.crds.v1alpha1.SloSpec;
+import io.inferencebench.crds.v1alpha1.StageSpec;
 import io.inferencebench.crds.v1alpha1.TargetSpec;
 import io.inferencebench.crds.v1alpha1.WorkloadSpec;
+import io.inferencebench.runner.dataset.Utf8Files;
 import java.io.IOException;
+import java.io.StringReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -28,18 +32,31 @@ public final class ConfigFile {
     public TargetSpec target;
 
     /** Other BenchmarkRun sections are accepted (a whole spec can be pasted) and ignored. */
+    @JsonSetter(nulls = Nulls.SKIP)
     public Object metrics;
 
+    @JsonSetter(nulls = Nulls.SKIP)
     public Object runner;
+
+    @JsonSetter(nulls = Nulls.SKIP)
     public Object output;
+
+    @JsonSetter(nulls = Nulls.SKIP)
     public Object cancel;
+
+    @JsonSetter(nulls = Nulls.SKIP)
     public Object ttlSecondsAfterFinished;
 
     /** A whole BenchmarkRun manifest: its spec is read. */
+    @JsonSetter(nulls = Nulls.SKIP)
     public Object apiVersion;
 
+    @JsonSetter(nulls = Nulls.SKIP)
     public Object kind;
+
+    @JsonSetter(nulls = Nulls.SKIP)
     public Object metadata;
+
     public ConfigFile spec;
 
     /**
@@ -48,6 +65,39 @@ public final class ConfigFile {
      */
     static String describe(Path path, com.fasterxml.jackson.core.JsonProcessingException e) {
         StringBuilder sb = new StringBuilder("--config ").append(path);
+        ConfigYaml.Problem problem = cause(e, ConfigYaml.Problem.class);
+        if (problem != null) {
+            sb.append(" line ").append(problem.line()).append(", column ").append(problem.column());
+            sb.append(": ");
+            if (!problem.field().isEmpty()) {
+                sb.append(problem.field()).append(": ");
+            }
+            return sb.append(problem.reason()).toString();
+        }
+        var syntax =
+                cause(
+                        e,
+                        com.fasterxml.jackson.dataformat.yaml.snakeyaml.error.MarkedYAMLException
+                                .class);
+        if (syntax != null && syntax.getProblemMark() != null) {
+            // SnakeYAML's mark is where the problem is (Jackson's location is where it stopped).
+            var mark = syntax.getProblemMark();
+            sb.append(" line ")
+                    .append(mark.getLine() + 1)
+                    .append(", column ")
+                    .append(mark.getColumn() + 1)
+                    .append(": ");
+            String what = syntax.getProblem() == null ? "" : syntax.getProblem();
+            if (what.contains("\t") || what.contains("(TAB)")) {
+                return sb.append("tabs are not allowed in YAML; indent and separate with spaces")
+                        .toString();
+            }
+            sb.append("not valid YAML: ").append(what.strip());
+            if (syntax.getContext() != null) {
+                sb.append(" (").append(syntax.getContext().strip()).append(')');
+            }
+            return sb.toString();
+        }
         com.fasterxml.jackson.core.JsonLocation at = e.getLocation();
         if (at != null && at.getLineNr() > 0) {
             sb.append(" line ").append(at.getLineNr()).append(", column ").append(at.getColumnNr());
@@ -74,7 +124,24 @@ public final class ConfigFile {
         return sb.toString();
     }
 
+    private static <T extends Throwable> T cause(Throwable e, Class<T> type) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (type.isInstance(t)) {
+                return type.cast(t);
+            }
+        }
+        return null;
+    }
+
     private static String reason(com.fasterxml.jackson.core.JsonProcessingException e) {
+        if (e instanceof com.fasterxml.jackson.databind.exc.InvalidNullException) {
+            return "null is not a value here: give one, or leave the field out for its default";
+        }
+        if (e instanceof com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException u
+                && "<<".equals(u.getPropertyName())) {
+            return "merge keys (<<) are not supported; alias the whole node (- *name) or repeat"
+                    + " its fields";
+        }
         if (e instanceof com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException u) {
             List<String> known = new ArrayList<>();
             if (u.getKnownPropertyIds() != null) {
@@ -158,14 +225,22 @@ public final class ConfigFile {
      * @throws Main.UsageError naming the file, line and field of a problem
      */
     public static ConfigFile read(Path path) {
+        if (path.toString().isBlank()) {
+            throw new Main.UsageError("--config: the path is empty; give a YAML file");
+        }
         if (!Files.isRegularFile(path)) {
             throw new Main.UsageError("--config: no such file: " + path);
         }
-        ObjectMapper yaml =
-                new ObjectMapper(new YAMLFactory())
-                        .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+        String text;
         try {
-            ConfigFile file = yaml.readValue(path.toFile(), ConfigFile.class);
+            text = Utf8Files.read(path);
+        } catch (Utf8Files.NotUtf8Exception e) {
+            throw new Main.UsageError("--config " + e.getMessage());
+        } catch (IOException e) {
+            throw new Main.UsageError("--config " + path + ": cannot read: " + e.getMessage());
+        }
+        try {
+            ConfigFile file = MAPPER.readValue(new StringReader(text), ConfigFile.class);
             if (file == null) {
                 return new ConfigFile();
             }
@@ -176,4 +251,17 @@ public final class ConfigFile {
             throw new Main.UsageError("--config " + path + ": cannot read: " + e.getMessage());
         }
     }
+
+    /**
+     * Strict where Jackson is lenient by default: an integer field takes integers only (5.9 was
+     * read as 5), {@code null} is refused rather than read as "use the default", a key given twice
+     * is refused (see {@link ConfigYaml}); request rates take {@code inf} as the flag does.
+     */
+    private static final ObjectMapper MAPPER =
+            new ObjectMapper(new ConfigYaml.Factory())
+                    .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                    .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+                    .setDefaultSetterInfo(JsonSetter.Value.forValueNulls(Nulls.FAIL, Nulls.FAIL))
+                    .addMixIn(LoadSpec.class, ConfigYaml.LoadRates.class)
+                    .addMixIn(StageSpec.class, ConfigYaml.StageRate.class);
 }

@@ -86,16 +86,6 @@ public final class LoadOptions {
                             + " (0-1, default 0.1; load.maxFailureRatio in --config).")
     Double maxFailureRatio;
 
-    private boolean stagesBuilt;
-
-    /**
-     * Whether the last {@link #layOver} built the stages (from the stage flags or the default):
-     * only those may be unpaced ('inf'), a config's own stages follow the BenchmarkRun's rules.
-     */
-    public boolean stagesBuilt() {
-        return stagesBuilt;
-    }
-
     /** Whether the failure gate was given as a flag (messages name the flag, else the field). */
     public boolean failureRatioFromFlag() {
         return maxFailureRatio != null;
@@ -145,8 +135,7 @@ public final class LoadOptions {
             l.setMaxFailureRatio(maxFailureRatio);
         }
         boolean stageFlags = requestRates != null || concurrencies != null;
-        stagesBuilt = stageFlags || (l.getStages() == null && l.getRequestRates() == null);
-        if (stagesBuilt) {
+        if (stageFlags || (l.getStages() == null && l.getRequestRates() == null)) {
             Integer n = numPrompts != null ? numPrompts : l.getNumPrompts();
             String d = duration != null ? duration : l.getDuration();
             Integer prompts = n != null ? n : (d == null ? DEFAULT_NUM_PROMPTS : null);
@@ -228,7 +217,7 @@ public final class LoadOptions {
         }
     }
 
-    /** A rate stage; {@code null} rate is the command line's 'inf' (every request at once). */
+    /** A rate stage ({@code +Inf}: the command line's 'inf', every request at once). */
     private static StageSpec stage(Double rate, Integer concurrency, Integer prompts, String d) {
         StageSpec s = new StageSpec();
         s.setRequestRate(rate);
@@ -248,10 +237,7 @@ public final class LoadOptions {
         if (!(rate > 0)) {
             throw new Main.UsageError("--request-rate: must be > 0 or 'inf', got " + text);
         }
-        if (Double.isInfinite(rate)) {
-            return null;
-        }
-        if (rate > StageSpec.MAX_REQUEST_RATE) {
+        if (rate != Double.POSITIVE_INFINITY && rate > StageSpec.MAX_REQUEST_RATE) {
             throw new Main.UsageError(
                     "--request-rate: must be at most "
                             + (long) StageSpec.MAX_REQUEST_RATE

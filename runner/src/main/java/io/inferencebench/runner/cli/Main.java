@@ -16,7 +16,7 @@ import picocli.CommandLine.Command;
             SearchCommand.class,
             ReportCommand.class,
         })
-public final class Main implements Runnable {
+public final class Main implements java.util.concurrent.Callable<Integer> {
 
     /** Exit code for a run whose results fail a check (no successful request, SLO missed). */
     public static final int EXIT_RESULTS_FAILED = 1;
@@ -75,6 +75,17 @@ public final class Main implements Runnable {
             Progress.errRedirected = true;
         }
         cli.setCaseInsensitiveEnumValuesAllowed(true);
+        // Path.of("") is the working directory: --result-dir '' wrote the profiles there, and
+        // --tokenizer '' read ./tokenizer.json. An empty path is a mistake, named as one.
+        cli.registerConverter(
+                java.nio.file.Path.class,
+                text -> {
+                    if (text.isBlank()) {
+                        throw new CommandLine.TypeConversionException(
+                                "the path is empty; give a file or directory");
+                    }
+                    return java.nio.file.Path.of(text);
+                });
         // A flag error gets one line and a pointer to --help, not the 190-line usage.
         cli.setParameterExceptionHandler(
                 (e, arguments) -> {
@@ -106,9 +117,14 @@ public final class Main implements Runnable {
         return message == null ? e.getClass().getSimpleName() : message;
     }
 
+    /** Without a command: the usage, on standard error, and exit {@link #EXIT_USAGE}. */
     @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
+    public Integer call() {
+        java.io.PrintWriter err = spec.commandLine().getErr();
+        err.println("error: a command is required: run, search, compare, report or pod");
+        spec.commandLine().usage(err);
+        err.flush();
+        return EXIT_USAGE;
     }
 
     static String version() {

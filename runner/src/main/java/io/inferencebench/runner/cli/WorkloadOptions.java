@@ -135,6 +135,7 @@ public final class WorkloadOptions {
                     });
         }
         DatasetType type = d.getType() == null ? DatasetType.RANDOM : d.getType();
+        checkFlags(type);
         if (datasetName != null && config != null) {
             // A config's fields of the other kind of dataset do not apply to the one asked for.
             if (type == DatasetType.RANDOM) {
@@ -224,6 +225,56 @@ public final class WorkloadOptions {
             w.setSampling(sampling);
         }
         return w;
+    }
+
+    /** What the flags give, checked with their names (the spec's rules would name its fields). */
+    private void checkFlags(DatasetType type) {
+        java.util.Map<String, Integer> counts = new java.util.LinkedHashMap<>();
+        counts.put("--output-len", outputLen);
+        counts.put("--min-input-len", minInputLen);
+        counts.put("--max-input-len", maxInputLen);
+        counts.put("--min-output-len", minOutputLen);
+        counts.put("--max-output-len", maxOutputLen);
+        counts.forEach(
+                (flag, value) -> {
+                    if (value != null && value < 1) {
+                        throw new Main.UsageError(flag + ": must be >= 1, got " + value);
+                    }
+                    if (value != null && type == DatasetType.RANDOM) {
+                        // As with --dataset-path: a flag the random dataset would ignore.
+                        throw new Main.UsageError(
+                                flag
+                                        + ": applies to --dataset-name sharegpt or jsonl; random"
+                                        + " prompts take --random-input-len and"
+                                        + " --random-output-len");
+                    }
+                });
+        if (type != DatasetType.RANDOM && randomOutputLen != null && randomOutputLen < 1) {
+            throw new Main.UsageError("--random-output-len: must be >= 1, got " + randomOutputLen);
+        }
+        if (minInputLen != null && maxInputLen != null && minInputLen > maxInputLen) {
+            throw new Main.UsageError(
+                    "--min-input-len: "
+                            + minInputLen
+                            + " is greater than --max-input-len "
+                            + maxInputLen);
+        }
+        if (minOutputLen != null && maxOutputLen != null && minOutputLen > maxOutputLen) {
+            throw new Main.UsageError(
+                    "--min-output-len: "
+                            + minOutputLen
+                            + " is greater than --max-output-len "
+                            + maxOutputLen);
+        }
+        if (topP != null && !(topP > 0 && topP <= 1)) {
+            throw new Main.UsageError("--top-p: must be within (0, 1], got " + topP);
+        }
+        if (topK != null && topK < -1) {
+            throw new Main.UsageError("--top-k: must be >= -1 (-1 disables it), got " + topK);
+        }
+        if (seed != null && seed < 0) {
+            throw new Main.UsageError("--seed: must be >= 0, got " + seed);
+        }
     }
 
     /**

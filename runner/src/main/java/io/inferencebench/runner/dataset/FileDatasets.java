@@ -4,10 +4,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -76,6 +73,9 @@ public final class FileDatasets {
         // what is kept are the prompts that pass the filters.
         try (JsonParser parser = MAPPER.getFactory().createParser(path.toFile())) {
             JsonToken first = parser.nextToken();
+            if (first == null) {
+                throw noPrompts(path, "it is empty");
+            }
             if (first != JsonToken.START_ARRAY) {
                 throw new IOException(
                         path
@@ -126,6 +126,11 @@ public final class FileDatasets {
                 candidates.add(new Prompt(prompt, null, null, in, out, source(tokenizer)));
             }
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            String reason = e.getOriginalMessage() == null ? "" : e.getOriginalMessage();
+            // A byte that is not UTF-8, or a control character no JSON text has: a binary file.
+            if (reason.startsWith("Invalid UTF-8") || reason.contains("(CTRL-CHAR")) {
+                throw notUtf8(path, e);
+            }
             throw new IOException(
                     path
                             + ": not valid JSON at line "
@@ -139,6 +144,9 @@ public final class FileDatasets {
             candidates = null;
             throw tooLarge(path, entries);
         }
+        if (entries == 0) {
+            throw noPrompts(path, "an empty JSON array");
+        }
         if (shaped == 0 && entries > 0) {
             throw new IOException(
                     path
@@ -148,6 +156,31 @@ public final class FileDatasets {
                             + (firstKeys != null ? " (the first has: " + firstKeys + ")" : ""));
         }
         return sample(candidates, count, seed, path);
+    }
+
+    private static IOException noPrompts(Path path, String why) {
+        return new IOException(path + ": the file has no prompts (" + why + ")");
+    }
+
+    /**
+     * Jackson's "Invalid UTF-8 start byte 0xff" (or a control character outside a string) as the
+     * user's problem: where, and what to do.
+     */
+    private static IOException notUtf8(
+            Path path, com.fasterxml.jackson.core.JsonProcessingException e) {
+        com.fasterxml.jackson.core.JsonLocation at = e.getLocation();
+        long offset = at == null ? -1 : at.getByteOffset();
+        String where =
+                offset >= 0
+                        ? "at byte offset " + offset + " (line " + at.getLineNr() + ")"
+                        : "on line " + (at == null ? "?" : at.getLineNr());
+        return new IOException(
+                path
+                        + ": not UTF-8 text: a byte "
+                        + where
+                        + " is not part of UTF-8 text (a binary file, or text in another"
+                        + " encoding; save it as UTF-8)",
+                e);
     }
 
     private static IOException tooLarge(Path path, int read) {
@@ -175,13 +208,15 @@ public final class FileDatasets {
             throws IOException {
         List<Prompt> candidates = new ArrayList<>();
         int lineNumber = 0;
-        try (BufferedReader reader = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
+        int prompts = 0;
+        try (Utf8Files.Lines reader = Utf8Files.lines(path)) {
             String line;
             while ((line = reader.readLine()) != null) {
                 lineNumber++;
                 if (line.isBlank()) {
                     continue;
                 }
+                prompts++;
                 JsonNode node;
                 try {
                     node = MAPPER.readTree(line);
@@ -235,6 +270,9 @@ public final class FileDatasets {
         } catch (OutOfMemoryError e) {
             candidates = null;
             throw tooLarge(path, lineNumber);
+        }
+        if (prompts == 0) {
+            throw noPrompts(path, lineNumber == 0 ? "it is empty" : "only blank lines");
         }
         return sample(candidates, count, seed, path);
     }

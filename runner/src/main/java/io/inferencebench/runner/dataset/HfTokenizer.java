@@ -35,8 +35,11 @@ public final class HfTokenizer implements TokenCounter, AutoCloseable {
             throw new IOException("no tokenizer.json at " + path);
         }
         int vocab;
+        // A byte order mark (Windows editors write one) is dropped here: the native tokenizer's
+        // JSON reader refuses it.
+        byte[] json = Utf8Files.withoutBom(Files.readAllBytes(file));
         try {
-            JsonNode root = new ObjectMapper().readTree(file.toFile());
+            JsonNode root = new ObjectMapper().readTree(json);
             // Ids run from 0 to the largest one, in the model's vocabulary (an id map, or a list
             // for Unigram) or among the added tokens - which often repeat ids of the vocabulary
             // (special tokens), so their count must not be added on top.
@@ -56,7 +59,7 @@ public final class HfTokenizer implements TokenCounter, AutoCloseable {
         }
         HuggingFaceTokenizer tokenizer =
                 HuggingFaceTokenizer.newInstance(
-                        file,
+                        new java.io.ByteArrayInputStream(json),
                         Map.of(
                                 "addSpecialTokens",
                                 "false",

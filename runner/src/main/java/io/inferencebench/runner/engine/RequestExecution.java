@@ -250,12 +250,26 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
                     // onMalformed set the failure
                 } else if (failure == null && contentEvents == 0 && usageCompletionTokens < 0) {
                     fail(FailureClass.MALFORMED_STREAM, "stream ended without any content event");
+                } else if (failure == null && contentEvents == 0) {
+                    // Usage alone generated no text: nothing to time a first token by, nothing
+                    // a user asked for.
+                    fail(
+                            FailureClass.EMPTY_RESPONSE,
+                            "no content: the stream carried only usage (completion_tokens "
+                                    + usageCompletionTokens
+                                    + "), no text");
                 }
             } else {
                 try {
                     protocol.parseBody(body == null ? new byte[0] : body, bodyLength, nanos, this);
                     if (failure == null && contentEvents == 0 && usageCompletionTokens < 0) {
                         fail(FailureClass.MALFORMED_STREAM, "response without generated content");
+                    } else if (failure == null
+                            && contentEvents == 0
+                            && usageCompletionTokens == 0) {
+                        fail(
+                                FailureClass.EMPTY_RESPONSE,
+                                "no content: empty text and completion_tokens 0");
                     }
                 } catch (IOException | RuntimeException e) {
                     fail(

@@ -14,6 +14,12 @@ public enum FailureClass {
     RESET("reset"),
     MALFORMED_STREAM("malformed_stream"),
     ERROR_PAYLOAD("error_payload"),
+
+    /**
+     * A well-formed response that generated nothing: no content in the stream (at most a usage
+     * event), or a complete body with empty text and no completion tokens.
+     */
+    EMPTY_RESPONSE("empty_response"),
     OTHER("other");
 
     private final String wireName;

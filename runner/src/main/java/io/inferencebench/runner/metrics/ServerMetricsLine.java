@@ -13,7 +13,9 @@ public final class ServerMetricsLine {
 
     /**
      * Formats the line, e.g. {@code stage 1 server: ttft mean 31.4 ms p90 39.0 ms running 8.20
-     * waiting 0.00 coverage 7/7 (100 %)}; metrics the server does not expose are left out.
+     * waiting 0.00 kv 12.5 % coverage 7/7 (100 %)}; metrics the server does not expose are left
+     * out, values a gauge cannot take are flagged ({@code kv -5 (impossible for a ratio)}), NaN is
+     * shown as NaN.
      *
      * @param stageNumber the stage, counted from 1 as in the summary table
      * @param report the stage's server metrics ({@code null} prints that none were collected)
@@ -32,12 +34,14 @@ public final class ServerMetricsLine {
                 b.append(String.format(Locale.ROOT, " p90 %.1f ms", ttft.p90() * scale));
             }
         }
-        appendGaugeMean(b, "running", find(report, "num_requests_running", "running"));
-        appendGaugeMean(b, "waiting", find(report, "num_requests_waiting", "waiting", "queue"));
-        ServerMetricSummary kv = find(report, "kv_cache_usage", "cache_usage", "token_usage");
-        if (kv != null && kv.mean() != null && kv.type() != MetricType.HISTOGRAM) {
-            b.append(String.format(Locale.ROOT, " kv %.1f %%", 100 * kv.mean()));
-        }
+        appendGauge(b, "running", find(report, "num_requests_running", "running"), Bound.COUNT);
+        appendGauge(
+                b,
+                "waiting",
+                find(report, "num_requests_waiting", "waiting", "queue"),
+                Bound.COUNT);
+        appendGauge(
+                b, "kv", find(report, "kv_cache_usage", "cache_usage", "token_usage"), Bound.RATIO);
         ScrapeCoverage c = report.coverage();
         if (c != null) {
             int expected = c.expected() > 0 ? c.expected() : c.succeeded() + c.failed();
@@ -58,10 +62,78 @@ public final class ServerMetricsLine {
         return b.toString();
     }
 
-    private static void appendGaugeMean(StringBuilder b, String label, ServerMetricSummary s) {
-        if (s != null && s.mean() != null && s.type() != MetricType.HISTOGRAM) {
-            b.append(String.format(Locale.ROOT, " %s %.2f", label, s.mean()));
+    /** What values a gauge can take; a value outside is shown as the server said, and flagged. */
+    private enum Bound {
+        /** Requests: never negative. */
+        COUNT,
+        /** A share in [0, 1], shown as a percentage. */
+        RATIO
+    }
+
+    /**
+     * The gauge's mean as the server reported it: a ratio as a percentage when it is one; a value
+     * it cannot take (a negative count, a ratio outside [0, 1], anywhere in the window) flagged
+     * rather than shown as "-500 %"; NaN samples named rather than dropped.
+     */
+    private static void appendGauge(
+            StringBuilder b, String label, ServerMetricSummary s, Bound bound) {
+        if (s == null || s.type() == MetricType.HISTOGRAM) {
+            return;
         }
+        if (s.mean() == null) {
+            if (s.nanSamples() > 0) {
+                b.append(' ')
+                        .append(label)
+                        .append(
+                                s.nanSamples() == 1
+                                        ? " NaN (the server reported NaN in its only sample)"
+                                        : " NaN (the server reported NaN in all "
+                                                + s.nanSamples()
+                                                + " samples)");
+            }
+            return;
+        }
+        double mean = s.mean();
+        double min = s.min() != null ? s.min() : mean;
+        double max = s.max() != null ? s.max() : mean;
+        b.append(' ').append(label).append(' ');
+        String impossible = null;
+        if (bound == Bound.RATIO) {
+            if (mean >= 0 && mean <= 1) {
+                b.append(String.format(Locale.ROOT, "%.1f %%", 100 * mean));
+                if (min < 0) {
+                    impossible = "min " + raw(min) + " is impossible for a ratio";
+                } else if (max > 1) {
+                    impossible = "max " + raw(max) + " is impossible for a ratio";
+                }
+            } else {
+                b.append(raw(mean));
+                impossible = "impossible for a ratio";
+            }
+        } else {
+            b.append(String.format(Locale.ROOT, "%.2f", mean));
+            if (mean < 0) {
+                impossible = "impossible for a count";
+            } else if (min < 0) {
+                impossible = "min " + raw(min) + " is impossible for a count";
+            }
+        }
+        if (impossible != null) {
+            b.append(" (").append(impossible).append(')');
+        }
+        if (s.nanSamples() > 0) {
+            b.append(" (")
+                    .append(s.nanSamples())
+                    .append(s.nanSamples() == 1 ? " NaN sample" : " NaN samples")
+                    .append(" left out)");
+        }
+    }
+
+    /** A value as the server wrote it: no scaling, no trailing zeros. */
+    private static String raw(double value) {
+        return Double.isFinite(value)
+                ? io.inferencebench.profile.lpg.LpgProfileWriter.formatServerValue(value)
+                : Double.toString(value);
     }
 
     private static ServerMetricSummary find(ServerMetricsReport report, String... fragments) {

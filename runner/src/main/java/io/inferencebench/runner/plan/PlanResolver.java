@@ -39,10 +39,11 @@ public final class PlanResolver {
      *
      * @param prefix put before the section names, e.g. {@code ""} or {@code "work order: "}
      * @param wire names of the backend, API and path inputs
-     * @param unpacedStages whether a stage with neither requestRate nor concurrency is allowed (the
-     *     command line's {@code --request-rate inf}: every request at once)
+     * @param unboundedRates whether a request rate may be {@code +Inf}, every request at once (the
+     *     command line's {@code --request-rate inf} and {@code inf} in its {@code --config}; a
+     *     BenchmarkRun's numbers cannot carry it)
      */
-    public record Road(String prefix, WireProtocol.Fields wire, boolean unpacedStages) {
+    public record Road(String prefix, WireProtocol.Fields wire, boolean unboundedRates) {
 
         /** A runner pod reading its work order. */
         public static Road pod() {
@@ -128,10 +129,10 @@ public final class PlanResolver {
         for (String p : SpecValidation.validateWorkload(w, "workload")) {
             problems.add(at + p);
         }
-        for (String p : SpecValidation.validateLoad(l, "load", searched)) {
-            if (!(road.unpacedStages() && unpacedStageProblem(l, p))) {
-                problems.add(at + p);
-            }
+        for (String p :
+                SpecValidation.validateLoad(
+                        road.unboundedRates() ? boundedForValidation(l) : l, "load", searched)) {
+            problems.add(at + p);
         }
         if (l.getMaxFailureRatio() != null
                 && !(l.getMaxFailureRatio() >= 0 && l.getMaxFailureRatio() <= 1)) {
@@ -177,23 +178,35 @@ public final class PlanResolver {
                 slo(slo, at));
     }
 
-    private static boolean unpacedStageProblem(LoadSpec load, String problem) {
-        if (load.getStages() == null) {
-            return false;
+    /**
+     * A copy of the load whose {@code +Inf} rates read as the highest finite rate, so that an
+     * unbounded rate passes every rule a rate passes, and nothing else changes.
+     */
+    private static LoadSpec boundedForValidation(LoadSpec load) {
+        LoadSpec copy = COPY.convertValue(load, LoadSpec.class);
+        if (copy.getRequestRates() != null) {
+            List<Double> rates = new ArrayList<>();
+            for (Double r : copy.getRequestRates()) {
+                rates.add(unbounded(r) ? StageSpec.MAX_REQUEST_RATE : r);
+            }
+            copy.setRequestRates(rates);
         }
-        for (int i = 0; i < load.getStages().size(); i++) {
-            StageSpec s = load.getStages().get(i);
-            if (s.getRequestRate() == null
-                    && s.getConcurrency() == null
-                    && problem.equals(
-                            "load.stages["
-                                    + i
-                                    + "]: exactly one of requestRate or concurrency must be set")) {
-                return true;
+        if (copy.getStages() != null) {
+            for (StageSpec s : copy.getStages()) {
+                if (unbounded(s.getRequestRate())) {
+                    s.setRequestRate(StageSpec.MAX_REQUEST_RATE);
+                }
             }
         }
-        return false;
+        return copy;
     }
+
+    private static boolean unbounded(Double rate) {
+        return rate != null && rate == Double.POSITIVE_INFINITY;
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper COPY =
+            new com.fasterxml.jackson.databind.ObjectMapper();
 
     private static List<StagePlan> stages(LoadSpec load, String at) {
         ArrivalKind arrival =

@@ -224,6 +224,48 @@ class CliTest {
     }
 
     @Test
+    void usageOnlyStreamsAreEmptyResponsesInTheSummaryAndTheProfile(@TempDir Path dir)
+            throws IOException {
+        try (StubServer server =
+                new StubServer(
+                        (req, ex) -> {
+                            ex.startSse();
+                            ex.chunk(
+                                    "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3,"
+                                            + "\"completion_tokens\":0}}\n\n");
+                            ex.chunk("data: [DONE]\n\n");
+                            ex.endChunked();
+                        })) {
+            Outcome o =
+                    run(
+                            "run",
+                            "--base-url",
+                            server.baseUrl(),
+                            "--model",
+                            "m",
+                            "--num-prompts",
+                            "4",
+                            "--result-dir",
+                            dir.toString(),
+                            "--progress",
+                            "none",
+                            "--no-self-warmup");
+            assertThat(o.code()).as(o.err()).isEqualTo(1);
+            assertThat(o.err())
+                    .contains("no successful request")
+                    .contains("empty_response")
+                    .contains("no content");
+            try (Stream<Path> s = Files.list(dir)) {
+                JsonNode profile =
+                        new ObjectMapper().readTree(s.findFirst().orElseThrow().toFile());
+                assertThat(profile.at("/metrics/errors_by_class/empty_response").asInt())
+                        .isEqualTo(4);
+                assertThat(profile.at("/metrics/completed").asInt()).isZero();
+            }
+        }
+    }
+
+    @Test
     void exitsNonZeroWhenTheGoodputSloIsMissedAndZeroWhenMet(@TempDir Path dir) throws IOException {
         try (StubServer server = new StubServer(new ModelServer(30, 1))) {
             String[] base = {

@@ -140,4 +140,81 @@ class CommandLinePlanTest {
         assertThat(resolve("--config", file.toString(), "--backend", "tgi").plan().wire().path())
                 .isEqualTo("/generate_stream");
     }
+
+    @Test
+    void infInAConfigsRatesIsEveryRequestAtOnceAsTheFlagIs(@TempDir Path dir) throws Exception {
+        Path rates = config(dir, "load: {requestRates: [inf, 5, .inf, Infinity], numPrompts: 7}\n");
+        var plan = resolve("--config", rates.toString()).plan();
+        assertThat(plan.stages())
+                .extracting(StagePlan::requestRate)
+                .containsExactly(
+                        Double.POSITIVE_INFINITY,
+                        5.0,
+                        Double.POSITIVE_INFINITY,
+                        Double.POSITIVE_INFINITY);
+        assertThat(plan.stages()).extracting(StagePlan::numPrompts).containsOnly(7L);
+        Path stages =
+                config(
+                        dir,
+                        """
+                        load:
+                          stages:
+                            - {requestRate: inf, numPrompts: 3}
+                            - {requestRate: .inf, numPrompts: 4}
+                            - {requestRate: 2, numPrompts: 5}
+                        """);
+        assertThat(resolve("--config", stages.toString()).plan().stages())
+                .extracting(StagePlan::requestRate)
+                .containsExactly(Double.POSITIVE_INFINITY, Double.POSITIVE_INFINITY, 2.0);
+        // Flags over such a config still apply to every stage.
+        assertThat(resolve("--config", stages.toString(), "--num-prompts", "9").plan().stages())
+                .extracting(StagePlan::numPrompts)
+                .containsOnly(9L);
+        // Other infinities are not rates.
+        Path negative = config(dir, "load: {requestRates: [-.inf], numPrompts: 7}\n");
+        assertThatThrownBy(() -> resolve("--config", negative.toString()))
+                .isInstanceOf(Main.UsageError.class)
+                .hasMessageContaining("load.requestRates[0]: must be greater than 0");
+        Path word = config(dir, "load: {requestRates: [lots], numPrompts: 7}\n");
+        assertThatThrownBy(() -> resolve("--config", word.toString()))
+                .isInstanceOf(Main.UsageError.class)
+                .hasMessageContaining("load.requestRates[0]")
+                .hasMessageContaining("'lots' is not a valid number");
+    }
+
+    @Test
+    void anAliasOfAStageIsThatStage(@TempDir Path dir) throws Exception {
+        Path file =
+                config(
+                        dir,
+                        """
+                        load:
+                          stages:
+                            - &warm {requestRate: 4, numPrompts: 6}
+                            - {concurrency: 2, numPrompts: 8}
+                            - *warm
+                        """);
+        var stages = resolve("--config", file.toString()).plan().stages();
+        assertThat(stages).hasSize(3);
+        assertThat(stages.get(2).requestRate()).isEqualTo(4.0);
+        assertThat(stages.get(2).numPrompts()).isEqualTo(6L);
+        assertThat(stages.get(1).concurrency()).isEqualTo(2);
+        // Scalars and nested anchors too.
+        Path nested =
+                config(
+                        dir,
+                        """
+                        load:
+                          stages:
+                            - &outer {requestRate: &rate 3, numPrompts: &n 5}
+                            - {requestRate: *rate, numPrompts: *n}
+                            - *outer
+                        """);
+        assertThat(resolve("--config", nested.toString()).plan().stages())
+                .allSatisfy(
+                        s -> {
+                            assertThat(s.requestRate()).isEqualTo(3.0);
+                            assertThat(s.numPrompts()).isEqualTo(5L);
+                        });
+    }
 }

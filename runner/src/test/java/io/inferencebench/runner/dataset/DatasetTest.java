@@ -224,4 +224,120 @@ class DatasetTest {
                 .hasMessageContaining("line 2")
                 .hasMessageContaining("\"prompt\"");
     }
+
+    private static final FileDatasets.Filters NO_FILTERS =
+            new FileDatasets.Filters(null, null, null, null, null, null);
+
+    private static final byte[] BOM = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF};
+
+    private static byte[] concat(byte[]... parts) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (byte[] p : parts) {
+            out.writeBytes(p);
+        }
+        return out.toByteArray();
+    }
+
+    private static byte[] utf8(String text) {
+        return text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aBinaryDatasetIsNotUtf8TextNamingTheFileTheLineAndTheOffset(@TempDir Path dir)
+            throws IOException {
+        // Far beyond any read-ahead buffer, so the line named is the line of the bad byte.
+        String good = "{\"prompt\":\"the model server is fast, é\"}\n".repeat(2000);
+        Path jsonl = dir.resolve("p.jsonl");
+        Files.write(jsonl, concat(utf8(good), new byte[] {'{', (byte) 0xFF, '}', '\n'}));
+        assertThatThrownBy(() -> FileDatasets.jsonl(jsonl, 1, NO_FILTERS, null, null, 1))
+                .hasMessageContaining(jsonl.toString())
+                .hasMessageContaining(
+                        "not UTF-8 text: byte 0xFF at byte offset "
+                                + (utf8(good).length + 1)
+                                + " (line 2001)")
+                .hasMessageNotContaining("Input length");
+        // Text in another encoding (Latin-1 é) is the same problem.
+        Files.write(
+                jsonl,
+                "{\"prompt\":\"caf\u00e9\"}\n"
+                        .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+        assertThatThrownBy(() -> FileDatasets.jsonl(jsonl, 1, NO_FILTERS, null, null, 1))
+                .hasMessageContaining("not UTF-8 text: byte 0xE9 at byte offset 14 (line 1)");
+        Path shareGpt = dir.resolve("sharegpt.json");
+        Files.write(
+                shareGpt,
+                concat(
+                        utf8("[{\"conversations\": [{\"from\": \"human\", \"value\": \"a"),
+                        new byte[] {(byte) 0xC3, (byte) 0x28},
+                        utf8("\"}]}]")));
+        assertThatThrownBy(() -> FileDatasets.shareGpt(shareGpt, 1, NO_FILTERS, null, 1))
+                .hasMessageContaining(shareGpt.toString())
+                .hasMessageContaining("not UTF-8 text")
+                .hasMessageContaining("byte offset")
+                .hasMessageContaining("(line 1)");
+        // A real binary file: gzip's magic number.
+        Files.write(shareGpt, new byte[] {0x1f, (byte) 0x8b, 8, 0, 0, 0, 0, 0});
+        assertThatThrownBy(() -> FileDatasets.shareGpt(shareGpt, 1, NO_FILTERS, null, 1))
+                .hasMessageContaining("not UTF-8 text");
+        Files.write(jsonl, new byte[] {0x1f, (byte) 0x8b, 8, 0, 0, 0, 0, 0});
+        assertThatThrownBy(() -> FileDatasets.jsonl(jsonl, 1, NO_FILTERS, null, null, 1))
+                .hasMessageContaining("not UTF-8 text: byte 0x8B at byte offset 1 (line 1)");
+    }
+
+    @Test
+    void anEmptyDatasetHasNoPrompts(@TempDir Path dir) throws IOException {
+        Path jsonl = dir.resolve("p.jsonl");
+        for (String text : List.of("", "\n\n  \n")) {
+            Files.writeString(jsonl, text);
+            assertThatThrownBy(() -> FileDatasets.jsonl(jsonl, 1, NO_FILTERS, null, null, 1))
+                    .hasMessageContaining(jsonl + ": the file has no prompts");
+        }
+        Path shareGpt = dir.resolve("sharegpt.json");
+        for (String text : List.of("", "  \n", "[]", "[ ]\n")) {
+            Files.writeString(shareGpt, text);
+            assertThatThrownBy(() -> FileDatasets.shareGpt(shareGpt, 1, NO_FILTERS, null, 1))
+                    .as(text)
+                    .hasMessageContaining(shareGpt + ": the file has no prompts");
+        }
+        // Prompts that the filters all drop are another matter, and said so.
+        Files.writeString(jsonl, "{\"prompt\":\"hi\"}\n");
+        assertThatThrownBy(
+                        () ->
+                                FileDatasets.jsonl(
+                                        jsonl,
+                                        1,
+                                        new FileDatasets.Filters(100, null, null, null, null, null),
+                                        null,
+                                        null,
+                                        1))
+                .hasMessageContaining("no prompt passed the length filters");
+    }
+
+    @Test
+    void aByteOrderMarkIsAcceptedInDatasetsAndTokenizers(@TempDir Path dir) throws IOException {
+        Path jsonl = dir.resolve("p.jsonl");
+        Files.write(
+                jsonl, concat(BOM, utf8("{\"prompt\":\"first\"}\r\n{\"prompt\":\"second\"}\r\n")));
+        List<Prompt> prompts = FileDatasets.jsonl(jsonl, 2, NO_FILTERS, null, null, 1);
+        assertThat(prompts).extracting(Prompt::text).containsExactlyInAnyOrder("first", "second");
+        Path shareGpt = dir.resolve("sharegpt.json");
+        Files.write(
+                shareGpt,
+                concat(
+                        BOM,
+                        utf8(
+                                "[{\"conversations\": [{\"from\": \"human\", \"value\": \"a question\"},"
+                                        + " {\"from\": \"gpt\", \"value\": \"an answer\"}]}]")));
+        assertThat(FileDatasets.shareGpt(shareGpt, 1, NO_FILTERS, null, 1))
+                .extracting(Prompt::text)
+                .containsExactly("a question");
+        Path tokenizerFile = dir.resolve("tokenizer.json");
+        Files.write(tokenizerFile, concat(BOM, Files.readAllBytes(testTokenizer())));
+        try (HfTokenizer withBom = HfTokenizer.load(tokenizerFile);
+                HfTokenizer plain = HfTokenizer.load(testTokenizer())) {
+            assertThat(withBom.encode("the model server is fast"))
+                    .isEqualTo(plain.encode("the model server is fast"));
+            assertThat(withBom.vocabSize()).isEqualTo(plain.vocabSize());
+        }
+    }
 }

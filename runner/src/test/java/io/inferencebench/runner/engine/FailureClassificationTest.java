@@ -185,4 +185,61 @@ class FailureClassificationTest {
         assertThat(r.errorsByClass).isEqualTo(Map.of("http_5xx", 1L));
         assertThat(r.latencyMs.count()).isEqualTo(2);
     }
+
+    @Test
+    void aStreamWithOnlyUsageIsAnEmptyResponse() throws Exception {
+        // No content event at all: the usage event is the only data.
+        assertOnly(
+                runAgainst(
+                        (req, ex) -> {
+                            ex.startSse();
+                            ex.chunk(
+                                    "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,"
+                                            + "\"completion_tokens\":0}}\n\n");
+                            ex.chunk("data: [DONE]\n\n");
+                            ex.endChunked();
+                        }),
+                "empty_response");
+        // Empty text in the choices and usage that claims tokens: still no text.
+        assertOnly(
+                runAgainst(
+                        (req, ex) -> {
+                            ex.startSse();
+                            ex.chunk("data: {\"choices\":[{\"index\":0,\"text\":\"\"}]}\n\n");
+                            ex.chunk(
+                                    "data: {\"choices\":[{\"index\":0,\"text\":\"\","
+                                            + "\"finish_reason\":\"length\"}],\"usage\":"
+                                            + "{\"prompt_tokens\":5,\"completion_tokens\":7}}\n\n");
+                            ex.chunk("data: [DONE]\n\n");
+                            ex.endChunked();
+                        }),
+                "empty_response");
+    }
+
+    @Test
+    void aCompleteBodyWithEmptyTextAndNoCompletionTokensIsAnEmptyResponse() throws Exception {
+        try (StubServer server =
+                new StubServer(
+                        (req, ex) ->
+                                ex.respond(
+                                        200,
+                                        "application/json",
+                                        "{\"choices\":[{\"index\":0,\"text\":\"\"}],\"usage\":"
+                                                + "{\"prompt_tokens\":5,\"completion_tokens\":0}}"))) {
+            assertOnly(runAgainst(server.baseUrl(), false), "empty_response");
+        }
+        // With text it is a success, streamed or not.
+        try (StubServer server =
+                new StubServer(
+                        (req, ex) ->
+                                ex.respond(
+                                        200,
+                                        "application/json",
+                                        "{\"choices\":[{\"index\":0,\"text\":\"hi\"}],\"usage\":"
+                                                + "{\"prompt_tokens\":5,\"completion_tokens\":1}}"))) {
+            StageResult r = runAgainst(server.baseUrl(), false);
+            assertThat(r.completed).isEqualTo(REQUESTS);
+            assertThat(r.errorsByClass).isEmpty();
+        }
+    }
 }

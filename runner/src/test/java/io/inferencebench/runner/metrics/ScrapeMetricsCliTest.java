@@ -242,6 +242,58 @@ class ScrapeMetricsCliTest {
     }
 
     @Test
+    void impossibleAndNanGaugesAreShownAsTheServerSaidAndFlagged(@TempDir Path tmp)
+            throws Exception {
+        // The simulator refuses such values; a server with a broken exporter sends them.
+        io.inferencebench.runner.stub.OpenAiStub completions =
+                new io.inferencebench.runner.stub.OpenAiStub(1, 1, true);
+        String page =
+                "# TYPE vllm:num_requests_running gauge\n"
+                        + "vllm:num_requests_running{model_name=\"sim\"} NaN\n"
+                        + "# TYPE vllm:num_requests_waiting gauge\n"
+                        + "vllm:num_requests_waiting{model_name=\"sim\"} 0\n"
+                        + "# TYPE vllm:kv_cache_usage_perc gauge\n"
+                        + "vllm:kv_cache_usage_perc{model_name=\"sim\"} -5\n";
+        try (io.inferencebench.runner.stub.StubServer server =
+                new io.inferencebench.runner.stub.StubServer(
+                        (request, exchange) -> {
+                            if (request.path().equals("/metrics")) {
+                                exchange.respond(200, "text/plain; version=0.0.4", page);
+                            } else if (request.path().endsWith("tokenize")) {
+                                exchange.respond(404, "application/json", "{}");
+                            } else {
+                                completions.handle(request, exchange);
+                            }
+                        })) {
+            Path results = tmp.resolve("results");
+            Outcome o =
+                    run(
+                            load(
+                                    server.baseUrl(),
+                                    results,
+                                    "--request-rate",
+                                    "20",
+                                    "--num-prompts",
+                                    "10",
+                                    "--scrape-metrics",
+                                    "--scrape-interval",
+                                    "200ms"));
+            assertThat(o.code()).as(o.err()).isZero();
+            assertThat(o.out())
+                    .contains("stage 1 server:")
+                    .contains("kv -5 (impossible for a ratio)")
+                    .containsPattern(
+                            "running NaN \\(the server reported NaN in all \\d+ samples\\)")
+                    .doesNotContain("-500");
+            JsonNode metrics = profiles(results).get(0).path("metrics").path("server_metrics");
+            assertThat(metrics.path("vllm:kv_cache_usage_perc").path("Mean").asText())
+                    .isEqualTo("-5");
+            assertThat(metrics.path("vllm:num_requests_running").path("NanSamples").asInt())
+                    .isGreaterThanOrEqualTo(2);
+        }
+    }
+
+    @Test
     void twoReplicasAggregateBySumOrMeanAndKeepTheirOwnBreakdown(@TempDir Path tmp)
             throws Exception {
         try (Sim first =
