@@ -5,6 +5,7 @@ import io.inferencebench.runner.dataset.Prompt;
 import io.inferencebench.runner.dataset.ServerTokenizer;
 import io.inferencebench.runner.plan.PromptSource;
 import io.inferencebench.runner.plan.RunPlan;
+import io.inferencebench.runner.text.TerminalText;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -100,7 +101,7 @@ public record PreparedPrompts(
         if (probe.tokenizer() == null) {
             err.println(
                     "prompts: the server's /tokenize did not answer ("
-                            + probe.reason()
+                            + TerminalText.oneLine(probe.reason())
                             + "); without --tokenizer the random prompts are common words, their"
                             + " token counts approximate");
         }

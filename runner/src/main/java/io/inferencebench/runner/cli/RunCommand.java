@@ -19,6 +19,7 @@ import io.inferencebench.runner.metrics.ServerMetricsLine;
 import io.inferencebench.runner.metrics.ServerMetricsSource;
 import io.inferencebench.runner.plan.ModelDiscovery;
 import io.inferencebench.runner.plan.RunPlan;
+import io.inferencebench.runner.text.TerminalText;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -189,7 +190,7 @@ public final class RunCommand implements Callable<Integer> {
                         "target %s%s  model %s  api %s  prompts %s (%s)  stages %d%n",
                         baseUrl,
                         plan.wire().path(),
-                        modelName,
+                        TerminalText.oneLine(modelName),
                         protocol.name(),
                         plan.dataset().typeName(),
                         prompts.get(0).inputSource(),
@@ -282,10 +283,17 @@ public final class RunCommand implements Callable<Integer> {
             }
         }
         for (ResultFiles.Written f : outcome.files()) {
+            // File names carry the model id, which the server chose.
+            String path = TerminalText.oneLine(f.path().toString());
             if (f.ok()) {
-                out.println("profile: " + f.path());
+                out.println("profile: " + path);
             } else {
-                out.println("profile NOT written: " + f.path() + " (" + f.failure() + ")");
+                out.println(
+                        "profile NOT written: "
+                                + path
+                                + " ("
+                                + TerminalText.oneLine(f.failure())
+                                + ")");
             }
         }
         out.flush();
@@ -378,7 +386,7 @@ public final class RunCommand implements Callable<Integer> {
                     baseUrl,
                     backendName,
                     warning -> {
-                        err.println(warning);
+                        err.println(TerminalText.oneLine(warning));
                         err.flush();
                     });
         } catch (IllegalArgumentException e) {

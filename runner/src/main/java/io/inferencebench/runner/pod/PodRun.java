@@ -23,6 +23,7 @@ import io.inferencebench.runner.http.HttpTransport;
 import io.inferencebench.runner.http.TlsOptions;
 import io.inferencebench.runner.plan.PromptSource;
 import io.inferencebench.runner.plan.RunPlan;
+import io.inferencebench.runner.text.TerminalText;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -668,8 +669,14 @@ public final class PodRun {
     }
 
     private void log(String format, Object... args) {
+        // Arguments carry the server's words (model ids, error bodies, probe answers): a pod's
+        // log is read on a terminal with kubectl logs.
+        Object[] shown = new Object[args.length];
+        for (int i = 0; i < args.length; i++) {
+            shown[i] = TerminalText.argument(args[i]);
+        }
         synchronized (log) {
-            log.printf(Locale.ROOT, format + "%n", args);
+            log.printf(Locale.ROOT, format + "%n", shown);
             log.flush();
         }
     }
