@@ -125,6 +125,10 @@ public final class PlanResolver {
         LoadSpec l = load == null ? new LoadSpec() : load;
         String at = road.prefix();
         List<String> problems = new ArrayList<>();
+        // Flags were checked with their names before; what is left here came from the spec.
+        for (String p : SpecValidation.validateHeaders(target.headers(), "target.headers", ".")) {
+            problems.add(at + p);
+        }
         for (String p : SpecValidation.validateWorkload(w, "workload")) {
             problems.add(at + p);
         }
