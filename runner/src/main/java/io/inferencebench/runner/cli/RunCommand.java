@@ -3,6 +3,7 @@ package io.inferencebench.runner.cli;
 import io.inferencebench.profile.lpg.ProfileContext;
 import io.inferencebench.runner.backend.GenerationParams;
 import io.inferencebench.runner.backend.Protocol;
+import io.inferencebench.runner.backend.RequestFields;
 import io.inferencebench.runner.dataset.HfTokenizer;
 import io.inferencebench.runner.dataset.Prompt;
 import io.inferencebench.runner.dataset.ServerTokenizer;
@@ -151,7 +152,8 @@ public final class RunCommand implements Callable<Integer> {
                 GenerationParams params = plan.generation(modelName);
                 Progress progressView =
                         Progress.create(output.progress(), err, plan.stages().size());
-                ErrorSampler errors = new ErrorSampler();
+                ErrorSampler errors =
+                        new ErrorSampler(RequestFields.extensions(plan.wire().api(), params));
                 StageObserver observer = StageObservers.of(progressView, metrics, errors);
                 LoadEngine engine =
                         new LoadEngine(

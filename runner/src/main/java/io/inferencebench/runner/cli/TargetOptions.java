@@ -43,7 +43,9 @@ public final class TargetOptions {
     @Option(
             names = "--backend",
             description =
-                    "vllm, sglang, tgi, jetstream, triton, openai, openai-chat, lmdeploy, trtllm (default vllm).")
+                    "vllm, sglang, tgi, jetstream, triton, openai, openai-chat, lmdeploy, trtllm"
+                            + " (default vllm). openai sends only OpenAI API fields (for strict"
+                            + " servers); the others add ignore_eos unless --ignore-eos false.")
     String backend;
 
     @Option(
