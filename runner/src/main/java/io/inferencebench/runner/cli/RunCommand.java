@@ -403,8 +403,13 @@ public final class RunCommand implements Callable<Integer> {
             // The server is down or unreachable: a failure of the target (exit 1), not of the
             // flags; --model would not help.
             throw new IllegalStateException(e.getMessage());
+        } catch (ModelDiscovery.Redirected e) {
+            throw new Main.UsageError("--base-url: " + e.getMessage());
         } catch (ModelDiscovery.NoModel e) {
-            throw new Main.UsageError("--model: not given and " + e.getMessage());
+            throw new Main.UsageError(
+                    "--model: not given, and "
+                            + e.getMessage()
+                            + "; give --model NAME (the model name the server serves)");
         }
     }
 }

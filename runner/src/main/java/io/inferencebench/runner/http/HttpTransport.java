@@ -348,34 +348,79 @@ public final class HttpTransport implements AutoCloseable {
         }
     }
 
+    /**
+     * A whole response to a GET (model discovery): redirects are reported, not followed.
+     *
+     * @param status the HTTP status
+     * @param contentType the Content-Type header, or {@code null}
+     * @param location the Location of a redirect (the server's text), or {@code null}
+     * @param body the body as UTF-8
+     */
+    public record Response(int status, String contentType, String location, String body) {}
+
+    /** Largest body {@link #fetch} reads. */
+    static final int MAX_FETCH_BYTES = 4 << 20;
+
     /** A GET whose whole body is returned as a string (model discovery); not for load. */
     public String get(String path, Duration timeout) throws Exception {
+        Response response = fetch(path, timeout);
+        if (response.status() >= 400) {
+            throw new IOException("HTTP " + response.status() + " for GET " + path);
+        }
+        return response.body();
+    }
+
+    /**
+     * A GET of {@code path}, any status (model discovery); not for load.
+     *
+     * @throws IOException {@code connect: ...}, {@code timeout: ...}, {@code tls: ...} (the failure
+     *     class, then the reason) when no response came
+     */
+    public Response fetch(String path, Duration timeout) throws Exception {
         PreparedRequest request = new PreparedRequest(head("GET", path, "*/*", "", 0));
-        CompletableFuture<String> result = new CompletableFuture<>();
+        CompletableFuture<Response> result = new CompletableFuture<>();
         ResponseSink sink =
                 new ResponseSink() {
                     private final ByteArrayOutputStream body = new ByteArrayOutputStream();
                     private int status;
+                    private String contentType;
+                    private String location;
 
                     @Override
-                    public void onStatus(int statusCode, String contentType) {
+                    public void onRedirect(String target) {
+                        location = target;
+                    }
+
+                    @Override
+                    public void onStatus(int statusCode, String type) {
                         status = statusCode;
+                        contentType = type;
                     }
 
                     @Override
                     public boolean onBytes(byte[] data, int offset, int length) {
+                        if (body.size() + length > MAX_FETCH_BYTES) {
+                            result.completeExceptionally(
+                                    new IOException(
+                                            "the answer to GET "
+                                                    + path
+                                                    + " is larger than "
+                                                    + MAX_FETCH_BYTES / (1 << 20)
+                                                    + " MiB"));
+                            return false;
+                        }
                         body.write(data, offset, length);
                         return true;
                     }
 
                     @Override
                     public void onEnd(long nanos) {
-                        if (status >= 400) {
-                            result.completeExceptionally(
-                                    new IOException("HTTP " + status + " for GET " + path));
-                        } else {
-                            result.complete(body.toString(StandardCharsets.UTF_8));
-                        }
+                        result.complete(
+                                new Response(
+                                        status,
+                                        contentType,
+                                        location,
+                                        body.toString(StandardCharsets.UTF_8)));
                     }
 
                     @Override
@@ -801,6 +846,9 @@ public final class HttpTransport implements AutoCloseable {
             Exchange exchange = current;
             if (exchange != null) {
                 keepAlive = reusable;
+                if (status >= 300 && status < 400 && framer.location() != null) {
+                    exchange.sink.onRedirect(framer.location());
+                }
                 exchange.sink.onStatus(status, contentType);
             }
         }

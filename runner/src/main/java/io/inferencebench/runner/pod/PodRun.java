@@ -641,8 +641,13 @@ public final class PodRun {
             return io.inferencebench.runner.plan.ModelDiscovery.discover(transport, baseUrl);
         } catch (io.inferencebench.runner.plan.ModelDiscovery.Unreachable e) {
             throw new PodFailure(e.getMessage());
+        } catch (io.inferencebench.runner.plan.ModelDiscovery.Redirected e) {
+            throw new PodFailure("target: " + e.getMessage());
         } catch (io.inferencebench.runner.plan.ModelDiscovery.NoModel e) {
-            throw new PodFailure("target.model is not set and " + e.getMessage());
+            throw new PodFailure(
+                    "target.model is not set, and "
+                            + e.getMessage()
+                            + "; set target.model (the model name the server serves)");
         }
     }
 
