@@ -97,7 +97,8 @@ public record PreparedPrompts(
                         baseUrl,
                         requestHeaders,
                         plan.model(),
-                        Duration.ofSeconds(10));
+                        Duration.ofSeconds(10),
+                        plan.tls());
         if (probe.tokenizer() == null) {
             err.println(
                     "prompts: the server's /tokenize did not answer ("

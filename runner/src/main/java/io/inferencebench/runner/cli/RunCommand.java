@@ -125,8 +125,7 @@ public final class RunCommand implements Callable<Integer> {
                             output.metricsPort() == null
                                     ? null
                                     : LiveMetrics.start(output.metricsPort());
-                    ServerMetricsSource serverMetrics =
-                            openServerMetrics(baseUrl, plan.wire().backend(), err)) {
+                    ServerMetricsSource serverMetrics = openServerMetrics(baseUrl, plan, err)) {
                 if (metrics != null) {
                     err.println("live metrics on http://127.0.0.1:" + metrics.port() + "/metrics");
                 }
@@ -381,12 +380,13 @@ public final class RunCommand implements Callable<Integer> {
                 extra);
     }
 
-    private ServerMetricsSource openServerMetrics(
-            String baseUrl, String backendName, PrintWriter err) throws IOException {
+    private ServerMetricsSource openServerMetrics(String baseUrl, RunPlan plan, PrintWriter err)
+            throws IOException {
         try {
             return serverMetricsFlags.open(
                     baseUrl,
-                    backendName,
+                    plan.wire().backend(),
+                    plan.tls(),
                     warning -> {
                         err.println(TerminalText.oneLine(warning));
                         err.flush();

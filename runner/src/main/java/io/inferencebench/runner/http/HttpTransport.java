@@ -41,7 +41,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.net.ssl.SSLException;
 
 /**
  * Non-blocking HTTP/1.1 client for load generation, written directly on Netty's event loops: one
@@ -474,40 +473,13 @@ public final class HttpTransport implements AutoCloseable {
         return classifyStream(cause);
     }
 
-    /** The TLS failure in {@code cause}'s chain, or null when it is no TLS failure. */
-    static SSLException tlsFailure(Throwable cause) {
-        for (Throwable t = cause; t != null; t = t.getCause()) {
-            if (t instanceof SSLException ssl) {
-                return ssl;
-            }
-        }
-        return null;
-    }
-
-    /** What a TLS failure means for the user: the reason, and what to change. */
+    /** What a TLS failure means for the user; see {@link TlsOptions#describeFailure}. */
     static String tlsReason(Throwable cause) {
-        Throwable root = cause;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        String reason = root.getMessage() != null ? root.getMessage() : root.toString();
-        String hint;
-        if (reason.contains("PKIX") || reason.contains("unable to find valid certification")) {
-            hint =
-                    "the server's certificate is not signed by a trusted CA; pass its CA with --ca-cert"
-                            + " (spec.target.tls.caConfigMapRef)";
-        } else if (reason.contains("No subject alternative") || reason.contains("match")) {
-            hint =
-                    "the certificate does not name this host; check the URL or set the name it"
-                            + " carries with --tls-server-name (spec.target.tls.serverName)";
-        } else {
-            hint = "TLS handshake failed";
-        }
-        return hint + ": " + reason;
+        return TlsOptions.describeFailure(cause);
     }
 
     static FailureClass classifyStream(Throwable cause) {
-        if (tlsFailure(cause) != null) {
+        if (TlsOptions.tlsFailure(cause) != null) {
             return FailureClass.TLS;
         }
         String message = cause.getMessage() == null ? "" : cause.getMessage();

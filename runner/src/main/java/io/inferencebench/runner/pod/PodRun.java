@@ -164,7 +164,8 @@ public final class PodRun {
                             order.baseUrl(),
                             headers,
                             plan.model(),
-                            Duration.ofSeconds(10));
+                            Duration.ofSeconds(10),
+                            plan.tls());
             server = probe.tokenizer();
             if (server == null) {
                 log("prompts: no server tokenizer (%s): common-word text prompts", probe.reason());
