@@ -1,5 +1,6 @@
 package io.inferencebench.runner.http;
 
+import io.inferencebench.runner.text.TerminalText;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -268,8 +269,11 @@ public final class HttpTransport implements AutoCloseable {
                             || k.indexOf('\n') >= 0
                             || v.indexOf('\r') >= 0
                             || v.indexOf('\n') >= 0) {
+                        // checked before (SpecValidation.validateHeaders); never the value
                         throw new IllegalArgumentException(
-                                "header " + k + ": line breaks are not allowed in headers");
+                                "header "
+                                        + TerminalText.oneLine(k)
+                                        + ": line breaks are not allowed in headers");
                     }
                     sb.append(k).append(": ").append(v).append("\r\n");
                 });

@@ -553,7 +553,8 @@ public final class PodRun {
     }
 
     private int fail(String message, Throwable cause) {
-        String safe = redact(message);
+        // It reaches the run's status and Events, which kubectl prints on a terminal.
+        String safe = TerminalText.oneLine(redact(message));
         log("failed: %s", safe);
         if (cause != null && !(cause instanceof PodFailure)) {
             log("cause: %s", redact(cause.toString()));
