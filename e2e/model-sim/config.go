@@ -33,6 +33,9 @@ type Config struct {
 	FailureTypes       []string
 	StartupDuration    time.Duration
 	MaxLoras           int
+	// StrictOpenAI refuses request fields outside OpenAI's API with HTTP 422, as strict servers
+	// such as Hugging Face's transformers serve do.
+	StrictOpenAI bool
 }
 
 const (
@@ -154,7 +157,11 @@ func flagSpecs() map[string]flagSpec {
 			c.FailureTypes = v
 			return nil
 		}},
-		"startup-duration":      {help: "time during which /ready answers 503", set: durFlag("startup-duration", func(c *Config) *time.Duration { return &c.StartupDuration })},
+		"startup-duration": {help: "time during which /ready answers 503", set: durFlag("startup-duration", func(c *Config) *time.Duration { return &c.StartupDuration })},
+		"strict-openai": {kind: noValue, help: "refuse /v1/completions and /v1/chat/completions fields outside OpenAI's API (e.g. ignore_eos) with HTTP 422 and a pydantic error body, as transformers serve does", set: func(c *Config, v []string) error {
+			c.StrictOpenAI = len(v) == 0 || v[0] == "1" || strings.EqualFold(v[0], "true") || strings.EqualFold(v[0], "t")
+			return nil
+		}},
 		"force-dummy-tokenizer": {kind: noValue, help: "accepted; the simulator always uses its word tokenizer", set: func(*Config, []string) error { return nil }},
 		"config": {help: "not supported: pass flags instead", set: func(*Config, []string) error {
 			return errors.New("--config (YAML file) is not supported by model-sim; pass the settings as flags")
@@ -216,6 +223,7 @@ func parseArgs(args []string) (*Config, []string, error) {
 				if _, err := strconv.ParseBool(*inline); err != nil {
 					return nil, nil, fmt.Errorf("--%s takes true or false, got %q", name, *inline)
 				}
+				values = []string{*inline}
 			}
 		case oneValue:
 			if inline != nil {

@@ -263,3 +263,80 @@ func get(t *testing.T, url string) *http.Response {
 	}
 	return r
 }
+
+func TestStrictOpenAIRefusesFieldsOutsideTheAPIWithAPydanticBody(t *testing.T) {
+	ts, _ := startSim(t, "--strict-openai")
+	for _, c := range []struct {
+		path, body string
+		want       [][]any
+	}{
+		{"/v1/completions", `{"model":"test-model","prompt":"hi","max_tokens":4,"ignore_eos":true,"stream":true,"stream_options":{"include_usage":true}}`,
+			[][]any{{"body", "ignore_eos"}}},
+		{"/v1/chat/completions", `{"model":"test-model","messages":[{"role":"user","content":"hi","x":1}],"max_tokens":4,"top_k":5,"ignore_eos":true,
+			"stream":true,"stream_options":{"include_usage":true,"continuous_usage_stats":true}}`,
+			[][]any{{"body", "ignore_eos"}, {"body", "top_k"}, {"body", "stream_options", "continuous_usage_stats"}, {"body", "messages", json.Number("0"), "x"}}},
+	} {
+		resp := post(t, ts.URL+c.path, c.body)
+		if resp.StatusCode != 422 || resp.Header.Get("Content-Type") != "application/json" {
+			t.Fatalf("%s: status %d, content type %q", c.path, resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+		m := decode(t, readAll(t, resp))
+		detail, ok := m["detail"].([]any)
+		if !ok || len(detail) != len(c.want) {
+			t.Fatalf("%s: detail %v, want %d entries", c.path, m["detail"], len(c.want))
+		}
+		for i, d := range detail {
+			e := d.(map[string]any)
+			if e["type"] != "extra_forbidden" || e["msg"] != "Extra inputs are not permitted" {
+				t.Errorf("%s: entry %d: %v", c.path, i, e)
+			}
+			loc := e["loc"].([]any)
+			if len(loc) != len(c.want[i]) {
+				t.Fatalf("%s: entry %d loc %v, want %v", c.path, i, loc, c.want[i])
+			}
+			for j := range loc {
+				if loc[j] != c.want[i][j] {
+					t.Errorf("%s: entry %d loc %v, want %v", c.path, i, loc, c.want[i])
+				}
+			}
+		}
+	}
+}
+
+func TestStrictOpenAIServesPlainOpenAIRequests(t *testing.T) {
+	ts, _ := startSim(t, "--strict-openai")
+	for _, c := range []struct{ path, body string }{
+		{"/v1/completions", `{"model":"test-model","prompt":[1,2,3],"max_tokens":6,"temperature":0,"top_p":1,"seed":3,
+			"stream":true,"stream_options":{"include_usage":true}}`},
+		{"/v1/chat/completions", `{"model":"test-model","messages":[{"role":"user","content":"one two"}],"max_tokens":6,
+			"temperature":0,"stream":true,"stream_options":{"include_usage":true}}`},
+	} {
+		resp := post(t, ts.URL+c.path, c.body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: status %d: %s", c.path, resp.StatusCode, readAll(t, resp))
+		}
+		events := readEvents(t, resp.Body)
+		last := decode(t, events[len(events)-2].data)
+		if _, ok := last["usage"].(map[string]any); !ok {
+			t.Errorf("%s: no usage event before [DONE]: %v", c.path, last)
+		}
+	}
+	// Other routes are not OpenAI's request schema and stay as they are.
+	resp := post(t, ts.URL+"/generate", `{"inputs":"hi","parameters":{"max_new_tokens":2,"ignore_eos":true}}`)
+	if resp.StatusCode != 200 {
+		t.Fatalf("/generate: status %d", resp.StatusCode)
+	}
+	readAll(t, resp)
+}
+
+func TestWithoutStrictModeExtensionsAreAccepted(t *testing.T) {
+	ts, _ := startSim(t)
+	resp := post(t, ts.URL+"/v1/completions", `{"model":"test-model","prompt":"hi","max_tokens":3,"ignore_eos":true,"top_k":4}`)
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	readAll(t, resp)
+	if cfg, _, err := parseArgs([]string{"--model", "m", "--strict-openai=false"}); err != nil || cfg.StrictOpenAI {
+		t.Fatalf("--strict-openai=false: %v %v", cfg, err)
+	}
+}

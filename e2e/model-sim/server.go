@@ -111,6 +111,12 @@ func (s *server) post(w http.ResponseWriter, r *http.Request, kind requestKind) 
 	var perr *apiError
 	switch kind {
 	case kindCompletions, kindChat:
+		if s.cfg.StrictOpenAI {
+			if extra := strictViolations(buf.Bytes(), kind == kindChat); len(extra) > 0 {
+				writeValidationError(w, extra)
+				return
+			}
+		}
 		req, perr = parseCompletions(buf.Bytes(), kind == kindChat)
 	default:
 		req, details, perr = parseTGI(buf.Bytes())

@@ -20,10 +20,34 @@ import java.util.Map;
         message = "header names must be HTTP tokens (letters, digits and !#$%&*+.^_|~-)",
         fieldPath = ".headers")
 @ValidationRule(
+        value =
+                "!has(self.headers) || self.headers.all(k, !(k.lowerAscii() in ['host',"
+                        + " 'connection', 'content-length', 'transfer-encoding', 'keep-alive',"
+                        + " 'proxy-connection', 'te', 'trailer', 'upgrade', 'expect']))",
+        message =
+                "hop-by-hop and framing headers (Host, Connection, Content-Length,"
+                        + " Transfer-Encoding, Keep-Alive, Proxy-Connection, TE, Trailer, Upgrade,"
+                        + " Expect) are set by the runner and cannot be given",
+        fieldPath = ".headers")
+@ValidationRule(
+        value =
+                "!has(self.headers) || self.headers.all(k,"
+                        + " !self.headers[k].matches('[\\x00-\\x08\\x0a-\\x1f\\x7f]'))",
+        message =
+                "header values must not contain line breaks (CR, LF), NUL or other control"
+                        + " characters",
+        fieldPath = ".headers")
+@ValidationRule(
         value = "!has(self.readinessTimeout) || self.readinessTimeout.matches('[1-9]')",
         message = "readinessTimeout must be greater than zero",
         fieldPath = ".readinessTimeout")
 public class TargetSpec {
+
+    /**
+     * Longest header value accepted. Servers refuse larger header sections anyway (8 KiB is a
+     * common limit), and the bound lets the API server afford the CEL check of every value.
+     */
+    public static final int MAX_HEADER_VALUE_LENGTH = 8192;
 
     @JsonPropertyDescription(
             "A Service in this namespace; the operator waits until it has ready endpoints, and"
@@ -63,7 +87,7 @@ public class TargetSpec {
             "Extra HTTP headers sent with every request. Values are stored in plain text; put"
                     + " credentials in apiKeySecretRef.")
     @Size(max = 32)
-    private Map<String, String> headers;
+    private Map<String, @Size(max = MAX_HEADER_VALUE_LENGTH) String> headers;
 
     @JsonPropertyDescription(
             "Secret key holding an API key, sent as 'Authorization: Bearer <key>'. The key is"

@@ -29,9 +29,11 @@ public class WorkloadSpec {
 
     @JsonPropertyDescription(
             "Ask the server to ignore end-of-sequence so every request produces exactly its"
-                    + " output token count (ignore_eos; vLLM and SGLang honour it).")
-    @Default("true")
-    private Boolean ignoreEos = Boolean.TRUE;
+                    + " output token count (ignore_eos, an extension vLLM, SGLang, LMDeploy and"
+                    + " TensorRT-LLM honour). Unset: true for every backend but openai, whose"
+                    + " requests carry only OpenAI API fields (strict servers such as"
+                    + " transformers serve refuse others with HTTP 422).")
+    private Boolean ignoreEos;
 
     @JsonPropertyDescription("Sampling parameters sent with every request.")
     private SamplingSpec sampling = new SamplingSpec();

@@ -33,6 +33,51 @@ class SpecValidationTest {
     }
 
     @Test
+    void hopByHopAndFramingHeadersAndControlCharactersAreRefusedNamingTheHeaderOnly() {
+        BenchmarkRunSpec spec = validSpec();
+        java.util.Map<String, String> headers = new java.util.LinkedHashMap<>();
+        headers.put("Transfer-Encoding", "chunked");
+        headers.put("host", "llm.internal");
+        headers.put("X-Tenant", "team-a");
+        headers.put("X-Key", "sk-secret\r\nX-Injected: 1");
+        headers.put("X-Nul", "a\u0000b");
+        headers.put("Bad\nName", "v");
+        spec.getTarget().setHeaders(headers);
+        List<String> problems = SpecValidation.validate(spec);
+        assertThat(problems)
+                .hasSize(5)
+                .anySatisfy(
+                        p ->
+                                assertThat(p)
+                                        .startsWith("spec.target.headers.Transfer-Encoding: ")
+                                        .contains("hop-by-hop or framing header"))
+                .anySatisfy(
+                        p ->
+                                assertThat(p)
+                                        .startsWith("spec.target.headers.host: Host is")
+                                        .contains("put the host name in the URL"))
+                .anySatisfy(
+                        p ->
+                                assertThat(p)
+                                        .startsWith("spec.target.headers.X-Key: ")
+                                        .contains("line break"))
+                .anySatisfy(p -> assertThat(p).startsWith("spec.target.headers.X-Nul: "))
+                .anySatisfy(
+                        p ->
+                                assertThat(p)
+                                        .startsWith("spec.target.headers.Bad\\x0aName: ")
+                                        .contains("HTTP token"));
+        assertThat(String.join("\n", problems))
+                .doesNotContain("sk-secret")
+                .doesNotContain("team-a")
+                .doesNotContain("\r");
+        assertThat(SpecValidation.validateHeaders(headers, "--header", " "))
+                .anySatisfy(p -> assertThat(p).startsWith("--header Transfer-Encoding: "));
+        assertThat(SpecValidation.validateHeaders(java.util.Map.of("X-Tab", "a\tb"), "h", "."))
+                .isEmpty();
+    }
+
+    @Test
     void aSearchNeedsAProbeSizeAnSloAndNoStagesOfItsOwn() {
         BenchmarkRunSpec spec = validSpec();
         SearchSpec search = new SearchSpec();

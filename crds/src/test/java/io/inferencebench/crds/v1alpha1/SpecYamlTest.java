@@ -22,7 +22,8 @@ class SpecYamlTest {
     void emptyWorkloadHasTheDocumentedDefaults() throws Exception {
         WorkloadSpec workload = yaml.readValue("{}", WorkloadSpec.class);
         assertThat(workload.getStreaming()).isTrue();
-        assertThat(workload.getIgnoreEos()).isTrue();
+        // unset: the runner decides by backend (openai sends only OpenAI API fields)
+        assertThat(workload.getIgnoreEos()).isNull();
         assertThat(workload.getSampling().getTemperature()).isZero();
         assertThat(workload.getDataset().getType()).isEqualTo(DatasetType.RANDOM);
         assertThat(workload.getDataset().getSeed()).isZero();
@@ -59,7 +60,7 @@ class SpecYamlTest {
         assertThat(dataset.getPromptField()).isEqualTo("text");
         assertThat(workload.getTokenizer().getConfigMapRef().getKey()).isNull();
         assertThat(workload.getStreaming()).isFalse();
-        assertThat(workload.getIgnoreEos()).isTrue();
+        assertThat(workload.getIgnoreEos()).isNull();
         assertThat(workload.getSampling().getTopP()).isEqualTo(0.9);
     }
 

@@ -7,7 +7,8 @@ import java.util.Map;
  *
  * @param model model name sent in the body (OpenAI APIs)
  * @param stream ask for a streamed (SSE) response
- * @param ignoreEos ask the server to generate exactly max_tokens (vLLM/SGLang extension)
+ * @param ignoreEos ask the server to generate exactly max_tokens (an extension of vLLM, SGLang and
+ *     others: {@link RequestFields})
  * @param temperature null leaves the server default
  * @param extraBody further top-level body fields, added as given
  */

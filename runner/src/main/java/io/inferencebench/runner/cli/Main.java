@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import io.inferencebench.runner.text.TerminalText;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -91,7 +92,7 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
                 (e, arguments) -> {
                     CommandLine failed = e.getCommandLine();
                     java.io.PrintWriter w = failed.getErr();
-                    w.println("error: " + e.getMessage());
+                    w.println("error: " + TerminalText.multiLine(e.getMessage()));
                     CommandLine.UnmatchedArgumentException.printSuggestions(e, w);
                     w.println(
                             "Run '"
@@ -103,10 +104,12 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
         cli.setExecutionExceptionHandler(
                 (e, commandLine, parseResult) -> {
                     if (e instanceof UsageError usage) {
-                        commandLine.getErr().println("error: " + usage.getMessage());
+                        commandLine
+                                .getErr()
+                                .println("error: " + TerminalText.multiLine(usage.getMessage()));
                         return EXIT_USAGE;
                     }
-                    commandLine.getErr().println("error: " + describe(e));
+                    commandLine.getErr().println("error: " + TerminalText.multiLine(describe(e)));
                     return EXIT_RESULTS_FAILED;
                 });
         return cli.execute(args);

@@ -5,6 +5,7 @@ import io.inferencebench.runner.dataset.Prompt;
 import io.inferencebench.runner.dataset.ServerTokenizer;
 import io.inferencebench.runner.plan.PromptSource;
 import io.inferencebench.runner.plan.RunPlan;
+import io.inferencebench.runner.text.TerminalText;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -96,11 +97,12 @@ public record PreparedPrompts(
                         baseUrl,
                         requestHeaders,
                         plan.model(),
-                        Duration.ofSeconds(10));
+                        Duration.ofSeconds(10),
+                        plan.tls());
         if (probe.tokenizer() == null) {
             err.println(
                     "prompts: the server's /tokenize did not answer ("
-                            + probe.reason()
+                            + TerminalText.oneLine(probe.reason())
                             + "); without --tokenizer the random prompts are common words, their"
                             + " token counts approximate");
         }

@@ -1,5 +1,7 @@
 package io.inferencebench.runner.cli;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.inferencebench.profile.compare.LabeledProfile;
@@ -180,10 +182,24 @@ final class ProfileInputs {
                 throw new Main.UsageError(what + ": " + path + " is empty");
             }
             return new JsonFile(path, node);
+        } catch (JsonProcessingException e) {
+            // Where, never what: the parser's message quotes the file (whatever file it is).
+            JsonLocation at = e.getLocation();
+            throw new Main.UsageError(
+                    what
+                            + ": "
+                            + path
+                            + " is not valid JSON"
+                            + (at == null
+                                    ? ""
+                                    : " (line "
+                                            + at.getLineNr()
+                                            + ", column "
+                                            + at.getColumnNr()
+                                            + ")"));
         } catch (IOException e) {
-            String message =
-                    e.getMessage() == null ? "" : e.getMessage().lines().findFirst().orElse("");
-            throw new Main.UsageError(what + ": " + path + " is not valid JSON: " + message);
+            throw new Main.UsageError(
+                    what + ": cannot read " + path + ": " + e.getClass().getSimpleName());
         }
     }
 }

@@ -7,6 +7,7 @@ import io.inferencebench.runner.engine.LoadEngine;
 import io.inferencebench.runner.engine.StageObserver;
 import io.inferencebench.runner.engine.StagePlan;
 import io.inferencebench.runner.engine.StageRecorder;
+import io.inferencebench.runner.text.TerminalText;
 import java.io.PrintWriter;
 import java.util.Locale;
 import java.util.Map;
@@ -151,7 +152,7 @@ final class Progress implements StageObserver, AutoCloseable {
     }
 
     /** Called after the stage's result is complete. */
-    void stageDone(StagePlan plan, StageResult r, Map<String, String> firstErrors) {
+    void stageDone(StagePlan plan, StageResult r, Map<String, ErrorSampler.Sample> firstErrors) {
         live = null;
         synchronized (err) {
             if (mode == Mode.BAR) {
@@ -174,14 +175,18 @@ final class Progress implements StageObserver, AutoCloseable {
                                         + " requests)");
             }
             firstErrors.forEach(
-                    (cls, message) ->
-                            err.printf(
-                                    "  %s x%d, first: %s%n",
-                                    cls,
-                                    r.errorsByClass.getOrDefault(cls, 0L),
-                                    message.length() > 300
-                                            ? message.substring(0, 300) + "…"
-                                            : message));
+                    (cls, sample) -> {
+                        // The server's own words: never raw on the terminal.
+                        String shown = TerminalText.oneLine(sample.message());
+                        err.printf(
+                                "  %s x%d, first: %s%n",
+                                cls,
+                                r.errorsByClass.getOrDefault(cls, 0L),
+                                shown.length() > 300 ? shown.substring(0, 300) + "…" : shown);
+                        if (sample.hint() != null) {
+                            err.printf("  %s%n", sample.hint());
+                        }
+                    });
             err.flush();
         }
     }

@@ -6,8 +6,10 @@ import io.inferencebench.profile.compare.ComparisonOptions;
 import io.inferencebench.profile.compare.LabeledProfile;
 import io.inferencebench.profile.compare.NotComparableException;
 import io.inferencebench.profile.compare.ProfileComparison;
+import io.inferencebench.runner.text.TerminalText;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -110,6 +112,60 @@ public final class ReportCommand implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * The profile a probe of a capacity.json names, confined to the capacity.json's directory: a
+     * relative path without {@code ..} that stays inside it after links are followed. A
+     * capacity.json is input like any other (it may come from someone else); without the bound,
+     * {@code "profile": "/etc/shadow"} would be read.
+     */
+    static Path probeProfile(String what, Path capacityFile, Path dir, int index, String name) {
+        String field = what + ": " + capacityFile + " probes[" + index + "].profile";
+        String shown = "'" + TerminalText.oneLine(name) + "'";
+        if (name.isEmpty()) {
+            throw new Main.UsageError(field + ": names no profile file");
+        }
+        Path relative;
+        try {
+            relative = Path.of(name);
+        } catch (InvalidPathException e) {
+            throw new Main.UsageError(field + ": " + shown + " is not a file name");
+        }
+        if (relative.isAbsolute() || relative.getRoot() != null) {
+            throw new Main.UsageError(
+                    field
+                            + ": "
+                            + shown
+                            + " is an absolute path; probe profiles are named relative to the"
+                            + " directory of the capacity.json ("
+                            + dir
+                            + ")");
+        }
+        for (Path part : relative) {
+            if (part.toString().equals("..")) {
+                throw new Main.UsageError(
+                        field
+                                + ": "
+                                + shown
+                                + " leaves the directory of the capacity.json ("
+                                + dir
+                                + ")");
+            }
+        }
+        Path file = dir.resolve(relative).normalize();
+        if (!file.startsWith(dir) || !Files.isRegularFile(file)) {
+            throw new Main.UsageError(field + ": " + shown + " is not a file in " + dir);
+        }
+        try {
+            if (!file.toRealPath().startsWith(dir.toRealPath())) {
+                throw new Main.UsageError(
+                        field + ": " + shown + " is a link that leads outside " + dir);
+            }
+        } catch (java.io.IOException e) {
+            throw new Main.UsageError(field + ": " + shown + " cannot be read");
+        }
+        return file;
+    }
+
     private static List<LabeledProfile> labeled(HtmlReport.Run run) {
         List<LabeledProfile> out = new ArrayList<>();
         for (int i = 0; i < run.profiles().size(); i++) {
@@ -139,22 +195,13 @@ public final class ReportCommand implements Callable<Integer> {
                 throw new Main.UsageError(
                         what + ": " + capacityFile + " is not a capacity.json of search");
             }
-            Path dir = capacityFile.toAbsolutePath().getParent();
+            Path dir = capacityFile.toAbsolutePath().normalize().getParent();
             List<JsonNode> profiles = new ArrayList<>();
             List<String> names = new ArrayList<>();
+            int index = 0;
             for (JsonNode probe : capacity.path("probes")) {
                 String name = probe.path("profile").asText("");
-                Path file = dir.resolve(name);
-                if (name.isEmpty() || !Files.isRegularFile(file)) {
-                    throw new Main.UsageError(
-                            what
-                                    + ": "
-                                    + capacityFile
-                                    + " names the probe profile '"
-                                    + name
-                                    + "', which is not in "
-                                    + dir);
-                }
+                Path file = probeProfile(what, capacityFile, dir, index++, name);
                 profiles.add(ProfileInputs.read(what, file).document());
                 names.add(name);
             }

@@ -3,6 +3,7 @@ package io.inferencebench.runner.cli;
 import io.inferencebench.profile.lpg.ProfileContext;
 import io.inferencebench.runner.backend.GenerationParams;
 import io.inferencebench.runner.backend.Protocol;
+import io.inferencebench.runner.backend.RequestFields;
 import io.inferencebench.runner.dataset.HfTokenizer;
 import io.inferencebench.runner.dataset.Prompt;
 import io.inferencebench.runner.dataset.ServerTokenizer;
@@ -19,6 +20,7 @@ import io.inferencebench.runner.metrics.ServerMetricsLine;
 import io.inferencebench.runner.metrics.ServerMetricsSource;
 import io.inferencebench.runner.plan.ModelDiscovery;
 import io.inferencebench.runner.plan.RunPlan;
+import io.inferencebench.runner.text.TerminalText;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -150,8 +152,7 @@ public final class RunCommand implements Callable<Integer> {
                             output.metricsPort() == null
                                     ? null
                                     : LiveMetrics.start(output.metricsPort());
-                    ServerMetricsSource serverMetrics =
-                            openServerMetrics(baseUrl, plan.wire().backend(), err)) {
+                    ServerMetricsSource serverMetrics = openServerMetrics(baseUrl, plan, err)) {
                 if (metrics != null) {
                     err.println("live metrics on http://127.0.0.1:" + metrics.port() + "/metrics");
                 }
@@ -177,7 +178,8 @@ public final class RunCommand implements Callable<Integer> {
                 GenerationParams params = plan.generation(modelName);
                 Progress progressView =
                         Progress.create(output.progress(), err, plan.stages().size());
-                ErrorSampler errors = new ErrorSampler();
+                ErrorSampler errors =
+                        new ErrorSampler(RequestFields.extensions(plan.wire().api(), params));
                 StageObserver observer = StageObservers.of(progressView, metrics, errors);
                 LoadEngine engine =
                         new LoadEngine(
@@ -216,7 +218,7 @@ public final class RunCommand implements Callable<Integer> {
                         "target %s%s  model %s  api %s  prompts %s (%s)  stages %d%n",
                         baseUrl,
                         plan.wire().path(),
-                        modelName,
+                        TerminalText.oneLine(modelName),
                         protocol.name(),
                         plan.dataset().typeName(),
                         prompts.get(0).inputSource(),
@@ -311,10 +313,17 @@ public final class RunCommand implements Callable<Integer> {
             }
         }
         for (ResultFiles.Written f : outcome.files()) {
+            // File names carry the model id, which the server chose.
+            String path = TerminalText.oneLine(f.path().toString());
             if (f.ok()) {
-                out.println("profile: " + f.path());
+                out.println("profile: " + path);
             } else {
-                out.println("profile NOT written: " + f.path() + " (" + f.failure() + ")");
+                out.println(
+                        "profile NOT written: "
+                                + path
+                                + " ("
+                                + TerminalText.oneLine(f.failure())
+                                + ")");
             }
         }
         out.flush();
@@ -400,14 +409,15 @@ public final class RunCommand implements Callable<Integer> {
                 extra);
     }
 
-    private ServerMetricsSource openServerMetrics(
-            String baseUrl, String backendName, PrintWriter err) throws IOException {
+    private ServerMetricsSource openServerMetrics(String baseUrl, RunPlan plan, PrintWriter err)
+            throws IOException {
         try {
             return serverMetricsFlags.open(
                     baseUrl,
-                    backendName,
+                    plan.wire().backend(),
+                    plan.tls(),
                     warning -> {
-                        err.println(warning);
+                        err.println(TerminalText.oneLine(warning));
                         err.flush();
                     });
         } catch (IllegalArgumentException e) {
@@ -422,8 +432,13 @@ public final class RunCommand implements Callable<Integer> {
             // The server is down or unreachable: a failure of the target (exit 1), not of the
             // flags; --model would not help.
             throw new IllegalStateException(e.getMessage());
+        } catch (ModelDiscovery.Redirected e) {
+            throw new Main.UsageError("--base-url: " + e.getMessage());
         } catch (ModelDiscovery.NoModel e) {
-            throw new Main.UsageError("--model: not given and " + e.getMessage());
+            throw new Main.UsageError(
+                    "--model: not given, and "
+                            + e.getMessage()
+                            + "; give --model NAME (the model name the server serves)");
         }
     }
 }

@@ -7,6 +7,7 @@ import io.inferencebench.runner.engine.LoadEngine;
 import io.inferencebench.runner.engine.StagePlan;
 import io.inferencebench.runner.http.HttpTransport;
 import io.inferencebench.runner.metrics.ServerMetricsSource;
+import io.inferencebench.runner.text.TerminalText;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -136,7 +137,7 @@ final class StageLoop {
                                     "warning: stage %d: profile write failed (%s);"
                                             + " closing idle connections and retrying"
                                             + " once%n",
-                                    result.stageIndex + 1, reason);
+                                    result.stageIndex + 1, TerminalText.oneLine(reason));
                             transport.closeIdleConnections();
                         });
         if (!written.ok()) {
@@ -144,7 +145,9 @@ final class StageLoop {
                     "error: stage %d: profile not written to %s: %s (retried once; the"
                             + " stage's figures are kept for the summary, the sweep goes"
                             + " on)%n",
-                    result.stageIndex + 1, written.path(), written.failure());
+                    result.stageIndex + 1,
+                    TerminalText.oneLine(String.valueOf(written.path())),
+                    TerminalText.oneLine(written.failure()));
             err.flush();
         }
         return written;

@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import io.inferencebench.crds.v1alpha1.SpecValidation;
 import io.inferencebench.crds.v1alpha1.TargetSpec;
 import io.inferencebench.crds.v1alpha1.TlsSpec;
 import io.inferencebench.runner.dataset.HfTokenizer;
@@ -42,7 +43,9 @@ public final class TargetOptions {
     @Option(
             names = "--backend",
             description =
-                    "vllm, sglang, tgi, jetstream, triton, openai, openai-chat, lmdeploy, trtllm (default vllm).")
+                    "vllm, sglang, tgi, jetstream, triton, openai, openai-chat, lmdeploy, trtllm"
+                            + " (default vllm). openai sends only OpenAI API fields (for strict"
+                            + " servers); the others add ignore_eos unless --ignore-eos false.")
     String backend;
 
     @Option(
@@ -173,6 +176,14 @@ public final class TargetOptions {
         if (key.isEmpty()) {
             throw new Main.UsageError("--api-key-file: " + apiKeyFile + " is empty");
         }
+        if (!SpecValidation.validateHeaders(Map.of("Authorization", key), "", "").isEmpty()) {
+            throw new Main.UsageError(
+                    "--api-key-file: "
+                            + apiKeyFile
+                            + " holds a line break (CR or LF), NUL or another control character"
+                            + " inside the key; it must be the key alone on one line (the key is"
+                            + " not shown)");
+        }
         return Map.of("Authorization", "Bearer " + key);
     }
 
@@ -188,17 +199,42 @@ public final class TargetOptions {
         }
     }
 
+    /**
+     * The {@code --header} flags by name, checked as a spec's {@code target.headers} are. Messages
+     * name the header, never its value (a value may be a credential).
+     */
     private Map<String, String> headerFlags() {
         Map<String, String> result = new LinkedHashMap<>();
-        for (String h : headers) {
+        for (int i = 0; i < headers.size(); i++) {
+            String h = headers.get(i);
             int eq = h.indexOf('=');
             if (eq <= 0) {
                 throw new Main.UsageError(
-                        "--header: '" + h.replaceAll("=.*", "=…") + "' must be NAME=VALUE");
+                        "--header: the "
+                                + ordinal(i + 1)
+                                + " --header is not NAME=VALUE"
+                                + (h.indexOf(':') > 0 ? " (write NAME=VALUE, not NAME: VALUE)" : "")
+                                + "; it is not shown, as it may hold a credential");
             }
             result.put(h.substring(0, eq).trim(), h.substring(eq + 1));
         }
+        List<String> problems = SpecValidation.validateHeaders(result, "--header", " ");
+        if (!problems.isEmpty()) {
+            throw new Main.UsageError(String.join("; ", problems));
+        }
         return result;
+    }
+
+    private static String ordinal(int n) {
+        return n
+                + (n % 100 >= 11 && n % 100 <= 13
+                        ? "th"
+                        : switch (n % 10) {
+                            case 1 -> "st";
+                            case 2 -> "nd";
+                            case 3 -> "rd";
+                            default -> "th";
+                        });
     }
 
     private TlsOptions tls(URI target, TlsSpec config, PrintWriter err) {

@@ -96,7 +96,10 @@ public final class WorkloadOptions {
             arity = "0..1",
             fallbackValue = "true",
             description =
-                    "Send ignore_eos (default true, as workload.ignoreEos in a BenchmarkRun).")
+                    "Send ignore_eos, so each request generates exactly its output length (an"
+                            + " extension of vLLM, SGLang, LMDeploy, TensorRT-LLM; default true for"
+                            + " every backend but openai, which sends only OpenAI API fields; as"
+                            + " workload.ignoreEos in a BenchmarkRun).")
     Boolean ignoreEos;
 
     @Option(names = "--temperature", description = "Sampling temperature (default 0).")
@@ -105,7 +108,9 @@ public final class WorkloadOptions {
     @Option(names = "--top-p", description = "Nucleus sampling top_p.")
     Double topP;
 
-    @Option(names = "--top-k", description = "top_k sampling.")
+    @Option(
+            names = "--top-k",
+            description = "top_k sampling (an extension: not a field of OpenAI's API).")
     Integer topK;
 
     @Option(names = "--seed", description = "Seed for prompts and arrivals (default 0).")

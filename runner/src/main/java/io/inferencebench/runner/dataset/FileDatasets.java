@@ -226,8 +226,11 @@ public final class FileDatasets {
                 int maxTokens =
                         filters.outputLenOverride() != null
                                 ? filters.outputLenOverride()
-                                : node.path("max_tokens")
-                                        .asInt(defaultMaxTokens == null ? 0 : defaultMaxTokens);
+                                : maxTokens(
+                                        node.get("max_tokens"),
+                                        defaultMaxTokens == null ? 0 : defaultMaxTokens,
+                                        path,
+                                        lineNumber);
                 Prompt prompt;
                 if (node.path("prompt").isTextual()) {
                     String text = node.get("prompt").asText();
@@ -275,6 +278,41 @@ public final class FileDatasets {
             throw noPrompts(path, lineNumber == 0 ? "it is empty" : "only blank lines");
         }
         return sample(candidates, count, seed, path);
+    }
+
+    /**
+     * A line's {@code max_tokens}: a whole number from 1 to {@link Integer#MAX_VALUE}, else the
+     * line is refused (a value that were cut to an int, or dropped, would send a request of another
+     * length than the file asks for, with ignore_eos still making the server generate to its
+     * limit).
+     */
+    private static int maxTokens(JsonNode value, int fallback, Path path, int lineNumber)
+            throws IOException {
+        if (value == null || value.isNull()) {
+            return fallback;
+        }
+        if (value.isIntegralNumber() && value.canConvertToInt() && value.intValue() >= 1) {
+            return value.intValue();
+        }
+        String got;
+        if (value.isNumber()) {
+            String text = value.asText();
+            got = text.length() > 30 ? text.substring(0, 30) + "…" : text;
+        } else if (value.isTextual()) {
+            got = "a string";
+        } else if (value.isBoolean()) {
+            got = "a boolean";
+        } else {
+            got = value.isArray() ? "an array" : "an object";
+        }
+        throw new IOException(
+                path
+                        + " line "
+                        + lineNumber
+                        + ": max_tokens must be a whole number from 1 to "
+                        + Integer.MAX_VALUE
+                        + ", got "
+                        + got);
     }
 
     /** Seeded shuffle, then the first {@code count}; a smaller file is cycled. */

@@ -3,6 +3,7 @@ package io.inferencebench.runner.dataset;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.inferencebench.runner.http.TlsOptions;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -54,10 +55,9 @@ public final class ServerTokenizer {
     public record Probe(ServerTokenizer tokenizer, String reason) {}
 
     /**
-     * Asks the server to tokenize a word. A tokenizer comes back when it answers 200 with a list of
-     * token ids; otherwise (no such endpoint, another shape, unreachable) the reason says why.
+     * Asks the server to tokenize a word, over plain HTTP or with the JVM's certificate checks.
      *
-     * @param model sent as {@code model} when not null (vLLM takes the request without one)
+     * @see #probe(String, String, Map, String, Duration, TlsOptions)
      */
     public static Probe probe(
             String backend,
@@ -65,14 +65,34 @@ public final class ServerTokenizer {
             Map<String, String> headers,
             String model,
             Duration timeout) {
+        return probe(backend, baseUrl, headers, model, timeout, TlsOptions.VERIFY);
+    }
+
+    /**
+     * Asks the server to tokenize a word. A tokenizer comes back when it answers 200 with a list of
+     * token ids; otherwise (no such endpoint, another shape, unreachable) the reason says why.
+     *
+     * @param model sent as {@code model} when not null (vLLM takes the request without one)
+     * @param tls the certificate checks of the target, as for the load's connections
+     */
+    public static Probe probe(
+            String backend,
+            String baseUrl,
+            Map<String, String> headers,
+            String model,
+            Duration timeout,
+            TlsOptions tls) {
         if (!BACKENDS.contains(backend.toLowerCase(Locale.ROOT))) {
             return new Probe(null, "backend " + backend + " has no /tokenize endpoint");
         }
-        HttpClient client =
+        HttpClient.Builder builder =
                 HttpClient.newBuilder()
                         .connectTimeout(timeout)
-                        .version(HttpClient.Version.HTTP_1_1)
-                        .build();
+                        .version(HttpClient.Version.HTTP_1_1);
+        if (baseUrl.regionMatches(true, 0, "https:", 0, 6)) {
+            builder.sslContext(tls.jdkContext());
+        }
+        HttpClient client = builder.build();
         ServerTokenizer tokenizer = new ServerTokenizer(client, baseUrl, headers, model, timeout);
         try {
             tokenizer.tokenize("the");
@@ -144,6 +164,10 @@ public final class ServerTokenizer {
         try {
             response = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
+            if (TlsOptions.tlsFailure(e) != null) {
+                throw new IOException(
+                        baseUrl + path + ": tls: " + TlsOptions.describeFailure(e), e);
+            }
             throw new IOException(
                     baseUrl + path + ": " + e.getClass().getSimpleName() + " " + e.getMessage(), e);
         }

@@ -8,6 +8,7 @@ import io.inferencebench.runner.dataset.Prompt;
 import io.inferencebench.runner.dataset.TokenCounter;
 import io.inferencebench.runner.http.FailureClass;
 import io.inferencebench.runner.http.HttpTransport;
+import io.inferencebench.runner.http.Redirects;
 import io.inferencebench.runner.http.ResponseSink;
 import io.inferencebench.runner.http.SseParser;
 import java.io.IOException;
@@ -200,12 +201,30 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
         connectedNanos = nanos;
     }
 
+    /** Where a redirect (3xx) pointed: the server's text. */
+    private String redirectedTo;
+
+    @Override
+    public void onRedirect(String location) {
+        redirectedTo = location;
+    }
+
     @Override
     public void onStatus(int statusCode, String contentType) {
         this.status = statusCode;
         if (statusCode >= 400) {
             failure = FailureClass.forStatus(statusCode);
             errorMessage = "HTTP " + statusCode;
+            return;
+        }
+        if (statusCode >= 300 && statusCode < 400) {
+            // Not followed: a load generator that follows redirects measures another server.
+            failure = FailureClass.OTHER;
+            errorMessage =
+                    "HTTP "
+                            + statusCode
+                            + ": "
+                            + Redirects.advice(redirectedTo, "--base-url (target.url)");
             return;
         }
         if (statusCode >= 300 || statusCode < 200) {
@@ -277,7 +296,7 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
                             "unreadable response body: " + e.getMessage());
                 }
             }
-        } else if (body != null && bodyLength > 0) {
+        } else if (body != null && bodyLength > 0 && redirectedTo == null) {
             errorMessage =
                     errorMessage
                             + ": "

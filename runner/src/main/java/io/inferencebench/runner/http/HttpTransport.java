@@ -1,5 +1,6 @@
 package io.inferencebench.runner.http;
 
+import io.inferencebench.runner.text.TerminalText;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -41,7 +42,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.net.ssl.SSLException;
 
 /**
  * Non-blocking HTTP/1.1 client for load generation, written directly on Netty's event loops: one
@@ -269,8 +269,11 @@ public final class HttpTransport implements AutoCloseable {
                             || k.indexOf('\n') >= 0
                             || v.indexOf('\r') >= 0
                             || v.indexOf('\n') >= 0) {
+                        // checked before (SpecValidation.validateHeaders); never the value
                         throw new IllegalArgumentException(
-                                "header " + k + ": line breaks are not allowed in headers");
+                                "header "
+                                        + TerminalText.oneLine(k)
+                                        + ": line breaks are not allowed in headers");
                     }
                     sb.append(k).append(": ").append(v).append("\r\n");
                 });
@@ -348,34 +351,79 @@ public final class HttpTransport implements AutoCloseable {
         }
     }
 
+    /**
+     * A whole response to a GET (model discovery): redirects are reported, not followed.
+     *
+     * @param status the HTTP status
+     * @param contentType the Content-Type header, or {@code null}
+     * @param location the Location of a redirect (the server's text), or {@code null}
+     * @param body the body as UTF-8
+     */
+    public record Response(int status, String contentType, String location, String body) {}
+
+    /** Largest body {@link #fetch} reads. */
+    static final int MAX_FETCH_BYTES = 4 << 20;
+
     /** A GET whose whole body is returned as a string (model discovery); not for load. */
     public String get(String path, Duration timeout) throws Exception {
+        Response response = fetch(path, timeout);
+        if (response.status() >= 400) {
+            throw new IOException("HTTP " + response.status() + " for GET " + path);
+        }
+        return response.body();
+    }
+
+    /**
+     * A GET of {@code path}, any status (model discovery); not for load.
+     *
+     * @throws IOException {@code connect: ...}, {@code timeout: ...}, {@code tls: ...} (the failure
+     *     class, then the reason) when no response came
+     */
+    public Response fetch(String path, Duration timeout) throws Exception {
         PreparedRequest request = new PreparedRequest(head("GET", path, "*/*", "", 0));
-        CompletableFuture<String> result = new CompletableFuture<>();
+        CompletableFuture<Response> result = new CompletableFuture<>();
         ResponseSink sink =
                 new ResponseSink() {
                     private final ByteArrayOutputStream body = new ByteArrayOutputStream();
                     private int status;
+                    private String contentType;
+                    private String location;
 
                     @Override
-                    public void onStatus(int statusCode, String contentType) {
+                    public void onRedirect(String target) {
+                        location = target;
+                    }
+
+                    @Override
+                    public void onStatus(int statusCode, String type) {
                         status = statusCode;
+                        contentType = type;
                     }
 
                     @Override
                     public boolean onBytes(byte[] data, int offset, int length) {
+                        if (body.size() + length > MAX_FETCH_BYTES) {
+                            result.completeExceptionally(
+                                    new IOException(
+                                            "the answer to GET "
+                                                    + path
+                                                    + " is larger than "
+                                                    + MAX_FETCH_BYTES / (1 << 20)
+                                                    + " MiB"));
+                            return false;
+                        }
                         body.write(data, offset, length);
                         return true;
                     }
 
                     @Override
                     public void onEnd(long nanos) {
-                        if (status >= 400) {
-                            result.completeExceptionally(
-                                    new IOException("HTTP " + status + " for GET " + path));
-                        } else {
-                            result.complete(body.toString(StandardCharsets.UTF_8));
-                        }
+                        result.complete(
+                                new Response(
+                                        status,
+                                        contentType,
+                                        location,
+                                        body.toString(StandardCharsets.UTF_8)));
                     }
 
                     @Override
@@ -429,40 +477,13 @@ public final class HttpTransport implements AutoCloseable {
         return classifyStream(cause);
     }
 
-    /** The TLS failure in {@code cause}'s chain, or null when it is no TLS failure. */
-    static SSLException tlsFailure(Throwable cause) {
-        for (Throwable t = cause; t != null; t = t.getCause()) {
-            if (t instanceof SSLException ssl) {
-                return ssl;
-            }
-        }
-        return null;
-    }
-
-    /** What a TLS failure means for the user: the reason, and what to change. */
+    /** What a TLS failure means for the user; see {@link TlsOptions#describeFailure}. */
     static String tlsReason(Throwable cause) {
-        Throwable root = cause;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        String reason = root.getMessage() != null ? root.getMessage() : root.toString();
-        String hint;
-        if (reason.contains("PKIX") || reason.contains("unable to find valid certification")) {
-            hint =
-                    "the server's certificate is not signed by a trusted CA; pass its CA with --ca-cert"
-                            + " (spec.target.tls.caConfigMapRef)";
-        } else if (reason.contains("No subject alternative") || reason.contains("match")) {
-            hint =
-                    "the certificate does not name this host; check the URL or set the name it"
-                            + " carries with --tls-server-name (spec.target.tls.serverName)";
-        } else {
-            hint = "TLS handshake failed";
-        }
-        return hint + ": " + reason;
+        return TlsOptions.describeFailure(cause);
     }
 
     static FailureClass classifyStream(Throwable cause) {
-        if (tlsFailure(cause) != null) {
+        if (TlsOptions.tlsFailure(cause) != null) {
             return FailureClass.TLS;
         }
         String message = cause.getMessage() == null ? "" : cause.getMessage();
@@ -801,6 +822,9 @@ public final class HttpTransport implements AutoCloseable {
             Exchange exchange = current;
             if (exchange != null) {
                 keepAlive = reusable;
+                if (status >= 300 && status < 400 && framer.location() != null) {
+                    exchange.sink.onRedirect(framer.location());
+                }
                 exchange.sink.onStatus(status, contentType);
             }
         }

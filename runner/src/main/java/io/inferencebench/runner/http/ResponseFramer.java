@@ -68,6 +68,10 @@ final class ResponseFramer {
     private int status;
     private boolean http11;
     private String contentType;
+
+    /** The Location of a redirect (3xx), else null. */
+    private String location;
+
     private long contentLength;
     private boolean transferEncoding;
     private boolean chunked;
@@ -85,6 +89,14 @@ final class ResponseFramer {
         partialLength = 0;
         headBytes = 0;
         clearHead();
+    }
+
+    /** Longest Location kept (a redirect's target is shown to the user, not followed). */
+    static final int MAX_LOCATION_BYTES = 2048;
+
+    /** The {@code Location} header of the current response when it is a redirect (3xx). */
+    String location() {
+        return location;
     }
 
     /** Whether the current response's body runs until the connection closes. */
@@ -297,6 +309,14 @@ final class ResponseFramer {
                             .toLowerCase(Locale.ROOT);
             int comma = codings.lastIndexOf(',');
             chunked = codings.substring(comma + 1).strip().equals("chunked");
+        } else if (status >= 300 && status < 400 && nameIs(b, start, nameLength, "location")) {
+            // Only redirects: where the server sent the client is what the user must be told.
+            location =
+                    new String(
+                            b,
+                            valueStart,
+                            Math.min(valueEnd - valueStart, MAX_LOCATION_BYTES),
+                            StandardCharsets.UTF_8);
         } else if (nameIs(b, start, nameLength, "connection")) {
             String tokens =
                     new String(b, valueStart, valueEnd - valueStart, StandardCharsets.US_ASCII)
@@ -362,6 +382,7 @@ final class ResponseFramer {
         status = 0;
         http11 = false;
         contentType = null;
+        location = null;
         contentLength = -1;
         transferEncoding = false;
         chunked = false;

@@ -20,6 +20,13 @@ public interface ResponseSink {
     void onStatus(int status, String contentType);
 
     /**
+     * The response is a redirect (3xx) to {@code location} (as the server wrote it: untrusted
+     * text); called right before {@link #onStatus}. Redirects are never followed: the user is told
+     * where the server points.
+     */
+    default void onRedirect(String location) {}
+
+    /**
      * Body bytes of one network read, transfer coding removed ({@code data} is valid only during
      * the call). Returns false to abort the exchange (the sink has decided it failed; it then calls
      * nothing else and the transport closes the connection).

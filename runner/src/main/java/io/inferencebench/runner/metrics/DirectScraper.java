@@ -8,6 +8,7 @@ import io.inferencebench.profile.server.ScrapeCoverage;
 import io.inferencebench.profile.server.ServerMetricCatalog;
 import io.inferencebench.profile.server.ServerMetricsReport;
 import io.inferencebench.profile.server.WindowStatistics;
+import io.inferencebench.runner.http.TlsOptions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.ConnectException;
@@ -50,6 +51,7 @@ public final class DirectScraper implements ServerMetricsSource {
     private final Duration timeout;
     private final ScrapeBodyReader bodyReader;
     private final Consumer<String> warn;
+    private final TlsOptions tls;
     private final ScheduledExecutorService scraperThread;
     private final ExecutorService clientThreads;
     private final AtomicBoolean warned = new AtomicBoolean();
@@ -97,6 +99,29 @@ public final class DirectScraper implements ServerMetricsSource {
             Duration timeout,
             long maxBodyBytes,
             Consumer<String> warn) {
+        this(urls, catalog, interval, timeout, maxBodyBytes, TlsOptions.VERIFY, warn);
+    }
+
+    /**
+     * Creates a scraper; nothing is requested until {@link #stageStarting()}.
+     *
+     * @param urls the replicas' metrics URLs; each round scrapes them one after the other
+     * @param catalog which metrics to keep and summarise
+     * @param interval time between scrapes inside a stage
+     * @param timeout limit on each scrape (connect to last byte)
+     * @param maxBodyBytes most decompressed bytes accepted from one page; a larger page is a failed
+     *     scrape
+     * @param tls the certificate checks of an https URL: the target's, as for the load
+     * @param warn receives the one warning about failing scrapes
+     */
+    public DirectScraper(
+            List<URI> urls,
+            ServerMetricCatalog catalog,
+            Duration interval,
+            Duration timeout,
+            long maxBodyBytes,
+            TlsOptions tls,
+            Consumer<String> warn) {
         if (interval.isNegative() || interval.isZero()) {
             throw new IllegalArgumentException("interval must be positive, got " + interval);
         }
@@ -109,6 +134,7 @@ public final class DirectScraper implements ServerMetricsSource {
         this.timeout = timeout;
         this.bodyReader = new ScrapeBodyReader(maxBodyBytes, timeout);
         this.warn = warn;
+        this.tls = tls;
         this.scraperThread =
                 Executors.newSingleThreadScheduledExecutor(lowPriority("server-metrics-scraper"));
         this.clientThreads = Executors.newCachedThreadPool(lowPriority("server-metrics-http"));
@@ -226,13 +252,16 @@ public final class DirectScraper implements ServerMetricsSource {
         try {
             if (client == null) {
                 // created here so the client's selector thread inherits this thread's priority
-                client =
+                HttpClient.Builder builder =
                         HttpClient.newBuilder()
                                 .version(HttpClient.Version.HTTP_1_1)
                                 .connectTimeout(timeout)
                                 .followRedirects(HttpClient.Redirect.NORMAL)
-                                .executor(clientThreads)
-                                .build();
+                                .executor(clientThreads);
+                if (urls.stream().anyMatch(u -> "https".equalsIgnoreCase(u.getScheme()))) {
+                    builder.sslContext(tls.jdkContext());
+                }
+                client = builder.build();
             }
             long startNanos = System.nanoTime();
             HttpRequest request =
@@ -283,6 +312,9 @@ public final class DirectScraper implements ServerMetricsSource {
     }
 
     private String describe(Throwable e) {
+        if (TlsOptions.tlsFailure(e) != null) {
+            return "tls: " + TlsOptions.describeFailure(e);
+        }
         if (e instanceof ScrapeBodyReader.BodyRefused) {
             return e.getMessage();
         }

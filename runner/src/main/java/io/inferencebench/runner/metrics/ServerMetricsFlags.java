@@ -4,6 +4,7 @@ import io.inferencebench.crds.v1alpha1.Durations;
 import io.inferencebench.profile.prom.ScrapeBodyReader;
 import io.inferencebench.profile.server.ServerMetricCatalog;
 import io.inferencebench.profile.server.prometheus.PrometheusSourceConfig;
+import io.inferencebench.runner.http.TlsOptions;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -180,6 +181,23 @@ public final class ServerMetricsFlags {
      */
     public ServerMetricsSource open(String baseUrl, String backend, Consumer<String> warn)
             throws IOException {
+        return open(baseUrl, backend, TlsOptions.VERIFY, warn);
+    }
+
+    /**
+     * Opens the source the flags ask for; call {@link #validate} first.
+     *
+     * @param baseUrl the run's {@code --base-url}
+     * @param backend the backend whose catalog to use (e.g. {@code vllm})
+     * @param tls the target's certificate checks, used for every https scrape URL (the target's
+     *     replicas)
+     * @param warn receives warnings (printed once)
+     * @return the source, or {@code null} when server metrics were not asked for
+     * @throws IOException when the token file cannot be read
+     */
+    public ServerMetricsSource open(
+            String baseUrl, String backend, TlsOptions tls, Consumer<String> warn)
+            throws IOException {
         if (!enabled()) {
             return null;
         }
@@ -206,7 +224,7 @@ public final class ServerMetricsFlags {
         List<URI> urls = scrapeUrls(baseUrl).stream().map(URI::create).toList();
         long maxBytes =
                 maxBodyBytes == null ? ScrapeBodyReader.DEFAULT_MAX_BYTES : byteSize(maxBodyBytes);
-        return new DirectScraper(urls, catalog, interval, timeout, maxBytes, warn);
+        return new DirectScraper(urls, catalog, interval, timeout, maxBytes, tls, warn);
     }
 
     /** Parses {@code 1000}, {@code 512KiB}, {@code 8MiB} or {@code 1GiB} (also Ki, Mi, Gi). */

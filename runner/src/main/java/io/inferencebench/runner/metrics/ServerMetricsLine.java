@@ -4,6 +4,7 @@ import io.inferencebench.profile.prom.MetricType;
 import io.inferencebench.profile.server.ScrapeCoverage;
 import io.inferencebench.profile.server.ServerMetricSummary;
 import io.inferencebench.profile.server.ServerMetricsReport;
+import io.inferencebench.runner.text.TerminalText;
 import java.util.Locale;
 
 /** One summary line of a stage's server metrics for the end-of-run table. */
@@ -59,7 +60,8 @@ public final class ServerMetricsLine {
         if (report.aggregate().isEmpty()) {
             b.append(" (no metrics)");
         }
-        return b.toString();
+        // the last error and the metric names are the server's words
+        return TerminalText.oneLine(b.toString());
     }
 
     /** What values a gauge can take; a value outside is shown as the server said, and flagged. */

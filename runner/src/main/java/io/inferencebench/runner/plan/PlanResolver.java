@@ -13,6 +13,7 @@ import io.inferencebench.crds.v1alpha1.StageSpec;
 import io.inferencebench.crds.v1alpha1.TargetSpec;
 import io.inferencebench.crds.v1alpha1.TokenDistribution;
 import io.inferencebench.crds.v1alpha1.WorkloadSpec;
+import io.inferencebench.runner.backend.RequestFields;
 import io.inferencebench.runner.dataset.FileDatasets;
 import io.inferencebench.runner.dataset.LengthDistribution;
 import io.inferencebench.runner.engine.ArrivalKind;
@@ -126,6 +127,10 @@ public final class PlanResolver {
         LoadSpec l = load == null ? new LoadSpec() : load;
         String at = road.prefix();
         List<String> problems = new ArrayList<>();
+        // Flags were checked with their names before; what is left here came from the spec.
+        for (String p : SpecValidation.validateHeaders(target.headers(), "target.headers", ".")) {
+            problems.add(at + p);
+        }
         for (String p : SpecValidation.validateWorkload(w, "workload")) {
             problems.add(at + p);
         }
@@ -161,7 +166,9 @@ public final class PlanResolver {
                 target.headers(),
                 target.tls(),
                 dataset(w.getDataset(), at),
-                !Boolean.FALSE.equals(w.getIgnoreEos()),
+                w.getIgnoreEos() != null
+                        ? w.getIgnoreEos()
+                        : RequestFields.ignoreEosByDefault(wire.backend()),
                 sampling != null && sampling.getTemperature() != null
                         ? sampling.getTemperature()
                         : Double.valueOf(0.0),

@@ -21,7 +21,9 @@ import java.util.Map;
  * @param headers extra request headers (no credentials)
  * @param tls certificate checks of an https target
  * @param dataset the prompts
- * @param ignoreEos whether requests ask the server to ignore end-of-sequence
+ * @param ignoreEos whether requests ask the server to ignore end-of-sequence (the spec's
+ *     workload.ignoreEos, else {@link
+ *     io.inferencebench.runner.backend.RequestFields#ignoreEosByDefault})
  * @param temperature sampling temperature
  * @param topP nucleus sampling, or {@code null}
  * @param topK top-k sampling, or {@code null}

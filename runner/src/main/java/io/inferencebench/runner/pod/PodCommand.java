@@ -3,6 +3,7 @@ package io.inferencebench.runner.pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.inferencebench.crds.workorder.RunnerWorkOrder;
+import io.inferencebench.runner.text.TerminalText;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -70,7 +71,7 @@ public final class PodCommand implements Callable<Integer> {
             configureWritableCaches(env);
             settings = settings(env);
         } catch (IllegalArgumentException | IOException e) {
-            err.println("error: " + e.getMessage());
+            err.println("error: " + TerminalText.multiLine(e.getMessage()));
             return EXIT_USAGE;
         }
         Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();

@@ -23,6 +23,7 @@ import io.inferencebench.runner.http.HttpTransport;
 import io.inferencebench.runner.http.TlsOptions;
 import io.inferencebench.runner.plan.PromptSource;
 import io.inferencebench.runner.plan.RunPlan;
+import io.inferencebench.runner.text.TerminalText;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -163,7 +164,8 @@ public final class PodRun {
                             order.baseUrl(),
                             headers,
                             plan.model(),
-                            Duration.ofSeconds(10));
+                            Duration.ofSeconds(10),
+                            plan.tls());
             server = probe.tokenizer();
             if (server == null) {
                 log("prompts: no server tokenizer (%s): common-word text prompts", probe.reason());
@@ -569,7 +571,8 @@ public final class PodRun {
     }
 
     private int fail(String message, Throwable cause) {
-        String safe = redact(message);
+        // It reaches the run's status and Events, which kubectl prints on a terminal.
+        String safe = TerminalText.oneLine(redact(message));
         log("failed: %s", safe);
         if (cause != null && !(cause instanceof PodFailure)) {
             log("cause: %s", redact(cause.toString()));
@@ -658,8 +661,13 @@ public final class PodRun {
             return io.inferencebench.runner.plan.ModelDiscovery.discover(transport, baseUrl);
         } catch (io.inferencebench.runner.plan.ModelDiscovery.Unreachable e) {
             throw new PodFailure(e.getMessage());
+        } catch (io.inferencebench.runner.plan.ModelDiscovery.Redirected e) {
+            throw new PodFailure("target: " + e.getMessage());
         } catch (io.inferencebench.runner.plan.ModelDiscovery.NoModel e) {
-            throw new PodFailure("target.model is not set and " + e.getMessage());
+            throw new PodFailure(
+                    "target.model is not set, and "
+                            + e.getMessage()
+                            + "; set target.model (the model name the server serves)");
         }
     }
 
@@ -686,8 +694,14 @@ public final class PodRun {
     }
 
     private void log(String format, Object... args) {
+        // Arguments carry the server's words (model ids, error bodies, probe answers): a pod's
+        // log is read on a terminal with kubectl logs.
+        Object[] shown = new Object[args.length];
+        for (int i = 0; i < args.length; i++) {
+            shown[i] = TerminalText.argument(args[i]);
+        }
         synchronized (log) {
-            log.printf(Locale.ROOT, format + "%n", args);
+            log.printf(Locale.ROOT, format + "%n", shown);
             log.flush();
         }
     }

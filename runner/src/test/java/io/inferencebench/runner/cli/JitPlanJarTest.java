@@ -127,6 +127,9 @@ class JitPlanJarTest {
                 "http://127.0.0.1:" + port,
                 "--backend",
                 "openai",
+                // model-sim honours ignore_eos: exact output lengths (openai leaves it out unless
+                // asked)
+                "--ignore-eos",
                 "--model",
                 "sim",
                 "--random-input-len",

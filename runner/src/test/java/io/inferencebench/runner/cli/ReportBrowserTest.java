@@ -71,6 +71,9 @@ class ReportBrowserTest {
                             sim.baseUrl,
                             "--backend",
                             "openai",
+                            // model-sim honours ignore_eos: exact output lengths (openai leaves it
+                            // out unless asked)
+                            "--ignore-eos",
                             "--model",
                             "sim",
                             "--random-input-len",

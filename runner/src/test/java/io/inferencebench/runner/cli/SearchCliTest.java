@@ -55,6 +55,9 @@ class SearchCliTest {
                             sim.baseUrl,
                             "--backend",
                             "openai",
+                            // model-sim honours ignore_eos: exact output lengths (openai leaves it
+                            // out unless asked)
+                            "--ignore-eos",
                             "--model",
                             "sim",
                             "--random-input-len",

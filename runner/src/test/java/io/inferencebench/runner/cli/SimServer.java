@@ -67,8 +67,22 @@ final class SimServer implements AutoCloseable {
         throw new IllegalStateException("model-sim not ready: " + Files.readString(log));
     }
 
-    /** The {@code run} flags of a small random workload against this server, plus {@code extra}. */
+    /**
+     * The {@code run} flags of a small random workload against this server, plus {@code extra}; the
+     * requests ask for exact output lengths ({@code --ignore-eos}, which model-sim honours).
+     */
     String[] run(Path results, String... extra) {
+        return args(results, true, extra);
+    }
+
+    /**
+     * As {@link #run}, with requests of OpenAI's API fields only (the openai backend's default).
+     */
+    String[] runOpenAiFieldsOnly(Path results, String... extra) {
+        return args(results, false, extra);
+    }
+
+    private String[] args(Path results, boolean ignoreEos, String... extra) {
         List<String> args =
                 new ArrayList<>(
                         List.of(
@@ -89,6 +103,9 @@ final class SimServer implements AutoCloseable {
                                 "0",
                                 "--result-dir",
                                 results.toString()));
+        if (ignoreEos) {
+            args.add("--ignore-eos");
+        }
         args.addAll(Arrays.asList(extra));
         return args.toArray(String[]::new);
     }

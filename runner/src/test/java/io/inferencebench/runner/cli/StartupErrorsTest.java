@@ -45,6 +45,35 @@ class StartupErrorsTest {
     }
 
     @Test
+    void aJsonlMaxTokensOutsideOneToIntMaxIsRefusedWithFileAndLine(@TempDir Path dir)
+            throws Exception {
+        Path file = dir.resolve("prompts.jsonl");
+        Files.writeString(
+                file,
+                "{\"prompt\": \"hi\", \"max_tokens\": 16}\n"
+                        + "{\"prompt\": \"there\", \"max_tokens\": 99999999999}\n");
+        assertThat(
+                        usage(
+                                        "run",
+                                        "--backend",
+                                        "openai",
+                                        "--model",
+                                        "m",
+                                        "--result-dir",
+                                        dir.resolve("r").toString(),
+                                        "--dataset-name",
+                                        "jsonl",
+                                        "--dataset-path",
+                                        file.toString())
+                                .err())
+                .contains(
+                        "--dataset-path: "
+                                + file
+                                + " line 2: max_tokens must be a whole number from 1 to 2147483647,"
+                                + " got 99999999999");
+    }
+
+    @Test
     void configErrorsNameFileLineColumnAndTheYamlFieldPath(@TempDir Path dir) throws Exception {
         Path config = dir.resolve("bench.yaml");
         Files.writeString(

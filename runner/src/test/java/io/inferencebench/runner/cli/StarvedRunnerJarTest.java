@@ -100,6 +100,9 @@ class StarvedRunnerJarTest {
                             "http://127.0.0.1:" + port,
                             "--backend",
                             "openai",
+                            // model-sim honours ignore_eos: exact output lengths (openai leaves it
+                            // out unless asked)
+                            "--ignore-eos",
                             "--model",
                             "sim",
                             "--random-input-len",

@@ -340,4 +340,45 @@ class DatasetTest {
             assertThat(withBom.vocabSize()).isEqualTo(plain.vocabSize());
         }
     }
+
+    @Test
+    void jsonlRefusesAMaxTokensThatIsNotAPositiveIntNamingFileAndLine(@TempDir Path dir)
+            throws IOException {
+        FileDatasets.Filters none = new FileDatasets.Filters(null, null, null, null, null, null);
+        Path file = dir.resolve("bad.jsonl");
+        for (String value : List.of("99999999999", "-4", "0", "\"abc\"", "2.5", "true")) {
+            Files.writeString(
+                    file,
+                    "{\"prompt\":\"ok\",\"max_tokens\":8}\n{\"prompt\":\"x\",\"max_tokens\":"
+                            + value
+                            + "}\n");
+            assertThatThrownBy(() -> FileDatasets.jsonl(file, 1, none, null, null, 1))
+                    .as(value)
+                    .isInstanceOf(IOException.class)
+                    .hasMessageStartingWith(file + " line 2: max_tokens must be a whole number")
+                    .hasMessageEndingWith(
+                            "got "
+                                    + (value.startsWith("\"")
+                                            ? "a string"
+                                            : value.equals("true") ? "a boolean" : value));
+        }
+        // null is "not given", and an --output-len override makes the file's values unused
+        Files.writeString(file, "{\"prompt\":\"x\",\"max_tokens\":null}\n");
+        assertThat(FileDatasets.jsonl(file, 1, none, 7, null, 1).get(0).maxTokens()).isEqualTo(7);
+        Files.writeString(file, "{\"prompt\":\"x\",\"max_tokens\":-4}\n");
+        assertThat(
+                        FileDatasets.jsonl(
+                                        file,
+                                        1,
+                                        new FileDatasets.Filters(null, null, null, null, null, 5),
+                                        null,
+                                        null,
+                                        1)
+                                .get(0)
+                                .maxTokens())
+                .isEqualTo(5);
+        Files.writeString(file, "{\"prompt\":\"x\",\"max_tokens\":2147483647}\n");
+        assertThat(FileDatasets.jsonl(file, 1, none, null, null, 1).get(0).maxTokens())
+                .isEqualTo(Integer.MAX_VALUE);
+    }
 }

@@ -76,6 +76,42 @@ class FailureClassificationTest {
     }
 
     @Test
+    void aRedirectIsNotFollowedAndItsLocationIsReported() throws Exception {
+        try (StubServer server =
+                        new StubServer(
+                                (req, ex) ->
+                                        ex.raw(
+                                                "HTTP/1.1 308 Permanent Redirect\r\nLocation:"
+                                                        + " https://llm.example.net/api/v1/completions"
+                                                        + "\r\nContent-Length: 9\r\n\r\nredirect!"));
+                EngineFixture f =
+                        new EngineFixture(
+                                server.baseUrl(),
+                                new OpenAiCompletions(),
+                                true,
+                                4,
+                                TIMEOUT,
+                                Slo.NONE,
+                                1000)) {
+            StageResult r =
+                    f.engine.runStage(
+                            EngineFixture.open(
+                                    Double.POSITIVE_INFINITY, REQUESTS, ArrivalKind.POISSON));
+            assertOnly(r, "other");
+            assertThat(server.requests()).as("nothing followed the redirect").isEqualTo(REQUESTS);
+            assertThat(f.finished)
+                    .allSatisfy(
+                            e ->
+                                    assertThat(e.errorMessage())
+                                            .isEqualTo(
+                                                    "HTTP 308: the server redirected to"
+                                                            + " https://llm.example.net/api/v1/completions;"
+                                                            + " use that URL as --base-url (target.url)"
+                                                            + " (redirects are not followed)"));
+        }
+    }
+
+    @Test
     void clientErrorStatus() throws Exception {
         StageResult r =
                 runAgainst(
