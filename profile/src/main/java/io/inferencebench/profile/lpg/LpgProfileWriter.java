@@ -328,12 +328,13 @@ public final class LpgProfileWriter {
     }
 
     /**
-     * A piece of a file name: control and line-separator characters, unpaired surrogates and path
-     * separators replaced by {@code _}.
+     * A piece of a file name: escape sequences removed (as on the terminal), then control and
+     * line-separator characters, unpaired surrogates and path separators replaced by {@code _}.
      */
     private static String safeFileNamePart(String text) {
         StringBuilder out = new StringBuilder(text.length());
-        text.codePoints()
+        io.inferencebench.profile.text.TerminalText.withoutSequences(text)
+                .codePoints()
                 .forEach(
                         cp -> {
                             int type = Character.getType(cp);

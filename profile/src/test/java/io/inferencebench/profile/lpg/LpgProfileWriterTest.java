@@ -376,6 +376,12 @@ class LpgProfileWriterTest {
                                 .asText())
                 .isEqualTo(odd);
 
+        // An id that would retitle the terminal loses its escape sequences, not just their ESC.
+        assertThat(
+                        LpgProfileWriter.fileName(
+                                s, withModel("evil\u001b]0;pwned\u0007-model\u001b[2J")))
+                .isEqualTo("jetstream-20.0qps-evil-model-20240925-220923.json");
+
         // Multi-byte characters are cut between characters, never inside one.
         String wide = "\u6a21\u578b\uD83D\uDE80".repeat(80);
         String wideName = LpgProfileWriter.fileName(s, withModel(wide));

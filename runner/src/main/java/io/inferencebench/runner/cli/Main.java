@@ -1,6 +1,6 @@
 package io.inferencebench.runner.cli;
 
-import io.inferencebench.runner.text.TerminalText;
+import io.inferencebench.profile.text.TerminalText;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 

@@ -1,11 +1,11 @@
 package io.inferencebench.runner.cli;
 
+import io.inferencebench.profile.text.TerminalText;
 import io.inferencebench.runner.dataset.HfTokenizer;
 import io.inferencebench.runner.dataset.Prompt;
 import io.inferencebench.runner.dataset.ServerTokenizer;
 import io.inferencebench.runner.plan.PromptSource;
 import io.inferencebench.runner.plan.RunPlan;
-import io.inferencebench.runner.text.TerminalText;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;

@@ -6,7 +6,7 @@ import io.inferencebench.profile.compare.ComparisonOptions;
 import io.inferencebench.profile.compare.LabeledProfile;
 import io.inferencebench.profile.compare.NotComparableException;
 import io.inferencebench.profile.compare.ProfileComparison;
-import io.inferencebench.runner.text.TerminalText;
+import io.inferencebench.profile.text.TerminalText;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;

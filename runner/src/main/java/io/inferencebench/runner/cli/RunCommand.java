@@ -1,6 +1,7 @@
 package io.inferencebench.runner.cli;
 
 import io.inferencebench.profile.lpg.ProfileContext;
+import io.inferencebench.profile.text.TerminalText;
 import io.inferencebench.runner.backend.GenerationParams;
 import io.inferencebench.runner.backend.Protocol;
 import io.inferencebench.runner.backend.RequestFields;
@@ -20,7 +21,6 @@ import io.inferencebench.runner.metrics.ServerMetricsLine;
 import io.inferencebench.runner.metrics.ServerMetricsSource;
 import io.inferencebench.runner.plan.ModelDiscovery;
 import io.inferencebench.runner.plan.RunPlan;
-import io.inferencebench.runner.text.TerminalText;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;

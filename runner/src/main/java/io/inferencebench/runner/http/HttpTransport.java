@@ -1,6 +1,6 @@
 package io.inferencebench.runner.http;
 
-import io.inferencebench.runner.text.TerminalText;
+import io.inferencebench.profile.text.TerminalText;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;

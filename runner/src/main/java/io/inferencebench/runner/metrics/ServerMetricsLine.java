@@ -4,7 +4,7 @@ import io.inferencebench.profile.prom.MetricType;
 import io.inferencebench.profile.server.ScrapeCoverage;
 import io.inferencebench.profile.server.ServerMetricSummary;
 import io.inferencebench.profile.server.ServerMetricsReport;
-import io.inferencebench.runner.text.TerminalText;
+import io.inferencebench.profile.text.TerminalText;
 import java.util.Locale;
 
 /** One summary line of a stage's server metrics for the end-of-run table. */

@@ -3,7 +3,7 @@ package io.inferencebench.runner.pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.inferencebench.crds.workorder.RunnerWorkOrder;
-import io.inferencebench.runner.text.TerminalText;
+import io.inferencebench.profile.text.TerminalText;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;

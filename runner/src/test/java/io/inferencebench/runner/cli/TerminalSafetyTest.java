@@ -60,7 +60,8 @@ class TerminalSafetyTest {
                     .doesNotContain("\u001b")
                     .doesNotContain("\u0007")
                     .doesNotContain("\u009b")
-                    .doesNotContain("pwned");
+                    .doesNotContain("pwned")
+                    .containsPattern("profile: .*openai-infqps-evil-model-[0-9-]+\\.json");
         }
     }
 }

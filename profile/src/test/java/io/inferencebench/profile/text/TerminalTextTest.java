@@ -1,4 +1,4 @@
-package io.inferencebench.runner.text;
+package io.inferencebench.profile.text;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

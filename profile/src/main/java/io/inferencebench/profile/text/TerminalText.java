@@ -1,4 +1,4 @@
-package io.inferencebench.runner.text;
+package io.inferencebench.profile.text;
 
 /**
  * Makes text that came from a server or a file safe to print on a terminal. A model server's error
@@ -27,6 +27,31 @@ public final class TerminalText {
      */
     public static String multiLine(String text) {
         return clean(text, true);
+    }
+
+    /**
+     * {@code text} without its escape sequences, every other character as it was (file names use
+     * this before they replace what is left of the control characters: a model id that would
+     * retitle the terminal becomes its visible text, not {@code _]0;title_}).
+     */
+    public static String withoutSequences(String text) {
+        if (text == null) {
+            return null;
+        }
+        StringBuilder out = new StringBuilder(text.length());
+        int i = 0;
+        int n = text.length();
+        while (i < n) {
+            char c = text.charAt(i);
+            if (c == 0x1b || c == 0x9b || c == 0x9d || c == 0x90 || c == 0x9f || c == 0x9e
+                    || c == 0x98) {
+                i = skipSequence(text, i);
+            } else {
+                out.append(c);
+                i++;
+            }
+        }
+        return out.toString();
     }
 
     /** {@code value} as a one-line string ({@code String.valueOf}), for format arguments. */
