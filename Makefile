@@ -6,7 +6,7 @@ MVN := ./mvnw -B -ntp
 # Maven runs on the selected JDK; keep its own warnings off the console.
 export MAVEN_OPTS ?= --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow
 
-.PHONY: images images-push containerd chromium help tools k8s-binaries helm model-sim model-sim-test build test unit it e2e test-vllm vllm-up vllm-down demo demo-cli fmt fmt-check clean control-plane-up control-plane-down node e2e-node kind e2e-kind demo-kind kind-up kind-down
+.PHONY: images images-push containerd chromium help host-packages tools k8s-binaries helm model-sim model-sim-test build test unit it e2e test-vllm vllm-up vllm-down demo demo-cli fmt fmt-check clean control-plane-up control-plane-down node e2e-node kind e2e-kind demo-kind kind-up kind-down
 
 help:
 	@echo "make demo    - the product on a real single-node cluster: chart-installed operator, simulator, a 3-rate sweep, LPG profiles in results/ (root; KEEP=1 leaves it running)"
@@ -16,7 +16,8 @@ help:
 	@echo "make build   - compile and package (no tests)"
 	@echo "make images  - operator, runner and model-sim image tarballs in target/images/ (no daemon, no registry)"
 	@echo "make test-vllm - the *VllmIT tier against a real vLLM on the CPU (installs ~8 GB once; not part of make test)"
-	@echo "make tools   - Kubernetes control-plane binaries, Helm, containerd, model-server simulator, Chromium (cached)"
+	@echo "make host-packages - the Debian packages of missing host tools: jq, gcc, python3, curl, iproute2, nftables, iptables, conntrack, procps, containerd, runc, CNI plugins (root)"
+	@echo "make tools   - host packages, Kubernetes control-plane binaries, Helm, containerd, model-server simulator, Chromium (cached)"
 	@echo "make e2e-node - only the real-node classes (RealNodeE2E, OperatorClusterE2E, HostileControlPlaneE2E, ServerMetricsClusterE2E, ExternalServerE2E): a real kubelet + containerd node, the chart-installed operator (root)"
 	@echo "make e2e-kind - OperatorClusterE2E on a Kind cluster (Docker; node image built offline when none is given; root; not in make test)"
 	@echo "make demo-kind - make demo on a Kind cluster (root, Docker; KEEP=1 leaves it running)"
@@ -45,7 +46,12 @@ containerd:
 chromium:
 	e2e/scripts/provision-chromium.sh >/dev/null
 
-tools: k8s-binaries helm model-sim containerd chromium
+# The Debian packages of the host tools the scripts and tests run, for those missing (make demo
+# runs the same script).
+host-packages:
+	e2e/scripts/provision-host-packages.sh
+
+tools: host-packages k8s-binaries helm model-sim containerd chromium
 
 # kubelet, kube-proxy, containerd/runc/CNI, CoreDNS and the pause image of the real node (cached).
 node:
