@@ -26,13 +26,17 @@ import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -56,17 +60,25 @@ class AdmissionIT {
 
     static final String NAMESPACE = "admission";
 
+    /** The private directory's prefix; this JVM's are {@link #OWN_PREFIX}. */
+    static final String PREFIX = "admission-it-";
+
+    static final String OWN_PREFIX = PREFIX + ProcessHandle.current().pid() + "-";
+
     private KubeAPIServer apiServer;
     private KubernetesClient client;
+    private Path testDir;
     private Path kubeconfig;
     private final ObjectMapper json = new ObjectMapper();
 
     @BeforeAll
     void startApiServerAndInstallCrd() throws IOException {
+        reapDirectoriesOfDeadRuns();
         // A private kube-api-test directory whose k8s/ entry links to the binary cache where
         // e2e/scripts/provision-k8s.sh puts it ($HOME, not the JVM's user.home), so certificates
-        // of concurrent fixtures do not collide either.
-        Path testDir = Files.createTempDirectory("admission-it-kubeapitest-");
+        // of concurrent fixtures do not collide either. It holds the API server's private keys
+        // (owner-only, deleted keys first at the end).
+        testDir = Files.createTempDirectory(OWN_PREFIX);
         Path binaries = cacheRoot().resolve("k8s").resolve(K8S_VERSION + "-linux-amd64");
         Files.createSymbolicLink(
                 Files.createDirectories(testDir.resolve("k8s")).resolve(binaries.getFileName()),
@@ -80,7 +92,7 @@ class AdmissionIT {
                                 .withUpdateKubeConfig(false)
                                 .build());
         apiServer.start();
-        kubeconfig = Files.createTempFile("admission-it", ".kubeconfig");
+        kubeconfig = testDir.resolve("kubeconfig");
         Files.writeString(kubeconfig, apiServer.getKubeConfigYaml());
         client =
                 new KubernetesClientBuilder()
@@ -138,15 +150,62 @@ class AdmissionIT {
     }
 
     @AfterAll
-    void stopApiServer() throws IOException {
+    void stopApiServerAndDeleteItsKeys() throws IOException {
         if (client != null) {
             client.close();
         }
         if (apiServer != null) {
             apiServer.stop();
         }
-        if (kubeconfig != null) {
-            Files.deleteIfExists(kubeconfig);
+        deletePrivateKeysFirst(testDir);
+        try (Stream<Path> left = Files.list(tmp())) {
+            assertThat(left.map(p -> p.getFileName().toString()))
+                    .as("what this class made in %s (certificates, keys, kubeconfig)", tmp())
+                    .noneMatch(name -> name.startsWith(OWN_PREFIX));
+        }
+    }
+
+    /** java.io.tmpdir: where the private directory is made. */
+    private static Path tmp() {
+        return Path.of(System.getProperty("java.io.tmpdir"));
+    }
+
+    /**
+     * Deletes the directories of runs of this class whose JVM is gone (killed before its
+     * {@code @AfterAll}): they are named after the JVM's pid.
+     */
+    private static void reapDirectoriesOfDeadRuns() throws IOException {
+        Pattern own = Pattern.compile(Pattern.quote(PREFIX) + "(\\d+)-.*");
+        try (Stream<Path> entries = Files.list(tmp())) {
+            for (Path entry : entries.toList()) {
+                Matcher m = own.matcher(entry.getFileName().toString());
+                if (m.matches()
+                        && ProcessHandle.of(Long.parseLong(m.group(1)))
+                                .filter(ProcessHandle::isAlive)
+                                .isEmpty()) {
+                    deletePrivateKeysFirst(entry);
+                }
+            }
+        }
+    }
+
+    /** Deletes a tree without following links: the private keys (*.key, the kubeconfig) first. */
+    private static void deletePrivateKeysFirst(Path dir) throws IOException {
+        if (dir == null || !Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        List<Path> all;
+        try (Stream<Path> walk = Files.walk(dir)) {
+            all = walk.sorted(Comparator.reverseOrder()).toList();
+        }
+        for (Path p : all) {
+            String name = p.getFileName().toString();
+            if (name.endsWith(".key") || name.equals("kubeconfig")) {
+                Files.deleteIfExists(p);
+            }
+        }
+        for (Path p : all) {
+            Files.deleteIfExists(p);
         }
     }
 
