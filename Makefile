@@ -6,21 +6,52 @@ MVN := ./mvnw -B -ntp
 # Maven runs on the selected JDK; keep its own warnings off the console.
 export MAVEN_OPTS ?= --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow
 
-.PHONY: images images-push containerd chromium help tools k8s-binaries helm model-sim model-sim-test build test unit it e2e test-vllm vllm-up vllm-down demo demo-cli fmt fmt-check clean control-plane-up control-plane-down node e2e-node kind e2e-kind demo-kind kind-up kind-down
+.PHONY: help demo demo-cli test unit it e2e e2e-node build images images-push fmt fmt-check clean \
+	host-packages tools k8s-binaries helm model-sim model-sim-test containerd chromium node \
+	control-plane-up cluster-up control-plane-down kind kind-up kind-down e2e-kind demo-kind \
+	test-vllm vllm-up vllm-down
 
+# Every target of .PHONY is listed here: MakeHelpTest (testkit) fails when one is missing.
 help:
-	@echo "make demo    - the product on a real single-node cluster: chart-installed operator, simulator, a 3-rate sweep, LPG profiles in results/ (root; KEEP=1 leaves it running)"
-	@echo "make demo-cli - the runner CLI against a local simulator process, no cluster: a rate sweep, LPG profiles in results/"
-	@echo "make test    - provision binaries and the real node, then unit (*Test), API-server (*IT) and cluster (*E2E, real node; root) tiers"
-	@echo "make unit    - unit tests only (Java)"
-	@echo "make build   - compile and package (no tests)"
-	@echo "make images  - operator, runner and model-sim image tarballs in target/images/ (no daemon, no registry)"
-	@echo "make test-vllm - the *VllmIT tier against a real vLLM on the CPU (installs ~8 GB once; not part of make test)"
-	@echo "make tools   - Kubernetes control-plane binaries, Helm, containerd, model-server simulator, Chromium (cached)"
-	@echo "make e2e-node - only the real-node classes (RealNodeE2E, OperatorClusterE2E, HostileControlPlaneE2E, ServerMetricsClusterE2E, ExternalServerE2E): a real kubelet + containerd node, the chart-installed operator (root)"
-	@echo "make e2e-kind - OperatorClusterE2E on a Kind cluster (Docker; node image built offline when none is given; root; not in make test)"
-	@echo "make demo-kind - make demo on a Kind cluster (root, Docker; KEEP=1 leaves it running)"
-	@echo "make fmt     - format Java sources (google-java-format, AOSP)"
+	@echo "Quick start:"
+	@echo "  make demo          - the product on a real single-node cluster: chart-installed operator, simulator, a 3-rate sweep, LPG profiles in results/ (root; KEEP=1 leaves it running)"
+	@echo "  make demo-cli      - the runner CLI against a local simulator process, no cluster: a rate sweep, LPG profiles in results/"
+	@echo "  make test          - provision binaries and the real node, then unit (*Test), API-server (*IT) and cluster (*E2E, real node; root) tiers"
+	@echo "Test tiers and build:"
+	@echo "  make unit          - unit tests only (Java)"
+	@echo "  make it            - unit and API-server (*IT) tiers, no cluster (builds the images first: ImagesIT runs them)"
+	@echo "  make e2e           - unit and cluster (*E2E) tiers, no *IT (real node; root)"
+	@echo "  make e2e-node      - only the real-node classes (RealNodeE2E, OperatorClusterE2E, HostileControlPlaneE2E, ServerMetricsClusterE2E, ExternalServerE2E): a real kubelet + containerd node, the chart-installed operator (root)"
+	@echo "  make build         - compile and package (no tests)"
+	@echo "  make images        - operator, runner and model-sim image tarballs in target/images/ (no daemon, no registry)"
+	@echo "  make images-push   - push the operator and runner images to IMAGE_REGISTRY instead"
+	@echo "  make fmt           - format Java sources (google-java-format, AOSP)"
+	@echo "  make fmt-check     - fail when a Java source is not formatted"
+	@echo "  make clean         - remove the build outputs (target/)"
+	@echo "Tools (cached, version-keyed, skipped when present):"
+	@echo "  make host-packages - the Debian packages of missing host tools: jq, gcc, python3, curl, iproute2, nftables, iptables, conntrack, procps, containerd, runc, CNI plugins (root)"
+	@echo "  make tools         - host packages, Kubernetes control-plane binaries, Helm, containerd, model-server simulator, Chromium"
+	@echo "  make k8s-binaries  - kube-apiserver, etcd, kubectl, kube-controller-manager, kube-scheduler in ~/.kubeapitest"
+	@echo "  make helm          - Helm 3, built from the Go module proxy"
+	@echo "  make model-sim     - the model-server simulator (e2e/model-sim)"
+	@echo "  make model-sim-test - go vet and go test of the simulator"
+	@echo "  make containerd    - containerd, ctr and runc (Debian packages)"
+	@echo "  make chromium      - Debian's Chromium for the HTML report's browser test"
+	@echo "  make node          - the real node's parts: kubelet, kube-proxy, containerd/runc/CNI, CoreDNS, the pause image"
+	@echo "A cluster for manual use (root; one per machine):"
+	@echo "  make control-plane-up   - the control plane and the real node with the images imported; prints the kubeconfig path"
+	@echo "  make cluster-up         - the same as control-plane-up"
+	@echo "  make control-plane-down - stop it and restore the host"
+	@echo "Kind (Docker; not in make test):"
+	@echo "  make kind          - kind, Docker and the offline node image"
+	@echo "  make kind-up       - a Kind cluster with the images loaded"
+	@echo "  make kind-down     - delete it and restore the host"
+	@echo "  make e2e-kind      - OperatorClusterE2E on a Kind cluster (node image built offline when none is given; root)"
+	@echo "  make demo-kind     - make demo on a Kind cluster (root, Docker; KEEP=1 leaves it running)"
+	@echo "A real vLLM on the CPU (installs ~8 GB once; not in make test):"
+	@echo "  make test-vllm     - the *VllmIT tier against it"
+	@echo "  make vllm-up       - start it and leave it running"
+	@echo "  make vllm-down     - stop it"
 
 images:
 	scripts/images/build-images.sh
@@ -45,7 +76,12 @@ containerd:
 chromium:
 	e2e/scripts/provision-chromium.sh >/dev/null
 
-tools: k8s-binaries helm model-sim containerd chromium
+# The Debian packages of the host tools the scripts and tests run, for those missing (make demo
+# runs the same script).
+host-packages:
+	e2e/scripts/provision-host-packages.sh
+
+tools: host-packages k8s-binaries helm model-sim containerd chromium
 
 # kubelet, kube-proxy, containerd/runc/CNI, CoreDNS and the pause image of the real node (cached).
 node:
@@ -134,12 +170,11 @@ fmt:
 fmt-check:
 	$(MVN) -q spotless:check
 
+# The real node for manual use, with the images imported (stop it with make control-plane-down).
 control-plane-up: tools node images
 	e2e/scripts/control-plane.sh up $(foreach i,$(wildcard target/images/*.tar),--import $(i))
 
-# The real node for manual use, with the images imported (stop it with make control-plane-down).
-cluster-up: tools node images
-	e2e/scripts/control-plane.sh up $(foreach i,$(wildcard target/images/*.tar),--import $(i))
+cluster-up: control-plane-up
 
 control-plane-down:
 	e2e/scripts/control-plane.sh down

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # `make demo`: the product on a real single-node cluster, from nothing to LPG profiles.
 #
-#  1. checks the prerequisites (root, Go, a JDK >= 21) and stops at once naming a missing one;
-#  2. provisions what is not cached: control-plane binaries, Helm, the node's parts (kubelet,
-#     kube-proxy, containerd, CoreDNS, pause image), the operator/runner/model-sim image tarballs;
+#  1. checks the prerequisites that no script can install (root, Go, a JDK >= 21) and stops at once
+#     naming a missing one;
+#  2. provisions what is not cached: the host's Debian packages that are missing (jq, curl,
+#     python3, gcc, iproute2, nftables, iptables, ...: e2e/scripts/provision-host-packages.sh),
+#     control-plane binaries, Helm, the node's parts (kubelet, kube-proxy, containerd, CoreDNS,
+#     pause image), the operator/runner/model-sim image tarballs;
 #  3. starts the control plane plus a real kubelet + containerd node (e2e/scripts/control-plane.sh
 #     up --real-node) and imports the images into the node's containerd;
 #  4. installs the chart with Helm (the operator as a Deployment with its own ServiceAccount,
@@ -42,9 +45,6 @@ die() { echo "demo: $*" >&2; exit 1; }
 command -v go >/dev/null 2>&1 || die "needs Go (the control-plane binaries, kubelet, Helm and the simulator are built from source); install Go >= 1.24"
 JAVA_HOME="$(scripts/java-home.sh 2>/dev/null)" || die "needs a JDK >= 21 (set JAVA_HOME or install one, e.g. apt-get install openjdk-21-jdk-headless)"
 export JAVA_HOME
-for tool in ip nft iptables; do
-  command -v "$tool" >/dev/null 2>&1 || die "needs $tool (apt-get install iproute2 nftables iptables)"
-done
 RESULT_DIR="${RESULT_DIR:-results}"
 NS=demo
 SYSTEM=inferencebench-system
@@ -56,6 +56,12 @@ if [ "$ON_KIND" = 1 ]; then
   STATE="${IB_KIND_DIR:-/tmp/inferencebench-kind}"
   CLUSTER_SCRIPT=e2e/scripts/kind-cluster.sh
 fi
+
+# jq (the stage table), curl, python3, gcc, iproute2, nftables, iptables, containerd, ...: the
+# Debian packages of what is missing (e2e/scripts/provision-host-packages.sh lists them), before
+# waiting for the lock, so that a missing package fails the demo at once.
+log "host packages: installing what is missing"
+e2e/scripts/provision-host-packages.sh || die "e2e/scripts/provision-host-packages.sh failed"
 
 # One cluster per machine: hold the E2E lock for the demo's whole life (KEEP=1: until it returns).
 LOCK="${E2E_LOCK:-/tmp/inferencebench-e2e.lock}"

@@ -5,10 +5,11 @@
 #     module and ldflags of k8s-build-lib.sh), next to kube-apiserver in
 #     ~/.kubeapitest/k8s/<version>-linux-amd64/ (the control-plane binaries are not rebuilt);
 #   - containerd, runc and the CNI plugins: Debian's packages (bookworm: containerd 1.6.20,
-#     runc 1.1.5, containernetworking-plugins 1.1.1 in /usr/lib/cni) plus nftables, iptables and
-#     conntrack for kube-proxy and kubelet. Why the packages: they install in seconds, while
-#     containerd 2.x from the module proxy needs a wrapper module that copies containerd's own
-#     exclude block (~70 s) and runc needs cgo + libseccomp. containerd 1.6 serves CRI v1, which
+#     runc 1.1.5, containernetworking-plugins 1.1.1 in /usr/lib/cni) plus nftables, iptables,
+#     conntrack and iproute2 for kube-proxy and kubelet (provision-host-packages.sh installs what
+#     is missing). Why the packages: they install in seconds, while containerd 2.x from the module
+#     proxy needs a wrapper module that copies containerd's own exclude block (~70 s) and runc
+#     needs cgo + libseccomp. containerd 1.6 serves CRI v1, which
 #     Kubernetes 1.34 runs; 1.6 is end-of-life and Kubernetes 1.35 is the last minor that supports
 #     containerd 1.x, so the move to 1.36 needs containerd 2.x (built from the module proxy or a
 #     newer distribution package) and a config in containerd 2's "version = 3" layout;
@@ -17,7 +18,8 @@
 #   - the project's own pause image (e2e/node/pause.c, static) as an image tarball in
 #     ~/.cache/inferencebench/images/pause-<hash>.tar, tagged inferencebench.local/pause:<hash>.
 # Each part is cached and keyed by version (or source hash) and skipped when present. Prints
-# KEY=VALUE lines (paths) on stdout, progress on stderr. Needs root only for apt-get.
+# KEY=VALUE lines (paths) on stdout, progress on stderr. Needs root only for apt-get (gcc, libc6-dev
+# and python3 for the pause image come from provision-host-packages.sh too).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -56,25 +58,9 @@ else
   log "built kubelet + kube-proxy in $(( $(date +%s) - t ))s"
 fi
 
-# --- containerd, runc, CNI plugins, nft/iptables/conntrack (Debian packages) -------------------
-need_pkgs=()
-command -v containerd >/dev/null 2>&1 && command -v ctr >/dev/null 2>&1 || need_pkgs+=(containerd)
-command -v runc >/dev/null 2>&1 || need_pkgs+=(runc)
-[ -x /usr/lib/cni/bridge ] && [ -x /usr/lib/cni/host-local ] && [ -x /usr/lib/cni/loopback ] || need_pkgs+=(containernetworking-plugins)
-command -v nft >/dev/null 2>&1 || need_pkgs+=(nftables)
-command -v iptables >/dev/null 2>&1 || need_pkgs+=(iptables)
-command -v conntrack >/dev/null 2>&1 || need_pkgs+=(conntrack)
-if [ ${#need_pkgs[@]} -gt 0 ]; then
-  [ "$(id -u)" = 0 ] || die "missing packages ${need_pkgs[*]} and not root: apt-get install ${need_pkgs[*]}"
-  command -v apt-get >/dev/null 2>&1 || die "missing ${need_pkgs[*]} and no apt-get: install them with the system's package manager"
-  log "installing Debian packages: ${need_pkgs[*]}"
-  apt-get update -qq >/dev/null
-  # Services of these packages are not started (policy-rc.d), so the host's state stays as it was.
-  had_policy=0; [ -e /usr/sbin/policy-rc.d ] && had_policy=1
-  if [ "$had_policy" = 0 ]; then printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d; chmod +x /usr/sbin/policy-rc.d; fi
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
-  [ "$had_policy" = 1 ] || rm -f /usr/sbin/policy-rc.d
-fi
+# --- containerd, runc, CNI plugins, nft/iptables/conntrack, gcc, python3 (Debian packages) ------
+# (skipped when present; the pause image below needs gcc with a static libc and python3)
+"$HERE/provision-host-packages.sh" containerd runc cni nft iptables conntrack ip gcc python3
 log "runtime: containerd $(containerd --version | awk '{print $3}'), runc $(runc --version | sed -n 's/^runc version //p'), CNI plugins in /usr/lib/cni"
 
 # --- CoreDNS -----------------------------------------------------------------------------------
@@ -99,7 +85,6 @@ PAUSE_REF="inferencebench.local/pause:$PAUSE_HASH"
 if [ -f "$PAUSE_TAR" ]; then
   log "cache hit: $PAUSE_TAR"
 else
-  command -v gcc >/dev/null 2>&1 || die "gcc is missing: the pause image is a static C program (apt-get install gcc libc6-dev)"
   mkdir -p "$IB_CACHE/images"
   tmp=$(mktemp -d)
   mkdir -p "$tmp/rootfs"

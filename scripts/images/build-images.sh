@@ -27,6 +27,8 @@ OUT_DIR="$ROOT/target/images"
 mkdir -p "$OUT_DIR"
 
 export JAVA_HOME="${JAVA_HOME:-$("$ROOT/scripts/java-home.sh")}"
+# python3 writes the simulator's image tarball; curl probes the registry (installed when missing).
+"$ROOT/e2e/scripts/provision-host-packages.sh" python3 curl
 
 # Docker Hub's registry answers 401 to an anonymous /v2/ probe when it is reachable.
 registry_reachable() {

@@ -5,7 +5,8 @@
 # in the `docker save` layout that Jib takes as a tar:// base. Cached, keyed by this script, the
 # Debian suite and the JDK's version; prints the tarball's path on stdout.
 #
-# Needs root (debootstrap), python3, and a JDK >= 21 (scripts/java-home.sh finds one).
+# Needs root (debootstrap; it and python3 come from e2e/scripts/provision-host-packages.sh when
+# missing) and a JDK >= 21 (scripts/java-home.sh finds one).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -36,10 +37,7 @@ if [ -s "$OUT" ]; then
 fi
 
 [ "$(id -u)" = 0 ] || { log "debootstrap needs root: run as root or set IB_BASE_IMAGE to a pullable Java 21 image"; exit 1; }
-if ! command -v debootstrap >/dev/null 2>&1; then
-  log "installing debootstrap (Debian package)"
-  apt-get update -qq >/dev/null && apt-get install -y -qq debootstrap >/dev/null
-fi
+"$ROOT/e2e/scripts/provision-host-packages.sh" debootstrap python3
 
 # The Debian mirror apt already uses on this host (deb822 or one-line sources), unless told.
 mirror() {

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.Phase;
+import io.inferencebench.testkit.TempDirCheck;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -21,8 +22,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The packaged operator (Quarkus + QOSDK wiring, config, metrics, health) against a real API
- * server.
+ * server. It leaves nothing in java.io.tmpdir: Quarkus makes no (world-writable) vertx-cache there.
  */
+@TempDirCheck("vertx-cache")
 @QuarkusTest
 @QuarkusTestResource(value = ApiServerResource.class, restrictToAnnotatedClass = true)
 class QuarkusOperatorIT {

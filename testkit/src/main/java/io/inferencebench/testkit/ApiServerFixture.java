@@ -10,6 +10,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
@@ -22,9 +25,14 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  *
  * <p>kube-api-test is configured only through its builder: its environment variables crash released
  * versions. Each fixture gets a private kube-api-test directory (certificates) whose {@code k8s/}
- * entry links to the shared binary cache, so concurrent JVMs do not interfere.
+ * entry links to the shared binary cache, so concurrent JVMs do not interfere. It holds the API
+ * server's private keys: {@link #close()} deletes it, keys first, and a JVM that died before it
+ * could is cleaned up after by the next fixture ({@link TempDirs}).
  */
 public final class ApiServerFixture implements AutoCloseable {
+
+    /** Prefix of the private directories in {@code java.io.tmpdir}. */
+    public static final String WORK_DIR_PREFIX = "ib-kubeapitest-";
 
     private static ApiServerFixture shared;
 
@@ -38,7 +46,7 @@ public final class ApiServerFixture implements AutoCloseable {
         reapOrphans();
         Path binaries = K8sBinaries.directory();
         try {
-            workDir = Files.createTempDirectory("ib-kubeapitest-");
+            workDir = TempDirs.create(WORK_DIR_PREFIX);
             Path k8s = Files.createDirectories(workDir.resolve("k8s"));
             Files.createSymbolicLink(k8s.resolve(binaries.getFileName()), binaries);
         } catch (IOException e) {
@@ -65,7 +73,8 @@ public final class ApiServerFixture implements AutoCloseable {
      * Stops the kube-apiserver and etcd of fixtures whose JVM died without closing them (SIGKILL, a
      * CI timeout): they are recognised by their private work directory in the command line and by
      * having lost their parent (re-parented to init). A live fixture of another JVM still has its
-     * parent, so concurrent test runs are left alone.
+     * parent, so concurrent test runs are left alone. The data and WAL directories of such an etcd
+     * (kube-api-test makes them in {@code java.io.tmpdir}) go with it.
      */
     static void reapOrphans() {
         ProcessHandle.allProcesses()
@@ -73,10 +82,28 @@ public final class ApiServerFixture implements AutoCloseable {
                         p ->
                                 p.info()
                                         .commandLine()
-                                        .map(c -> c.contains("/ib-kubeapitest-"))
+                                        .map(c -> c.contains("/" + WORK_DIR_PREFIX))
                                         .orElse(false))
                 .filter(p -> p.parent().map(parent -> parent.pid() == 1).orElse(true))
-                .forEach(ProcessHandle::destroyForcibly);
+                .forEach(
+                        p -> {
+                            List<Path> etcdDirs =
+                                    etcdDirectories(p.info().arguments().orElse(new String[0]));
+                            p.destroyForcibly();
+                            p.onExit().orTimeout(10, TimeUnit.SECONDS).exceptionally(e -> p).join();
+                            etcdDirs.forEach(TempDirs::delete);
+                        });
+    }
+
+    /** The {@code -data-dir} and {@code -wal-dir} of an etcd command line. */
+    static List<Path> etcdDirectories(String[] arguments) {
+        List<Path> dirs = new ArrayList<>();
+        for (int i = 0; i + 1 < arguments.length; i++) {
+            if (arguments[i].equals("-data-dir") || arguments[i].equals("-wal-dir")) {
+                dirs.add(Path.of(arguments[i + 1]));
+            }
+        }
+        return dirs;
     }
 
     /** Starts a new, private API server. Close it when done. */
@@ -115,13 +142,18 @@ public final class ApiServerFixture implements AutoCloseable {
         return startupTime;
     }
 
+    /** The private directory (certificates, keys, the binaries' link); gone after close. */
+    Path workDir() {
+        return workDir;
+    }
+
     @Override
     public synchronized void close() {
         try {
             client.close();
         } finally {
             server.stop();
-            ChildProcess.deleteRecursively(workDir);
+            TempDirs.delete(workDir);
         }
     }
 

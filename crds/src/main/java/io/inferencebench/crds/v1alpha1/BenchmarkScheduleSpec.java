@@ -5,7 +5,6 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
-import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
@@ -24,18 +23,56 @@ public class BenchmarkScheduleSpec {
 
     @JsonPropertyDescription(
             "Cron schedule in the five-field format of Kubernetes CronJobs (minute hour"
-                    + " day-of-month month day-of-week, e.g. '0 3 * * *'), or @hourly, @daily,"
-                    + " @weekly, @monthly, @yearly. A cron cannot be checked at admission: an"
-                    + " invalid one sets the ScheduleValid condition to False with a Warning"
-                    + " Event, and no run is created.")
+                    + " day-of-month month day-of-week, e.g. '0 3 * * *'; minute 0-59, hour 0-23,"
+                    + " day 1-31, month 1-12 or JAN-DEC, day of the week 0-7 or SUN-SAT; *, lists,"
+                    + " ranges a-b, steps */n and a-b/n), or @hourly, @daily, @midnight, @weekly,"
+                    + " @monthly, @yearly, @annually. Checked at admission.")
     @Required
     @Size(min = 1, max = 100)
+    @ValidationRule(
+            value = CronSyntax.CEL_NO_TZ,
+            message = CronSyntax.NO_TZ_MESSAGE,
+            reason = "FieldValueInvalid")
+    @ValidationRule(
+            value = CronSyntax.CEL_SHAPE,
+            message = CronSyntax.SHAPE_MESSAGE,
+            reason = "FieldValueInvalid")
+    @ValidationRule(
+            value = CronSyntax.CEL_MINUTE,
+            message = CronSyntax.MINUTE_MESSAGE,
+            reason = "FieldValueInvalid")
+    @ValidationRule(
+            value = CronSyntax.CEL_HOUR,
+            message = CronSyntax.HOUR_MESSAGE,
+            reason = "FieldValueInvalid")
+    @ValidationRule(
+            value = CronSyntax.CEL_DAY,
+            message = CronSyntax.DAY_MESSAGE,
+            reason = "FieldValueInvalid")
+    @ValidationRule(
+            value = CronSyntax.CEL_MONTH,
+            message = CronSyntax.MONTH_MESSAGE,
+            reason = "FieldValueInvalid")
+    @ValidationRule(
+            value = CronSyntax.CEL_WEEKDAY,
+            message = CronSyntax.WEEKDAY_MESSAGE,
+            reason = "FieldValueInvalid")
+    @ValidationRule(
+            value = CronSyntax.CEL_RANGES,
+            message = CronSyntax.RANGES_MESSAGE,
+            reason = "FieldValueInvalid")
     private String schedule;
 
     @JsonPropertyDescription(
-            "IANA time zone the schedule is read in, e.g. Europe/Berlin. Default: UTC.")
+            "IANA time zone the schedule is read in: UTC, or Area/Location such as"
+                    + " Europe/Berlin. Default: UTC. The shape is checked at admission; a zone"
+                    + " the operator does not know sets the ScheduleValid condition to False"
+                    + " (reason UnknownTimeZone) with a Warning Event, and no run is created.")
     @Size(min = 1, max = 64)
-    @Pattern("^[A-Za-z0-9_+\\-/]+$")
+    @ValidationRule(
+            value = CronSyntax.CEL_TIME_ZONE,
+            message = CronSyntax.TIME_ZONE_MESSAGE,
+            reason = "FieldValueInvalid")
     private String timeZone;
 
     @JsonPropertyDescription(

@@ -26,12 +26,17 @@ import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -40,6 +45,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The generated CRD on a real kube-apiserver + etcd: every manifest under {@code admission/invalid}
@@ -54,17 +60,25 @@ class AdmissionIT {
 
     static final String NAMESPACE = "admission";
 
+    /** The private directory's prefix; this JVM's are {@link #OWN_PREFIX}. */
+    static final String PREFIX = "admission-it-";
+
+    static final String OWN_PREFIX = PREFIX + ProcessHandle.current().pid() + "-";
+
     private KubeAPIServer apiServer;
     private KubernetesClient client;
+    private Path testDir;
     private Path kubeconfig;
     private final ObjectMapper json = new ObjectMapper();
 
     @BeforeAll
     void startApiServerAndInstallCrd() throws IOException {
+        reapDirectoriesOfDeadRuns();
         // A private kube-api-test directory whose k8s/ entry links to the binary cache where
         // e2e/scripts/provision-k8s.sh puts it ($HOME, not the JVM's user.home), so certificates
-        // of concurrent fixtures do not collide either.
-        Path testDir = Files.createTempDirectory("admission-it-kubeapitest-");
+        // of concurrent fixtures do not collide either. It holds the API server's private keys
+        // (owner-only, deleted keys first at the end).
+        testDir = Files.createTempDirectory(OWN_PREFIX);
         Path binaries = cacheRoot().resolve("k8s").resolve(K8S_VERSION + "-linux-amd64");
         Files.createSymbolicLink(
                 Files.createDirectories(testDir.resolve("k8s")).resolve(binaries.getFileName()),
@@ -78,7 +92,7 @@ class AdmissionIT {
                                 .withUpdateKubeConfig(false)
                                 .build());
         apiServer.start();
-        kubeconfig = Files.createTempFile("admission-it", ".kubeconfig");
+        kubeconfig = testDir.resolve("kubeconfig");
         Files.writeString(kubeconfig, apiServer.getKubeConfigYaml());
         client =
                 new KubernetesClientBuilder()
@@ -136,15 +150,62 @@ class AdmissionIT {
     }
 
     @AfterAll
-    void stopApiServer() throws IOException {
+    void stopApiServerAndDeleteItsKeys() throws IOException {
         if (client != null) {
             client.close();
         }
         if (apiServer != null) {
             apiServer.stop();
         }
-        if (kubeconfig != null) {
-            Files.deleteIfExists(kubeconfig);
+        deletePrivateKeysFirst(testDir);
+        try (Stream<Path> left = Files.list(tmp())) {
+            assertThat(left.map(p -> p.getFileName().toString()))
+                    .as("what this class made in %s (certificates, keys, kubeconfig)", tmp())
+                    .noneMatch(name -> name.startsWith(OWN_PREFIX));
+        }
+    }
+
+    /** java.io.tmpdir: where the private directory is made. */
+    private static Path tmp() {
+        return Path.of(System.getProperty("java.io.tmpdir"));
+    }
+
+    /**
+     * Deletes the directories of runs of this class whose JVM is gone (killed before its
+     * {@code @AfterAll}): they are named after the JVM's pid.
+     */
+    private static void reapDirectoriesOfDeadRuns() throws IOException {
+        Pattern own = Pattern.compile(Pattern.quote(PREFIX) + "(\\d+)-.*");
+        try (Stream<Path> entries = Files.list(tmp())) {
+            for (Path entry : entries.toList()) {
+                Matcher m = own.matcher(entry.getFileName().toString());
+                if (m.matches()
+                        && ProcessHandle.of(Long.parseLong(m.group(1)))
+                                .filter(ProcessHandle::isAlive)
+                                .isEmpty()) {
+                    deletePrivateKeysFirst(entry);
+                }
+            }
+        }
+    }
+
+    /** Deletes a tree without following links: the private keys (*.key, the kubeconfig) first. */
+    private static void deletePrivateKeysFirst(Path dir) throws IOException {
+        if (dir == null || !Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        List<Path> all;
+        try (Stream<Path> walk = Files.walk(dir)) {
+            all = walk.sorted(Comparator.reverseOrder()).toList();
+        }
+        for (Path p : all) {
+            String name = p.getFileName().toString();
+            if (name.endsWith(".key") || name.equals("kubeconfig")) {
+                Files.deleteIfExists(p);
+            }
+        }
+        for (Path p : all) {
+            Files.deleteIfExists(p);
         }
     }
 
@@ -243,6 +304,180 @@ class AdmissionIT {
                     .isEqualTo(77);
         } finally {
             schedules().inNamespace(NAMESPACE).withName(name).delete();
+        }
+    }
+
+    /** Cron expressions at the edges of what a CronJob accepts; CronSyntax says which pass. */
+    static Stream<String> cronCorpus() {
+        return Stream.of(
+                "0 3 * * *",
+                "*/5 * * * *",
+                "0,30 */6 1-15/2 */3 0,7",
+                "30 8 * JAN-JUN MON-FRI",
+                "0 0 * * sun",
+                "0 0 1 jan-mar/2 *",
+                "00 03 01 01 00",
+                "59 23 31 12 7",
+                "5/15 * * * *",
+                "0 0 * * SUN-SAT",
+                "1-1 * * * *",
+                "  0 3 * * *  ",
+                "0  3 * * *",
+                "*,5 * * * *",
+                "@yearly",
+                "@annually",
+                "@monthly",
+                "@weekly",
+                "@daily",
+                "@midnight",
+                "@hourly",
+                "61 * * * *",
+                "60 * * * *",
+                "-1 * * * *",
+                "000 3 * * *",
+                "0 24 * * *",
+                "0 3 0 * *",
+                "0 3 32 * *",
+                "0 3 * 0 *",
+                "0 3 * 13 *",
+                "0 3 * JANUARY *",
+                "0 3 * * 8",
+                "0 3 * * MONDAY",
+                "*/0 * * * *",
+                "*/60 * * * *",
+                "0 */24 * * *",
+                "0 0 * * */7",
+                "5-1 * * * *",
+                "0 0 * * FRI-MON",
+                "0 0 * * SAT-SUN",
+                "0 0 * DEC-JAN *",
+                "1, * * * *",
+                ",1 * * * *",
+                "1- * * * *",
+                "*/ * * * *",
+                "**/2 * * * *",
+                "1-5-7 * * * *",
+                "1/2/3 * * * *",
+                "0 3 ? * MON",
+                "0 3 L * *",
+                "0 3 * * 5#2",
+                "0 3 1W * *",
+                "every night",
+                "* * * *",
+                "0 0 3 * * *",
+                "0\t3 * * *",
+                "@every 1h",
+                "@DAILY",
+                "@daily ",
+                "@reboot",
+                "CRON_TZ=UTC 0 3 * * *",
+                "TZ=Europe/Berlin 0 3 * * *");
+    }
+
+    private GenericKubernetesResource scheduleWith(String field, String value) {
+        GenericKubernetesResource schedule =
+                parse(
+                        """
+                        apiVersion: inferencebench.io/v1alpha1
+                        kind: BenchmarkSchedule
+                        metadata: {name: corpus}
+                        spec:
+                          schedule: "0 3 * * *"
+                          template:
+                            target: {service: {name: vllm, port: 8000}}
+                            load: {requestRates: [1], numPrompts: 10}
+                        """);
+        spec(schedule).put(field, value);
+        return schedule;
+    }
+
+    /** The API server's verdict: empty when admitted (dry run), else its message. */
+    private Optional<String> admission(GenericKubernetesResource schedule) {
+        try {
+            schedules().inNamespace(NAMESPACE).resource(schedule).dryRun().create();
+            return Optional.empty();
+        } catch (KubernetesClientException e) {
+            assertThat(e.getCode()).as(e.getMessage()).isEqualTo(422);
+            return Optional.of(e.getMessage());
+        }
+    }
+
+    @ParameterizedTest(name = "schedule \"{0}\"")
+    @MethodSource("cronCorpus")
+    void theCrdAndCronSyntaxAgreeOnASchedule(String expression) {
+        Optional<String> expected = CronSyntax.scheduleProblem(expression);
+        Optional<String> verdict = admission(scheduleWith("schedule", expression));
+        if (expected.isEmpty()) {
+            assertThat(verdict).as("admitted").isEmpty();
+        } else {
+            assertThat(verdict)
+                    .as("refused naming spec.schedule and why")
+                    .hasValueSatisfying(
+                            m -> assertThat(m).contains("spec.schedule:").contains(expected.get()));
+        }
+    }
+
+    /** Random expressions from the pieces a cron is made of: the same verdict from both. */
+    @Test
+    void theCrdAndCronSyntaxAgreeOnRandomSchedules() {
+        java.util.Random random = new java.util.Random(4242);
+        String[] pieces = {
+            "*", "*/5", "*/0", "*/61", "0", "5", "07", "59", "60", "23", "24", "31", "32", "12",
+            "13", "7", "8", "1-5", "5-1", "0-59", "1-5/2", "5/15", "JAN", "jan-mar", "DEC-JAN",
+            "MON", "sun-sat", "FRI-MON", "SAT-SUN", "L", "?", "1,2", "1,", ",1", "-", "**", "1-5-7"
+        };
+        List<String> disagreements = new ArrayList<>();
+        int admitted = 0;
+        for (int i = 0; i < 300; i++) {
+            int fields = random.nextInt(15) == 0 ? 4 + random.nextInt(3) : 5;
+            StringBuilder expression = new StringBuilder();
+            for (int f = 0; f < fields; f++) {
+                expression.append(f == 0 ? "" : " ").append(pieces[random.nextInt(pieces.length)]);
+            }
+            String value = expression.toString();
+            boolean expected = CronSyntax.scheduleProblem(value).isEmpty();
+            boolean actual = admission(scheduleWith("schedule", value)).isEmpty();
+            admitted += actual ? 1 : 0;
+            if (expected != actual) {
+                disagreements.add(value + (actual ? " (admitted)" : " (refused)"));
+            }
+        }
+        assertThat(disagreements).as("the API server and CronSyntax disagree").isEmpty();
+        assertThat(admitted).as("some admitted").isPositive();
+    }
+
+    @ParameterizedTest(name = "timeZone \"{0}\"")
+    @ValueSource(
+            strings = {
+                "UTC",
+                "GMT",
+                "Europe/Berlin",
+                "America/Argentina/Buenos_Aires",
+                "America/Port-au-Prince",
+                "Etc/GMT+2",
+                "US/Eastern",
+                "Mars/Olympus_Mons",
+                "Local",
+                "utc",
+                "+02:00",
+                "UTC+2",
+                "EST5EDT",
+                "Europe Berlin",
+                "Europe/",
+                "/Berlin",
+                "Europe//Berlin",
+                "Area/Location/Sub/More"
+            })
+    void theCrdAndCronSyntaxAgreeOnATimeZone(String zone) {
+        Optional<String> expected = CronSyntax.timeZoneProblem(zone);
+        Optional<String> verdict = admission(scheduleWith("timeZone", zone));
+        if (expected.isEmpty()) {
+            assertThat(verdict).as("admitted").isEmpty();
+        } else {
+            assertThat(verdict)
+                    .as("refused naming spec.timeZone")
+                    .hasValueSatisfying(
+                            m -> assertThat(m).contains("spec.timeZone:").contains(expected.get()));
         }
     }
 

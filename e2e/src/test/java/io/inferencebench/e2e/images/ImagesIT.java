@@ -14,6 +14,8 @@ import io.inferencebench.e2e.OperatorFixtures;
 import io.inferencebench.testkit.ApiServerFixture;
 import io.inferencebench.testkit.Containerd;
 import io.inferencebench.testkit.Containerd.ContainerOptions;
+import io.inferencebench.testkit.TempDirCheck;
+import io.inferencebench.testkit.TempDirs;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -44,8 +46,15 @@ import org.junit.jupiter.api.TestInstance;
  * runner image benchmarks the simulator image; the operator image reconciles a BenchmarkRun against
  * a real kube-apiserver and creates the runner Job with its default image.
  */
+@TempDirCheck({ImagesIT.SCRATCH + "{pid}-*"})
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ImagesIT {
+
+    /** Prefix of the directories bound into containers (TempDirs: named after this JVM). */
+    static final String SCRATCH = "ib-images-";
+
+    /** The user every project image runs as. */
+    private static final int IMAGE_USER = 65532;
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Path CONTAINERD_PARENT = Path.of("/var/tmp/inferencebench/containerd");
@@ -176,8 +185,15 @@ class ImagesIT {
 
     @Test
     void runnerImageBenchmarksTheSimulatorImage() throws Exception {
-        Path results = Files.createTempDirectory("ib-images-results-");
-        Files.setPosixFilePermissions(results, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Path results = forTheImageUser();
+        try {
+            benchmarksTheSimulatorInto(results);
+        } finally {
+            TempDirs.delete(results);
+        }
+    }
+
+    private void benchmarksTheSimulatorInto(Path results) throws Exception {
         double before = successCount();
         var run =
                 containerd.run(
@@ -222,8 +238,15 @@ class ImagesIT {
     void runnerImageLoadsAHuggingFaceTokenizerOnAReadOnlyRoot() throws Exception {
         // The tokenizer library extracts its native library at first use: under /tmp, the only
         // writable path of the container.
-        Path data = Files.createTempDirectory("ib-images-tokenizer-");
-        Files.setPosixFilePermissions(data, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Path data = forTheImageUser();
+        try {
+            loadsTheTokenizerFrom(data);
+        } finally {
+            TempDirs.delete(data);
+        }
+    }
+
+    private void loadsTheTokenizerFrom(Path data) throws Exception {
         Files.copy(
                 repo.resolve("runner/src/test/resources/tokenizer/tokenizer.json"),
                 data.resolve("tokenizer.json"));
@@ -274,11 +297,13 @@ class ImagesIT {
         try (ApiServerFixture api = ApiServerFixture.start()) {
             KubernetesClient client = api.client();
             OperatorFixtures.installCrd(client);
-            Path kube = Files.createTempDirectory("ib-images-kube-");
-            Files.setPosixFilePermissions(kube, PosixFilePermissions.fromString("rwxr-xr-x"));
+            // The kubeconfig carries the client's private key: readable by the image's user only.
+            Path kube = forTheImageUser();
             Path kubeconfig = kube.resolve("config");
             Files.writeString(kubeconfig, inlineFiles(api.kubeconfigYaml()));
-            Files.setPosixFilePermissions(kubeconfig, PosixFilePermissions.fromString("rw-r--r--"));
+            Files.setPosixFilePermissions(kubeconfig, PosixFilePermissions.fromString("rw-------"));
+            Files.setAttribute(kubeconfig, "unix:uid", IMAGE_USER);
+            Files.setAttribute(kubeconfig, "unix:gid", IMAGE_USER);
             int httpPort = freePort();
             var started =
                     containerd.runDetached(
@@ -289,8 +314,8 @@ class ImagesIT {
                                     .withEnv("KUBECONFIG", "/kube/config")
                                     .withEnv("QUARKUS_HTTP_PORT", Integer.toString(httpPort)),
                             withEntrypoint("operator", List.of()));
-            assertThat(started.ok()).as(started.output()).isTrue();
             try {
+                assertThat(started.ok()).as(started.output()).isTrue();
                 await().atMost(Duration.ofMinutes(2))
                         .pollInterval(Duration.ofMillis(500))
                         .ignoreExceptions()
@@ -360,8 +385,23 @@ class ImagesIT {
                         "operator container log:\n" + containerd.containerLog("operator"), e);
             } finally {
                 containerd.remove("operator");
+                TempDirs.delete(kube);
             }
         }
+    }
+
+    /**
+     * A directory to bind into a container, owned by the images' user and private to it ({@code
+     * rwx------}): the container writes there as that user, nobody else can.
+     */
+    private static Path forTheImageUser() throws IOException {
+        Path dir = TempDirs.create(SCRATCH);
+        Files.setAttribute(dir, "unix:uid", IMAGE_USER);
+        Files.setAttribute(dir, "unix:gid", IMAGE_USER);
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir)))
+                .as("never world-writable")
+                .isEqualTo("rwx------");
+        return dir;
     }
 
     /** The fixture's kubeconfig names certificate files on the host: carry their contents. */

@@ -114,10 +114,10 @@ public class BenchmarkScheduleReconciler implements Reconciler<BenchmarkSchedule
                                     .map(c -> !parsed.problem().equals(c.getMessage()))
                                     .orElse(true);
             if (news) {
-                events.record(latest, EventRecorder.WARNING, "InvalidSchedule", parsed.problem());
+                events.record(latest, EventRecorder.WARNING, parsed.reason(), parsed.problem());
             }
             status.condition(
-                    ConditionTypes.SCHEDULE_VALID, "False", "InvalidSchedule", parsed.problem());
+                    ConditionTypes.SCHEDULE_VALID, "False", parsed.reason(), parsed.problem());
             status.apply(s -> s.setNextScheduleTime(null));
         } else {
             CronSchedule cron = parsed.schedule();

@@ -5,35 +5,32 @@ import com.cronutils.model.CronType;
 import com.cronutils.model.definition.CronDefinitionBuilder;
 import com.cronutils.model.time.ExecutionTime;
 import com.cronutils.parser.CronParser;
+import io.inferencebench.crds.v1alpha1.CronSyntax;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
-import java.util.Locale;
-import java.util.Map;
+import java.time.zone.ZoneRulesProvider;
 import java.util.Optional;
 
 /**
  * A BenchmarkSchedule's {@code spec.schedule} read as a Kubernetes CronJob reads its schedule: five
- * fields (minute hour day-of-month month day-of-week) or a nickname, in {@code spec.timeZone} (UTC
- * when unset).
+ * fields (minute hour day-of-month month day-of-week) or a macro, in {@code spec.timeZone} (UTC
+ * when unset). What the CRD's CEL rules refuse is refused here first with the same words ({@link
+ * CronSyntax}), so a schedule admitted by the API server is one this class reads; what CEL cannot
+ * know, whether a well-formed zone exists, is decided with {@link ZoneId}.
  */
 public final class CronSchedule {
 
+    /** Condition and Event reason: the schedule or the zone's name is malformed. */
+    public static final String INVALID_SCHEDULE = "InvalidSchedule";
+
+    /** Condition and Event reason: a well-formed zone name that java.time does not know. */
+    public static final String UNKNOWN_TIME_ZONE = "UnknownTimeZone";
+
     private static final CronParser PARSER =
             new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.UNIX));
-
-    /** The nicknames CronJob accepts, as the five-field expressions they stand for. */
-    private static final Map<String, String> NICKNAMES =
-            Map.of(
-                    "@yearly", "0 0 1 1 *",
-                    "@annually", "0 0 1 1 *",
-                    "@monthly", "0 0 1 * *",
-                    "@weekly", "0 0 * * 0",
-                    "@daily", "0 0 * * *",
-                    "@midnight", "0 0 * * *",
-                    "@hourly", "0 * * * *");
 
     private final ExecutionTime executions;
     private final ZoneId zone;
@@ -51,50 +48,52 @@ public final class CronSchedule {
      * @return the schedule, or why it is not one (naming the field and what is allowed)
      */
     public static Parsed parse(String expression, String timeZone) {
+        Optional<String> malformed = CronSyntax.scheduleProblem(expression);
+        if (malformed.isPresent()) {
+            return invalid(
+                    INVALID_SCHEDULE,
+                    "spec.schedule: '" + expression + "' is not a schedule: " + malformed.get());
+        }
+        Optional<String> zoneName = CronSyntax.timeZoneProblem(timeZone);
+        if (zoneName.isPresent()) {
+            return invalid(INVALID_SCHEDULE, "spec.timeZone: '" + timeZone + "' " + zoneName.get());
+        }
         ZoneId zone;
         try {
-            zone = timeZone == null || timeZone.isBlank() ? ZoneOffset.UTC : ZoneId.of(timeZone);
+            zone = timeZone == null ? ZoneOffset.UTC : ZoneId.of(timeZone);
         } catch (DateTimeException e) {
-            return new Parsed(
-                    null,
+            return invalid(
+                    UNKNOWN_TIME_ZONE,
                     "spec.timeZone: '"
                             + timeZone
-                            + "' is not an IANA time zone name (e.g. UTC, Europe/Berlin,"
-                            + " America/New_York)");
-        }
-        if (expression == null || expression.isBlank()) {
-            return new Parsed(null, "spec.schedule: must be set" + ALLOWED);
-        }
-        String trimmed = expression.trim();
-        String fields = NICKNAMES.getOrDefault(trimmed.toLowerCase(Locale.ROOT), trimmed);
-        if (fields.split("\\s+").length != 5) {
-            return new Parsed(
-                    null,
-                    "spec.schedule: '"
-                            + expression
-                            + "' has "
-                            + fields.split("\\s+").length
-                            + " field(s), not 5"
-                            + ALLOWED);
+                            + "' is not a time zone of the IANA database the operator has"
+                            + " (tzdata "
+                            + tzdataVersion()
+                            + "), e.g. UTC, Europe/Berlin, America/New_York; nothing is"
+                            + " scheduled until it names one");
         }
         try {
-            Cron cron = PARSER.parse(fields).validate();
-            return new Parsed(new CronSchedule(ExecutionTime.forCron(cron), zone), null);
+            Cron cron = PARSER.parse(CronSyntax.numericFields(expression)).validate();
+            return new Parsed(new CronSchedule(ExecutionTime.forCron(cron), zone), null, null);
         } catch (IllegalArgumentException e) {
-            return new Parsed(
-                    null,
-                    "spec.schedule: '"
-                            + expression
-                            + "' is not a valid cron: "
-                            + e.getMessage()
-                            + ALLOWED);
+            // Not expected after CronSyntax: the two are kept in agreement by CronScheduleTest.
+            return invalid(
+                    INVALID_SCHEDULE,
+                    "spec.schedule: '" + expression + "' is not a schedule: " + e.getMessage());
         }
     }
 
-    private static final String ALLOWED =
-            " (allowed: five fields 'minute hour day-of-month month day-of-week' as in a"
-                    + " Kubernetes CronJob, e.g. '0 3 * * *', or @hourly, @daily, @weekly,"
-                    + " @monthly, @yearly)";
+    private static Parsed invalid(String reason, String problem) {
+        return new Parsed(null, reason, problem);
+    }
+
+    private static String tzdataVersion() {
+        try {
+            return ZoneRulesProvider.getVersions("UTC").lastKey();
+        } catch (RuntimeException e) {
+            return "unknown version";
+        }
+    }
 
     /**
      * The first fire time strictly after an instant.
@@ -132,9 +131,11 @@ public final class CronSchedule {
      * A parsed schedule or the reason it is not one.
      *
      * @param schedule the schedule, when valid
+     * @param reason the condition's and Event's reason, when not ({@link #INVALID_SCHEDULE} or
+     *     {@link #UNKNOWN_TIME_ZONE})
      * @param problem the message for condition and Event, when not
      */
-    public record Parsed(CronSchedule schedule, String problem) {
+    public record Parsed(CronSchedule schedule, String reason, String problem) {
         public boolean valid() {
             return schedule != null;
         }

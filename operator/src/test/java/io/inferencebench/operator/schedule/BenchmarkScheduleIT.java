@@ -376,23 +376,59 @@ class BenchmarkScheduleIT {
         assertThat(runNames()).doesNotContain(ScheduledRun.name("paused", t1));
     }
 
+    /**
+     * A zone the API server admits (the CRD checks its shape) but java.time does not know: what
+     * only the operator can decide. Nothing is scheduled while it stands, though a fire time has
+     * passed; named correctly, the schedule runs.
+     */
     @Test
-    void anInvalidCronIsAConditionAndAWarningEventAndCreatesNoRun() {
-        createSchedule("broken", "  schedule: \"61 * * * *\"\n");
+    void anUnknownTimeZoneIsAConditionAndAWarningEventAndCreatesNoRunUntilItIsCorrected() {
+        Instant t1 = nextMinute();
+        clock.jumpTo(t1.plusSeconds(1));
+        createSchedule(
+                "on-mars",
+                """
+                  schedule: "* * * * *"
+                  timeZone: Mars/Olympus_Mons
+                """);
         BenchmarkScheduleStatus status =
-                awaitStatus("broken", s -> s.condition(ConditionTypes.SCHEDULE_VALID).isPresent());
+                awaitStatus("on-mars", s -> s.condition(ConditionTypes.SCHEDULE_VALID).isPresent());
         assertThat(status.condition(ConditionTypes.SCHEDULE_VALID))
                 .hasValueSatisfying(
                         c -> {
                             assertThat(c.getStatus()).isEqualTo("False");
-                            assertThat(c.getReason()).isEqualTo("InvalidSchedule");
+                            assertThat(c.getReason()).isEqualTo(CronSchedule.UNKNOWN_TIME_ZONE);
                             assertThat(c.getMessage())
-                                    .startsWith("spec.schedule: '61 * * * *'")
-                                    .contains("minute hour day-of-month month day-of-week");
+                                    .startsWith(
+                                            "spec.timeZone: 'Mars/Olympus_Mons' is not a time"
+                                                    + " zone of the IANA database")
+                                    .contains("nothing is scheduled");
                         });
         assertThat(status.getNextScheduleTime()).isNull();
-        await().atMost(Duration.ofSeconds(30)).until(() -> !events("InvalidSchedule").isEmpty());
-        assertThat(events("InvalidSchedule").getFirst().getType()).isEqualTo("Warning");
-        assertThat(runNames()).isEmpty();
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> !events(CronSchedule.UNKNOWN_TIME_ZONE).isEmpty());
+        Event event = events(CronSchedule.UNKNOWN_TIME_ZONE).getFirst();
+        assertThat(event.getType()).isEqualTo("Warning");
+        assertThat(event.getMessage()).startsWith("spec.timeZone: 'Mars/Olympus_Mons'");
+        assertThat(event.getInvolvedObject().getName()).isEqualTo("on-mars");
+        assertThat(runNames()).as("a fire time has passed, yet nothing is scheduled").isEmpty();
+
+        BenchmarkSchedule corrected = schedule("on-mars");
+        corrected.getSpec().setTimeZone("UTC");
+        client.resources(BenchmarkSchedule.class)
+                .inNamespace(namespace)
+                .resource(corrected)
+                .update();
+        awaitRun(ScheduledRun.name("on-mars", t1));
+        assertThat(
+                        awaitStatus(
+                                        "on-mars",
+                                        s ->
+                                                s.condition(ConditionTypes.SCHEDULE_VALID)
+                                                        .map(c -> "True".equals(c.getStatus()))
+                                                        .orElse(false))
+                                .condition(ConditionTypes.SCHEDULE_VALID))
+                .hasValueSatisfying(c -> assertThat(c.getMessage()).contains("in UTC"));
+        assertThat(events(CronSchedule.UNKNOWN_TIME_ZONE)).hasSize(1);
     }
 }

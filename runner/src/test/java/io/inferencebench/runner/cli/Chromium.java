@@ -38,8 +38,9 @@ final class Chromium {
                             + Path.of("").toAbsolutePath();
             return null;
         }
+        Path log = null;
         try {
-            Path log = Files.createTempFile("provision-chromium", ".log");
+            log = Files.createTempFile("provision-chromium", ".log");
             Process p =
                     new ProcessBuilder("bash", script.toString())
                             .redirectError(log.toFile())
@@ -59,6 +60,18 @@ final class Chromium {
             Thread.currentThread().interrupt();
             unavailable = "interrupted";
             return null;
+        } finally {
+            deleteQuietly(log);
+        }
+    }
+
+    private static void deleteQuietly(Path file) {
+        try {
+            if (file != null) {
+                Files.deleteIfExists(file);
+            }
+        } catch (IOException e) {
+            // reported by the test class's TempDirCheck if it stays
         }
     }
 
@@ -66,7 +79,10 @@ final class Chromium {
         return unavailable;
     }
 
-    /** Runs the browser on a page with extra flags; returns its standard output. */
+    /**
+     * Runs the browser on a page with extra flags; returns its standard output. Its standard error
+     * goes next to {@code profileDir} (in the caller's temporary directory) and is deleted here.
+     */
     static String run(Path page, Path profileDir, String... flags) throws Exception {
         List<String> command =
                 new ArrayList<>(
@@ -83,17 +99,22 @@ final class Chromium {
                                 "--user-data-dir=" + profileDir));
         command.addAll(List.of(flags));
         command.add(page.toUri().toString());
-        Path err = Files.createTempFile("chromium", ".err");
-        Process p = new ProcessBuilder(command).redirectError(err.toFile()).start();
-        byte[] out = p.getInputStream().readAllBytes();
-        if (!p.waitFor(120, TimeUnit.SECONDS)) {
-            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            throw new IllegalStateException("chromium did not finish: " + Files.readString(err));
+        Path err = profileDir.resolveSibling(profileDir.getFileName() + ".err");
+        try {
+            Process p = new ProcessBuilder(command).redirectError(err.toFile()).start();
+            byte[] out = p.getInputStream().readAllBytes();
+            if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                throw new IllegalStateException(
+                        "chromium did not finish: " + Files.readString(err));
+            }
+            if (p.exitValue() != 0) {
+                throw new IllegalStateException(
+                        "chromium exited " + p.exitValue() + ": " + Files.readString(err));
+            }
+            return new String(out, StandardCharsets.UTF_8);
+        } finally {
+            deleteQuietly(err);
         }
-        if (p.exitValue() != 0) {
-            throw new IllegalStateException(
-                    "chromium exited " + p.exitValue() + ": " + Files.readString(err));
-        }
-        return new String(out, StandardCharsets.UTF_8);
     }
 }

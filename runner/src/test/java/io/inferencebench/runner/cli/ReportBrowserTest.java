@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.inferencebench.runner.cli.SimServer.Outcome;
+import io.inferencebench.testkit.TempDirCheck;
 import java.awt.image.BufferedImage;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * one point per stage carrying the profile's numbers, the capacity bracket and SLO line of a real
  * search are drawn at their rates, the page fetches nothing, and the screenshot shows the series.
  */
+@TempDirCheck({"chromium*.err", "provision-chromium*.log"})
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
 class ReportBrowserTest {
 
