@@ -27,6 +27,10 @@ import io.inferencebench.operator.dependent.Launched;
 import io.inferencebench.operator.dependent.RunnerJobDependent;
 import io.inferencebench.operator.dependent.RunnerWorkOrderDependent;
 import io.inferencebench.operator.environment.EnvironmentFingerprint;
+import io.inferencebench.operator.run.KubernetesRunCluster;
+import io.inferencebench.operator.run.Requeue;
+import io.inferencebench.operator.run.RunCluster;
+import io.inferencebench.operator.run.RunTurn;
 import io.inferencebench.profile.lpg.LoadVerdict;
 import io.inferencebench.profile.server.ServerMetricsReport;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
@@ -42,7 +46,6 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Metrics;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
@@ -95,68 +98,36 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
      */
     static final Duration FIRST_BARRIER_LEAD = Duration.ofSeconds(5);
 
-    static final Duration PROGRESS_REFRESH = Duration.ofSeconds(5);
-
-    /** Returned by a step that deleted the run (TTL): nothing left to patch. */
-    private static final Duration DELETED = Duration.ofMillis(-1);
-
-    /** How often a missing or unfinished baseline is looked at again. */
-    static final Duration BASELINE_RETRY = Duration.ofSeconds(15);
-
     /** Regressed reason of a run that did not succeed. */
     static final String NOT_COMPARED = "NotCompared";
-
-    /** Soon, but after the watch has delivered the status just patched. */
-    static final Duration LAUNCH_NOW = Duration.ofMillis(200);
-
-    /** How often a queued run looks for a free slot (and at its target and references). */
-    static final Duration QUEUE_RECHECK = Duration.ofSeconds(3);
 
     /** The Queued condition's True reason, and the reason of the Event a queued run gets. */
     static final String QUEUED_REASON = "Queued";
 
     private final KubernetesClient client;
     private final Clock clock;
-    private final EventRecorder events;
-    private final TargetProbe targetProbe;
-    private final ReferenceCheck references;
+    private final RunCluster cluster;
     private final ServerMetricsScraper scraper;
-    private final OutputConfigMaps outputs;
+    private final StageWindows windows;
     private final RunMetrics metrics;
-    private final BaselineProfiles baselineProfiles;
-    private final EnvironmentFingerprint environment;
     private final RunAdmission admission;
 
-    /** Run metrics go to Micrometer's global registry (no-op unless a registry is added). */
-    public BenchmarkRunReconciler(KubernetesClient client) {
-        this(client, Metrics.globalRegistry);
-    }
-
+    /**
+     * @param client the operator's client
+     * @param clock the wall clock ({@link ReconcilerBeans#clock}); tests may fix it
+     * @param registry where the run metrics go
+     * @param admission the active-run cap ({@link ReconcilerBeans#runAdmission}, from {@value
+     *     RunAdmission#ENV})
+     */
     @Inject
-    public BenchmarkRunReconciler(KubernetesClient client, MeterRegistry registry) {
-        this(client, Clock.systemUTC(), registry);
-    }
-
-    BenchmarkRunReconciler(KubernetesClient client, Clock clock) {
-        this(client, clock, Metrics.globalRegistry);
-    }
-
-    BenchmarkRunReconciler(KubernetesClient client, Clock clock, MeterRegistry registry) {
-        this(client, clock, registry, RunAdmission.fromConfig());
-    }
-
-    BenchmarkRunReconciler(
+    public BenchmarkRunReconciler(
             KubernetesClient client, Clock clock, MeterRegistry registry, RunAdmission admission) {
         this.client = client;
         this.clock = clock;
-        this.events = new EventRecorder(client);
-        this.targetProbe = new TargetProbe(client);
-        this.references = new ReferenceCheck(client);
+        this.cluster = new KubernetesRunCluster(client, new EventRecorder(client));
         this.scraper = new ServerMetricsScraper(client);
-        this.outputs = new OutputConfigMaps(client);
+        this.windows = scraper;
         this.metrics = new RunMetrics(registry);
-        this.baselineProfiles = new BaselineProfiles(client);
-        this.environment = new EnvironmentFingerprint(client);
         this.admission = admission;
         if (admission.limited()) {
             LOG.infof(
@@ -209,11 +180,19 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         StatusAggregator status =
                 new StatusAggregator(run.getStatus(), run.getMetadata().getGeneration(), now);
         Phase before = run.getStatus() == null ? null : run.getStatus().getPhase();
-        Duration requeue = step(run, context, status, now);
-        if (requeue == DELETED) {
+        RunTurn turn =
+                new RunTurn(
+                        run,
+                        status,
+                        now,
+                        () -> parts(run, context),
+                        () -> context.getSecondaryResource(Job.class),
+                        () -> context.getPrimaryCache().list());
+        Duration requeue = step(turn);
+        if (requeue == Requeue.DELETED) {
             return UpdateControl.noUpdate();
         }
-        if (status.phase().isTerminal() && conditionTrue(status, ConditionTypes.QUEUED)) {
+        if (status.phase().isTerminal() && turn.conditionTrue(ConditionTypes.QUEUED)) {
             // cancelled, or failed on its references or target, while it waited for a slot
             admission.leave(run.getMetadata().getUid());
             status.condition(
@@ -223,16 +202,13 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                     "the run ended (" + status.phase().wireName() + ") before it was let through");
         }
         if (status.phase().isTerminal() && run.getSpec().getBaseline() != null) {
-            Duration retry = compareWithBaseline(run, status);
-            if (retry != null && (requeue == null || retry.compareTo(requeue) < 0)) {
-                requeue = retry;
-            }
+            requeue = Requeue.sooner(requeue, compareWithBaseline(turn));
         }
         BenchmarkRunStatus built = status.build();
         Phase after = built.getPhase();
         if (after != before) {
             boolean bad = after == Phase.FAILED;
-            events.record(
+            cluster.event(
                     run,
                     bad ? EventRecorder.WARNING : EventRecorder.NORMAL,
                     after.wireName(),
@@ -247,10 +223,10 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         }
         Integer ttl = run.getSpec().getTtlSecondsAfterFinished();
         if (after.isTerminal()) {
-            scraper.forget(run, before != after);
+            windows.forget(run, before != after);
         }
         if (requeue == null && after.isTerminal() && before != after && ttl != null) {
-            requeue = Duration.ofSeconds(ttl).plusMillis(100);
+            requeue = Duration.ofSeconds(ttl).plus(Requeue.AFTER_EXPIRY);
         }
         boolean changed = status.changed();
         // The dependents follow the status decided just now (launch, barriers, cleanup, output),
@@ -270,7 +246,9 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
      *
      * @return when to look again, or {@code null}
      */
-    private Duration compareWithBaseline(BenchmarkRun run, StatusAggregator status) {
+    private Duration compareWithBaseline(RunTurn turn) {
+        BenchmarkRun run = turn.run();
+        StatusAggregator status = turn.status();
         var current = status.view().condition(ConditionTypes.REGRESSED);
         boolean decided =
                 current.isPresent()
@@ -291,16 +269,16 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                             + "); it is not compared with its baseline");
             return null;
         }
-        BaselineProfiles.Result baseline = baselineProfiles.read(run);
+        BaselineProfiles.Result baseline = cluster.baseline(run);
         if (!baseline.available()) {
             boolean news =
                     current.map(c -> !baseline.message().equals(c.getMessage())).orElse(true);
             if (news) {
-                events.record(run, EventRecorder.WARNING, baseline.reason(), baseline.message());
+                cluster.event(run, EventRecorder.WARNING, baseline.reason(), baseline.message());
             }
             status.condition(
                     ConditionTypes.REGRESSED, "Unknown", baseline.reason(), baseline.message());
-            return baseline.retry() ? BASELINE_RETRY : null;
+            return baseline.retry() ? Requeue.BASELINE_RETRY : null;
         }
         try {
             BaselineComparison.Outcome outcome =
@@ -311,29 +289,35 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                     outcome.regressed(),
                     outcome.reason(),
                     outcome.message());
-            events.record(
+            cluster.event(
                     run,
                     outcome.regressed() ? EventRecorder.WARNING : EventRecorder.NORMAL,
                     outcome.regressed() ? "Regressed" : "Compared",
                     outcome.message());
         } catch (IllegalArgumentException e) {
             String message = "cannot compare with " + baseline.label() + ": " + e.getMessage();
-            events.record(run, EventRecorder.WARNING, BaselineProfiles.INVALID, message);
+            cluster.event(run, EventRecorder.WARNING, BaselineProfiles.INVALID, message);
             status.condition(
                     ConditionTypes.REGRESSED, "Unknown", BaselineProfiles.INVALID, message);
         }
         return null;
     }
 
-    private void sampleReadyReplicas(BenchmarkRun run, StatusAggregator status, Instant now) {
-        status.apply(s -> s.setEnvironment(environment.sampleReady(run, s.getEnvironment(), now)));
+    private void sampleReadyReplicas(RunTurn turn) {
+        turn.status()
+                .apply(
+                        s ->
+                                s.setEnvironment(
+                                        cluster.sampleReadyReplicas(
+                                                turn.run(), s.getEnvironment(), turn.now())));
     }
 
-    private Duration step(
-            BenchmarkRun run, Context<BenchmarkRun> context, StatusAggregator status, Instant now) {
+    private Duration step(RunTurn turn) {
+        BenchmarkRun run = turn.run();
+        StatusAggregator status = turn.status();
         Phase phase = status.phase();
         if (phase.isTerminal()) {
-            return finished(run, status, now);
+            return finished(turn);
         }
         List<String> problems = new ArrayList<>(SpecValidation.validate(run.getSpec()));
         if (run.getSpec().getMetrics() != null
@@ -343,80 +327,80 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         }
         if (!problems.isEmpty()) {
             String message = String.join("; ", problems);
-            events.record(run, EventRecorder.WARNING, "InvalidSpec", message);
+            cluster.event(run, EventRecorder.WARNING, "InvalidSpec", message);
             status.condition(ConditionTypes.TARGET_READY, false, "InvalidSpec", message);
-            finish(status, Phase.FAILED, "InvalidSpec", "invalid spec: " + message, now);
+            turn.finish(Phase.FAILED, "InvalidSpec", "invalid spec: " + message);
             return null;
         }
         if (Boolean.TRUE.equals(run.getSpec().getCancel())) {
-            finish(status, Phase.CANCELLED, "Cancelled", cancelMessage(status), now);
+            turn.finish(Phase.CANCELLED, "Cancelled", cancelMessage(status));
             return null;
         }
         return switch (phase) {
-            case PENDING -> pending(run, context, status, now);
-            case INITIALIZING -> initializing(run, context, status, now);
-            case RUNNING -> running(run, context, status, now);
-            case AGGREGATING -> aggregating(run, context, status, now);
+            case PENDING -> pending(turn);
+            case INITIALIZING -> initializing(turn);
+            case RUNNING -> running(turn);
+            case AGGREGATING -> aggregating(turn);
             default -> null;
         };
     }
 
-    private Duration pending(
-            BenchmarkRun run, Context<BenchmarkRun> context, StatusAggregator status, Instant now) {
+    private Duration pending(RunTurn turn) {
+        BenchmarkRun run = turn.run();
+        StatusAggregator status = turn.status();
+        Instant now = turn.now();
         Duration readinessTimeout =
                 Durations.parse(run.getSpec().getTarget().getReadinessTimeout());
         boolean timedOut = now.isAfter(targetWaitStart(run, status, now).plus(readinessTimeout));
-        List<String> missing = references.check(run);
+        List<String> missing = cluster.missingReferences(run);
         if (!missing.isEmpty()) {
             String message = String.join("; ", missing);
-            leaveQueue(run, status, message);
+            leaveQueue(turn, message);
             status.condition(ConditionTypes.TARGET_READY, false, "MissingReference", message);
             if (timedOut) {
-                finish(status, Phase.FAILED, "MissingReference", message, now);
+                turn.finish(Phase.FAILED, "MissingReference", message);
                 return null;
             }
             if (!message.equals(status.view().getMessage())) {
-                events.record(run, EventRecorder.WARNING, "MissingReference", message);
+                cluster.event(run, EventRecorder.WARNING, "MissingReference", message);
             }
             status.phase(Phase.PENDING, message);
-            return Duration.ofSeconds(5);
+            return Requeue.MISSING_REFERENCE;
         }
-        TargetProbe.Result probe = targetProbe.probe(run);
+        TargetProbe.Result probe = cluster.probeTarget(run);
         if (!probe.ready()) {
-            leaveQueue(run, status, probe.message());
+            leaveQueue(turn, probe.message());
             status.condition(ConditionTypes.TARGET_READY, false, probe.reason(), probe.message());
             if (timedOut) {
-                finish(
-                        status,
+                turn.finish(
                         Phase.FAILED,
                         "TargetNotReady",
                         probe.message()
                                 + " after spec.target.readinessTimeout "
-                                + run.getSpec().getTarget().getReadinessTimeout(),
-                        now);
+                                + run.getSpec().getTarget().getReadinessTimeout());
                 return null;
             }
             if (!probe.message().equals(status.view().getMessage())) {
-                events.record(run, EventRecorder.WARNING, probe.reason(), probe.message());
+                cluster.event(run, EventRecorder.WARNING, probe.reason(), probe.message());
             }
             status.phase(Phase.PENDING, "waiting for target: " + probe.message());
-            return Duration.ofSeconds(2);
+            return Requeue.TARGET_NOT_READY;
         }
         List<StageSpec> stages = CapacityProgress.stages(run, status.view());
         status.condition(ConditionTypes.TARGET_READY, true, probe.reason(), probe.message());
         RunAdmission.Decision decision =
                 admission.admit(
                         RunAdmission.Candidate.of(run),
-                        context.getPrimaryCache().list().map(RunAdmission.Candidate::of).toList(),
+                        turn.cachedRuns().map(RunAdmission.Candidate::of).toList(),
                         now);
         if (decision instanceof RunAdmission.Queued queued) {
-            boolean alreadyQueued = conditionTrue(status, ConditionTypes.QUEUED);
+            boolean alreadyQueued = turn.conditionTrue(ConditionTypes.QUEUED);
             status.condition(ConditionTypes.QUEUED, true, QUEUED_REASON, queued.message());
             if (!alreadyQueued) {
-                events.record(run, EventRecorder.NORMAL, QUEUED_REASON, queued.message());
+                cluster.event(run, EventRecorder.NORMAL, QUEUED_REASON, queued.message());
             }
             status.phase(Phase.PENDING, queued.message());
-            return QUEUE_RECHECK;
+            return Requeue.QUEUED;
         }
         if (admission.limited()) {
             status.condition(
@@ -425,7 +409,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                     "Admitted",
                     ((RunAdmission.Admitted) decision).message());
         }
-        EnvironmentStatus measured = environment.observe(run, now);
+        EnvironmentStatus measured = cluster.observeEnvironment(run, now);
         status.apply(s -> s.setEnvironment(measured));
         status.condition(
                 ConditionTypes.RUNNERS_READY,
@@ -440,11 +424,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                     s.setStage("0/" + stages.size());
                     s.setProgress(progress(0, stages, 0, 0));
                 });
-        return Duration.ofSeconds(2);
-    }
-
-    private static boolean conditionTrue(StatusAggregator status, String type) {
-        return status.view().condition(type).map(c -> "True".equals(c.getStatus())).orElse(false);
+        return Requeue.RUNNERS_STARTING;
     }
 
     /**
@@ -470,25 +450,28 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
     }
 
     /** A queued run whose target or references stopped being ready no longer holds a place. */
-    private void leaveQueue(BenchmarkRun run, StatusAggregator status, String why) {
-        admission.leave(run.getMetadata().getUid());
-        if (conditionTrue(status, ConditionTypes.QUEUED)) {
-            status.condition(
-                    ConditionTypes.QUEUED,
-                    false,
-                    "TargetNotReady",
-                    "left the queue until the target is ready again: " + why);
+    private void leaveQueue(RunTurn turn, String why) {
+        admission.leave(turn.run().getMetadata().getUid());
+        if (turn.conditionTrue(ConditionTypes.QUEUED)) {
+            turn.status()
+                    .condition(
+                            ConditionTypes.QUEUED,
+                            false,
+                            "TargetNotReady",
+                            "left the queue until the target is ready again: " + why);
         }
     }
 
-    private Duration initializing(
-            BenchmarkRun run, Context<BenchmarkRun> context, StatusAggregator status, Instant now) {
+    private Duration initializing(RunTurn turn) {
+        BenchmarkRun run = turn.run();
+        StatusAggregator status = turn.status();
+        Instant now = turn.now();
         int parallelism = run.getSpec().getRunner().getParallelism();
-        if (runnerFailure(run, context, status, now)) {
+        if (runnerFailure(turn)) {
             return null;
         }
-        sampleReadyReplicas(run, status, now);
-        Parts parts = parts(run, context);
+        sampleReadyReplicas(turn);
+        Parts parts = turn.parts();
         if (parts.allReady(parallelism)) {
             Instant start = clock.instant().plus(FIRST_BARRIER_LEAD);
             status.condition(
@@ -498,8 +481,8 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                     parallelism + " runner pod(s) ready at the start barrier");
             status.phase(Phase.RUNNING, "stage 1 starts at " + StatusAggregator.format(start));
             // Scraping starts now, before the barrier, not at the first Running reconcile.
-            scraper.track(run);
-            scraper.windowStarts(run, Instant.parse(StatusAggregator.format(start)).toEpochMilli());
+            windows.track(run);
+            windows.windowStarts(run, Instant.parse(StatusAggregator.format(start)).toEpochMilli());
             if (CapacityProgress.searching(run)) {
                 // The first probe's rate, published with the first barrier.
                 var capacity =
@@ -527,7 +510,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                         s.setStage("1/" + stages.size());
                         s.setProgress(progress(1, stages, 0, 0));
                     });
-            return PROGRESS_REFRESH;
+            return Requeue.PROGRESS_REFRESH;
         }
         // Since admission: RunnersReady is first decided then (TargetReady can be True much
         // earlier, while the run waited in the queue).
@@ -546,7 +529,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                             + " runner pod(s) ready after spec.runner.startTimeout "
                             + run.getSpec().getRunner().getStartTimeout();
             status.condition(ConditionTypes.RUNNERS_READY, false, "StartTimeout", message);
-            finish(status, Phase.FAILED, "RunnersNotReady", message, now);
+            turn.finish(Phase.FAILED, "RunnersNotReady", message);
             return null;
         }
         status.condition(
@@ -554,22 +537,24 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                 false,
                 "Starting",
                 ready + " of " + parallelism + " runner pod(s) ready");
-        return Duration.ofSeconds(2);
+        return Requeue.RUNNERS_STARTING;
     }
 
-    private Duration running(
-            BenchmarkRun run, Context<BenchmarkRun> context, StatusAggregator status, Instant now) {
-        if (runnerFailure(run, context, status, now) || deadlineExceeded(run, status, now)) {
+    private Duration running(RunTurn turn) {
+        BenchmarkRun run = turn.run();
+        StatusAggregator status = turn.status();
+        Instant now = turn.now();
+        if (runnerFailure(turn) || deadlineExceeded(turn)) {
             return null;
         }
-        sampleReadyReplicas(run, status, now);
+        sampleReadyReplicas(turn);
         int parallelism = run.getSpec().getRunner().getParallelism();
         List<StageSpec> stages = CapacityProgress.stages(run, status.view());
-        scraper.track(run);
-        Parts parts = parts(run, context);
+        windows.track(run);
+        Parts parts = turn.parts();
         List<String> starts = new ArrayList<>(status.view().getStageStartTimes());
         int current = starts.size();
-        scraper.windowStarts(run, Instant.parse(starts.get(current - 1)).toEpochMilli());
+        windows.windowStarts(run, Instant.parse(starts.get(current - 1)).toEpochMilli());
         live(status, parts, current, stages, now);
         if (parts.finishedStage(current) >= parallelism) {
             boolean assembled =
@@ -579,15 +564,15 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
             if (!assembled) {
                 // A Prometheus source is read only once its first sample at or after the stage
                 // end exists; reconcile again then rather than wait here.
-                Duration due = scraper.reportDueIn(run, current, now.toEpochMilli());
+                Duration due = windows.reportDueIn(run, current, now.toEpochMilli());
                 if (due.isPositive()) {
                     return due;
                 }
             }
-            assembleStage(run, status, parts, current);
+            assembleStage(turn, current);
             long completed = 0;
             long failed = 0;
-            for (StageResult r : ProfileAssembly.copy(status.view().getResults())) {
+            for (StageResult r : turn.results()) {
                 completed += r.getCompleted() == null ? 0 : r.getCompleted();
                 failed += r.getFailed() == null ? 0 : r.getFailed();
             }
@@ -595,8 +580,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
             status.apply(s -> s.setProgress(finished));
             if (CapacityProgress.searching(run)) {
                 // The next probe's rate follows from the merged results of the probes so far.
-                List<StageResult> probed =
-                        new ArrayList<>(ProfileAssembly.copy(status.view().getResults()));
+                List<StageResult> probed = turn.results();
                 probed.sort(java.util.Comparator.comparingInt(StageResult::getStage));
                 var step = CapacityProgress.next(run, probed);
                 var capacity = CapacityProgress.status(run, probed, step);
@@ -609,11 +593,11 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                                     + " probe(s): "
                                     + step.result().message()
                                     + "; writing profiles");
-                    return LAUNCH_NOW;
+                    return Requeue.SOON;
                 }
             } else if (current == stages.size()) {
                 status.phase(Phase.AGGREGATING, "all stages finished; writing profiles");
-                return LAUNCH_NOW;
+                return Requeue.SOON;
             }
             List<StageSpec> planned = CapacityProgress.stages(run, status.view());
             // From the clock, not the reconcile's start: assembling the stage (its end scrape,
@@ -624,7 +608,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                             .plus(run.getSpec().getLoad().cooldownValue())
                             .plus(BARRIER_LEAD);
             starts.add(StatusAggregator.format(next));
-            scraper.windowStarts(run, Instant.parse(starts.getLast()).toEpochMilli());
+            windows.windowStarts(run, Instant.parse(starts.getLast()).toEpochMilli());
             int nextStage = current + 1;
             status.phase(
                     Phase.RUNNING,
@@ -634,9 +618,9 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                         s.setStageStartTimes(List.copyOf(starts));
                         s.setStage(nextStage + "/" + planned.size());
                     });
-            return PROGRESS_REFRESH;
+            return Requeue.PROGRESS_REFRESH;
         }
-        return PROGRESS_REFRESH;
+        return Requeue.PROGRESS_REFRESH;
     }
 
     /**
@@ -658,8 +642,9 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         return reasons.isEmpty() ? LoadVerdict.RATE_NOT_ACHIEVED : reasons.get(0);
     }
 
-    private Duration aggregating(
-            BenchmarkRun run, Context<BenchmarkRun> context, StatusAggregator status, Instant now) {
+    private Duration aggregating(RunTurn turn) {
+        BenchmarkRun run = turn.run();
+        StatusAggregator status = turn.status();
         List<StageResult> results = status.view().getResults();
         boolean delivered =
                 results != null
@@ -698,40 +683,40 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                     met ? "every stage met spec.slo" : "some stage missed spec.slo");
             status.apply(s -> summary(s).setSlo(met ? "Met" : "Missed"));
         }
-        serverMetricsCondition(run, status, results == null ? 0 : results.size());
-        finish(
-                status,
+        serverMetricsCondition(turn, results == null ? 0 : results.size());
+        turn.finish(
                 Phase.SUCCEEDED,
                 "Succeeded",
                 (results == null ? 0 : results.size())
                         + " stage profile(s) written to ConfigMap "
                         + (status.view().getProfileConfigMaps() == null
                                 ? ResourceNames.profile(run)
-                                : String.join(", ", status.view().getProfileConfigMaps())),
-                now);
+                                : String.join(", ", status.view().getProfileConfigMaps())));
         return null;
     }
 
-    private void serverMetricsCondition(BenchmarkRun run, StatusAggregator status, int stages) {
+    private void serverMetricsCondition(RunTurn turn, int stages) {
         ServerMetricsCondition.Decision decision =
-                ServerMetricsCondition.decide(
-                        run.getSpec().getMetrics(), profiles(run, status), stages);
-        status.condition(
-                ConditionTypes.SERVER_METRICS_COLLECTED,
-                decision.status(),
-                decision.reason(),
-                decision.message());
+                ServerMetricsCondition.decide(turn.spec().getMetrics(), profiles(turn), stages);
+        turn.status()
+                .condition(
+                        ConditionTypes.SERVER_METRICS_COLLECTED,
+                        decision.status(),
+                        decision.reason(),
+                        decision.message());
     }
 
-    private void assembleStage(BenchmarkRun run, StatusAggregator status, Parts parts, int stage) {
+    private void assembleStage(RunTurn turn, int stage) {
+        BenchmarkRun run = turn.run();
+        StatusAggregator status = turn.status();
         List<io.inferencebench.profile.lpg.StageResult> stageParts = new ArrayList<>();
-        for (Parts.Part part : parts.all()) {
+        for (Parts.Part part : turn.parts().all()) {
             part.stageResult(stage).map(ProfileAssembly::parse).ifPresent(stageParts::add);
         }
         if (stageParts.isEmpty()) {
             return;
         }
-        List<StageResult> results = ProfileAssembly.copy(status.view().getResults());
+        List<StageResult> results = turn.results();
         if (results.stream().anyMatch(r -> r.getStage() == stage)) {
             return;
         }
@@ -750,7 +735,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                         .findFirst()
                         .orElse(null);
         ServerMetricsReport serverMetrics =
-                scraper.report(
+                windows.report(
                         run,
                         stage,
                         startMillis,
@@ -761,7 +746,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                 && serverMetrics.coverage().succeeded() == 0) {
             boolean prometheus = run.getSpec().getMetrics().getPrometheus() != null;
             List<String> errors = serverMetrics.coverage().errors();
-            events.record(
+            cluster.event(
                     run,
                     EventRecorder.WARNING,
                     prometheus
@@ -784,7 +769,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                     clock.instant());
         }
         OutputConfigMaps.Stored stored =
-                outputs.add(
+                cluster.storeProfile(
                         run,
                         status.view().getProfiles(),
                         status.view().getProfileConfigMaps(),
@@ -815,12 +800,12 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
     }
 
     /** Every stage's profile document, from status or, when status has none, the ConfigMaps. */
-    private List<JsonNode> profiles(BenchmarkRun run, StatusAggregator status) {
-        return outputs.profiles(
-                run,
-                status.view().getProfiles(),
-                status.view().getProfileConfigMaps(),
-                ProfileAssembly.copy(status.view().getResults()));
+    private List<JsonNode> profiles(RunTurn turn) {
+        return cluster.profiles(
+                turn.run(),
+                turn.status().view().getProfiles(),
+                turn.status().view().getProfileConfigMaps(),
+                turn.results());
     }
 
     private static RunSummary summary(BenchmarkRunStatus status) {
@@ -914,10 +899,8 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         return progress;
     }
 
-    private boolean runnerFailure(
-            BenchmarkRun run, Context<BenchmarkRun> context, StatusAggregator status, Instant now) {
-        Parts parts = parts(run, context);
-        var failedPart = parts.failed();
+    private boolean runnerFailure(RunTurn turn) {
+        var failedPart = turn.parts().failed();
         if (failedPart.isPresent()) {
             String message =
                     "runner pod "
@@ -926,10 +909,10 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                             + (failedPart.get().error() == null
                                     ? "no reason given"
                                     : failedPart.get().error());
-            finish(status, Phase.FAILED, "RunnerFailed", message, now);
+            turn.finish(Phase.FAILED, "RunnerFailed", message);
             return true;
         }
-        Job job = context.getSecondaryResource(Job.class).orElse(null);
+        Job job = turn.runnerJob().orElse(null);
         if (job != null && job.getStatus() != null) {
             Integer failed = job.getStatus().getFailed();
             boolean jobFailed =
@@ -950,32 +933,33 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
                                 + " failed"
                                 + (failed != null ? " (" + failed + " pod(s) failed)" : "")
                                 + "; results of finished stages are kept";
-                finish(status, Phase.FAILED, "RunnerFailed", message, now);
+                turn.finish(Phase.FAILED, "RunnerFailed", message);
                 return true;
             }
         }
         return false;
     }
 
-    private boolean deadlineExceeded(BenchmarkRun run, StatusAggregator status, Instant now) {
-        String timeout = run.getSpec().getTimeout();
-        String startTime = status.view().getStartTime();
+    private boolean deadlineExceeded(RunTurn turn) {
+        String timeout = turn.spec().getTimeout();
+        String startTime = turn.status().view().getStartTime();
         if (timeout == null || startTime == null) {
             return false;
         }
-        if (now.isAfter(Instant.parse(startTime).plus(Durations.parse(timeout)))) {
-            finish(
-                    status,
+        if (turn.now().isAfter(Instant.parse(startTime).plus(Durations.parse(timeout)))) {
+            turn.finish(
                     Phase.FAILED,
                     "DeadlineExceeded",
-                    "spec.timeout " + timeout + " exceeded; results of finished stages are kept",
-                    now);
+                    "spec.timeout " + timeout + " exceeded; results of finished stages are kept");
             return true;
         }
         return false;
     }
 
-    private Duration finished(BenchmarkRun run, StatusAggregator status, Instant now) {
+    private Duration finished(RunTurn turn) {
+        BenchmarkRun run = turn.run();
+        StatusAggregator status = turn.status();
+        Instant now = turn.now();
         Integer ttl = run.getSpec().getTtlSecondsAfterFinished();
         String completion = status.view().getCompletionTime();
         if (ttl == null || completion == null) {
@@ -986,21 +970,10 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
             LOG.infof(
                     "%s/%s: deleting after ttlSecondsAfterFinished=%d",
                     run.getMetadata().getNamespace(), run.getMetadata().getName(), ttl);
-            client.resource(run).delete();
-            return DELETED;
+            cluster.delete(run);
+            return Requeue.DELETED;
         }
-        return Duration.between(now, expiry).plusMillis(100);
-    }
-
-    private static void finish(
-            StatusAggregator status, Phase phase, String reason, String message, Instant now) {
-        status.condition(ConditionTypes.COMPLETED, true, reason, message);
-        status.phase(phase, message);
-        status.apply(
-                s -> {
-                    s.setCompletionTime(StatusAggregator.format(now));
-                    s.setLive(null);
-                });
+        return Duration.between(now, expiry).plus(Requeue.AFTER_EXPIRY);
     }
 
     private static String cancelMessage(StatusAggregator status) {

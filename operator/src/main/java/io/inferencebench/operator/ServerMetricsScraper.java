@@ -56,7 +56,7 @@ import org.jboss.logging.Logger;
  * restart keeps them. With {@code spec.metrics.prometheus} nothing is scraped: each stage window is
  * read from that Prometheus server when the stage ends ({@link PrometheusStageSource}).
  */
-public class ServerMetricsScraper implements AutoCloseable {
+public class ServerMetricsScraper implements StageWindows, AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(ServerMetricsScraper.class);
 
@@ -206,6 +206,7 @@ public class ServerMetricsScraper implements AutoCloseable {
      *
      * @param run the run
      */
+    @Override
     public void track(BenchmarkRun run) {
         MetricsSpec metrics = run.getSpec().getMetrics();
         if (Boolean.FALSE.equals(metrics.getEnabled()) || metrics.getPrometheus() != null) {
@@ -258,6 +259,7 @@ public class ServerMetricsScraper implements AutoCloseable {
      * @param run the run
      * @param startMillis the stage's start barrier, epoch ms
      */
+    @Override
     public void windowStarts(BenchmarkRun run, long startMillis) {
         Tracked tracked = runs.get(key(run));
         if (tracked == null || tracked.windowStartMillis == startMillis) {
@@ -303,6 +305,7 @@ public class ServerMetricsScraper implements AutoCloseable {
      * @param finishedJustNow whether the run just became terminal: then the checkpoint is deleted
      *     even if this operator never tracked the run (it may have been written before a restart)
      */
+    @Override
     public void forget(BenchmarkRun run, boolean finishedJustNow) {
         Tracked tracked = runs.remove(key(run));
         prometheusEnds.remove(key(run));
@@ -328,6 +331,7 @@ public class ServerMetricsScraper implements AutoCloseable {
      * @param nowMillis the stage end as seen now, epoch ms
      * @return the time left, zero when due
      */
+    @Override
     public Duration reportDueIn(BenchmarkRun run, int stage, long nowMillis) {
         MetricsSpec metrics = run.getSpec().getMetrics();
         if (Boolean.FALSE.equals(metrics.getEnabled()) || metrics.getPrometheus() == null) {
@@ -377,6 +381,7 @@ public class ServerMetricsScraper implements AutoCloseable {
      * @return the report, or {@code null} when server metrics are disabled or scraping was not
      *     running
      */
+    @Override
     public ServerMetricsReport report(
             BenchmarkRun run,
             int stage,

@@ -55,7 +55,11 @@ class BaselineComparisonIT {
                                         client, OperatorTestCluster.BENCHMARK_RUN_CRD))));
         cluster.startOperator(
                 cluster.newClientReadingNewerFields(),
-                new BenchmarkRunReconciler(client, Clock.systemUTC(), new SimpleMeterRegistry()));
+                new BenchmarkRunReconciler(
+                        client,
+                        Clock.systemUTC(),
+                        new SimpleMeterRegistry(),
+                        RunAdmission.fromConfig()));
     }
 
     @Test

@@ -55,7 +55,8 @@ class BenchmarkRunLifecycleIT {
         cluster = OperatorTestCluster.start().withBenchmarkRunCrd();
         client = cluster.client();
         cluster.startOperator(
-                new BenchmarkRunReconciler(client, java.time.Clock.systemUTC(), meters));
+                new BenchmarkRunReconciler(
+                        client, java.time.Clock.systemUTC(), meters, RunAdmission.fromConfig()));
     }
 
     @AfterAll

@@ -75,7 +75,11 @@ class EnvironmentFingerprintIT {
         cluster = OperatorTestCluster.start().withBenchmarkRunCrd();
         client = cluster.client();
         cluster.startOperator(
-                new BenchmarkRunReconciler(client, Clock.systemUTC(), new SimpleMeterRegistry()));
+                new BenchmarkRunReconciler(
+                        client,
+                        Clock.systemUTC(),
+                        new SimpleMeterRegistry(),
+                        RunAdmission.fromConfig()));
     }
 
     @AfterAll

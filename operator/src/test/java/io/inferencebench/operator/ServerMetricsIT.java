@@ -104,7 +104,12 @@ class ServerMetricsIT {
     }
 
     private void startOperator() {
-        reconciler = new BenchmarkRunReconciler(client);
+        reconciler =
+                new BenchmarkRunReconciler(
+                        client,
+                        java.time.Clock.systemUTC(),
+                        io.micrometer.core.instrument.Metrics.globalRegistry,
+                        RunAdmission.fromConfig());
         cluster.startOperator(reconciler);
     }
 
