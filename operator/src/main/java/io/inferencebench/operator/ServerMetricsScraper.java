@@ -77,9 +77,8 @@ public class ServerMetricsScraper implements StageWindows, AutoCloseable {
      * an operator pod on a busy node (endpoint lookup, a cold HTTP client, CPU shared with the
      * runner pods) it took over 150 ms, and a page the server produced after the barrier leaves the
      * first requests of the stage out of its window. Nothing is sent between the runners' readiness
-     * (or the previous stage's end) and a barrier, which {@link
-     * BenchmarkRunReconciler#BARRIER_LEAD} (2 s) plus the cool-down places ahead, so a longer lead
-     * is as exact.
+     * (or the previous stage's end) and a barrier, which {@code RunningStep.BARRIER_LEAD} (2 s)
+     * plus the cool-down places ahead, so a longer lead is as exact.
      */
     static final long BARRIER_SCRAPE_LEAD_MILLIS = 2_000;
 
