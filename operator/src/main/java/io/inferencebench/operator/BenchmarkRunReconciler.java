@@ -16,12 +16,14 @@ import io.inferencebench.operator.run.FinishedStep;
 import io.inferencebench.operator.run.InitializingStep;
 import io.inferencebench.operator.run.KubernetesRunCluster;
 import io.inferencebench.operator.run.PendingStep;
+import io.inferencebench.operator.run.PhaseEvents;
 import io.inferencebench.operator.run.Requeue;
 import io.inferencebench.operator.run.RunCluster;
 import io.inferencebench.operator.run.RunGuards;
 import io.inferencebench.operator.run.RunQueue;
 import io.inferencebench.operator.run.RunTurn;
 import io.inferencebench.operator.run.RunningStep;
+import io.inferencebench.operator.run.SearchStep;
 import io.inferencebench.operator.run.StageAssembly;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -78,7 +80,6 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
 
     private final KubernetesClient client;
     private final Clock clock;
-    private final RunCluster cluster;
     private final ServerMetricsScraper scraper;
     private final RunMetrics metrics;
     private final RunAdmission admission;
@@ -88,6 +89,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
     private final RunningStep running;
     private final AggregatingStep aggregating;
     private final FinishedStep finished;
+    private final PhaseEvents phaseEvents;
 
     /**
      * @param client the operator's client
@@ -101,7 +103,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
             KubernetesClient client, Clock clock, MeterRegistry registry, RunAdmission admission) {
         this.client = client;
         this.clock = clock;
-        this.cluster = new KubernetesRunCluster(client, new EventRecorder(client));
+        RunCluster cluster = new KubernetesRunCluster(client, new EventRecorder(client));
         this.scraper = new ServerMetricsScraper(client);
         this.metrics = new RunMetrics(registry);
         this.admission = admission;
@@ -109,10 +111,12 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         StageAssembly assembly = new StageAssembly(cluster, scraper, clock);
         this.guards = new RunGuards(cluster);
         this.pending = new PendingStep(cluster, queue);
-        this.initializing = new InitializingStep(cluster, scraper, guards, clock);
-        this.running = new RunningStep(cluster, scraper, guards, assembly, clock);
+        SearchStep search = new SearchStep();
+        this.initializing = new InitializingStep(cluster, scraper, guards, search, clock);
+        this.running = new RunningStep(cluster, scraper, guards, assembly, search, clock);
         this.aggregating = new AggregatingStep(assembly);
         this.finished = new FinishedStep(cluster, scraper, queue);
+        this.phaseEvents = new PhaseEvents(cluster);
     }
 
     /** Stops the server-metrics scraping threads (their checkpoints stay for a successor). */
@@ -175,22 +179,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
             requeue = finished.ended(turn, before, requeue);
         }
         BenchmarkRunStatus built = status.build();
-        Phase after = built.getPhase();
-        if (after != before) {
-            boolean bad = after == Phase.FAILED;
-            cluster.event(
-                    run,
-                    bad ? EventRecorder.WARNING : EventRecorder.NORMAL,
-                    after.wireName(),
-                    built.getMessage() == null ? after.wireName() : built.getMessage());
-            LOG.infof(
-                    "%s/%s: %s -> %s: %s",
-                    run.getMetadata().getNamespace(),
-                    run.getMetadata().getName(),
-                    before,
-                    after,
-                    built.getMessage());
-        }
+        phaseEvents.announce(run, before, built);
         boolean changed = status.changed();
         // The dependents follow the status decided just now (launch, barriers, cleanup, output),
         // in this same reconcile rather than one event later.

@@ -57,9 +57,9 @@ public final class FinishedStep implements RunStep {
     }
 
     /**
-     * What follows in the reconcile the run ends in, and each later one: the queue let go, the
-     * baseline compared, server-metric collection stopped, and on the transition a requeue at the
-     * run's expiry.
+     * What follows any step once the run has ended, in the reconcile it ended in and each later
+     * one: the queue let go, the baseline compared, server-metric collection stopped, and on the
+     * transition a requeue at the run's expiry.
      *
      * @param before the phase the reconcile started from
      * @param requeue the step's requeue
@@ -67,17 +67,14 @@ public final class FinishedStep implements RunStep {
      */
     public Duration ended(RunTurn turn, Phase before, Duration requeue) {
         BenchmarkRun run = turn.run();
-        StatusAggregator status = turn.status();
-        Phase after = status.phase();
+        boolean justNow = before != turn.status().phase();
         queue.ended(turn);
-        if (status.phase().isTerminal() && run.getSpec().getBaseline() != null) {
+        if (run.getSpec().getBaseline() != null) {
             requeue = Requeue.sooner(requeue, compareWithBaseline(turn));
         }
+        windows.forget(run, justNow);
         Integer ttl = run.getSpec().getTtlSecondsAfterFinished();
-        if (after.isTerminal()) {
-            windows.forget(run, before != after);
-        }
-        if (requeue == null && after.isTerminal() && before != after && ttl != null) {
+        if (requeue == null && justNow && ttl != null) {
             requeue = Duration.ofSeconds(ttl).plus(Requeue.AFTER_EXPIRY);
         }
         return requeue;

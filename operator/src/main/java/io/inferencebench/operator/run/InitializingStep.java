@@ -32,13 +32,19 @@ public final class InitializingStep implements RunStep {
     private final RunCluster cluster;
     private final StageWindows windows;
     private final RunGuards guards;
+    private final SearchStep search;
     private final Clock clock;
 
     public InitializingStep(
-            RunCluster cluster, StageWindows windows, RunGuards guards, Clock clock) {
+            RunCluster cluster,
+            StageWindows windows,
+            RunGuards guards,
+            SearchStep search,
+            Clock clock) {
         this.cluster = cluster;
         this.windows = windows;
         this.guards = guards;
+        this.search = search;
         this.clock = clock;
     }
 
@@ -69,13 +75,7 @@ public final class InitializingStep implements RunStep {
             // Scraping starts now, before the barrier, not at the first Running reconcile.
             windows.track(run);
             windows.windowStarts(run, Instant.parse(StatusAggregator.format(start)).toEpochMilli());
-            if (CapacityProgress.searching(run)) {
-                // The first probe's rate, published with the first barrier.
-                var capacity =
-                        CapacityProgress.status(
-                                run, List.of(), CapacityProgress.next(run, List.of()));
-                status.apply(s -> s.setCapacity(capacity));
-            }
+            search.firstProbe(turn);
             List<StageSpec> stages = CapacityProgress.stages(run, status.view());
             // Without spec.target.model the pods discovered it; the status (MODEL column) and the
             // profiles name what they found.

@@ -101,6 +101,21 @@ public final class LiveView {
                 });
     }
 
+    /**
+     * The progress once a stage's results are in status: the finished stages' completed and failed
+     * requests.
+     */
+    static RunProgress finished(int stage, List<StageSpec> stages, List<StageResult> results) {
+        long completed = 0;
+        long failed = 0;
+        for (StageResult r : results) {
+            completed += r.getCompleted() == null ? 0 : r.getCompleted();
+            failed += r.getFailed() == null ? 0 : r.getFailed();
+        }
+        return progress(stage, stages, completed, failed);
+    }
+
+    /** The Stage (k/n) and Done (completed/total, total unknown for timed stages) columns. */
     static RunProgress progress(int stage, List<StageSpec> stages, long completed, long failed) {
         RunProgress progress = new RunProgress();
         progress.setCurrentStage(stage);

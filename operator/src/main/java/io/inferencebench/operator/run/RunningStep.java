@@ -3,10 +3,8 @@ package io.inferencebench.operator.run;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.RunProgress;
-import io.inferencebench.crds.v1alpha1.StageResult;
 import io.inferencebench.crds.v1alpha1.StageSpec;
 import io.inferencebench.operator.CapacityProgress;
-import io.inferencebench.operator.Parts;
 import io.inferencebench.operator.StageWindows;
 import io.inferencebench.operator.StatusAggregator;
 import java.time.Clock;
@@ -30,6 +28,7 @@ public final class RunningStep implements RunStep {
     private final StageWindows windows;
     private final RunGuards guards;
     private final StageAssembly assembly;
+    private final SearchStep search;
     private final Clock clock;
 
     public RunningStep(
@@ -37,11 +36,13 @@ public final class RunningStep implements RunStep {
             StageWindows windows,
             RunGuards guards,
             StageAssembly assembly,
+            SearchStep search,
             Clock clock) {
         this.cluster = cluster;
         this.windows = windows;
         this.guards = guards;
         this.assembly = assembly;
+        this.search = search;
         this.clock = clock;
     }
 
@@ -53,84 +54,67 @@ public final class RunningStep implements RunStep {
         if (guards.runnerFailure(turn) || guards.deadlineExceeded(turn)) {
             return null;
         }
-        turn.status()
-                .apply(
-                        s ->
-                                s.setEnvironment(
-                                        cluster.sampleReadyReplicas(
-                                                turn.run(), s.getEnvironment(), turn.now())));
-        int parallelism = run.getSpec().getRunner().getParallelism();
+        status.apply(
+                s -> s.setEnvironment(cluster.sampleReadyReplicas(run, s.getEnvironment(), now)));
         List<StageSpec> stages = CapacityProgress.stages(run, status.view());
         windows.track(run);
-        Parts parts = turn.parts();
-        List<String> starts = new ArrayList<>(status.view().getStageStartTimes());
-        int current = starts.size();
-        windows.windowStarts(run, Instant.parse(starts.get(current - 1)).toEpochMilli());
-        LiveView.live(status, parts, current, stages, now);
-        if (parts.finishedStage(current) >= parallelism) {
-            boolean assembled =
-                    status.view().getResults() != null
-                            && status.view().getResults().stream()
-                                    .anyMatch(r -> r.getStage() == current);
-            if (!assembled) {
-                // A Prometheus source is read only once its first sample at or after the stage
-                // end exists; reconcile again then rather than wait here.
-                Duration due = windows.reportDueIn(run, current, now.toEpochMilli());
-                if (due.isPositive()) {
-                    return due;
-                }
-            }
-            assembly.assemble(turn, current);
-            long completed = 0;
-            long failed = 0;
-            for (StageResult r : turn.results()) {
-                completed += r.getCompleted() == null ? 0 : r.getCompleted();
-                failed += r.getFailed() == null ? 0 : r.getFailed();
-            }
-            RunProgress finished = LiveView.progress(current, stages, completed, failed);
-            status.apply(s -> s.setProgress(finished));
-            if (CapacityProgress.searching(run)) {
-                // The next probe's rate follows from the merged results of the probes so far.
-                List<StageResult> probed = turn.results();
-                probed.sort(java.util.Comparator.comparingInt(StageResult::getStage));
-                var step = CapacityProgress.next(run, probed);
-                var capacity = CapacityProgress.status(run, probed, step);
-                status.apply(s -> s.setCapacity(capacity));
-                if (step.done()) {
-                    status.phase(
-                            Phase.AGGREGATING,
-                            "search finished after "
-                                    + probed.size()
-                                    + " probe(s): "
-                                    + step.result().message()
-                                    + "; writing profiles");
-                    return Requeue.SOON;
-                }
-            } else if (current == stages.size()) {
-                status.phase(Phase.AGGREGATING, "all stages finished; writing profiles");
-                return Requeue.SOON;
-            }
-            List<StageSpec> planned = CapacityProgress.stages(run, status.view());
-            // From the clock, not the reconcile's start: assembling the stage (its end scrape,
-            // the profile) took a while on a busy node, and a barrier set from the older instant
-            // could already be near or past, leaving no time for its start scrape.
-            Instant next =
-                    clock.instant()
-                            .plus(run.getSpec().getLoad().cooldownValue())
-                            .plus(BARRIER_LEAD);
-            starts.add(StatusAggregator.format(next));
-            windows.windowStarts(run, Instant.parse(starts.getLast()).toEpochMilli());
-            int nextStage = current + 1;
-            status.phase(
-                    Phase.RUNNING,
-                    "stage " + nextStage + " starts at " + StatusAggregator.format(next));
-            status.apply(
-                    s -> {
-                        s.setStageStartTimes(List.copyOf(starts));
-                        s.setStage(nextStage + "/" + planned.size());
-                    });
+        int current = status.view().getStageStartTimes().size();
+        windows.windowStarts(run, stageStart(status, current).toEpochMilli());
+        LiveView.live(status, turn.parts(), current, stages, now);
+        if (turn.parts().finishedStage(current) < run.getSpec().getRunner().getParallelism()) {
             return Requeue.PROGRESS_REFRESH;
         }
+        if (!assembled(status, current)) {
+            // A Prometheus source is read only once its first sample at or after the stage end
+            // exists; reconcile again then rather than wait here.
+            Duration due = windows.reportDueIn(run, current, now.toEpochMilli());
+            if (due.isPositive()) {
+                return due;
+            }
+        }
+        assembly.assemble(turn, current);
+        RunProgress finished = LiveView.finished(current, stages, turn.results());
+        status.apply(s -> s.setProgress(finished));
+        if (search.searching(run)) {
+            if (search.probed(turn)) {
+                return Requeue.SOON;
+            }
+        } else if (current == stages.size()) {
+            status.phase(Phase.AGGREGATING, "all stages finished; writing profiles");
+            return Requeue.SOON;
+        }
+        nextBarrier(turn, current + 1);
         return Requeue.PROGRESS_REFRESH;
+    }
+
+    private static Instant stageStart(StatusAggregator status, int stage) {
+        return Instant.parse(status.view().getStageStartTimes().get(stage - 1));
+    }
+
+    private static boolean assembled(StatusAggregator status, int stage) {
+        return status.view().getResults() != null
+                && status.view().getResults().stream().anyMatch(r -> r.getStage() == stage);
+    }
+
+    /** Opens the barrier of {@code stage}: the cool-down plus {@link #BARRIER_LEAD} from now. */
+    private void nextBarrier(RunTurn turn, int stage) {
+        BenchmarkRun run = turn.run();
+        StatusAggregator status = turn.status();
+        List<StageSpec> planned = CapacityProgress.stages(run, status.view());
+        // From the clock, not the reconcile's start: assembling the stage (its end scrape, the
+        // profile) took a while on a busy node, and a barrier set from the older instant could
+        // already be near or past, leaving no time for its start scrape.
+        Instant next =
+                clock.instant().plus(run.getSpec().getLoad().cooldownValue()).plus(BARRIER_LEAD);
+        List<String> starts = new ArrayList<>(status.view().getStageStartTimes());
+        starts.add(StatusAggregator.format(next));
+        windows.windowStarts(run, Instant.parse(starts.getLast()).toEpochMilli());
+        status.phase(
+                Phase.RUNNING, "stage " + stage + " starts at " + StatusAggregator.format(next));
+        status.apply(
+                s -> {
+                    s.setStageStartTimes(List.copyOf(starts));
+                    s.setStage(stage + "/" + planned.size());
+                });
     }
 }
