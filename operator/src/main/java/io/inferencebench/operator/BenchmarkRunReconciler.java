@@ -134,7 +134,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         var parts =
                 InformerEventSourceConfiguration.from(ConfigMap.class, BenchmarkRun.class)
                         .withName(PARTS)
-                        .withLabelSelector(Labels.PART_INDEX)
+                        .withLabelSelector(Labels.PART_CONFIGMAPS_SELECTOR)
                         .withSecondaryToPrimaryMapper(
                                 Mappers.fromOwnerReferences(BenchmarkRun.class))
                         .build();

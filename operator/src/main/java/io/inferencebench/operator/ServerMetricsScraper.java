@@ -754,7 +754,7 @@ public class ServerMetricsScraper implements StageWindows, AutoCloseable {
                         .v1()
                         .endpointSlices()
                         .inNamespace(namespace)
-                        .withLabel("kubernetes.io/service-name", target.getService().getName())
+                        .withLabel(Labels.ENDPOINT_SLICE_SERVICE, target.getService().getName())
                         .list()
                         .getItems();
         String servicePortName = portName == null && port == null ? servicePortName(run) : null;

@@ -205,7 +205,7 @@ class EnvironmentFingerprintIT {
                 .withNewMetadata()
                 .withName("vllm-1")
                 .withNamespace(namespace)
-                .addToLabels("kubernetes.io/service-name", "vllm")
+                .addToLabels(Labels.ENDPOINT_SLICE_SERVICE, "vllm")
                 .endMetadata()
                 .withAddressType("IPv4")
                 .withEndpoints(endpoints)

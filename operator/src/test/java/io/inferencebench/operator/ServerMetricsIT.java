@@ -839,7 +839,7 @@ class ServerMetricsIT {
                         new io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder()
                                 .withNewMetadata()
                                 .withName("server-abcde")
-                                .addToLabels("kubernetes.io/service-name", "server")
+                                .addToLabels(Labels.ENDPOINT_SLICE_SERVICE, "server")
                                 .endMetadata()
                                 .withAddressType("IPv4")
                                 .addNewPort()
