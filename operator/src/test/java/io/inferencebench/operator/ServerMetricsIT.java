@@ -867,27 +867,28 @@ class ServerMetricsIT {
                         "api", "http://192.0.2.10:8000/metrics",
                         "vllm-metrics", "http://192.0.2.10:9400/metrics",
                         "9100", "http://192.0.2.10:9100/metrics");
-        try (ServerMetricsScraper scraper = new ServerMetricsScraper(client)) {
+        {
+            MetricsEndpoints endpoints = new MetricsEndpoints(client);
             for (Map.Entry<String, String> e : expected.entrySet()) {
                 BenchmarkRun run =
                         parse(
                                 "port-" + e.getKey(),
                                 "%s\n%s\nmetrics: {port: %s}".formatted(target, load, e.getKey()));
-                assertThat(scraper.endpoints(run))
+                assertThat(endpoints.resolve(run))
                         .as("spec.metrics.port %s", e.getKey())
                         .containsExactly(
                                 Map.entry(
                                         "server-0",
-                                        new ServerMetricsScraper.MetricsEndpoint(
+                                        new MetricsEndpoints.MetricsEndpoint(
                                                 URI.create(e.getValue()), null)));
             }
             // No spec.metrics.port: pods are scraped on the Service port's target (8000), not on
             // the Service port itself (80).
-            assertThat(scraper.endpoints(parse("port-default", target + "\n" + load)))
+            assertThat(endpoints.resolve(parse("port-default", target + "\n" + load)))
                     .containsExactly(
                             Map.entry(
                                     "server-0",
-                                    new ServerMetricsScraper.MetricsEndpoint(
+                                    new MetricsEndpoints.MetricsEndpoint(
                                             URI.create("http://192.0.2.10:8000/metrics"), null)));
             BenchmarkRun urlTarget =
                     parse(
@@ -895,7 +896,7 @@ class ServerMetricsIT {
                             ("target: {url: \"http://127.0.0.1:1\", model: m}\n%s\nmetrics:"
                                             + " {port: metrics}")
                                     .formatted(load));
-            assertThat(scraper.endpoints(urlTarget).get("127.0.0.1").problem())
+            assertThat(endpoints.resolve(urlTarget).get("127.0.0.1").problem())
                     .isEqualTo(
                             "spec.metrics.port: the port name 'metrics' needs"
                                     + " spec.target.service (a URL target has no port names);"
