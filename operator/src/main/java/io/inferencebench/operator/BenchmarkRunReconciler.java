@@ -1,33 +1,30 @@
 package io.inferencebench.operator;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
-import io.inferencebench.crds.v1alpha1.ConditionTypes;
-import io.inferencebench.crds.v1alpha1.Durations;
-import io.inferencebench.crds.v1alpha1.EnvironmentStatus;
-import io.inferencebench.crds.v1alpha1.LiveStatus;
 import io.inferencebench.crds.v1alpha1.Phase;
-import io.inferencebench.crds.v1alpha1.ResourceNames;
-import io.inferencebench.crds.v1alpha1.RunProgress;
-import io.inferencebench.crds.v1alpha1.RunSummary;
-import io.inferencebench.crds.v1alpha1.SpecValidation;
-import io.inferencebench.crds.v1alpha1.StageResult;
-import io.inferencebench.crds.v1alpha1.StageSpec;
-import io.inferencebench.crds.workorder.ProgressReport;
-import io.inferencebench.operator.baseline.BaselineComparison;
-import io.inferencebench.operator.baseline.BaselineProfiles;
 import io.inferencebench.operator.dependent.ControlConfigMapDependent;
 import io.inferencebench.operator.dependent.Launched;
 import io.inferencebench.operator.dependent.RunnerJobDependent;
 import io.inferencebench.operator.dependent.RunnerWorkOrderDependent;
-import io.inferencebench.operator.environment.EnvironmentFingerprint;
-import io.inferencebench.profile.server.ServerMetricsReport;
+import io.inferencebench.operator.run.AggregatingStep;
+import io.inferencebench.operator.run.FinishedStep;
+import io.inferencebench.operator.run.InitializingStep;
+import io.inferencebench.operator.run.KubernetesRunCluster;
+import io.inferencebench.operator.run.PendingStep;
+import io.inferencebench.operator.run.PhaseEvents;
+import io.inferencebench.operator.run.Requeue;
+import io.inferencebench.operator.run.RunCluster;
+import io.inferencebench.operator.run.RunGuards;
+import io.inferencebench.operator.run.RunQueue;
+import io.inferencebench.operator.run.RunTurn;
+import io.inferencebench.operator.run.RunningStep;
+import io.inferencebench.operator.run.SearchStep;
+import io.inferencebench.operator.run.StageAssembly;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -41,22 +38,20 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Metrics;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.Set;
 import org.jboss.logging.Logger;
 
 /**
- * The BenchmarkRun lifecycle: validate, wait for the target, launch runners (the workflow's
- * dependents), open the start and per-stage barriers, follow progress, assemble profiles. Status is
- * built only through {@link StatusAggregator}; user mistakes become conditions and Warning Events,
- * exceptions are left for transient API errors (retried with backoff).
+ * The BenchmarkRun controller: wiring, and one reconcile that reads the run fresh, hands it to the
+ * step of its phase ({@code operator/run/}: Pending, Initializing, Running, Aggregating, Finished),
+ * lets the runner resources (the workflow's dependents) follow the status decided, and patches that
+ * status once. Status is built only through {@link StatusAggregator}; user mistakes become
+ * conditions and Warning Events, exceptions are left for transient API errors (retried with
+ * backoff). docs/architecture.md, "The run's life as steps", says where a new feature goes.
  */
 @ControllerConfiguration(name = "benchmarkrun")
 @Workflow(
@@ -83,85 +78,45 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
     /** Name of the event source of runner part ConfigMaps. */
     public static final String PARTS = "parts";
 
-    /** Time between opening a barrier and the instant runners start, so all see it in time. */
-    static final Duration BARRIER_LEAD = Duration.ofSeconds(2);
-
-    /**
-     * Lead of the first stage's barrier: the server-metric scraping of the run starts with it, and
-     * an operator pod that has not scraped yet (cold HTTP client, endpoint lookup) on a busy node
-     * took over a second for its first answer; the start scrape must be answered before the barrier
-     * to stand for it. The runners are ready and idle meanwhile.
-     */
-    static final Duration FIRST_BARRIER_LEAD = Duration.ofSeconds(5);
-
-    static final Duration PROGRESS_REFRESH = Duration.ofSeconds(5);
-
-    /** Returned by a step that deleted the run (TTL): nothing left to patch. */
-    private static final Duration DELETED = Duration.ofMillis(-1);
-
-    /** How often a missing or unfinished baseline is looked at again. */
-    static final Duration BASELINE_RETRY = Duration.ofSeconds(15);
-
-    /** Regressed reason of a run that did not succeed. */
-    static final String NOT_COMPARED = "NotCompared";
-
-    /** Soon, but after the watch has delivered the status just patched. */
-    static final Duration LAUNCH_NOW = Duration.ofMillis(200);
-
-    /** How often a queued run looks for a free slot (and at its target and references). */
-    static final Duration QUEUE_RECHECK = Duration.ofSeconds(3);
-
-    /** The Queued condition's True reason, and the reason of the Event a queued run gets. */
-    static final String QUEUED_REASON = "Queued";
-
     private final KubernetesClient client;
     private final Clock clock;
-    private final EventRecorder events;
-    private final TargetProbe targetProbe;
-    private final ReferenceCheck references;
     private final ServerMetricsScraper scraper;
-    private final OutputConfigMaps outputs;
     private final RunMetrics metrics;
-    private final BaselineProfiles baselineProfiles;
-    private final EnvironmentFingerprint environment;
     private final RunAdmission admission;
+    private final RunGuards guards;
+    private final PendingStep pending;
+    private final InitializingStep initializing;
+    private final RunningStep running;
+    private final AggregatingStep aggregating;
+    private final FinishedStep finished;
+    private final PhaseEvents phaseEvents;
 
-    /** Run metrics go to Micrometer's global registry (no-op unless a registry is added). */
-    public BenchmarkRunReconciler(KubernetesClient client) {
-        this(client, Metrics.globalRegistry);
-    }
-
+    /**
+     * @param client the operator's client
+     * @param clock the wall clock ({@link ReconcilerBeans#clock}); tests may fix it
+     * @param registry where the run metrics go
+     * @param admission the active-run cap ({@link ReconcilerBeans#runAdmission}, from {@value
+     *     RunAdmission#ENV})
+     */
     @Inject
-    public BenchmarkRunReconciler(KubernetesClient client, MeterRegistry registry) {
-        this(client, Clock.systemUTC(), registry);
-    }
-
-    BenchmarkRunReconciler(KubernetesClient client, Clock clock) {
-        this(client, clock, Metrics.globalRegistry);
-    }
-
-    BenchmarkRunReconciler(KubernetesClient client, Clock clock, MeterRegistry registry) {
-        this(client, clock, registry, RunAdmission.fromConfig());
-    }
-
-    BenchmarkRunReconciler(
+    public BenchmarkRunReconciler(
             KubernetesClient client, Clock clock, MeterRegistry registry, RunAdmission admission) {
         this.client = client;
         this.clock = clock;
-        this.events = new EventRecorder(client);
-        this.targetProbe = new TargetProbe(client);
-        this.references = new ReferenceCheck(client);
+        RunCluster cluster = new KubernetesRunCluster(client, new EventRecorder(client));
         this.scraper = new ServerMetricsScraper(client);
-        this.outputs = new OutputConfigMaps(client);
         this.metrics = new RunMetrics(registry);
-        this.baselineProfiles = new BaselineProfiles(client);
-        this.environment = new EnvironmentFingerprint(client);
         this.admission = admission;
-        if (admission.limited()) {
-            LOG.infof(
-                    "at most %d BenchmarkRuns past Pending at a time (%s)",
-                    admission.maxActiveRuns(), RunAdmission.ENV);
-        }
+        RunQueue queue = new RunQueue(admission, cluster);
+        StageAssembly assembly = new StageAssembly(cluster, scraper, clock);
+        this.guards = new RunGuards(cluster);
+        this.pending = new PendingStep(cluster, queue);
+        SearchStep search = new SearchStep();
+        this.initializing = new InitializingStep(cluster, scraper, guards, search, clock);
+        this.running = new RunningStep(cluster, scraper, guards, assembly, search, clock);
+        this.aggregating = new AggregatingStep(assembly);
+        this.finished = new FinishedStep(cluster, scraper, queue);
+        this.phaseEvents = new PhaseEvents(cluster);
     }
 
     /** Stops the server-metrics scraping threads (their checkpoints stay for a successor). */
@@ -179,7 +134,7 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         var parts =
                 InformerEventSourceConfiguration.from(ConfigMap.class, BenchmarkRun.class)
                         .withName(PARTS)
-                        .withLabelSelector(Labels.PART_INDEX)
+                        .withLabelSelector(Labels.PART_CONFIGMAPS_SELECTOR)
                         .withSecondaryToPrimaryMapper(
                                 Mappers.fromOwnerReferences(BenchmarkRun.class))
                         .build();
@@ -208,49 +163,23 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         StatusAggregator status =
                 new StatusAggregator(run.getStatus(), run.getMetadata().getGeneration(), now);
         Phase before = run.getStatus() == null ? null : run.getStatus().getPhase();
-        Duration requeue = step(run, context, status, now);
-        if (requeue == DELETED) {
+        RunTurn turn =
+                new RunTurn(
+                        run,
+                        status,
+                        now,
+                        () -> parts(run, context),
+                        () -> context.getSecondaryResource(Job.class),
+                        () -> context.getPrimaryCache().list());
+        Duration requeue = step(turn);
+        if (requeue == Requeue.DELETED) {
             return UpdateControl.noUpdate();
         }
-        if (status.phase().isTerminal() && conditionTrue(status, ConditionTypes.QUEUED)) {
-            // cancelled, or failed on its references or target, while it waited for a slot
-            admission.leave(run.getMetadata().getUid());
-            status.condition(
-                    ConditionTypes.QUEUED,
-                    false,
-                    "NotAdmitted",
-                    "the run ended (" + status.phase().wireName() + ") before it was let through");
-        }
-        if (status.phase().isTerminal() && run.getSpec().getBaseline() != null) {
-            Duration retry = compareWithBaseline(run, status);
-            if (retry != null && (requeue == null || retry.compareTo(requeue) < 0)) {
-                requeue = retry;
-            }
+        if (status.phase().isTerminal()) {
+            requeue = finished.ended(turn, before, requeue);
         }
         BenchmarkRunStatus built = status.build();
-        Phase after = built.getPhase();
-        if (after != before) {
-            boolean bad = after == Phase.FAILED;
-            events.record(
-                    run,
-                    bad ? EventRecorder.WARNING : EventRecorder.NORMAL,
-                    after.wireName(),
-                    built.getMessage() == null ? after.wireName() : built.getMessage());
-            LOG.infof(
-                    "%s/%s: %s -> %s: %s",
-                    run.getMetadata().getNamespace(),
-                    run.getMetadata().getName(),
-                    before,
-                    after,
-                    built.getMessage());
-        }
-        Integer ttl = run.getSpec().getTtlSecondsAfterFinished();
-        if (after.isTerminal()) {
-            scraper.forget(run, before != after);
-        }
-        if (requeue == null && after.isTerminal() && before != after && ttl != null) {
-            requeue = Duration.ofSeconds(ttl).plusMillis(100);
-        }
+        phaseEvents.announce(run, before, built);
         boolean changed = status.changed();
         // The dependents follow the status decided just now (launch, barriers, cleanup, output),
         // in this same reconcile rather than one event later.
@@ -262,705 +191,22 @@ public class BenchmarkRunReconciler implements Reconciler<BenchmarkRun> {
         return requeue == null ? control : control.rescheduleAfter(requeue);
     }
 
-    /**
-     * Once the run has finished: its profiles against {@code spec.baseline}'s, into {@code
-     * status.comparison} and the Regressed condition. A baseline that is missing or still running
-     * is looked at again later.
-     *
-     * @return when to look again, or {@code null}
-     */
-    private Duration compareWithBaseline(BenchmarkRun run, StatusAggregator status) {
-        var current = status.view().condition(ConditionTypes.REGRESSED);
-        boolean decided =
-                current.isPresent()
-                        && !(BaselineProfiles.NOT_FOUND.equals(current.get().getReason())
-                                || BaselineProfiles.NOT_FINISHED.equals(current.get().getReason()));
-        if (decided) {
-            return null;
-        }
-        Phase phase = status.phase();
-        List<JsonNode> profiles = status.view().getProfiles();
-        if (phase != Phase.SUCCEEDED || profiles == null || profiles.isEmpty()) {
-            status.condition(
-                    ConditionTypes.REGRESSED,
-                    "Unknown",
-                    NOT_COMPARED,
-                    "the run did not succeed ("
-                            + phase.wireName()
-                            + "); it is not compared with its baseline");
-            return null;
-        }
-        BaselineProfiles.Result baseline = baselineProfiles.read(run);
-        if (!baseline.available()) {
-            boolean news =
-                    current.map(c -> !baseline.message().equals(c.getMessage())).orElse(true);
-            if (news) {
-                events.record(run, EventRecorder.WARNING, baseline.reason(), baseline.message());
-            }
-            status.condition(
-                    ConditionTypes.REGRESSED, "Unknown", baseline.reason(), baseline.message());
-            return baseline.retry() ? BASELINE_RETRY : null;
-        }
-        try {
-            BaselineComparison.Outcome outcome =
-                    BaselineComparison.compare(baseline.label(), baseline.profiles(), profiles);
-            status.apply(s -> s.setComparison(outcome.comparison()));
-            status.condition(
-                    ConditionTypes.REGRESSED,
-                    outcome.regressed(),
-                    outcome.reason(),
-                    outcome.message());
-            events.record(
-                    run,
-                    outcome.regressed() ? EventRecorder.WARNING : EventRecorder.NORMAL,
-                    outcome.regressed() ? "Regressed" : "Compared",
-                    outcome.message());
-        } catch (IllegalArgumentException e) {
-            String message = "cannot compare with " + baseline.label() + ": " + e.getMessage();
-            events.record(run, EventRecorder.WARNING, BaselineProfiles.INVALID, message);
-            status.condition(
-                    ConditionTypes.REGRESSED, "Unknown", BaselineProfiles.INVALID, message);
-        }
-        return null;
-    }
-
-    private void sampleReadyReplicas(BenchmarkRun run, StatusAggregator status, Instant now) {
-        status.apply(s -> s.setEnvironment(environment.sampleReady(run, s.getEnvironment(), now)));
-    }
-
-    private Duration step(
-            BenchmarkRun run, Context<BenchmarkRun> context, StatusAggregator status, Instant now) {
-        Phase phase = status.phase();
+    /** The phase's step; before any step of a run that has not ended, the guards. */
+    private Duration step(RunTurn turn) {
+        Phase phase = turn.status().phase();
         if (phase.isTerminal()) {
-            return finished(run, status, now);
+            return finished.step(turn);
         }
-        List<String> problems = new ArrayList<>(SpecValidation.validate(run.getSpec()));
-        if (run.getSpec().getMetrics() != null
-                && run.getSpec().getMetrics().getPrometheus() != null) {
-            problems.addAll(
-                    PrometheusSourceConfigs.validate(run.getSpec().getMetrics().getPrometheus()));
-        }
-        if (!problems.isEmpty()) {
-            String message = String.join("; ", problems);
-            events.record(run, EventRecorder.WARNING, "InvalidSpec", message);
-            status.condition(ConditionTypes.TARGET_READY, false, "InvalidSpec", message);
-            finish(status, Phase.FAILED, "InvalidSpec", "invalid spec: " + message, now);
-            return null;
-        }
-        if (Boolean.TRUE.equals(run.getSpec().getCancel())) {
-            finish(status, Phase.CANCELLED, "Cancelled", cancelMessage(status), now);
+        if (guards.stopsRun(turn)) {
             return null;
         }
         return switch (phase) {
-            case PENDING -> pending(run, context, status, now);
-            case INITIALIZING -> initializing(run, context, status, now);
-            case RUNNING -> running(run, context, status, now);
-            case AGGREGATING -> aggregating(run, context, status, now);
+            case PENDING -> pending.step(turn);
+            case INITIALIZING -> initializing.step(turn);
+            case RUNNING -> running.step(turn);
+            case AGGREGATING -> aggregating.step(turn);
             default -> null;
         };
-    }
-
-    private Duration pending(
-            BenchmarkRun run, Context<BenchmarkRun> context, StatusAggregator status, Instant now) {
-        Duration readinessTimeout =
-                Durations.parse(run.getSpec().getTarget().getReadinessTimeout());
-        boolean timedOut = now.isAfter(targetWaitStart(run, status, now).plus(readinessTimeout));
-        List<String> missing = references.check(run);
-        if (!missing.isEmpty()) {
-            String message = String.join("; ", missing);
-            leaveQueue(run, status, message);
-            status.condition(ConditionTypes.TARGET_READY, false, "MissingReference", message);
-            if (timedOut) {
-                finish(status, Phase.FAILED, "MissingReference", message, now);
-                return null;
-            }
-            if (!message.equals(status.view().getMessage())) {
-                events.record(run, EventRecorder.WARNING, "MissingReference", message);
-            }
-            status.phase(Phase.PENDING, message);
-            return Duration.ofSeconds(5);
-        }
-        TargetProbe.Result probe = targetProbe.probe(run);
-        if (!probe.ready()) {
-            leaveQueue(run, status, probe.message());
-            status.condition(ConditionTypes.TARGET_READY, false, probe.reason(), probe.message());
-            if (timedOut) {
-                finish(
-                        status,
-                        Phase.FAILED,
-                        "TargetNotReady",
-                        probe.message()
-                                + " after spec.target.readinessTimeout "
-                                + run.getSpec().getTarget().getReadinessTimeout(),
-                        now);
-                return null;
-            }
-            if (!probe.message().equals(status.view().getMessage())) {
-                events.record(run, EventRecorder.WARNING, probe.reason(), probe.message());
-            }
-            status.phase(Phase.PENDING, "waiting for target: " + probe.message());
-            return Duration.ofSeconds(2);
-        }
-        List<StageSpec> stages = CapacityProgress.stages(run, status.view());
-        status.condition(ConditionTypes.TARGET_READY, true, probe.reason(), probe.message());
-        RunAdmission.Decision decision =
-                admission.admit(
-                        RunAdmission.Candidate.of(run),
-                        context.getPrimaryCache().list().map(RunAdmission.Candidate::of).toList(),
-                        now);
-        if (decision instanceof RunAdmission.Queued queued) {
-            boolean alreadyQueued = conditionTrue(status, ConditionTypes.QUEUED);
-            status.condition(ConditionTypes.QUEUED, true, QUEUED_REASON, queued.message());
-            if (!alreadyQueued) {
-                events.record(run, EventRecorder.NORMAL, QUEUED_REASON, queued.message());
-            }
-            status.phase(Phase.PENDING, queued.message());
-            return QUEUE_RECHECK;
-        }
-        if (admission.limited()) {
-            status.condition(
-                    ConditionTypes.QUEUED,
-                    false,
-                    "Admitted",
-                    ((RunAdmission.Admitted) decision).message());
-        }
-        EnvironmentStatus measured = environment.observe(run, now);
-        status.apply(s -> s.setEnvironment(measured));
-        status.condition(
-                ConditionTypes.RUNNERS_READY,
-                false,
-                "Starting",
-                "waiting for " + run.getSpec().getRunner().getParallelism() + " runner pod(s)");
-        status.condition(ConditionTypes.COMPLETED, false, "InProgress", "run not finished");
-        status.phase(Phase.INITIALIZING, "starting runner pods");
-        status.apply(
-                s -> {
-                    s.setModel(run.getSpec().getTarget().getModel());
-                    s.setStage("0/" + stages.size());
-                    s.setProgress(progress(0, stages, 0, 0));
-                });
-        return Duration.ofSeconds(2);
-    }
-
-    private static boolean conditionTrue(StatusAggregator status, String type) {
-        return status.view().condition(type).map(c -> "True".equals(c.getStatus())).orElse(false);
-    }
-
-    /**
-     * When the wait for the target began, the start of {@code spec.target.readinessTimeout}: the
-     * run's creation, or for a run that was in the queue (so its target was ready) the moment the
-     * target stopped being ready; time spent waiting for a slot alone never counts.
-     */
-    private static Instant targetWaitStart(BenchmarkRun run, StatusAggregator status, Instant now) {
-        Instant created = Instant.parse(run.getMetadata().getCreationTimestamp());
-        if (status.view().condition(ConditionTypes.QUEUED).isEmpty()) {
-            return created;
-        }
-        Instant since =
-                status.view()
-                        .condition(ConditionTypes.TARGET_READY)
-                        .map(
-                                c ->
-                                        "True".equals(c.getStatus())
-                                                ? now
-                                                : Instant.parse(c.getLastTransitionTime()))
-                        .orElse(created);
-        return since.isAfter(created) ? since : created;
-    }
-
-    /** A queued run whose target or references stopped being ready no longer holds a place. */
-    private void leaveQueue(BenchmarkRun run, StatusAggregator status, String why) {
-        admission.leave(run.getMetadata().getUid());
-        if (conditionTrue(status, ConditionTypes.QUEUED)) {
-            status.condition(
-                    ConditionTypes.QUEUED,
-                    false,
-                    "TargetNotReady",
-                    "left the queue until the target is ready again: " + why);
-        }
-    }
-
-    private Duration initializing(
-            BenchmarkRun run, Context<BenchmarkRun> context, StatusAggregator status, Instant now) {
-        int parallelism = run.getSpec().getRunner().getParallelism();
-        if (runnerFailure(run, context, status, now)) {
-            return null;
-        }
-        sampleReadyReplicas(run, status, now);
-        Parts parts = parts(run, context);
-        if (parts.allReady(parallelism)) {
-            Instant start = clock.instant().plus(FIRST_BARRIER_LEAD);
-            status.condition(
-                    ConditionTypes.RUNNERS_READY,
-                    true,
-                    "AllReady",
-                    parallelism + " runner pod(s) ready at the start barrier");
-            status.phase(Phase.RUNNING, "stage 1 starts at " + StatusAggregator.format(start));
-            // Scraping starts now, before the barrier, not at the first Running reconcile.
-            scraper.track(run);
-            scraper.windowStarts(run, Instant.parse(StatusAggregator.format(start)).toEpochMilli());
-            if (CapacityProgress.searching(run)) {
-                // The first probe's rate, published with the first barrier.
-                var capacity =
-                        CapacityProgress.status(
-                                run, null, List.of(), CapacityProgress.next(run, null, List.of()));
-                status.apply(s -> s.setCapacity(capacity));
-            }
-            List<StageSpec> stages = CapacityProgress.stages(run, status.view());
-            // Without spec.target.model the pods discovered it; the status (MODEL column) and the
-            // profiles name what they found.
-            String discovered =
-                    parts.all().stream()
-                            .map(Parts.Part::model)
-                            .flatMap(java.util.Optional::stream)
-                            .findFirst()
-                            .orElse(null);
-            status.apply(
-                    s -> {
-                        if ((s.getModel() == null || s.getModel().isBlank())
-                                && discovered != null) {
-                            s.setModel(discovered);
-                        }
-                        s.setStartTime(StatusAggregator.format(start));
-                        s.setStageStartTimes(List.of(StatusAggregator.format(start)));
-                        s.setStage("1/" + stages.size());
-                        s.setProgress(progress(1, stages, 0, 0));
-                    });
-            return PROGRESS_REFRESH;
-        }
-        // Since admission: RunnersReady is first decided then (TargetReady can be True much
-        // earlier, while the run waited in the queue).
-        Instant initializingSince =
-                status.view()
-                        .condition(ConditionTypes.RUNNERS_READY)
-                        .map(c -> Instant.parse(c.getLastTransitionTime()))
-                        .orElse(now);
-        Duration startTimeout = Durations.parse(run.getSpec().getRunner().getStartTimeout());
-        long ready = parts.all().stream().filter(p -> !p.state().isEmpty()).count();
-        if (now.isAfter(initializingSince.plus(startTimeout))) {
-            String message =
-                    ready
-                            + " of "
-                            + parallelism
-                            + " runner pod(s) ready after spec.runner.startTimeout "
-                            + run.getSpec().getRunner().getStartTimeout();
-            status.condition(ConditionTypes.RUNNERS_READY, false, "StartTimeout", message);
-            finish(status, Phase.FAILED, "RunnersNotReady", message, now);
-            return null;
-        }
-        status.condition(
-                ConditionTypes.RUNNERS_READY,
-                false,
-                "Starting",
-                ready + " of " + parallelism + " runner pod(s) ready");
-        return Duration.ofSeconds(2);
-    }
-
-    private Duration running(
-            BenchmarkRun run, Context<BenchmarkRun> context, StatusAggregator status, Instant now) {
-        if (runnerFailure(run, context, status, now) || deadlineExceeded(run, status, now)) {
-            return null;
-        }
-        sampleReadyReplicas(run, status, now);
-        int parallelism = run.getSpec().getRunner().getParallelism();
-        List<StageSpec> stages = CapacityProgress.stages(run, status.view());
-        scraper.track(run);
-        Parts parts = parts(run, context);
-        List<String> starts = new ArrayList<>(status.view().getStageStartTimes());
-        int current = starts.size();
-        scraper.windowStarts(run, Instant.parse(starts.get(current - 1)).toEpochMilli());
-        live(status, parts, current, stages, now);
-        if (parts.finishedStage(current) >= parallelism) {
-            boolean assembled =
-                    status.view().getResults() != null
-                            && status.view().getResults().stream()
-                                    .anyMatch(r -> r.getStage() == current);
-            if (!assembled) {
-                // A Prometheus source is read only once its first sample at or after the stage
-                // end exists; reconcile again then rather than wait here.
-                Duration due = scraper.reportDueIn(run, current, now.toEpochMilli());
-                if (due.isPositive()) {
-                    return due;
-                }
-            }
-            assembleStage(run, status, parts, current);
-            long completed = 0;
-            long failed = 0;
-            for (StageResult r : ProfileAssembly.copy(status.view().getResults())) {
-                completed += r.getCompleted() == null ? 0 : r.getCompleted();
-                failed += r.getFailed() == null ? 0 : r.getFailed();
-            }
-            RunProgress finished = progress(current, stages, completed, failed);
-            status.apply(s -> s.setProgress(finished));
-            if (CapacityProgress.searching(run)) {
-                // The next probe's rate follows from the merged results of the probes so far.
-                List<StageResult> probed =
-                        new ArrayList<>(ProfileAssembly.copy(status.view().getResults()));
-                probed.sort(java.util.Comparator.comparingInt(StageResult::getStage));
-                var step = CapacityProgress.next(run, status.view(), probed);
-                var capacity = CapacityProgress.status(run, status.view(), probed, step);
-                status.apply(s -> s.setCapacity(capacity));
-                if (step.done()) {
-                    status.phase(
-                            Phase.AGGREGATING,
-                            "search finished after "
-                                    + probed.size()
-                                    + " probe(s): "
-                                    + step.result().message()
-                                    + "; writing profiles");
-                    return LAUNCH_NOW;
-                }
-            } else if (current == stages.size()) {
-                status.phase(Phase.AGGREGATING, "all stages finished; writing profiles");
-                return LAUNCH_NOW;
-            }
-            List<StageSpec> planned = CapacityProgress.stages(run, status.view());
-            // From the clock, not the reconcile's start: assembling the stage (its end scrape,
-            // the profile) took a while on a busy node, and a barrier set from the older instant
-            // could already be near or past, leaving no time for its start scrape.
-            Instant next =
-                    clock.instant()
-                            .plus(run.getSpec().getLoad().cooldownValue())
-                            .plus(BARRIER_LEAD);
-            starts.add(StatusAggregator.format(next));
-            scraper.windowStarts(run, Instant.parse(starts.getLast()).toEpochMilli());
-            int nextStage = current + 1;
-            status.phase(
-                    Phase.RUNNING,
-                    "stage " + nextStage + " starts at " + StatusAggregator.format(next));
-            status.apply(
-                    s -> {
-                        s.setStageStartTimes(List.copyOf(starts));
-                        s.setStage(nextStage + "/" + planned.size());
-                    });
-            return PROGRESS_REFRESH;
-        }
-        return PROGRESS_REFRESH;
-    }
-
-    private Duration aggregating(
-            BenchmarkRun run, Context<BenchmarkRun> context, StatusAggregator status, Instant now) {
-        List<StageResult> results = status.view().getResults();
-        LoadDeliveredCondition load = LoadDeliveredCondition.of(results);
-        status.condition(
-                ConditionTypes.LOAD_DELIVERED, load.status(), load.reason(), load.message());
-        if (run.getSpec().getSlo() != null && results != null) {
-            boolean met = results.stream().allMatch(r -> Boolean.TRUE.equals(r.getSloMet()));
-            status.condition(
-                    ConditionTypes.SLO_MET,
-                    met,
-                    met ? "Met" : "Missed",
-                    met ? "every stage met spec.slo" : "some stage missed spec.slo");
-            status.apply(s -> summary(s).setSlo(met ? "Met" : "Missed"));
-        }
-        serverMetricsCondition(run, status, results == null ? 0 : results.size());
-        finish(
-                status,
-                Phase.SUCCEEDED,
-                "Succeeded",
-                (results == null ? 0 : results.size())
-                        + " stage profile(s) written to ConfigMap "
-                        + (status.view().getProfileConfigMaps() == null
-                                ? ResourceNames.profile(run)
-                                : String.join(", ", status.view().getProfileConfigMaps())),
-                now);
-        return null;
-    }
-
-    private void serverMetricsCondition(BenchmarkRun run, StatusAggregator status, int stages) {
-        ServerMetricsCondition.Decision decision =
-                ServerMetricsCondition.decide(
-                        run.getSpec().getMetrics(), profiles(run, status), stages);
-        status.condition(
-                ConditionTypes.SERVER_METRICS_COLLECTED,
-                decision.status(),
-                decision.reason(),
-                decision.message());
-    }
-
-    private void assembleStage(BenchmarkRun run, StatusAggregator status, Parts parts, int stage) {
-        List<io.inferencebench.profile.lpg.StageResult> stageParts = new ArrayList<>();
-        for (Parts.Part part : parts.all()) {
-            part.stageResult(stage).map(ProfileAssembly::parse).ifPresent(stageParts::add);
-        }
-        if (stageParts.isEmpty()) {
-            return;
-        }
-        List<StageResult> results = ProfileAssembly.copy(status.view().getResults());
-        if (results.stream().anyMatch(r -> r.getStage() == stage)) {
-            return;
-        }
-        Set<String> keys = ProfileAssembly.keys(results);
-        String start = status.view().getStageStartTimes().get(stage - 1);
-        String model = status.view().getModel() != null ? status.view().getModel() : "model";
-        long startMillis = Instant.parse(start).toEpochMilli();
-        // the runners' first request of the stage: a window baseline answered after it is late
-        Long firstRequestMillis =
-                stageParts.stream()
-                        .mapToLong(p -> p.firstDispatchEpochNanos)
-                        .filter(n -> n > 0)
-                        .min()
-                        .stream()
-                        .mapToObj(n -> n / 1_000_000L)
-                        .findFirst()
-                        .orElse(null);
-        ServerMetricsReport serverMetrics =
-                scraper.report(
-                        run,
-                        stage,
-                        startMillis,
-                        clock.instant().toEpochMilli(),
-                        firstRequestMillis);
-        if (serverMetrics != null
-                && serverMetrics.coverage() != null
-                && serverMetrics.coverage().succeeded() == 0) {
-            boolean prometheus = run.getSpec().getMetrics().getPrometheus() != null;
-            List<String> errors = serverMetrics.coverage().errors();
-            events.record(
-                    run,
-                    EventRecorder.WARNING,
-                    prometheus
-                            ? ServerMetricsCondition.PROMETHEUS_QUERY_FAILED
-                            : ServerMetricsCondition.SCRAPES_FAILED,
-                    "no server metrics for stage "
-                            + stage
-                            + (prometheus ? " from Prometheus" : "")
-                            + (errors.isEmpty() ? "" : ": " + errors.getFirst())
-                            + "; the run continues without them");
-        }
-        ProfileAssembly.Assembled assembled =
-                ProfileAssembly.assemble(
-                        run, stage, stageParts, model, keys, Instant.parse(start), serverMetrics);
-        if (assembled.profile() instanceof ObjectNode document) {
-            EnvironmentFingerprint.annotate(
-                    document,
-                    status.view().getEnvironment(),
-                    Instant.parse(start),
-                    clock.instant());
-        }
-        OutputConfigMaps.Stored stored =
-                outputs.add(
-                        run,
-                        status.view().getProfiles(),
-                        status.view().getProfileConfigMaps(),
-                        results,
-                        assembled.result().getProfileKey(),
-                        assembled.profile());
-        results.add(assembled.result());
-        List<JsonNode> profiles = stored.statusProfiles();
-        List<String> configMaps = stored.configMaps();
-        status.condition(ConditionTypes.RESULTS_STORED, true, stored.reason(), stored.message());
-        status.apply(
-                s -> {
-                    s.setResults(results);
-                    s.setProfiles(profiles);
-                    s.setProfileConfigMap(configMaps.getFirst());
-                    s.setProfileConfigMaps(configMaps);
-                    RunSummary summary = summary(s);
-                    StageResult r = assembled.result();
-                    summary.setRps(
-                            r.getThroughput() == null
-                                    ? null
-                                    : String.format(Locale.ROOT, "%.2f", r.getThroughput()));
-                    summary.setTtftP50(
-                            r.getTtftMs() == null ? null : millis(r.getTtftMs().getP50()));
-                    summary.setLatencyP99(
-                            r.getLatencyMs() == null ? null : millis(r.getLatencyMs().getP99()));
-                });
-    }
-
-    /** Every stage's profile document, from status or, when status has none, the ConfigMaps. */
-    private List<JsonNode> profiles(BenchmarkRun run, StatusAggregator status) {
-        return outputs.profiles(
-                run,
-                status.view().getProfiles(),
-                status.view().getProfileConfigMaps(),
-                ProfileAssembly.copy(status.view().getResults()));
-    }
-
-    private static RunSummary summary(BenchmarkRunStatus status) {
-        if (status.getSummary() == null) {
-            status.setSummary(new RunSummary());
-        }
-        return status.getSummary();
-    }
-
-    /** Formats milliseconds for kubectl: {@code 112ms}, {@code 1.84s}. */
-    static String millis(Double ms) {
-        if (ms == null) {
-            return null;
-        }
-        return ms < 1000
-                ? String.format(Locale.ROOT, "%.0fms", ms)
-                : String.format(Locale.ROOT, "%.2fs", ms / 1000);
-    }
-
-    private void live(
-            StatusAggregator status, Parts parts, int stage, List<StageSpec> stages, Instant now) {
-        long completed = 0;
-        long failed = 0;
-        long inFlight = 0;
-        double rate = 0;
-        double ttftSum = 0;
-        int ttftCount = 0;
-        int reporting = 0;
-        for (Parts.Part part : parts.all()) {
-            ProgressReport p = part.progress();
-            if (p == null || p.stage() != stage) {
-                continue;
-            }
-            reporting++;
-            completed += p.completed();
-            failed += p.failed();
-            inFlight += p.inFlight();
-            rate += p.achievedRate();
-            if (p.ttftP50Ms() != null) {
-                ttftSum += p.ttftP50Ms();
-                ttftCount++;
-            }
-        }
-        long doneBefore = 0;
-        long failedBefore = 0;
-        if (status.view().getResults() != null) {
-            for (StageResult r : status.view().getResults()) {
-                doneBefore += r.getCompleted() == null ? 0 : r.getCompleted();
-                failedBefore += r.getFailed() == null ? 0 : r.getFailed();
-            }
-        }
-        LiveStatus live = new LiveStatus();
-        live.setUpdatedAt(StatusAggregator.format(now));
-        live.setStage(stage);
-        live.setRunnersReporting(reporting);
-        live.setCompleted(completed);
-        live.setFailed(failed);
-        live.setInFlight(inFlight);
-        live.setRequestRate(stages.get(stage - 1).getRequestRate());
-        live.setAchievedRate(rate);
-        live.setTtftP50Ms(ttftCount == 0 ? null : ttftSum / ttftCount);
-        long allCompleted = doneBefore + completed;
-        long allFailed = failedBefore + failed;
-        status.apply(
-                s -> {
-                    s.setLive(live);
-                    s.setProgress(progress(stage, stages, allCompleted, allFailed));
-                    if (live.getTtftP50Ms() != null) {
-                        summary(s).setTtftP50(millis(live.getTtftP50Ms()));
-                    }
-                    summary(s).setRps(String.format(Locale.ROOT, "%.2f", live.getAchievedRate()));
-                });
-    }
-
-    static RunProgress progress(int stage, List<StageSpec> stages, long completed, long failed) {
-        RunProgress progress = new RunProgress();
-        progress.setCurrentStage(stage);
-        progress.setStages(stages.size());
-        progress.setCompleted(completed);
-        progress.setFailed(failed);
-        Long total = 0L;
-        for (StageSpec s : stages) {
-            if (s.getNumPrompts() == null) {
-                total = null;
-                break;
-            }
-            total += s.getNumPrompts();
-        }
-        progress.setTotal(total);
-        progress.setDone(completed + "/" + (total == null ? "?" : total.toString()));
-        return progress;
-    }
-
-    private boolean runnerFailure(
-            BenchmarkRun run, Context<BenchmarkRun> context, StatusAggregator status, Instant now) {
-        Parts parts = parts(run, context);
-        var failedPart = parts.failed();
-        if (failedPart.isPresent()) {
-            String message =
-                    "runner pod "
-                            + failedPart.get().index()
-                            + " failed: "
-                            + (failedPart.get().error() == null
-                                    ? "no reason given"
-                                    : failedPart.get().error());
-            finish(status, Phase.FAILED, "RunnerFailed", message, now);
-            return true;
-        }
-        Job job = context.getSecondaryResource(Job.class).orElse(null);
-        if (job != null && job.getStatus() != null) {
-            Integer failed = job.getStatus().getFailed();
-            boolean jobFailed =
-                    (failed != null && failed > 0)
-                            || (job.getStatus().getConditions() != null
-                                    && job.getStatus().getConditions().stream()
-                                            .anyMatch(
-                                                    c ->
-                                                            "Failed".equals(c.getType())
-                                                                    && "True"
-                                                                            .equals(
-                                                                                    c
-                                                                                            .getStatus())));
-            if (jobFailed) {
-                String message =
-                        "runner Job "
-                                + job.getMetadata().getName()
-                                + " failed"
-                                + (failed != null ? " (" + failed + " pod(s) failed)" : "")
-                                + "; results of finished stages are kept";
-                finish(status, Phase.FAILED, "RunnerFailed", message, now);
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private boolean deadlineExceeded(BenchmarkRun run, StatusAggregator status, Instant now) {
-        String timeout = run.getSpec().getTimeout();
-        String startTime = status.view().getStartTime();
-        if (timeout == null || startTime == null) {
-            return false;
-        }
-        if (now.isAfter(Instant.parse(startTime).plus(Durations.parse(timeout)))) {
-            finish(
-                    status,
-                    Phase.FAILED,
-                    "DeadlineExceeded",
-                    "spec.timeout " + timeout + " exceeded; results of finished stages are kept",
-                    now);
-            return true;
-        }
-        return false;
-    }
-
-    private Duration finished(BenchmarkRun run, StatusAggregator status, Instant now) {
-        Integer ttl = run.getSpec().getTtlSecondsAfterFinished();
-        String completion = status.view().getCompletionTime();
-        if (ttl == null || completion == null) {
-            return null;
-        }
-        Instant expiry = Instant.parse(completion).plusSeconds(ttl);
-        if (!now.isBefore(expiry)) {
-            LOG.infof(
-                    "%s/%s: deleting after ttlSecondsAfterFinished=%d",
-                    run.getMetadata().getNamespace(), run.getMetadata().getName(), ttl);
-            client.resource(run).delete();
-            return DELETED;
-        }
-        return Duration.between(now, expiry).plusMillis(100);
-    }
-
-    private static void finish(
-            StatusAggregator status, Phase phase, String reason, String message, Instant now) {
-        status.condition(ConditionTypes.COMPLETED, true, reason, message);
-        status.phase(phase, message);
-        status.apply(
-                s -> {
-                    s.setCompletionTime(StatusAggregator.format(now));
-                    s.setLive(null);
-                });
-    }
-
-    private static String cancelMessage(StatusAggregator status) {
-        int finished = status.view().getResults() == null ? 0 : status.view().getResults().size();
-        return "cancelled by spec.cancel; " + finished + " finished stage profile(s) kept";
     }
 
     private Parts parts(BenchmarkRun run, Context<BenchmarkRun> context) {

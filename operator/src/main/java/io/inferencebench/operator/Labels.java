@@ -17,6 +17,15 @@ public final class Labels {
     /** Set on part ConfigMaps by runner pods: the pod's completion index. */
     public static final String PART_INDEX = PartLabels.PART_INDEX;
 
+    /** Selects every runner part ConfigMap (of any run): those carrying a part index. */
+    public static final String PART_CONFIGMAPS_SELECTOR = PART_INDEX;
+
+    /**
+     * The label Kubernetes puts on an EndpointSlice: the name of its Service. Selecting on it lists
+     * a Service's slices (not ours: the EndpointSlice controller's).
+     */
+    public static final String ENDPOINT_SLICE_SERVICE = "kubernetes.io/service-name";
+
     public static final String APP = PartLabels.NAME_VALUE;
     public static final String OPERATOR = PartLabels.MANAGED_BY_VALUE;
 

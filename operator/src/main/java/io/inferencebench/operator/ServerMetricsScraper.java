@@ -1,21 +1,10 @@
 package io.inferencebench.operator;
 
-import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.ContainerPort;
-import io.fabric8.kubernetes.api.model.IntOrString;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServicePort;
-import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointPort;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.Durations;
 import io.inferencebench.crds.v1alpha1.MetricsSpec;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
-import io.inferencebench.crds.v1alpha1.TargetSpec;
 import io.inferencebench.profile.prom.ParsedPage;
 import io.inferencebench.profile.prom.PrometheusTextParser;
 import io.inferencebench.profile.prom.ScrapeBodyReader;
@@ -31,8 +20,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedSet;
@@ -56,7 +43,7 @@ import org.jboss.logging.Logger;
  * restart keeps them. With {@code spec.metrics.prometheus} nothing is scraped: each stage window is
  * read from that Prometheus server when the stage ends ({@link PrometheusStageSource}).
  */
-public class ServerMetricsScraper implements AutoCloseable {
+public class ServerMetricsScraper implements StageWindows, AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(ServerMetricsScraper.class);
 
@@ -77,9 +64,8 @@ public class ServerMetricsScraper implements AutoCloseable {
      * an operator pod on a busy node (endpoint lookup, a cold HTTP client, CPU shared with the
      * runner pods) it took over 150 ms, and a page the server produced after the barrier leaves the
      * first requests of the stage out of its window. Nothing is sent between the runners' readiness
-     * (or the previous stage's end) and a barrier, which {@link
-     * BenchmarkRunReconciler#BARRIER_LEAD} (2 s) plus the cool-down places ahead, so a longer lead
-     * is as exact.
+     * (or the previous stage's end) and a barrier, which {@code RunningStep.BARRIER_LEAD} (2 s)
+     * plus the cool-down places ahead, so a longer lead is as exact.
      */
     static final long BARRIER_SCRAPE_LEAD_MILLIS = 2_000;
 
@@ -117,6 +103,7 @@ public class ServerMetricsScraper implements AutoCloseable {
                         thread.setDaemon(true);
                         return thread;
                     });
+    private final MetricsEndpoints endpoints;
     private final Map<String, Tracked> runs = new ConcurrentHashMap<>();
     private final Map<String, PrometheusEnd> prometheusEnds = new ConcurrentHashMap<>();
 
@@ -176,6 +163,7 @@ public class ServerMetricsScraper implements AutoCloseable {
             ScrapeBodyReader bodyReader,
             ServerMetricsCheckpoint checkpoint) {
         this.client = client;
+        this.endpoints = new MetricsEndpoints(client);
         this.bodyReader = bodyReader;
         this.checkpoint = checkpoint;
         this.prometheus = new PrometheusStageSource(client);
@@ -206,6 +194,7 @@ public class ServerMetricsScraper implements AutoCloseable {
      *
      * @param run the run
      */
+    @Override
     public void track(BenchmarkRun run) {
         MetricsSpec metrics = run.getSpec().getMetrics();
         if (Boolean.FALSE.equals(metrics.getEnabled()) || metrics.getPrometheus() != null) {
@@ -258,6 +247,7 @@ public class ServerMetricsScraper implements AutoCloseable {
      * @param run the run
      * @param startMillis the stage's start barrier, epoch ms
      */
+    @Override
     public void windowStarts(BenchmarkRun run, long startMillis) {
         Tracked tracked = runs.get(key(run));
         if (tracked == null || tracked.windowStartMillis == startMillis) {
@@ -303,6 +293,7 @@ public class ServerMetricsScraper implements AutoCloseable {
      * @param finishedJustNow whether the run just became terminal: then the checkpoint is deleted
      *     even if this operator never tracked the run (it may have been written before a restart)
      */
+    @Override
     public void forget(BenchmarkRun run, boolean finishedJustNow) {
         Tracked tracked = runs.remove(key(run));
         prometheusEnds.remove(key(run));
@@ -328,6 +319,7 @@ public class ServerMetricsScraper implements AutoCloseable {
      * @param nowMillis the stage end as seen now, epoch ms
      * @return the time left, zero when due
      */
+    @Override
     public Duration reportDueIn(BenchmarkRun run, int stage, long nowMillis) {
         MetricsSpec metrics = run.getSpec().getMetrics();
         if (Boolean.FALSE.equals(metrics.getEnabled()) || metrics.getPrometheus() == null) {
@@ -377,6 +369,7 @@ public class ServerMetricsScraper implements AutoCloseable {
      * @return the report, or {@code null} when server metrics are disabled or scraping was not
      *     running
      */
+    @Override
     public ServerMetricsReport report(
             BenchmarkRun run,
             int stage,
@@ -623,8 +616,9 @@ public class ServerMetricsScraper implements AutoCloseable {
         tracked.rounds.add(
                 stampMillis != null && roundStart < stampMillis ? stampMillis : roundStart);
         try {
-            for (Map.Entry<String, MetricsEndpoint> target : endpoints(run).entrySet()) {
-                MetricsEndpoint endpoint = target.getValue();
+            for (Map.Entry<String, MetricsEndpoints.MetricsEndpoint> target :
+                    endpoints.resolve(run).entrySet()) {
+                MetricsEndpoints.MetricsEndpoint endpoint = target.getValue();
                 Scrape scrape =
                         endpoint.problem() != null
                                 ? Scrape.failure(
@@ -700,236 +694,6 @@ public class ServerMetricsScraper implements AutoCloseable {
         } catch (Exception e) {
             return Scrape.failure(replica, now, e.getClass().getSimpleName());
         }
-    }
-
-    /**
-     * Where one replica's metrics are: a URL, or why there is none (for its coverage errors).
-     *
-     * @param uri the metrics URL, or {@code null}
-     * @param problem what is wrong, naming the field, or {@code null}
-     */
-    record MetricsEndpoint(URI uri, String problem) {}
-
-    /** Replica name to metrics endpoint of every ready endpoint (or the target URL). */
-    Map<String, MetricsEndpoint> endpoints(BenchmarkRun run) {
-        TargetSpec target = run.getSpec().getTarget();
-        MetricsSpec metrics = run.getSpec().getMetrics();
-        IntOrString port = metrics.getPort();
-        String portName = port == null ? null : port.getStrVal();
-        Map<String, MetricsEndpoint> endpoints = new java.util.TreeMap<>();
-        if (target.getUrl() != null) {
-            URI base = URI.create(target.getUrl());
-            if (portName != null) {
-                endpoints.put(
-                        base.getHost(),
-                        new MetricsEndpoint(
-                                null,
-                                "spec.metrics.port: the port name '"
-                                        + portName
-                                        + "' needs spec.target.service (a URL target has no"
-                                        + " port names); give a number"));
-                return endpoints;
-            }
-            int number = port != null ? port.getIntVal() : base.getPort();
-            endpoints.put(
-                    base.getHost(),
-                    new MetricsEndpoint(
-                            URI.create(
-                                    base.getScheme()
-                                            + "://"
-                                            + base.getHost()
-                                            + (number > 0 ? ":" + number : "")
-                                            + metrics.getPath()),
-                            null));
-            return endpoints;
-        }
-        String scheme = target.getService().getScheme();
-        String namespace = run.getMetadata().getNamespace();
-        List<EndpointSlice> slices =
-                client.discovery()
-                        .v1()
-                        .endpointSlices()
-                        .inNamespace(namespace)
-                        .withLabel("kubernetes.io/service-name", target.getService().getName())
-                        .list()
-                        .getItems();
-        String servicePortName = portName == null && port == null ? servicePortName(run) : null;
-        for (EndpointSlice slice : slices) {
-            int defaultPort =
-                    port != null && portName == null
-                            ? port.getIntVal()
-                            : podSidePort(slice, servicePortName, target.getService().getPort());
-            for (Endpoint endpoint :
-                    slice.getEndpoints() == null
-                            ? new ArrayList<Endpoint>()
-                            : slice.getEndpoints()) {
-                if (endpoint.getConditions() != null
-                        && Boolean.FALSE.equals(endpoint.getConditions().getReady())) {
-                    continue;
-                }
-                if (endpoint.getAddresses() == null || endpoint.getAddresses().isEmpty()) {
-                    continue;
-                }
-                String address = endpoint.getAddresses().getFirst();
-                String replica =
-                        endpoint.getTargetRef() != null && endpoint.getTargetRef().getName() != null
-                                ? endpoint.getTargetRef().getName()
-                                : address;
-                PortLookup lookup =
-                        portName == null
-                                ? new PortLookup(defaultPort, null)
-                                : portByName(portName, target, namespace, slice, endpoint);
-                if (lookup.problem() != null) {
-                    endpoints.put(replica, new MetricsEndpoint(null, lookup.problem()));
-                    continue;
-                }
-                String host = address.contains(":") ? "[" + address + "]" : address;
-                endpoints.put(
-                        replica,
-                        new MetricsEndpoint(
-                                URI.create(
-                                        scheme
-                                                + "://"
-                                                + host
-                                                + ":"
-                                                + lookup.port()
-                                                + metrics.getPath()),
-                                null));
-            }
-        }
-        return endpoints;
-    }
-
-    private record PortLookup(int port, String problem) {}
-
-    /**
-     * The name of the Service port that {@code spec.target.service.port} selects ("" for an unnamed
-     * one), or {@code null} when the Service cannot be read or has no such port.
-     */
-    private String servicePortName(BenchmarkRun run) {
-        try {
-            Service service =
-                    client.services()
-                            .inNamespace(run.getMetadata().getNamespace())
-                            .withName(run.getSpec().getTarget().getService().getName())
-                            .get();
-            if (service == null
-                    || service.getSpec() == null
-                    || service.getSpec().getPorts() == null) {
-                return null;
-            }
-            int wanted = run.getSpec().getTarget().getService().getPort();
-            for (ServicePort p : service.getSpec().getPorts()) {
-                if (p.getPort() != null && p.getPort() == wanted) {
-                    return p.getName() == null ? "" : p.getName();
-                }
-            }
-        } catch (KubernetesClientException e) {
-            LOG.debugf("cannot read Service for %s: HTTP %d", key(run), e.getCode());
-        }
-        return null;
-    }
-
-    /**
-     * The pod-side number of a Service port: pods are scraped by IP, so a Service port 80 that
-     * forwards to targetPort 8000 must be scraped on 8000. EndpointSlice ports carry the Service
-     * port's name with the resolved target number; the Service port number is the fallback when the
-     * Service or the slice does not say.
-     */
-    static int podSidePort(EndpointSlice slice, String servicePortName, int servicePort) {
-        if (servicePortName == null || slice.getPorts() == null) {
-            return servicePort;
-        }
-        for (EndpointPort p : slice.getPorts()) {
-            String name = p.getName() == null ? "" : p.getName();
-            if (name.equals(servicePortName) && p.getPort() != null) {
-                return p.getPort();
-            }
-        }
-        return servicePort;
-    }
-
-    /**
-     * A port name as a Service targetPort resolves it: the Service's port of that name (its
-     * EndpointSlice ports carry the Service port names with the pod-side numbers), else a container
-     * port of that name on the endpoint's pod.
-     */
-    private PortLookup portByName(
-            String name,
-            TargetSpec target,
-            String namespace,
-            EndpointSlice slice,
-            Endpoint endpoint) {
-        Map<String, Integer> servicePorts = new HashMap<>();
-        for (EndpointPort p :
-                slice.getPorts() == null ? List.<EndpointPort>of() : slice.getPorts()) {
-            if (p.getName() != null && p.getPort() != null) {
-                servicePorts.put(p.getName(), p.getPort());
-            }
-        }
-        if (servicePorts.containsKey(name)) {
-            return new PortLookup(servicePorts.get(name), null);
-        }
-        String service = target.getService().getName();
-        String known =
-                servicePorts.isEmpty()
-                        ? "Service " + service + " has no named ports"
-                        : "Service " + service + " has " + new TreeSet<>(servicePorts.keySet());
-        var ref = endpoint.getTargetRef();
-        if (ref == null || !"Pod".equals(ref.getKind()) || ref.getName() == null) {
-            return new PortLookup(
-                    0,
-                    "spec.metrics.port: no port named '"
-                            + name
-                            + "': "
-                            + known
-                            + " and the endpoint names no pod");
-        }
-        Pod pod;
-        try {
-            pod = client.pods().inNamespace(namespace).withName(ref.getName()).get();
-        } catch (KubernetesClientException e) {
-            return new PortLookup(
-                    0,
-                    "spec.metrics.port: no port named '"
-                            + name
-                            + "': "
-                            + known
-                            + ", and pod "
-                            + ref.getName()
-                            + " cannot be read to look up its container ports (HTTP "
-                            + e.getCode()
-                            + (e.getCode() == 403 ? ": the operator may not get pods" : "")
-                            + ")");
-        }
-        Map<String, Integer> containerPorts = new HashMap<>();
-        if (pod != null && pod.getSpec() != null && pod.getSpec().getContainers() != null) {
-            for (Container c : pod.getSpec().getContainers()) {
-                for (ContainerPort p :
-                        c.getPorts() == null ? List.<ContainerPort>of() : c.getPorts()) {
-                    if (p.getName() != null && p.getContainerPort() != null) {
-                        containerPorts.putIfAbsent(p.getName(), p.getContainerPort());
-                    }
-                }
-            }
-        }
-        if (containerPorts.containsKey(name)) {
-            return new PortLookup(containerPorts.get(name), null);
-        }
-        return new PortLookup(
-                0,
-                "spec.metrics.port: no port named '"
-                        + name
-                        + "': "
-                        + known
-                        + (pod == null
-                                ? " and pod " + ref.getName() + " is gone"
-                                : containerPorts.isEmpty()
-                                        ? " and pod " + ref.getName() + " has no named ports"
-                                        : " and pod "
-                                                + ref.getName()
-                                                + " has container ports "
-                                                + new TreeSet<>(containerPorts.keySet())));
     }
 
     private static String key(BenchmarkRun run) {

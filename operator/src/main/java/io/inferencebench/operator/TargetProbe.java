@@ -73,7 +73,7 @@ public class TargetProbe {
                         .v1()
                         .endpointSlices()
                         .inNamespace(namespace)
-                        .withLabel("kubernetes.io/service-name", target.getName())
+                        .withLabel(Labels.ENDPOINT_SLICE_SERVICE, target.getName())
                         .list()
                         .getItems();
         long ready = readyEndpoints(slices);

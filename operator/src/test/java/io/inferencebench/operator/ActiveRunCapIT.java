@@ -269,9 +269,7 @@ class ActiveRunCapIT {
 
     /** The runner pod finishes the run's one stage. */
     private void finishRunner(BenchmarkRun run) {
-        Map<String, String> data = new LinkedHashMap<>(stageDone(run.getMetadata().getUid()));
-        data.put(PartReport.STATE, PartReport.STATE_DONE);
-        RunParts.write(client, run, 0, data);
+        RunParts.finishRun(client, run, 0, stageDone(run.getMetadata().getUid()));
     }
 
     private static Map<String, String> stageDone(String uid) {

@@ -55,7 +55,11 @@ class BaselineComparisonIT {
                                         client, OperatorTestCluster.BENCHMARK_RUN_CRD))));
         cluster.startOperator(
                 cluster.newClientReadingNewerFields(),
-                new BenchmarkRunReconciler(client, Clock.systemUTC(), new SimpleMeterRegistry()));
+                new BenchmarkRunReconciler(
+                        client,
+                        Clock.systemUTC(),
+                        new SimpleMeterRegistry(),
+                        RunAdmission.fromConfig()));
     }
 
     @Test
@@ -124,10 +128,8 @@ class BaselineComparisonIT {
                 """
                         .formatted(name, baseline == null ? "" : "  baseline: " + baseline);
         BenchmarkRun run = cluster.createRun(namespace, yaml);
-        awaitStatus(name, s -> s.getPhase() == Phase.INITIALIZING);
-        writePart(run, Map.of(PartReport.STATE, PartReport.STATE_READY));
-        awaitStatus(name, s -> s.getPhase() == Phase.RUNNING);
-        writePart(run, stageDone(run.getMetadata().getUid(), slowdown));
+        RunParts.playStage(
+                cluster, run, Duration.ZERO, stageDone(run.getMetadata().getUid(), slowdown));
         return awaitStatus(name, s -> s.getPhase() == Phase.SUCCEEDED);
     }
 
@@ -255,9 +257,5 @@ class BaselineComparisonIT {
             result.scheduleLagMs.record(0.5);
         }
         return RunParts.report(PartReport.STATE_DONE, 1, uid, result);
-    }
-
-    private void writePart(BenchmarkRun run, Map<String, String> data) {
-        RunParts.write(client, run, 0, data);
     }
 }

@@ -55,7 +55,8 @@ class BenchmarkRunLifecycleIT {
         cluster = OperatorTestCluster.start().withBenchmarkRunCrd();
         client = cluster.client();
         cluster.startOperator(
-                new BenchmarkRunReconciler(client, java.time.Clock.systemUTC(), meters));
+                new BenchmarkRunReconciler(
+                        client, java.time.Clock.systemUTC(), meters, RunAdmission.fromConfig()));
     }
 
     @AfterAll
@@ -465,8 +466,7 @@ class BenchmarkRunLifecycleIT {
         for (int i = 0; i < 2; i++) {
             Map<String, String> data = new LinkedHashMap<>(stageDone(1, i, 2.5, uid));
             data.putAll(stageDone(2, i, 5.0, uid));
-            data.put(PartReport.STATE, PartReport.STATE_DONE);
-            writePart(run, i, data);
+            RunParts.finishRun(client, run, i, data);
         }
         status = awaitStatus("sweep", s -> s.getPhase() == Phase.SUCCEEDED);
         assertThat(status.getProfiles()).hasSize(2);
@@ -567,21 +567,12 @@ class BenchmarkRunLifecycleIT {
                             .inNamespace(namespace)
                             .resource(run)
                             .create();
-            awaitStatus("scraped", s -> s.getPhase() == Phase.INITIALIZING);
-            writePart(run, 0, Map.of(PartReport.STATE, PartReport.STATE_READY));
-            Instant stageStart =
-                    Instant.parse(
-                            awaitStatus("scraped", s -> s.getPhase() == Phase.RUNNING)
-                                    .getStageStartTimes()
-                                    .getFirst());
+            Instant stageStart = RunParts.startStage(cluster, run);
             // A runner finishes its stage only after the start barrier: let the window run 1.5 s.
             await().atMost(Duration.ofSeconds(20))
                     .until(() -> Instant.now().isAfter(stageStart.plusMillis(1500)));
             assertThat(scrapes.get()).isGreaterThanOrEqualTo(3);
-            Map<String, String> done =
-                    new LinkedHashMap<>(stageDone(1, 0, 5.0, run.getMetadata().getUid()));
-            done.put(PartReport.STATE, PartReport.STATE_DONE);
-            writePart(run, 0, done);
+            RunParts.finishRun(client, run, 0, stageDone(1, 0, 5.0, run.getMetadata().getUid()));
             BenchmarkRunStatus status =
                     awaitStatus("scraped", s -> s.getPhase() == Phase.SUCCEEDED);
             assertThat(condition(status, ConditionTypes.SERVER_METRICS_COLLECTED, "status"))
@@ -845,9 +836,7 @@ class BenchmarkRunLifecycleIT {
         service("vllm", true);
         BenchmarkRun run = create("failing", 1, "");
         String uid = run.getMetadata().getUid();
-        awaitStatus("failing", s -> s.getPhase() == Phase.INITIALIZING);
-        writePart(run, 0, Map.of(PartReport.STATE, PartReport.STATE_READY));
-        awaitStatus("failing", s -> s.getPhase() == Phase.RUNNING);
+        RunParts.startStage(cluster, run);
         writePart(run, 0, stageDone(1, 0, 2.5, uid));
         awaitStatus(
                 "failing",
@@ -863,8 +852,7 @@ class BenchmarkRunLifecycleIT {
         failing.sent += 18;
         second.put(PartReport.stageResultKey(2), json.writeValueAsString(failing));
         data.putAll(second);
-        data.put(PartReport.STATE, PartReport.STATE_DONE);
-        writePart(run, 0, data);
+        RunParts.finishRun(client, run, 0, data);
         BenchmarkRunStatus status = awaitStatus("failing", s -> s.getPhase() == Phase.SUCCEEDED);
         assertThat(status.getResults().get(0).getLoadDelivered()).isTrue();
         assertThat(status.getResults().get(1).getLoadDelivered()).isFalse();
@@ -884,10 +872,7 @@ class BenchmarkRunLifecycleIT {
         service("vllm", true);
         BenchmarkRun run = create("starved", 2, "");
         String uid = run.getMetadata().getUid();
-        awaitStatus("starved", s -> s.getPhase() == Phase.INITIALIZING);
-        writePart(run, 0, Map.of(PartReport.STATE, PartReport.STATE_READY));
-        writePart(run, 1, Map.of(PartReport.STATE, PartReport.STATE_READY));
-        awaitStatus("starved", s -> s.getPhase() == Phase.RUNNING);
+        RunParts.startStage(cluster, run, 2);
         List<Map<String, String>> firstStage = new ArrayList<>();
         for (int index = 0; index < 2; index++) {
             Map<String, String> data = new LinkedHashMap<>(stageDone(1, index, 2.5, uid));
@@ -911,8 +896,7 @@ class BenchmarkRunLifecycleIT {
         for (int index = 0; index < 2; index++) {
             Map<String, String> data = new LinkedHashMap<>(firstStage.get(index));
             data.putAll(stageDone(2, index, 5, uid));
-            data.put(PartReport.STATE, PartReport.STATE_DONE);
-            writePart(run, index, data);
+            RunParts.finishRun(client, run, index, data);
         }
         BenchmarkRunStatus status = awaitStatus("starved", s -> s.getPhase() == Phase.SUCCEEDED);
         var stage = status.getResults().get(0);

@@ -48,7 +48,10 @@ class CapacitySearchIT {
         client = cluster.client();
         cluster.startOperator(
                 new BenchmarkRunReconciler(
-                        client, java.time.Clock.systemUTC(), new SimpleMeterRegistry()));
+                        client,
+                        java.time.Clock.systemUTC(),
+                        new SimpleMeterRegistry(),
+                        RunAdmission.fromConfig()));
     }
 
     @AfterAll

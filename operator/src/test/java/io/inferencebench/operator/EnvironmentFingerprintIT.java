@@ -75,7 +75,11 @@ class EnvironmentFingerprintIT {
         cluster = OperatorTestCluster.start().withBenchmarkRunCrd();
         client = cluster.client();
         cluster.startOperator(
-                new BenchmarkRunReconciler(client, Clock.systemUTC(), new SimpleMeterRegistry()));
+                new BenchmarkRunReconciler(
+                        client,
+                        Clock.systemUTC(),
+                        new SimpleMeterRegistry(),
+                        RunAdmission.fromConfig()));
     }
 
     @AfterAll
@@ -201,7 +205,7 @@ class EnvironmentFingerprintIT {
                 .withNewMetadata()
                 .withName("vllm-1")
                 .withNamespace(namespace)
-                .addToLabels("kubernetes.io/service-name", "vllm")
+                .addToLabels(Labels.ENDPOINT_SLICE_SERVICE, "vllm")
                 .endMetadata()
                 .withAddressType("IPv4")
                 .withEndpoints(endpoints)
@@ -280,10 +284,7 @@ class EnvironmentFingerprintIT {
         assertThat(env.getReadyReplicas().getMin()).isEqualTo(1);
         assertThat(env.getReadyReplicas().getMax()).isEqualTo(1);
 
-        writePart(run, Map.of(PartReport.STATE, PartReport.STATE_READY));
-        BenchmarkRunStatus running =
-                awaitStatus("fingerprinted", s -> s.getPhase() == Phase.RUNNING);
-        Instant stageStart = Instant.parse(running.getStageStartTimes().getFirst());
+        Instant stageStart = RunParts.startStage(cluster, run);
         // A second replica becomes ready during the stage.
         await().atMost(Duration.ofSeconds(10)).until(() -> !Instant.now().isBefore(stageStart));
         client.discovery().v1().endpointSlices().inNamespace(namespace).resource(slice(2)).update();
@@ -296,7 +297,7 @@ class EnvironmentFingerprintIT {
         assertThat(changes.getFirst()).endsWith("=1");
         assertThat(changes.getLast()).endsWith("=2");
 
-        writePart(run, stageDone(run.getMetadata().getUid()));
+        RunParts.finishRun(client, run, 0, stageDone(run.getMetadata().getUid()));
         BenchmarkRunStatus done =
                 awaitStatus("fingerprinted", s -> s.getPhase() == Phase.SUCCEEDED);
         JsonNode profile = done.getProfiles().getFirst();
@@ -336,9 +337,5 @@ class EnvironmentFingerprintIT {
                         2_000_000_000L);
         RunParts.recordSteadyRequests(result, 0);
         return RunParts.report(PartReport.STATE_DONE, 1, uid, result);
-    }
-
-    private void writePart(BenchmarkRun run, Map<String, String> data) {
-        RunParts.write(client, run, 0, data);
     }
 }

@@ -266,7 +266,7 @@ public final class OperatorTestCluster implements AutoCloseable {
                         new EndpointSliceBuilder()
                                 .withNewMetadata()
                                 .withName(name + "-1")
-                                .addToLabels("kubernetes.io/service-name", name)
+                                .addToLabels(Labels.ENDPOINT_SLICE_SERVICE, name)
                                 .endMetadata()
                                 .withAddressType("IPv4")
                                 .addNewEndpoint()

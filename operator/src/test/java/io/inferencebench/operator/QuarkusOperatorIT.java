@@ -56,7 +56,7 @@ class QuarkusOperatorIT {
                         new EndpointSliceBuilder()
                                 .withNewMetadata()
                                 .withName("vllm-1")
-                                .addToLabels("kubernetes.io/service-name", "vllm")
+                                .addToLabels(Labels.ENDPOINT_SLICE_SERVICE, "vllm")
                                 .endMetadata()
                                 .withAddressType("IPv4")
                                 .addNewEndpoint()

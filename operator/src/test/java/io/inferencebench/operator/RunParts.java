@@ -7,10 +7,13 @@ import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
+import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.workorder.PartReport;
 import io.inferencebench.profile.lpg.StageResult;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -122,6 +125,78 @@ public final class RunParts {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /**
+     * Plays one runner pod (part 0) through a created run of one stage: ready at the start barrier
+     * once the run is Initializing; once it is Running, the stage window is left open for {@code
+     * window} after the barrier, then {@code report} (what {@link #report} returns for the stage)
+     * is written with state done.
+     *
+     * @return the stage's start barrier
+     */
+    public static Instant playStage(
+            OperatorTestCluster cluster,
+            BenchmarkRun run,
+            Duration window,
+            Map<String, String> report) {
+        Instant start = startStage(cluster, run, 1);
+        Instant until = start.plus(window);
+        org.awaitility.Awaitility.await()
+                .atMost(window.plusSeconds(30))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> !Instant.now().isBefore(until));
+        finishRun(cluster.client(), run, 0, report);
+        return start;
+    }
+
+    /**
+     * The runner pods of a created run reach the start barrier: once the run is Initializing, parts
+     * 0 to {@code runners - 1} report ready; once it is Running, its first barrier.
+     *
+     * @return the first stage's start barrier
+     */
+    public static Instant startStage(OperatorTestCluster cluster, BenchmarkRun run, int runners) {
+        reportReady(cluster, run, runners);
+        return firstBarrier(cluster, run);
+    }
+
+    /** {@link #startStage(OperatorTestCluster, BenchmarkRun, int)} with one runner pod. */
+    public static Instant startStage(OperatorTestCluster cluster, BenchmarkRun run) {
+        return startStage(cluster, run, 1);
+    }
+
+    /** Once the run is Initializing, parts 0 to {@code runners - 1} report ready. */
+    public static void reportReady(OperatorTestCluster cluster, BenchmarkRun run, int runners) {
+        cluster.awaitRunStatus(
+                run.getMetadata().getNamespace(),
+                run.getMetadata().getName(),
+                s -> s.getPhase() == Phase.INITIALIZING);
+        for (int index = 0; index < runners; index++) {
+            write(cluster.client(), run, index, Map.of(PartReport.STATE, PartReport.STATE_READY));
+        }
+    }
+
+    /** Waits until the run is Running; returns its first stage's start barrier. */
+    public static Instant firstBarrier(OperatorTestCluster cluster, BenchmarkRun run) {
+        return Instant.parse(
+                cluster.awaitRunStatus(
+                                run.getMetadata().getNamespace(),
+                                run.getMetadata().getName(),
+                                s -> s.getPhase() == Phase.RUNNING)
+                        .getStageStartTimes()
+                        .getFirst());
+    }
+
+    /**
+     * Part {@code index} finished the run: {@code report} (every stage's result, as {@link #report}
+     * writes them) with state done.
+     */
+    public static void finishRun(
+            KubernetesClient client, BenchmarkRun run, int index, Map<String, String> report) {
+        Map<String, String> done = new LinkedHashMap<>(report);
+        done.put(PartReport.STATE, PartReport.STATE_DONE);
+        write(client, run, index, done);
     }
 
     /** {@code instant} in nanoseconds since the epoch (millisecond precision). */

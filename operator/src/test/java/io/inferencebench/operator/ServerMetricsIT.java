@@ -104,7 +104,12 @@ class ServerMetricsIT {
     }
 
     private void startOperator() {
-        reconciler = new BenchmarkRunReconciler(client);
+        reconciler =
+                new BenchmarkRunReconciler(
+                        client,
+                        java.time.Clock.systemUTC(),
+                        io.micrometer.core.instrument.Metrics.globalRegistry,
+                        RunAdmission.fromConfig());
         cluster.startOperator(reconciler);
     }
 
@@ -193,13 +198,7 @@ class ServerMetricsIT {
                             metrics: {interval: 500ms}
                             """
                                     .formatted(server.getAddress().getPort()));
-            awaitStatus("restart", s -> s.getPhase() == Phase.INITIALIZING);
-            writePart(run, 0, Map.of(PartReport.STATE, PartReport.STATE_READY));
-            Instant stageStart =
-                    Instant.parse(
-                            awaitStatus("restart", s -> s.getPhase() == Phase.RUNNING)
-                                    .getStageStartTimes()
-                                    .getFirst());
+            Instant stageStart = RunParts.startStage(cluster, run);
 
             // Wait for a checkpoint holding at least 6 scrapes of the stage window, then "crash"
             // right after it was written.
@@ -240,11 +239,8 @@ class ServerMetricsIT {
             await().atMost(Duration.ofSeconds(20))
                     .until(() -> scrapeTimes.stream().filter(t -> t >= restartedAt).count() >= 4);
 
-            Map<String, String> done =
-                    new LinkedHashMap<>(stageDone(1, run.getMetadata().getUid()));
-            done.put(PartReport.STATE, PartReport.STATE_DONE);
             long doneAt = System.currentTimeMillis();
-            writePart(run, 0, done);
+            RunParts.finishRun(client, run, 0, stageDone(1, run.getMetadata().getUid()));
             BenchmarkRunStatus status =
                     awaitStatus("restart", s -> s.getPhase() == Phase.SUCCEEDED);
             // scrapes before the stage ended are all in its window; a few more may follow
@@ -429,28 +425,18 @@ class ServerMetricsIT {
                                     .formatted(target, load, freePort()));
             List<BenchmarkRun> runs = List.of(good, wrongKey, unreachable);
             for (BenchmarkRun run : runs) {
-                awaitStatus(run.getMetadata().getName(), s -> s.getPhase() == Phase.INITIALIZING);
-                writePart(run, 0, Map.of(PartReport.STATE, PartReport.STATE_READY));
+                RunParts.reportReady(cluster, run, 1);
             }
             Instant latestStart = Instant.EPOCH;
             for (BenchmarkRun run : runs) {
-                Instant start =
-                        Instant.parse(
-                                awaitStatus(
-                                                run.getMetadata().getName(),
-                                                s -> s.getPhase() == Phase.RUNNING)
-                                        .getStageStartTimes()
-                                        .getFirst());
+                Instant start = RunParts.firstBarrier(cluster, run);
                 latestStart = start.isAfter(latestStart) ? start : latestStart;
             }
             // Let Prometheus scrape the stage window a few times.
             Instant until = latestStart.plusSeconds(4);
             await().atMost(Duration.ofSeconds(30)).until(() -> Instant.now().isAfter(until));
             for (BenchmarkRun run : runs) {
-                Map<String, String> done =
-                        new LinkedHashMap<>(stageDone(1, run.getMetadata().getUid()));
-                done.put(PartReport.STATE, PartReport.STATE_DONE);
-                writePart(run, 0, done);
+                RunParts.finishRun(client, run, 0, stageDone(1, run.getMetadata().getUid()));
             }
 
             BenchmarkRunStatus ok = awaitStatus("prom-ok", s -> s.getPhase() == Phase.SUCCEEDED);
@@ -578,9 +564,7 @@ class ServerMetricsIT {
                                     .formatted(
                                             prometheus.getAddress().getPort(),
                                             prometheus.getAddress().getPort()));
-            awaitStatus("prom-auth", s -> s.getPhase() == Phase.INITIALIZING);
-            writePart(run, 0, Map.of(PartReport.STATE, PartReport.STATE_READY));
-            awaitStatus("prom-auth", s -> s.getPhase() == Phase.RUNNING);
+            RunParts.startStage(cluster, run);
             // Created only now: the Secret is read when the stage ends, not when the run starts.
             client.secrets()
                     .inNamespace(namespace)
@@ -599,10 +583,7 @@ class ServerMetricsIT {
                                                                                     .UTF_8)))
                                     .build())
                     .create();
-            Map<String, String> done =
-                    new LinkedHashMap<>(stageDone(1, run.getMetadata().getUid()));
-            done.put(PartReport.STATE, PartReport.STATE_DONE);
-            writePart(run, 0, done);
+            RunParts.finishRun(client, run, 0, stageDone(1, run.getMetadata().getUid()));
             BenchmarkRunStatus status =
                     awaitStatus("prom-auth", s -> s.getPhase() == Phase.SUCCEEDED);
             // the token file's trailing newline is trimmed, as Prometheus does for its own files
@@ -701,14 +682,7 @@ class ServerMetricsIT {
                               prometheus: {url: "%s", selector: '{job="edge"}', timeout: 5s}
                             """
                                     .formatted(url, url));
-            awaitStatus("prom-edge", s -> s.getPhase() == Phase.INITIALIZING);
-            writePart(run, 0, Map.of(PartReport.STATE, PartReport.STATE_READY));
-            long stageStart =
-                    Instant.parse(
-                                    awaitStatus("prom-edge", s -> s.getPhase() == Phase.RUNNING)
-                                            .getStageStartTimes()
-                                            .getFirst())
-                            .toEpochMilli();
+            long stageStart = RunParts.startStage(cluster, run).toEpochMilli();
             // 100 ms after a scrape at least 3 s into the stage, 5 requests finish and the
             // stage ends: the next scrape is 1.9 s away.
             long scrape = anchor + ((stageStart + 3000 - anchor) / scrapeEvery + 1) * scrapeEvery;
@@ -717,10 +691,7 @@ class ServerMetricsIT {
             for (int i = 0; i < 5; i++) {
                 completions.add(endedAt);
             }
-            Map<String, String> done =
-                    new LinkedHashMap<>(stageDone(1, run.getMetadata().getUid()));
-            done.put(PartReport.STATE, PartReport.STATE_DONE);
-            writePart(run, 0, done);
+            RunParts.finishRun(client, run, 0, stageDone(1, run.getMetadata().getUid()));
 
             BenchmarkRunStatus status =
                     awaitStatus("prom-edge", s -> s.getPhase() == Phase.SUCCEEDED);
@@ -868,7 +839,7 @@ class ServerMetricsIT {
                         new io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder()
                                 .withNewMetadata()
                                 .withName("server-abcde")
-                                .addToLabels("kubernetes.io/service-name", "server")
+                                .addToLabels(Labels.ENDPOINT_SLICE_SERVICE, "server")
                                 .endMetadata()
                                 .withAddressType("IPv4")
                                 .addNewPort()
@@ -896,27 +867,28 @@ class ServerMetricsIT {
                         "api", "http://192.0.2.10:8000/metrics",
                         "vllm-metrics", "http://192.0.2.10:9400/metrics",
                         "9100", "http://192.0.2.10:9100/metrics");
-        try (ServerMetricsScraper scraper = new ServerMetricsScraper(client)) {
+        {
+            MetricsEndpoints endpoints = new MetricsEndpoints(client);
             for (Map.Entry<String, String> e : expected.entrySet()) {
                 BenchmarkRun run =
                         parse(
                                 "port-" + e.getKey(),
                                 "%s\n%s\nmetrics: {port: %s}".formatted(target, load, e.getKey()));
-                assertThat(scraper.endpoints(run))
+                assertThat(endpoints.resolve(run))
                         .as("spec.metrics.port %s", e.getKey())
                         .containsExactly(
                                 Map.entry(
                                         "server-0",
-                                        new ServerMetricsScraper.MetricsEndpoint(
+                                        new MetricsEndpoints.MetricsEndpoint(
                                                 URI.create(e.getValue()), null)));
             }
             // No spec.metrics.port: pods are scraped on the Service port's target (8000), not on
             // the Service port itself (80).
-            assertThat(scraper.endpoints(parse("port-default", target + "\n" + load)))
+            assertThat(endpoints.resolve(parse("port-default", target + "\n" + load)))
                     .containsExactly(
                             Map.entry(
                                     "server-0",
-                                    new ServerMetricsScraper.MetricsEndpoint(
+                                    new MetricsEndpoints.MetricsEndpoint(
                                             URI.create("http://192.0.2.10:8000/metrics"), null)));
             BenchmarkRun urlTarget =
                     parse(
@@ -924,7 +896,7 @@ class ServerMetricsIT {
                             ("target: {url: \"http://127.0.0.1:1\", model: m}\n%s\nmetrics:"
                                             + " {port: metrics}")
                                     .formatted(load));
-            assertThat(scraper.endpoints(urlTarget).get("127.0.0.1").problem())
+            assertThat(endpoints.resolve(urlTarget).get("127.0.0.1").problem())
                     .isEqualTo(
                             "spec.metrics.port: the port name 'metrics' needs"
                                     + " spec.target.service (a URL target has no port names);"
@@ -940,19 +912,11 @@ class ServerMetricsIT {
                         metrics: {port: nope, interval: 500ms}
                         """
                                 .formatted(target, load));
-        awaitStatus("port-unknown-name", s -> s.getPhase() == Phase.INITIALIZING);
-        writePart(unknown, 0, Map.of(PartReport.STATE, PartReport.STATE_READY));
-        Instant start =
-                Instant.parse(
-                        awaitStatus("port-unknown-name", s -> s.getPhase() == Phase.RUNNING)
-                                .getStageStartTimes()
-                                .getFirst());
-        await().atMost(Duration.ofSeconds(30))
-                .until(() -> Instant.now().isAfter(start.plusSeconds(2)));
-        Map<String, String> done =
-                new LinkedHashMap<>(stageDone(1, unknown.getMetadata().getUid()));
-        done.put(PartReport.STATE, PartReport.STATE_DONE);
-        writePart(unknown, 0, done);
+        RunParts.playStage(
+                cluster,
+                unknown,
+                Duration.ofSeconds(2),
+                stageDone(1, unknown.getMetadata().getUid()));
         BenchmarkRunStatus status =
                 awaitStatus("port-unknown-name", s -> s.getPhase() == Phase.SUCCEEDED);
         assertThat(status.condition(ConditionTypes.SERVER_METRICS_COLLECTED))
@@ -988,19 +952,8 @@ class ServerMetricsIT {
                             metrics: {port: %d, interval: 500ms}
                             """
                                     .formatted(port, port));
-            awaitStatus("healthy", s -> s.getPhase() == Phase.INITIALIZING);
-            writePart(run, 0, Map.of(PartReport.STATE, PartReport.STATE_READY));
-            Instant start =
-                    Instant.parse(
-                            awaitStatus("healthy", s -> s.getPhase() == Phase.RUNNING)
-                                    .getStageStartTimes()
-                                    .getFirst());
-            await().atMost(Duration.ofSeconds(30))
-                    .until(() -> Instant.now().isAfter(start.plusSeconds(3)));
-            Map<String, String> done =
-                    new LinkedHashMap<>(stageDone(1, run.getMetadata().getUid()));
-            done.put(PartReport.STATE, PartReport.STATE_DONE);
-            writePart(run, 0, done);
+            RunParts.playStage(
+                    cluster, run, Duration.ofSeconds(3), stageDone(1, run.getMetadata().getUid()));
             BenchmarkRunStatus status =
                     awaitStatus("healthy", s -> s.getPhase() == Phase.SUCCEEDED);
             JsonNode coverage =
@@ -1077,10 +1030,6 @@ class ServerMetricsIT {
                         2_000_000_000L);
         RunParts.recordSteadyRequests(result, 0);
         return RunParts.report(PartReport.STATE_RUNNING, stage, uid, result);
-    }
-
-    private void writePart(BenchmarkRun run, int index, Map<String, String> data) {
-        RunParts.write(client, run, index, data);
     }
 
     private String get(String url) throws IOException, InterruptedException {

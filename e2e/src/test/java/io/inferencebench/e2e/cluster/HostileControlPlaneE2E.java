@@ -513,7 +513,7 @@ class HostileControlPlaneE2E {
                                             && r.getStatus() != null
                                             && r.getStatus().getStageStartTimes() != null
                                             && r.getStatus().getStageStartTimes().size() >= stage)
-                                    || isTerminal(phase(ns, run));
+                                    || Runs.ended(phase(ns, run));
                         });
         assertThat(phase(ns, run)).isEqualTo(Phase.RUNNING);
         Instant barrier =
@@ -630,28 +630,16 @@ class HostileControlPlaneE2E {
     }
 
     private static BenchmarkRun run(String ns, String name) {
-        return client.resources(BenchmarkRun.class).inNamespace(ns).withName(name).get();
+        return Runs.get(client, ns, name);
     }
 
     private static Phase phase(String ns, String name) {
-        BenchmarkRun run = run(ns, name);
-        return run == null || run.getStatus() == null ? null : run.getStatus().getPhase();
+        return Runs.phase(client, ns, name);
     }
 
-    private static boolean isTerminal(Phase phase) {
-        return phase == Phase.SUCCEEDED || phase == Phase.FAILED || phase == Phase.CANCELLED;
-    }
-
+    /** Waits for the run to end (a fault may make it fail) and asserts it ended {@code wanted}. */
     private static BenchmarkRun awaitPhase(String ns, String name, Duration atMost, Phase wanted) {
-        await().atMost(atMost)
-                .pollInterval(Duration.ofMillis(250))
-                .ignoreExceptions()
-                .until(() -> isTerminal(phase(ns, name)));
-        BenchmarkRun run = run(ns, name);
-        assertThat(run.getStatus().getPhase())
-                .as("phase of %s (message: %s)", name, run.getStatus().getMessage())
-                .isEqualTo(wanted);
-        return run;
+        return Runs.awaitPhase(client, ns, name, atMost, wanted);
     }
 
     private static long sumOfParts(String ns, String run, int stage, String field)

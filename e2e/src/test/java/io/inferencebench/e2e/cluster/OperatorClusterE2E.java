@@ -312,7 +312,7 @@ class OperatorClusterE2E {
                 .until(
                         () ->
                                 finishedStages(ns, "cancelled") >= 1
-                                        || isTerminal(phase(ns, "cancelled")));
+                                        || Runs.ended(phase(ns, "cancelled")));
         assertThat(phase(ns, "cancelled")).isEqualTo(Phase.RUNNING);
         client.resources(BenchmarkRun.class)
                 .inNamespace(ns)
@@ -350,7 +350,7 @@ class OperatorClusterE2E {
                 .until(
                         () ->
                                 finishedStages(ns, "podloss") >= 1
-                                        || isTerminal(phase(ns, "podloss")));
+                                        || Runs.ended(phase(ns, "podloss")));
         assertThat(phase(ns, "podloss")).isEqualTo(Phase.RUNNING);
         Pod victim =
                 runnerPods(ns, "podloss").stream()
@@ -392,7 +392,7 @@ class OperatorClusterE2E {
                 .until(
                         () ->
                                 phase(ns, "restarted") == Phase.RUNNING
-                                        || isTerminal(phase(ns, "restarted")));
+                                        || Runs.ended(phase(ns, "restarted")));
         assertThat(phase(ns, "restarted")).isEqualTo(Phase.RUNNING);
         Pod old = cluster.awaitOperatorReady(Duration.ofSeconds(30));
         client.pods().inNamespace(ChartCluster.SYSTEM).resource(old).withGracePeriod(0).delete();
@@ -487,7 +487,7 @@ class OperatorClusterE2E {
         Thread.sleep(5_000);
         assertThat(client.pods().inNamespace(ns).list().getItems()).isEmpty();
         assertThat(client.batch().v1().jobs().inNamespace(ns).list().getItems()).isEmpty();
-        assertThat(isTerminal(phase(ns, "unready"))).isFalse();
+        assertThat(Runs.ended(phase(ns, "unready"))).isFalse();
         System.out.println(
                 "TargetReady=False reason="
                         + condition.getReason()
@@ -1170,33 +1170,16 @@ class OperatorClusterE2E {
     }
 
     private static BenchmarkRun run(String ns, String name) {
-        return client.resources(BenchmarkRun.class).inNamespace(ns).withName(name).get();
+        return Runs.get(client, ns, name);
     }
 
     private static Phase phase(String ns, String name) {
-        BenchmarkRun run = run(ns, name);
-        return run == null || run.getStatus() == null ? null : run.getStatus().getPhase();
-    }
-
-    private static boolean isTerminal(Phase phase) {
-        return phase == Phase.SUCCEEDED || phase == Phase.FAILED || phase == Phase.CANCELLED;
+        return Runs.phase(client, ns, name);
     }
 
     private static BenchmarkRun awaitPhase(
             String ns, String name, Duration atMost, Phase... phases) {
-        List<Phase> wanted = List.of(phases);
-        await().atMost(atMost)
-                .pollInterval(Duration.ofMillis(250))
-                .until(
-                        () -> {
-                            Phase phase = phase(ns, name);
-                            return phase != null && (wanted.contains(phase) || isTerminal(phase));
-                        });
-        BenchmarkRun run = run(ns, name);
-        assertThat(run.getStatus().getPhase())
-                .as("phase of %s (message: %s)", name, run.getStatus().getMessage())
-                .isIn(wanted);
-        return run;
+        return Runs.awaitPhase(client, ns, name, atMost, phases);
     }
 
     private static int finishedStages(String ns, String name) {

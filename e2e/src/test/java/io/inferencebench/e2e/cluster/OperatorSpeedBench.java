@@ -331,7 +331,7 @@ class OperatorSpeedBench {
                                         .filter(
                                                 r ->
                                                         r.getStatus() != null
-                                                                && isTerminal(
+                                                                && Runs.ended(
                                                                         r.getStatus().getPhase()))
                                         .count();
                 List<Pod> runners =
@@ -533,10 +533,6 @@ class OperatorSpeedBench {
             return "counts: profile " + metrics + ", result sent " + result.getSent();
         }
         return null;
-    }
-
-    private static boolean isTerminal(Phase phase) {
-        return phase == Phase.SUCCEEDED || phase == Phase.FAILED || phase == Phase.CANCELLED;
     }
 
     /** Nearest-rank percentile of sorted samples. */

@@ -334,7 +334,7 @@ class ServerMetricsClusterE2E {
                                 return false;
                             }
                             List<String> starts = r.getStatus().getStageStartTimes();
-                            return isTerminal(r.getStatus().getPhase())
+                            return Runs.ended(r.getStatus().getPhase())
                                     || starts != null
                                             && !starts.isEmpty()
                                             && Instant.now()
@@ -1098,30 +1098,16 @@ class ServerMetricsClusterE2E {
     }
 
     private static BenchmarkRun get(String ns, String name) {
-        return client.resources(BenchmarkRun.class).inNamespace(ns).withName(name).get();
+        return Runs.get(client, ns, name);
     }
 
     private static Phase phase(String ns, String name) {
-        BenchmarkRun run = get(ns, name);
-        return run == null || run.getStatus() == null ? null : run.getStatus().getPhase();
+        return Runs.phase(client, ns, name);
     }
 
-    private static boolean isTerminal(Phase phase) {
-        return phase == Phase.SUCCEEDED || phase == Phase.FAILED || phase == Phase.CANCELLED;
-    }
-
+    /** {@link Runs#awaitPhase}, and the run has profiles. */
     private static BenchmarkRun awaitPhase(String ns, String name, Duration atMost, Phase wanted) {
-        await().atMost(atMost)
-                .pollInterval(Duration.ofMillis(250))
-                .until(
-                        () -> {
-                            Phase phase = phase(ns, name);
-                            return phase != null && (phase == wanted || isTerminal(phase));
-                        });
-        BenchmarkRun run = get(ns, name);
-        assertThat(run.getStatus().getPhase())
-                .as("phase of %s (message: %s)", name, run.getStatus().getMessage())
-                .isEqualTo(wanted);
+        BenchmarkRun run = Runs.awaitPhase(client, ns, name, atMost, wanted);
         assertThat(run.getStatus().getProfiles()).as("profiles of %s", name).isNotEmpty();
         return run;
     }

@@ -14,6 +14,7 @@ import io.inferencebench.crds.v1alpha1.EnvironmentStatus;
 import io.inferencebench.crds.v1alpha1.ReadyReplicas;
 import io.inferencebench.crds.v1alpha1.ServiceTarget;
 import io.inferencebench.crds.v1alpha1.TargetImage;
+import io.inferencebench.operator.Labels;
 import io.inferencebench.operator.TargetProbe;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
@@ -252,7 +253,7 @@ public final class EnvironmentFingerprint {
                 .v1()
                 .endpointSlices()
                 .inNamespace(namespace)
-                .withLabel("kubernetes.io/service-name", service)
+                .withLabel(Labels.ENDPOINT_SLICE_SERVICE, service)
                 .list()
                 .getItems();
     }

@@ -1,0 +1,139 @@
+package io.inferencebench.operator.run;
+
+import static io.inferencebench.operator.run.RunningStepTest.running;
+import static io.inferencebench.operator.run.RunningStepTest.stageDone;
+import static io.inferencebench.operator.run.Turns.CLOCK;
+import static io.inferencebench.operator.run.Turns.NOW;
+import static io.inferencebench.operator.run.Turns.decided;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
+import io.inferencebench.crds.v1alpha1.ConditionTypes;
+import io.inferencebench.crds.v1alpha1.EnvironmentStatus;
+import io.inferencebench.crds.workorder.PartReport;
+import io.inferencebench.operator.ServerMetricsCondition;
+import io.inferencebench.operator.environment.EnvironmentFingerprint;
+import io.inferencebench.profile.server.ScrapeCoverage;
+import io.inferencebench.profile.server.ServerMetricsReport;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** A finished stage into its profile, once. */
+class StageAssemblyTest {
+
+    private static final Instant STAGE_ONE = NOW.minusSeconds(30);
+
+    private final FakeCluster cluster = new FakeCluster();
+    private final RecordedWindows windows = new RecordedWindows();
+    private final StageAssembly assembly = new StageAssembly(cluster, windows, CLOCK);
+
+    @Test
+    void aStageIsAssembledOnceWhateverHowOftenItIsAskedFor() {
+        RunTurn turn =
+                Turns.sweep()
+                        .status(running(STAGE_ONE))
+                        .part(0, stageDone(1, 0, 2.5))
+                        .part(1, stageDone(1, 1, 2.5))
+                        .build();
+        assembly.assemble(turn, 1);
+        assembly.assemble(turn, 1);
+
+        BenchmarkRunStatus status = decided(turn);
+        assertThat(status.getResults()).hasSize(1);
+        assertThat(status.getProfiles()).hasSize(1);
+        assertThat(cluster.stored).hasSize(1);
+        assertThat(windows.reported).hasSize(1);
+    }
+
+    @Test
+    void noPartWithTheStagesResultLeavesStatusAsItWas() {
+        RunTurn turn =
+                Turns.sweep()
+                        .status(running(STAGE_ONE))
+                        .part(0, Map.of(PartReport.STATE, PartReport.STATE_RUNNING))
+                        .build();
+        assembly.assemble(turn, 1);
+        assertThat(decided(turn).getResults()).isNull();
+        assertThat(windows.reported).isEmpty();
+        assertThat(cluster.stored).isEmpty();
+    }
+
+    @Test
+    void theProfileCarriesTheStatusModelAndTheReadyReplicasOfItsWindow() {
+        BenchmarkRunStatus before = running(STAGE_ONE);
+        before.setModel("acme/found-7b");
+        EnvironmentStatus environment = new EnvironmentStatus();
+        environment.setReadyReplicas(EnvironmentFingerprint.sample(null, 2, NOW.minusSeconds(600)));
+        before.setEnvironment(environment);
+        RunTurn turn =
+                Turns.sweep()
+                        .status(before)
+                        .part(0, stageDone(1, 0, 2.5))
+                        .part(1, stageDone(1, 1, 2.5))
+                        .build();
+
+        assembly.assemble(turn, 1);
+
+        var profile = decided(turn).getProfiles().getFirst();
+        assertThat(profile.at("/dimensions/model_id").asText()).isEqualTo("acme/found-7b");
+        assertThat(profile.at("/config/ready_replicas/min").asInt()).isEqualTo(2);
+        assertThat(profile.at("/config/ready_replicas/series/0/ready").asInt()).isEqualTo(2);
+    }
+
+    @Test
+    void profilesTooLargeForStatusAreNamedByTheirConfigMapsAndTheConditionSaysSo() {
+        cluster.profilesFitStatus = false;
+        RunTurn turn =
+                Turns.sweep()
+                        .status(running(STAGE_ONE))
+                        .part(0, stageDone(1, 0, 2.5))
+                        .part(1, stageDone(1, 1, 2.5))
+                        .build();
+
+        assembly.assemble(turn, 1);
+
+        BenchmarkRunStatus status = decided(turn);
+        assertThat(status.getProfiles()).isNull();
+        assertThat(status.getResults()).hasSize(1);
+        assertThat(status.getProfileConfigMap()).isEqualTo("sweep-profile");
+        assertThat(status.getProfileConfigMaps())
+                .containsExactly("sweep-profile", "sweep-profile-1");
+        var stored = Turns.condition(status, ConditionTypes.RESULTS_STORED);
+        assertThat(stored.getStatus()).isEqualTo("True");
+        assertThat(stored.getReason()).isEqualTo("ConfigMapsOnly");
+    }
+
+    @Test
+    void aPrometheusSourceThatAnsweredNothingWarnsNamingPrometheus() {
+        windows.report =
+                new ServerMetricsReport(
+                        List.of(),
+                        Map.of(),
+                        new ScrapeCoverage(1, 0, 1, 0, List.of("HTTP 401 unauthorized"), Map.of()));
+        RunTurn turn =
+                Turns.run(
+                                """
+                                target: {url: "http://127.0.0.1:1", model: m}
+                                load: {requestRates: [5], numPrompts: 10}
+                                metrics: {prometheus: {url: "http://prom:9090"}}
+                                """)
+                        .status(running(STAGE_ONE))
+                        .part(0, stageDone(1, 0, 5))
+                        .build();
+
+        assembly.assemble(turn, 1);
+
+        assertThat(cluster.events(ServerMetricsCondition.PROMETHEUS_QUERY_FAILED))
+                .singleElement()
+                .satisfies(
+                        e ->
+                                assertThat(e.message())
+                                        .isEqualTo(
+                                                "no server metrics for stage 1 from Prometheus:"
+                                                        + " HTTP 401 unauthorized; the run"
+                                                        + " continues without them"));
+        assertThat(decided(turn).getResults()).hasSize(1);
+    }
+}
