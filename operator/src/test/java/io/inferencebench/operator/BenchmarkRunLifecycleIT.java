@@ -907,7 +907,7 @@ class BenchmarkRunLifecycleIT {
         assertThat(delivered.getReason()).isEqualTo("RunnerSaturated");
         assertThat(delivered.getMessage())
                 .startsWith(
-                        "stage 1: runner 1 ran out of CPU: its threads waited 2.90 s for a CPU in"
+                        "stage 1: runner 1 ran out of its 2 CPU: its threads waited 2.90 s for a CPU in"
                                 + " 4.00 s")
                 .endsWith("results are not a valid measurement of the requested load");
     }

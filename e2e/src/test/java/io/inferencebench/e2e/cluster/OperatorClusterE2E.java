@@ -833,11 +833,12 @@ class OperatorClusterE2E {
         System.out.println("LoadDelivered: " + delivered.getMessage());
         assertThat(delivered.getStatus()).isEqualTo("False");
         assertThat(delivered.getReason()).isEqualTo("RunnerSaturated");
-        // The quota, not the rounded-up CPU count the JVM sees, is what the runner may use.
+        // The quota, not the rounded-up CPU count the JVM sees, is what the runner may use;
+        // which rule fires first (its quota used up, throttled, or waiting behind other
+        // processes on a busy node) depends on the node.
         assertThat(delivered.getMessage())
-                .containsPattern(
-                        "^stage 1: (the runner|runner 0) ran out of CPU: used \\d+ % of its 0\\.10"
-                                + " CPU");
+                .containsPattern("^stage 1: (the runner|runner 0) ran out of its 0\\.10 CPU: ")
+                .containsPattern("used \\d+ % of it|throttled it|waited [0-9.]+ s for a CPU");
     }
 
     private static void assertMatchesWhatTheSimulatorObserved(JsonNode profile, long requests) {

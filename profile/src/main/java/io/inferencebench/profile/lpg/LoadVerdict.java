@@ -365,11 +365,8 @@ public record LoadVerdict(Delivery delivery, String reason, String message, List
         if (cpu.utilization() >= MAX_RUNNER_CPU_UTILIZATION) {
             why.add(
                     format(
-                            "used %.0f %% of its %s CPU (%.2f CPU-s in %.2f s)",
-                            100 * cpu.utilization(),
-                            cpus(cpu.availableCpus),
-                            cpu.cpuSeconds,
-                            cpu.wallSeconds));
+                            "used %.0f %% of it (%.2f CPU-s in %.2f s)",
+                            100 * cpu.utilization(), cpu.cpuSeconds, cpu.wallSeconds));
         }
         if (cpu.runQueueWaitRatio() >= MAX_RUN_QUEUE_WAIT_RATIO) {
             why.add(
@@ -384,7 +381,15 @@ public record LoadVerdict(Delivery delivery, String reason, String message, List
                             "its cgroup CPU quota throttled it %.2f s in %.2f s",
                             cpu.throttledSeconds, cpu.wallSeconds));
         }
-        return why.isEmpty() ? null : who + " ran out of CPU: " + String.join(", ", why);
+        // The budget is named whichever rule fired: the quota, not the rounded-up CPU count the
+        // JVM sees, is what the runner may use.
+        return why.isEmpty()
+                ? null
+                : who
+                        + " ran out of its "
+                        + cpus(cpu.availableCpus)
+                        + " CPU: "
+                        + String.join(", ", why);
     }
 
     private static String rate(double r) {

@@ -165,7 +165,7 @@ class LoadVerdictTest {
         assertThat(v.reason()).isEqualTo("RunnerSaturated");
         assertThat(v.message())
                 .isEqualTo(
-                        "the runner ran out of CPU: used 90 % of its 1 CPU (1.80 CPU-s in 2.00 s)");
+                        "the runner ran out of its 1 CPU: used 90 % of it (1.80 CPU-s in 2.00 s)");
         assertThat(judge(withCpu(busy, cpu(1.7, 2, 1, 0.01))).delivered()).isTrue();
         // the same CPU seconds on two CPUs are 45 %
         assertThat(judge(withCpu(busy, cpu(1.8, 2, 2, 0.01))).delivered()).isTrue();
@@ -197,7 +197,7 @@ class LoadVerdictTest {
         assertThat(v.reason()).isEqualTo("RunnerSaturated");
         assertThat(v.message())
                 .isEqualTo(
-                        "runner 3 ran out of CPU: its threads waited 1.20 s for a CPU in 2.00 s"
+                        "runner 3 ran out of its 1 CPU: its threads waited 1.20 s for a CPU in 2.00 s"
                                 + " (other processes on its CPUs)");
     }
 
@@ -210,7 +210,7 @@ class LoadVerdictTest {
         // 0.2 CPU-s of 0.5 allowed is 40 %: only the throttling counts here
         assertThat(v.message())
                 .isEqualTo(
-                        "the runner ran out of CPU: its cgroup CPU quota throttled it 0.50 s in 2.00 s");
+                        "the runner ran out of its 0.25 CPU: its cgroup CPU quota throttled it 0.50 s in 2.00 s");
     }
 
     @Test

@@ -29,7 +29,9 @@ final class ApiRetry {
 
     static boolean transientFailure(KubernetesClientException e) {
         int code = e.getCode();
-        return code == 0 || code == 409 || code == 429 || code >= 500;
+        // No HTTP status (0, or -1 when the client saw the connection close, as while the API
+        // server restarts): the request may not have reached a server at all.
+        return code <= 0 || code == 409 || code == 429 || code >= 500;
     }
 
     <T> T call(String what, Supplier<T> call) {

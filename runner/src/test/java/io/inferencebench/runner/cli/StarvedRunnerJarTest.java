@@ -124,7 +124,7 @@ class StarvedRunnerJarTest {
             assertThat(r.out())
                     .containsPattern("\\s+RunnerSaturated\\n")
                     .contains(
-                            "stage 1: LoadDelivered=False (RunnerSaturated): the runner ran out of CPU:");
+                            "stage 1: LoadDelivered=False (RunnerSaturated): the runner ran out of its 1 CPU:");
             // The runner's own figures: it waited for its CPU at least half the stage, and the
             // competitors really had that CPU meanwhile (seen from their side).
             Matcher waited =

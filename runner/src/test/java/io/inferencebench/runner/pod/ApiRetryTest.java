@@ -29,10 +29,15 @@ class ApiRetryTest {
                             if (n == 3) {
                                 throw new KubernetesClientException("throttled", 429, null);
                             }
+                            if (n == 4) {
+                                // what the client reports while the API server restarts
+                                throw new KubernetesClientException(
+                                        "Connection was closed", -1, null);
+                            }
                             return "ok";
                         });
         assertThat(result).isEqualTo("ok");
-        assertThat(calls).hasValue(4);
+        assertThat(calls).hasValue(5);
     }
 
     @Test
