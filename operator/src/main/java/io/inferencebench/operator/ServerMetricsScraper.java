@@ -178,7 +178,7 @@ public class ServerMetricsScraper implements AutoCloseable {
         this.client = client;
         this.bodyReader = bodyReader;
         this.checkpoint = checkpoint;
-        this.prometheus = new PrometheusStageSource(client);
+        this.prometheus = new PrometheusStageSource(client, bodyReader.maxBytes());
     }
 
     static ScrapeBodyReader bodyReaderFromConfig() {

@@ -143,6 +143,11 @@ public final class RunCommand implements Callable<Integer> {
                                     if (running != null) {
                                         running.cancel();
                                     }
+                                    if (serverMetrics != null) {
+                                        // A stage that ended may be waiting for its window's
+                                        // server metrics (a Prometheus query): not any longer.
+                                        serverMetrics.cancel();
+                                    }
                                 },
                                 err);
                 String modelName =
