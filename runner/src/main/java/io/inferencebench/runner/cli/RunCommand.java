@@ -8,6 +8,7 @@ import io.inferencebench.runner.dataset.Prompt;
 import io.inferencebench.runner.dataset.ServerTokenizer;
 import io.inferencebench.runner.engine.HeapHeadroom;
 import io.inferencebench.runner.engine.JitPlan;
+import io.inferencebench.runner.engine.JvmErrors;
 import io.inferencebench.runner.engine.LoadEngine;
 import io.inferencebench.runner.engine.SelfWarmup;
 import io.inferencebench.runner.engine.Slo;
@@ -104,9 +105,14 @@ public final class RunCommand implements Callable<Integer> {
         HfTokenizer tokenizer = target.loadTokenizer();
         Interrupts interrupts = null;
         try {
-            PreparedPrompts prepared =
-                    PreparedPrompts.prepare(
-                            plan, baseUrl, requestHeaders, tokenizer, workload, err);
+            PreparedPrompts prepared;
+            try {
+                prepared =
+                        PreparedPrompts.prepare(
+                                plan, baseUrl, requestHeaders, tokenizer, workload, err);
+            } catch (OutOfMemoryError e) {
+                throw promptsTooLarge(plan);
+            }
             List<Prompt> prompts = prepared.prompts();
             boolean tokenIds = prepared.tokenIds();
             ServerTokenizer serverTokenizer = prepared.serverTokenizer();
@@ -157,19 +163,25 @@ public final class RunCommand implements Callable<Integer> {
                         Progress.create(output.progress(), err, plan.stages().size());
                 ErrorSampler errors = new ErrorSampler();
                 StageObserver observer = StageObservers.of(progressView, metrics, errors);
-                LoadEngine engine =
-                        new LoadEngine(
-                                transport,
-                                protocol,
-                                params,
-                                plan.wire().path(),
-                                prompts,
-                                tokenizer,
-                                plan.slo(),
-                                output.sampleCap(),
-                                plan.dataset().seed(),
-                                plan.requestTimeout(),
-                                observer);
+                LoadEngine engine;
+                try {
+                    // Encodes every prompt's request once: as much again as the prompts.
+                    engine =
+                            new LoadEngine(
+                                    transport,
+                                    protocol,
+                                    params,
+                                    plan.wire().path(),
+                                    prompts,
+                                    tokenizer,
+                                    plan.slo(),
+                                    output.sampleCap(),
+                                    plan.dataset().seed(),
+                                    plan.requestTimeout(),
+                                    observer);
+                } catch (OutOfMemoryError e) {
+                    throw promptsTooLarge(plan);
+                }
                 engineRef.set(engine);
                 if (warmupCancel.cancelled()) {
                     // Interrupted during discovery or set-up: nothing is sent.
@@ -269,6 +281,24 @@ public final class RunCommand implements Callable<Integer> {
                 tokenizer.close();
             }
         }
+    }
+
+    /**
+     * The prompts are built before any request (all of them, and each request encoded once): when
+     * they do not fit, that is said up front instead of a run that dies of it.
+     */
+    private static Main.UsageError promptsTooLarge(RunPlan plan) {
+        return new Main.UsageError(
+                String.format(
+                        Locale.ROOT,
+                        "--num-prompts: the %d distinct prompts this run prepares before it"
+                                + " starts do not fit in the heap (-Xmx %s); lower --num-prompts"
+                                + " or the prompt lengths (--random-input-len), or give the JVM"
+                                + " more heap (java -Xmx...). At most %d distinct prompts are"
+                                + " held; a stage that sends more reuses them in turn",
+                        plan.datasetSize(),
+                        JvmErrors.maxHeap(),
+                        RunPlan.MAX_PROMPTS));
     }
 
     private static void report(

@@ -427,9 +427,12 @@ public final class LoadEngine {
 
         void startClosedLoop() {
             int loops = transport.loops();
-            int concurrency = plan.concurrency();
-            for (int c = 0; c < concurrency; c++) {
-                int loop = c % loops;
+            // Never more workers than requests to send: each worker beyond the prompts would only
+            // be a task that finds nothing left to claim (a concurrency of 2^31 - 1 with 5 prompts
+            // queued tasks for minutes at 100 % CPU, the interrupt unheard meanwhile).
+            long workers = Math.min(plan.concurrency(), limit);
+            for (long c = 0; c < workers && !dispatchDone && !cancelled; c++) {
+                int loop = (int) (c % loops);
                 transport.execute(loop, () -> issueNext(loop));
             }
             // The loops decide when the stage is exhausted.

@@ -135,4 +135,135 @@ class NoHangJarTest {
             assertThat(server.requests()).isEqualTo(5);
         }
     }
+
+    @Test
+    void aConcurrencyFarAboveThePromptsEndsWithTheLastRequest(@TempDir Path dir) throws Exception {
+        try (StubServer server = new StubServer(new OpenAiStub(1, 0, true))) {
+            Path results = dir.resolve("results");
+            Process p =
+                    start(
+                            dir,
+                            List.of(),
+                            "run",
+                            "--base-url",
+                            server.baseUrl(),
+                            "--backend",
+                            "openai",
+                            "--model",
+                            "m",
+                            "--random-input-len",
+                            "8",
+                            "--random-output-len",
+                            "4",
+                            "--concurrency",
+                            "2147483647",
+                            "--num-prompts",
+                            "5",
+                            "--no-self-warmup",
+                            "--progress",
+                            "none",
+                            "--result-dir",
+                            results.toString());
+            try {
+                // Five requests of a few ms; it took minutes at 100 % CPU.
+                assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("the run ended").isTrue();
+            } finally {
+                p.destroyForcibly();
+            }
+            assertThat(p.exitValue()).as(stderr(dir)).isZero();
+            assertThat(server.requests()).as("requests the server saw").isEqualTo(5);
+            List<Path> files = profiles(results);
+            assertThat(files).singleElement();
+            JsonNode metrics = JSON.readTree(files.get(0).toFile()).path("metrics");
+            assertThat(metrics.path("completed").asInt()).isEqualTo(5);
+            assertThat(metrics.path("in_flight_peak").asInt()).isBetween(1, 5);
+        }
+    }
+
+    @Test
+    void aSigtermInAClosedLoopOfHugeConcurrencyWritesThePartialProfile(@TempDir Path dir)
+            throws Exception {
+        // 20 tokens 200 ms apart: every request would take 4 s.
+        try (StubServer server = new StubServer(new OpenAiStub(0, 200, true))) {
+            Path results = dir.resolve("results");
+            Process p =
+                    start(
+                            dir,
+                            List.of(),
+                            "run",
+                            "--base-url",
+                            server.baseUrl(),
+                            "--backend",
+                            "openai",
+                            "--model",
+                            "m",
+                            "--random-input-len",
+                            "8",
+                            "--random-output-len",
+                            "20",
+                            "--concurrency",
+                            "2147483647",
+                            "--num-prompts",
+                            "50",
+                            "--no-self-warmup",
+                            "--progress",
+                            "none",
+                            "--result-dir",
+                            results.toString());
+            try {
+                await("the stage is sending", () -> server.requests() >= 5, p, 60);
+                sigterm(p);
+                assertThat(p.waitFor(15, TimeUnit.SECONDS)).as("exited after SIGTERM").isTrue();
+            } finally {
+                p.destroyForcibly();
+            }
+            String err = stderr(dir);
+            assertThat(p.exitValue()).as(err).isEqualTo(130);
+            assertThat(stdout(dir)).contains("stage 1 is partial");
+            List<Path> files = profiles(results);
+            assertThat(files).singleElement().asString().endsWith("-partial.json");
+            JsonNode metrics = JSON.readTree(files.get(0).toFile()).path("metrics");
+            assertThat(metrics.path("partial").asBoolean()).isTrue();
+            assertThat(metrics.path("cancelled_requests").asInt()).isPositive();
+            assertThat(metrics.path("failures").asInt()).isZero();
+            assertThat(metrics.path("requests_sent").asInt())
+                    .isBetween(5, 50)
+                    .isEqualTo(server.requests());
+        }
+    }
+
+    @Test
+    void promptsThatDoNotFitTheHeapAreRefusedWithAMessage(@TempDir Path dir) throws Exception {
+        // 100,000 prompts of about 4,000 tokens are gigabytes of text; the heap is 64 MiB.
+        RunnerJarTest.Result r =
+                RunnerJarTest.runJar(
+                        dir,
+                        List.of(),
+                        List.of("-Xmx64m"),
+                        "run",
+                        "--base-url",
+                        "http://127.0.0.1:9",
+                        "--backend",
+                        "openai",
+                        "--model",
+                        "m",
+                        "--random-input-len",
+                        "4000",
+                        "--random-output-len",
+                        "4",
+                        "--request-rate",
+                        "10",
+                        "--num-prompts",
+                        "100000",
+                        "--no-self-warmup",
+                        "--result-dir",
+                        dir.resolve("results").toString());
+        assertThat(r.code()).as(r.err()).isEqualTo(2);
+        assertThat(r.err())
+                .contains(
+                        "--num-prompts: the 100000 distinct prompts this run prepares before it"
+                                + " starts do not fit in the heap (-Xmx 64 MiB)")
+                .doesNotContain("OutOfMemoryError")
+                .doesNotContain("\tat ");
+    }
 }
