@@ -247,6 +247,17 @@ public final class RunCommand implements Callable<Integer> {
                                 .run(plan.stages(), plan.cooldown(), warmupSent, !stream);
                 progressView.close();
                 report(out, outcome, slo, plan.maxFailureRatio(), serverMetrics != null);
+                if (outcome.failure() instanceof StageLoop.JvmErrorStop stop) {
+                    long written = outcome.files().stream().filter(ResultFiles.Written::ok).count();
+                    throw new Main.JvmFailure(
+                            JvmErrors.describe(stop.error)
+                                    + "; stage "
+                                    + stop.stage
+                                    + " stopped; finished stages kept ("
+                                    + written
+                                    + (written == 1 ? " profile" : " profiles")
+                                    + " written)");
+                }
                 if (outcome.failure() != null) {
                     throw outcome.failure();
                 }
@@ -341,9 +352,20 @@ public final class RunCommand implements Callable<Integer> {
             SelfWarmup.Cancel cancel,
             PrintWriter err) {
         long warmStart = System.nanoTime();
-        long exchanges =
-                SelfWarmup.run(
-                        protocol, params, transport, Duration.ofMillis(1500), streamTokens, cancel);
+        long exchanges;
+        try {
+            exchanges =
+                    SelfWarmup.run(
+                            protocol,
+                            params,
+                            transport,
+                            Duration.ofMillis(1500),
+                            streamTokens,
+                            cancel);
+        } catch (VirtualMachineError e) {
+            throw new Main.JvmFailure(
+                    JvmErrors.describe(e) + " during the client's self warm-up; no stage ran");
+        }
         err.printf(
                 Locale.ROOT,
                 "client warm-up: %d local exchanges in %.1f s (nothing sent to the target)%s%n",
@@ -372,6 +394,11 @@ public final class RunCommand implements Callable<Integer> {
                 warmups > 0 ? "" : " (checks that the server accepts the token ids)");
         VocabularyCheck vocabulary = new VocabularyCheck();
         long sent = engine.warmUp(count, plan.maxConcurrency(), vocabulary);
+        if (engine.jvmError() != null) {
+            throw new Main.JvmFailure(
+                    JvmErrors.describe(engine.jvmError())
+                            + " during the warm-up requests; no stage ran");
+        }
         if (vocabulary.rejection() != null) {
             throw new Main.UsageError(
                     VocabularyCheck.message(vocabulary.rejection(), prompts.get(0).inputSource()));

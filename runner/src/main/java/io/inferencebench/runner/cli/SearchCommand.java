@@ -178,7 +178,9 @@ public final class SearchCommand implements Callable<Integer> {
                                     err,
                                     runArgs(rate, dir, probeCount[0] == 0).toArray(String[]::new));
                     probeCount[0]++;
-                    if (code == Main.EXIT_USAGE || code == Interrupts.EXIT_INTERRUPTED) {
+                    if (code == Main.EXIT_USAGE
+                            || code == Interrupts.EXIT_INTERRUPTED
+                            || code == Main.EXIT_JVM_ERROR) {
                         runExit[0] = code;
                         throw new ProbeStopped(code);
                     }
@@ -233,6 +235,15 @@ public final class SearchCommand implements Callable<Integer> {
             out.flush();
             if (stopped.code == Main.EXIT_USAGE) {
                 return Main.EXIT_USAGE;
+            }
+            if (stopped.code == Main.EXIT_JVM_ERROR) {
+                // The probe said what failed; the probes before it are kept.
+                err.println(
+                        "search stopped: the runner failed (above); "
+                                + probeNodes.size()
+                                + " probe(s) in "
+                                + dir.resolve(CAPACITY_FILE));
+                return Main.EXIT_JVM_ERROR;
             }
             err.println(
                     "interrupted: "
