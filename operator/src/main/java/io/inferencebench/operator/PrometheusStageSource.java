@@ -20,7 +20,9 @@ import java.util.Map;
  * the stage window. The bearer token is read from its Secret on every report (so a rotated token is
  * picked up and nothing is cached), used only in the request header, and never put in a message.
  * Never throws: whatever goes wrong becomes a report without statistics whose coverage error says
- * what, for the ServerMetricsCollected condition.
+ * what, for the ServerMetricsCollected condition. Prometheus' answers are bounded like scraped
+ * pages: at most the scrape body bound each, and {@code timeout} from each request to its body's
+ * end, so a Prometheus whose answer never ends costs one timeout, not a reconciler thread.
  */
 public class PrometheusStageSource {
 
@@ -28,9 +30,18 @@ public class PrometheusStageSource {
     static final String TOKEN_FIELD = PrometheusSourceConfigs.FIELD + ".bearerTokenSecretRef";
 
     private final KubernetesClient client;
+    private final long maxBodyBytes;
 
     public PrometheusStageSource(KubernetesClient client) {
+        this(client, io.inferencebench.profile.prom.ScrapeBodyReader.DEFAULT_MAX_BYTES);
+    }
+
+    /**
+     * @param maxBodyBytes most bytes accepted in one Prometheus answer (the scrape body bound)
+     */
+    public PrometheusStageSource(KubernetesClient client, long maxBodyBytes) {
         this.client = client;
+        this.maxBodyBytes = maxBodyBytes;
     }
 
     /**
@@ -55,7 +66,7 @@ public class PrometheusStageSource {
             token = lookup.token();
         }
         try (PrometheusApiSource source =
-                new PrometheusApiSource(PrometheusSourceConfigs.from(spec, token))) {
+                new PrometheusApiSource(PrometheusSourceConfigs.from(spec, token), maxBodyBytes)) {
             return source.report(catalog, startMillis, Math.max(startMillis, endMillis));
         } catch (IllegalArgumentException e) {
             // Validation messages name fields, never the token's value.
@@ -83,7 +94,7 @@ public class PrometheusStageSource {
             token = lookup.token();
         }
         try (PrometheusApiSource source =
-                new PrometheusApiSource(PrometheusSourceConfigs.from(spec, token))) {
+                new PrometheusApiSource(PrometheusSourceConfigs.from(spec, token), maxBodyBytes)) {
             return source.step().toMillis();
         } catch (IllegalArgumentException e) {
             return 0;

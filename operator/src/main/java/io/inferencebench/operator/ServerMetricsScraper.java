@@ -166,7 +166,7 @@ public class ServerMetricsScraper implements StageWindows, AutoCloseable {
         this.endpoints = new MetricsEndpoints(client);
         this.bodyReader = bodyReader;
         this.checkpoint = checkpoint;
-        this.prometheus = new PrometheusStageSource(client);
+        this.prometheus = new PrometheusStageSource(client, bodyReader.maxBytes());
     }
 
     static ScrapeBodyReader bodyReaderFromConfig() {

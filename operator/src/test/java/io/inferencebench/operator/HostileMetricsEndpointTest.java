@@ -2,9 +2,15 @@ package io.inferencebench.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.inferencebench.crds.v1alpha1.BenchmarkRun;
+import io.inferencebench.crds.v1alpha1.BenchmarkRunSpec;
+import io.inferencebench.crds.v1alpha1.MetricsSpec;
+import io.inferencebench.crds.v1alpha1.PrometheusSpec;
 import io.inferencebench.profile.prom.ScrapeBodyReader;
 import io.inferencebench.profile.server.Scrape;
 import io.inferencebench.profile.server.ServerMetricCatalog;
+import io.inferencebench.profile.server.ServerMetricsReport;
 import io.inferencebench.testkit.HostileMetricsServer;
 import io.inferencebench.testkit.HostileMetricsServer.Exchange;
 import java.lang.management.ManagementFactory;
@@ -42,7 +48,9 @@ class HostileMetricsEndpointTest {
 
     @AfterEach
     void close() {
-        scraper.close();
+        if (scraper != null) {
+            scraper.close();
+        }
     }
 
     private static long allocatedByScrapingThreads() {
@@ -69,6 +77,67 @@ class HostileMetricsEndpointTest {
         long allocated = allocatedByScrapingThreads() - before;
         System.out.printf("%s: %s, allocated %,d bytes%n", server.url(), scrape.error(), allocated);
         return new Outcome(scrape, allocated);
+    }
+
+    /** A run whose stage windows are read from the Prometheus at {@code url}. */
+    private static BenchmarkRun runWithPrometheus(String url, String timeout) {
+        PrometheusSpec prometheus = new PrometheusSpec();
+        prometheus.setUrl(url);
+        prometheus.setTimeout(timeout);
+        MetricsSpec metrics = new MetricsSpec();
+        metrics.setPrometheus(prometheus);
+        BenchmarkRunSpec spec = new BenchmarkRunSpec();
+        spec.setMetrics(metrics);
+        BenchmarkRun run = new BenchmarkRun();
+        run.setMetadata(new ObjectMetaBuilder().withName("r").withNamespace("ns").build());
+        run.setSpec(spec);
+        return run;
+    }
+
+    @Test
+    void aPrometheusWhoseAnswerNeverEndsCostsOneTimeoutNotAThread() throws Exception {
+        try (HostileMetricsServer server =
+                new HostileMetricsServer(new HostileMetricsServer.Stalled())) {
+            BenchmarkRun run = runWithPrometheus(server.url().replace("/metrics", ""), "800ms");
+            PrometheusStageSource source = new PrometheusStageSource(null, BOUND);
+            long start = System.nanoTime();
+            ServerMetricsReport report = source.report(run, catalog, 1_000, 61_000);
+            long millis = (System.nanoTime() - start) / 1_000_000;
+
+            assertThat(millis).isBetween(700L, 4_000L);
+            assertThat(report.coverage().succeeded()).isZero();
+            assertThat(report.coverage().errors())
+                    .singleElement()
+                    .asString()
+                    .endsWith("did not answer /api/v1/targets within 800 ms");
+            assertThat(server.nextExchange(10).clientHungUp()).isTrue();
+            assertThat(server.requests()).isOne();
+        }
+    }
+
+    @Test
+    void aPrometheusAnswerThatNeverEndsIsCutAtTheBound() throws Exception {
+        try (HostileMetricsServer server =
+                new HostileMetricsServer(new HostileMetricsServer.Endless())) {
+            BenchmarkRun run = runWithPrometheus(server.url().replace("/metrics", ""), "20s");
+            PrometheusStageSource source = new PrometheusStageSource(null, BOUND);
+            long before = allocatedByScrapingThreads();
+            ServerMetricsReport report = source.report(run, catalog, 1_000, 61_000);
+            long allocated = allocatedByScrapingThreads() - before;
+
+            assertThat(report.coverage().errors())
+                    .singleElement()
+                    .asString()
+                    .endsWith("body that was refused: body exceeds " + BOUND + " bytes");
+            long sent = 0;
+            for (int i = 0; i < server.requests(); i++) {
+                Exchange exchange = server.nextExchange(30);
+                assertThat(exchange.clientHungUp()).isTrue();
+                sent += exchange.bodyBytesSent();
+            }
+            System.out.printf("Prometheus answers: sent %,d, allocated %,d%n", sent, allocated);
+            assertThat(allocated).isLessThan(server.requests() * allocationLimit(sent));
+        }
     }
 
     @Test

@@ -16,9 +16,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.GZIPOutputStream;
 
 /**
- * A loopback {@code /metrics} endpoint that misbehaves on purpose, on a plain socket so every byte
- * it sends is counted and a client hanging up is seen: a huge page streamed from one small buffer
- * (never allocated whole), a gzip bomb, a body that never ends, or an honest page.
+ * A loopback {@code /metrics} endpoint (or any other: the path is not looked at) that misbehaves on
+ * purpose, on a plain socket so every byte it sends is counted and a client hanging up is seen: a
+ * huge page streamed from one small buffer (never allocated whole), a gzip bomb, a body that never
+ * ends (slowly, fast, or not a byte after the headers), or an honest page.
  *
  * <p>Each connection answers one request and then closes. {@link #nextExchange} hands out what the
  * server observed of each exchange, in order.
@@ -43,12 +44,20 @@ public final class HostileMetricsServer implements AutoCloseable {
     /** Chunked transfer, one gauge line every {@code gapMillis}, until the client hangs up. */
     public record NeverEnding(long gapMillis) implements Behaviour {}
 
+    /** Chunked transfer of 1 MiB chunks, as fast as the client reads, until it hangs up. */
+    public record Endless() implements Behaviour {}
+
+    /** Status and headers of a chunked body, then not a byte more until the client hangs up. */
+    public record Stalled() implements Behaviour {}
+
     /** An honest page; gzip-compressed with {@code Content-Encoding: gzip} when asked. */
     public record Page(String text, boolean gzip) implements Behaviour {}
 
     private final ServerSocket socket;
     private final Behaviour behaviour;
     private final LinkedBlockingQueue<Exchange> exchanges = new LinkedBlockingQueue<>();
+    private final java.util.concurrent.atomic.AtomicInteger requests =
+            new java.util.concurrent.atomic.AtomicInteger();
     private final Thread acceptor;
 
     public HostileMetricsServer(Behaviour behaviour) {
@@ -66,6 +75,11 @@ public final class HostileMetricsServer implements AutoCloseable {
     /** The page's URL. */
     public String url() {
         return "http://127.0.0.1:" + socket.getLocalPort() + "/metrics";
+    }
+
+    /** Requests received so far (their heads read; the exchange may still be going on). */
+    public int requests() {
+        return requests.get();
     }
 
     /**
@@ -101,12 +115,16 @@ public final class HostileMetricsServer implements AutoCloseable {
         AtomicLong sent = new AtomicLong();
         boolean hungUp = false;
         try (connection) {
-            readRequestHead(connection.getInputStream());
+            InputStream in = connection.getInputStream();
+            readRequestHead(in);
+            requests.incrementAndGet();
             OutputStream out = connection.getOutputStream();
             switch (behaviour) {
                 case HugePage p -> hugePage(out, p.bytes(), sent);
                 case GzipBomb b -> gzipBomb(out, b.compressedBytes(), sent);
                 case NeverEnding n -> neverEnding(out, n.gapMillis(), sent);
+                case Endless e -> endless(out, sent);
+                case Stalled s -> hungUp = stalled(in, out);
                 case Page p -> page(out, p, sent);
             }
             out.flush();
@@ -197,6 +215,34 @@ public final class HostileMetricsServer implements AutoCloseable {
             sent.addAndGet(line.length);
             Thread.sleep(gapMillis);
         }
+    }
+
+    private static void endless(OutputStream out, AtomicLong sent) throws IOException {
+        head(out, "Transfer-Encoding: chunked");
+        byte[] block = oneMebibyteOfLines();
+        byte[] size =
+                (Integer.toHexString(block.length) + "\r\n").getBytes(StandardCharsets.US_ASCII);
+        byte[] end = "\r\n".getBytes(StandardCharsets.US_ASCII);
+        while (true) {
+            out.write(size);
+            out.write(block);
+            out.write(end);
+            sent.addAndGet(block.length);
+        }
+    }
+
+    /** Waits, sending nothing, until the client closes; true when it did. */
+    private static boolean stalled(InputStream in, OutputStream out) throws IOException {
+        head(out, "Transfer-Encoding: chunked");
+        // A read returns -1 (or fails) only when the client hangs up.
+        try {
+            while (in.read() >= 0) {
+                // the client sends nothing more on this connection; keep waiting
+            }
+        } catch (SocketException e) {
+            // reset by the client: it hung up too
+        }
+        return true;
     }
 
     private static void page(OutputStream out, Page page, AtomicLong sent) throws IOException {

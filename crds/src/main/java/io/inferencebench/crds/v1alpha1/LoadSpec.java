@@ -51,6 +51,9 @@ import java.util.List;
         fieldPath = ".requestTimeout")
 public class LoadSpec {
 
+    /** Most warm-up requests accepted (the schema's bound). */
+    public static final int MAX_WARMUP_REQUESTS = 100_000;
+
     /** Most stages (or sweep rates) in one run; each stage becomes one profile. */
     public static final int MAX_STAGES = 50;
 
@@ -104,7 +107,7 @@ public class LoadSpec {
                     + " requests: 4, 3 and 3).")
     @Default("0")
     @Min(0)
-    @Max(100_000)
+    @Max(MAX_WARMUP_REQUESTS)
     private Integer warmupRequests = 0;
 
     @JsonPropertyDescription(

@@ -530,8 +530,28 @@ public final class SpecValidation {
             }
         }
         positiveCount(prefix + ".maxConcurrency", load.getMaxConcurrency(), problems);
+        // The schema's bounds, for the command line's --config too: above them an open loop at
+        // an unbounded rate, or the warm-up (all at once), would start that many requests.
+        if (load.getMaxConcurrency() != null
+                && load.getMaxConcurrency() > StageSpec.MAX_CONCURRENCY) {
+            problems.add(
+                    prefix
+                            + ".maxConcurrency: at most "
+                            + StageSpec.MAX_CONCURRENCY
+                            + " requests in flight, got "
+                            + load.getMaxConcurrency()
+                            + " (leave it unset for no cap)");
+        }
         if (load.getWarmupRequests() != null && load.getWarmupRequests() < 0) {
             problems.add(prefix + ".warmupRequests: must not be negative");
+        } else if (load.getWarmupRequests() != null
+                && load.getWarmupRequests() > LoadSpec.MAX_WARMUP_REQUESTS) {
+            problems.add(
+                    prefix
+                            + ".warmupRequests: at most "
+                            + LoadSpec.MAX_WARMUP_REQUESTS
+                            + ", got "
+                            + load.getWarmupRequests());
         }
         optionalDuration(prefix + ".cooldown", load.getCooldown(), problems);
         optionalPositiveDuration(prefix + ".requestTimeout", load.getRequestTimeout(), problems);
@@ -618,6 +638,22 @@ public final class SpecValidation {
                     problems);
         }
         positiveCount(at + ".concurrency", stage.getConcurrency(), problems);
+        Integer concurrency = stage.getConcurrency();
+        Integer prompts = stage.getNumPrompts();
+        if (concurrency != null
+                && concurrency > StageSpec.MAX_CONCURRENCY
+                && (prompts == null || prompts > StageSpec.MAX_CONCURRENCY)) {
+            // The schema's bound too; above it only when numPrompts keeps fewer in flight.
+            problems.add(
+                    at
+                            + ".concurrency: at most "
+                            + StageSpec.MAX_CONCURRENCY
+                            + " requests in flight, got "
+                            + concurrency
+                            + " (more only with numPrompts at most "
+                            + StageSpec.MAX_CONCURRENCY
+                            + ")");
+        }
         positiveCount(at + ".numPrompts", stage.getNumPrompts(), problems);
         optionalPositiveDuration(at + ".duration", stage.getDuration(), problems);
     }

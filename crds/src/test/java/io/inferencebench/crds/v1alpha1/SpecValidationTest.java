@@ -159,6 +159,33 @@ class SpecValidationTest {
     }
 
     @Test
+    void aConcurrencyAboveTheLimitIsAllowedOnlyWhenThePromptsBoundIt() {
+        StageSpec bounded = new StageSpec();
+        bounded.setConcurrency(Integer.MAX_VALUE);
+        bounded.setNumPrompts(5);
+        StageSpec unbounded = new StageSpec();
+        unbounded.setConcurrency(Integer.MAX_VALUE);
+        unbounded.setDuration("10s");
+        LoadSpec load = new LoadSpec();
+        load.setStages(List.of(bounded, unbounded));
+        assertThat(SpecValidation.validateLoad(load, "load"))
+                .containsExactly(
+                        "load.stages[1].concurrency: at most 100000 requests in flight, got"
+                                + " 2147483647 (more only with numPrompts at most 100000)");
+
+        LoadSpec capped = new LoadSpec();
+        capped.setRequestRates(List.of(Double.POSITIVE_INFINITY));
+        capped.setDuration("2s");
+        capped.setMaxConcurrency(Integer.MAX_VALUE);
+        capped.setWarmupRequests(100_001);
+        assertThat(SpecValidation.validateLoad(capped, "load"))
+                .contains(
+                        "load.maxConcurrency: at most 100000 requests in flight, got 2147483647"
+                                + " (leave it unset for no cap)",
+                        "load.warmupRequests: at most 100000, got 100001");
+    }
+
+    @Test
     void badDurationsAndBurstinessAreReported() {
         LoadSpec load = new LoadSpec();
         load.setRequestRates(List.of(1.0));

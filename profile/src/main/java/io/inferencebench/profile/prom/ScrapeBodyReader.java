@@ -46,8 +46,27 @@ public final class ScrapeBodyReader {
     public static final class BodyRefused extends IOException {
         private static final long serialVersionUID = 1L;
 
+        private final boolean tooLarge;
+        private final boolean timedOut;
+
         BodyRefused(String reason, Throwable cause) {
+            this(reason, cause, false, false);
+        }
+
+        private BodyRefused(String reason, Throwable cause, boolean tooLarge, boolean timedOut) {
             super(reason, cause);
+            this.tooLarge = tooLarge;
+            this.timedOut = timedOut;
+        }
+
+        /** Whether the body was cut at the bound on its size. */
+        public boolean tooLarge() {
+            return tooLarge;
+        }
+
+        /** Whether the body had not ended at the deadline. */
+        public boolean timedOut() {
+            return timedOut;
         }
     }
 
@@ -110,15 +129,19 @@ public final class ScrapeBodyReader {
         try (InputStream in = body) {
             return readBounded(decoded(in, contentEncoding));
         } catch (BodyRefused e) {
-            throw expired.get() ? new BodyRefused(timedOutReason(), e) : e;
+            throw expired.get() ? timedOut(e) : e;
         } catch (IOException e) {
             if (expired.get()) {
-                throw new BodyRefused(timedOutReason(), e);
+                throw timedOut(e);
             }
             throw e;
         } finally {
             deadline.cancel(false);
         }
+    }
+
+    private BodyRefused timedOut(IOException cause) {
+        return new BodyRefused(timedOutReason(), cause, false, true);
     }
 
     private InputStream decoded(InputStream in, String contentEncoding) throws IOException {
@@ -163,7 +186,9 @@ public final class ScrapeBodyReader {
                         + maxBytes
                         + " bytes"
                         + (in instanceof GzipStream ? " (decompressed from gzip)" : ""),
-                null);
+                null,
+                true,
+                false);
     }
 
     private static String gzipProblem(IOException e) {

@@ -109,11 +109,28 @@ public final class LoadOptions {
             if (maxConcurrency < 1) {
                 throw new Main.UsageError("--max-concurrency: must be >= 1, got " + maxConcurrency);
             }
+            if (maxConcurrency > StageSpec.MAX_CONCURRENCY) {
+                // An unbounded rate for a --duration would start that many requests at once.
+                throw new Main.UsageError(
+                        "--max-concurrency: at most "
+                                + StageSpec.MAX_CONCURRENCY
+                                + " requests in flight, got "
+                                + maxConcurrency
+                                + " (leave it out for no cap)");
+            }
             l.setMaxConcurrency(maxConcurrency);
         }
         if (numWarmups != null) {
             if (numWarmups < 0) {
                 throw new Main.UsageError("--num-warmups: must be >= 0, got " + numWarmups);
+            }
+            if (numWarmups > LoadSpec.MAX_WARMUP_REQUESTS) {
+                // The warm-up sends all of them at once (up to --max-concurrency).
+                throw new Main.UsageError(
+                        "--num-warmups: at most "
+                                + LoadSpec.MAX_WARMUP_REQUESTS
+                                + ", got "
+                                + numWarmups);
             }
             l.setWarmupRequests(numWarmups);
         }
@@ -160,6 +177,19 @@ public final class LoadOptions {
                 for (int c : concurrencies) {
                     if (c < 1) {
                         throw new Main.UsageError("--concurrency: must be >= 1, got " + c);
+                    }
+                    if (c > StageSpec.MAX_CONCURRENCY
+                            && (prompts == null || prompts > StageSpec.MAX_CONCURRENCY)) {
+                        // Below the prompts it is what the closed loop keeps in flight.
+                        throw new Main.UsageError(
+                                "--concurrency: at most "
+                                        + StageSpec.MAX_CONCURRENCY
+                                        + " requests in flight, got "
+                                        + c
+                                        + " (more only with --num-prompts at most "
+                                        + StageSpec.MAX_CONCURRENCY
+                                        + ": a stage never has more requests in flight than"
+                                        + " it sends)");
                     }
                     stages.add(stage(null, c, prompts, d));
                 }

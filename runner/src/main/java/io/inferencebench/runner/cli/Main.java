@@ -25,6 +25,12 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
     /** Exit code for unusable flags or configuration. */
     public static final int EXIT_USAGE = 2;
 
+    /**
+     * Exit code when the runner itself failed: the JVM ran out of memory or hit another {@link
+     * VirtualMachineError}. The stages that finished before are kept.
+     */
+    public static final int EXIT_JVM_ERROR = 3;
+
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
@@ -109,10 +115,27 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
                                 .println("error: " + TerminalText.multiLine(usage.getMessage()));
                         return EXIT_USAGE;
                     }
+                    if (e instanceof JvmFailure failure) {
+                        commandLine.getErr().println("error: " + failure.getMessage());
+                        return EXIT_JVM_ERROR;
+                    }
                     commandLine.getErr().println("error: " + TerminalText.multiLine(describe(e)));
                     return EXIT_RESULTS_FAILED;
                 });
-        return cli.execute(args);
+        try {
+            return cli.execute(args);
+        } catch (VirtualMachineError e) {
+            // Where no command said more (picocli passes Errors on): still a message, not a
+            // stack trace, and the code of a runner failure. Profiles are written as each stage
+            // ends, so the finished ones are on disk.
+            java.io.PrintWriter w = cli.getErr();
+            w.println(
+                    "error: "
+                            + io.inferencebench.runner.engine.JvmErrors.describe(e)
+                            + "; the profiles of finished stages are kept");
+            w.flush();
+            return EXIT_JVM_ERROR;
+        }
     }
 
     static String describe(Throwable e) {
@@ -140,6 +163,16 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
         @Override
         public String[] getVersion() {
             return new String[] {"inferencebench-runner " + version()};
+        }
+    }
+
+    /**
+     * The runner itself failed (a {@link VirtualMachineError}); the message says what and what was
+     * kept. Exits with {@link #EXIT_JVM_ERROR}.
+     */
+    public static final class JvmFailure extends RuntimeException {
+        public JvmFailure(String message) {
+            super(message, null, false, false);
         }
     }
 

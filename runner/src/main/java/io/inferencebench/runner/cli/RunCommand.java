@@ -10,6 +10,7 @@ import io.inferencebench.runner.dataset.Prompt;
 import io.inferencebench.runner.dataset.ServerTokenizer;
 import io.inferencebench.runner.engine.HeapHeadroom;
 import io.inferencebench.runner.engine.JitPlan;
+import io.inferencebench.runner.engine.JvmErrors;
 import io.inferencebench.runner.engine.LoadEngine;
 import io.inferencebench.runner.engine.SelfWarmup;
 import io.inferencebench.runner.engine.Slo;
@@ -133,9 +134,14 @@ public final class RunCommand implements Callable<Integer> {
         HfTokenizer tokenizer = target.loadTokenizer();
         Interrupts interrupts = null;
         try {
-            PreparedPrompts prepared =
-                    PreparedPrompts.prepare(
-                            plan, baseUrl, requestHeaders, tokenizer, workload, err);
+            PreparedPrompts prepared;
+            try {
+                prepared =
+                        PreparedPrompts.prepare(
+                                plan, baseUrl, requestHeaders, tokenizer, workload, err);
+            } catch (OutOfMemoryError e) {
+                throw promptsTooLarge(plan);
+            }
             List<Prompt> prompts = prepared.prompts();
             boolean tokenIds = prepared.tokenIds();
             ServerTokenizer serverTokenizer = prepared.serverTokenizer();
@@ -171,6 +177,11 @@ public final class RunCommand implements Callable<Integer> {
                                     if (running != null) {
                                         running.cancel();
                                     }
+                                    if (serverMetrics != null) {
+                                        // A stage that ended may be waiting for its window's
+                                        // server metrics (a Prometheus query): not any longer.
+                                        serverMetrics.cancel();
+                                    }
                                 },
                                 err);
                 String modelName =
@@ -181,19 +192,25 @@ public final class RunCommand implements Callable<Integer> {
                 ErrorSampler errors =
                         new ErrorSampler(RequestFields.extensions(plan.wire().api(), params));
                 StageObserver observer = StageObservers.of(progressView, metrics, errors);
-                LoadEngine engine =
-                        new LoadEngine(
-                                transport,
-                                protocol,
-                                params,
-                                plan.wire().path(),
-                                prompts,
-                                tokenizer,
-                                plan.slo(),
-                                output.sampleCap(),
-                                plan.dataset().seed(),
-                                plan.requestTimeout(),
-                                observer);
+                LoadEngine engine;
+                try {
+                    // Encodes every prompt's request once: as much again as the prompts.
+                    engine =
+                            new LoadEngine(
+                                    transport,
+                                    protocol,
+                                    params,
+                                    plan.wire().path(),
+                                    prompts,
+                                    tokenizer,
+                                    plan.slo(),
+                                    output.sampleCap(),
+                                    plan.dataset().seed(),
+                                    plan.requestTimeout(),
+                                    observer);
+                } catch (OutOfMemoryError e) {
+                    throw promptsTooLarge(plan);
+                }
                 engineRef.set(engine);
                 if (warmupCancel.cancelled()) {
                     // Interrupted during discovery or set-up: nothing is sent.
@@ -261,6 +278,17 @@ public final class RunCommand implements Callable<Integer> {
                 this.outcome = outcome;
                 this.maxFailureRatio = plan.maxFailureRatio();
                 report(out, outcome, slo, plan.maxFailureRatio(), serverMetrics != null);
+                if (outcome.failure() instanceof StageLoop.JvmErrorStop stop) {
+                    long written = outcome.files().stream().filter(ResultFiles.Written::ok).count();
+                    throw new Main.JvmFailure(
+                            JvmErrors.describe(stop.error)
+                                    + "; stage "
+                                    + stop.stage
+                                    + " stopped; finished stages kept ("
+                                    + written
+                                    + (written == 1 ? " profile" : " profiles")
+                                    + " written)");
+                }
                 if (outcome.failure() != null) {
                     throw outcome.failure();
                 }
@@ -295,6 +323,24 @@ public final class RunCommand implements Callable<Integer> {
                 tokenizer.close();
             }
         }
+    }
+
+    /**
+     * The prompts are built before any request (all of them, and each request encoded once): when
+     * they do not fit, that is said up front instead of a run that dies of it.
+     */
+    private static Main.UsageError promptsTooLarge(RunPlan plan) {
+        return new Main.UsageError(
+                String.format(
+                        Locale.ROOT,
+                        "--num-prompts: the %d distinct prompts this run prepares before it"
+                                + " starts do not fit in the heap (-Xmx %s); lower --num-prompts"
+                                + " or the prompt lengths (--random-input-len), or give the JVM"
+                                + " more heap (java -Xmx...). At most %d distinct prompts are"
+                                + " held; a stage that sends more reuses them in turn",
+                        plan.datasetSize(),
+                        JvmErrors.maxHeap(),
+                        RunPlan.MAX_PROMPTS));
     }
 
     private static void report(
@@ -344,9 +390,20 @@ public final class RunCommand implements Callable<Integer> {
             SelfWarmup.Cancel cancel,
             PrintWriter err) {
         long warmStart = System.nanoTime();
-        long exchanges =
-                SelfWarmup.run(
-                        protocol, params, transport, Duration.ofMillis(1500), streamTokens, cancel);
+        long exchanges;
+        try {
+            exchanges =
+                    SelfWarmup.run(
+                            protocol,
+                            params,
+                            transport,
+                            Duration.ofMillis(1500),
+                            streamTokens,
+                            cancel);
+        } catch (VirtualMachineError e) {
+            throw new Main.JvmFailure(
+                    JvmErrors.describe(e) + " during the client's self warm-up; no stage ran");
+        }
         err.printf(
                 Locale.ROOT,
                 "client warm-up: %d local exchanges in %.1f s (nothing sent to the target)%s%n",
@@ -375,6 +432,11 @@ public final class RunCommand implements Callable<Integer> {
                 warmups > 0 ? "" : " (checks that the server accepts the token ids)");
         VocabularyCheck vocabulary = new VocabularyCheck();
         long sent = engine.warmUp(count, plan.maxConcurrency(), vocabulary);
+        if (engine.jvmError() != null) {
+            throw new Main.JvmFailure(
+                    JvmErrors.describe(engine.jvmError())
+                            + " during the warm-up requests; no stage ran");
+        }
         if (vocabulary.rejection() != null) {
             throw new Main.UsageError(
                     VocabularyCheck.message(vocabulary.rejection(), prompts.get(0).inputSource()));

@@ -211,6 +211,16 @@ public final class SearchCommand implements Callable<Integer> {
                 }
                 CapacitySearch.Result sofar = CapacitySearch.interrupted(settings, finished);
                 writeCapacity(dir, capacity(sofar, slo, probeNodes));
+                if (stopped.code == Main.EXIT_JVM_ERROR) {
+                    // The probe said what failed; the probes before it are kept.
+                    err.println(
+                            "search stopped: the runner failed (above); "
+                                    + probeNodes.size()
+                                    + " probe(s) in "
+                                    + dir.resolve(CAPACITY_FILE));
+                    err.flush();
+                    return Main.EXIT_JVM_ERROR;
+                }
                 err.println(sofar.message());
                 err.println(
                         "interrupted: "
@@ -262,7 +272,9 @@ public final class SearchCommand implements Callable<Integer> {
                         new PrintWriter(runOut, true),
                         err,
                         runArgs(rate, size, dir, durationValue, first).toArray(String[]::new));
-        if (code == Main.EXIT_USAGE || code == Interrupts.EXIT_INTERRUPTED) {
+        if (code == Main.EXIT_USAGE
+                || code == Interrupts.EXIT_INTERRUPTED
+                || code == Main.EXIT_JVM_ERROR) {
             throw new ProbeStopped(code);
         }
         StageLoop.Outcome outcome = run.outcome();

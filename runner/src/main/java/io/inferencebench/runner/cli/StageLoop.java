@@ -4,6 +4,7 @@ import io.inferencebench.profile.lpg.ProfileContext;
 import io.inferencebench.profile.lpg.StageResult;
 import io.inferencebench.profile.server.ServerMetricsReport;
 import io.inferencebench.profile.text.TerminalText;
+import io.inferencebench.runner.engine.JvmErrors;
 import io.inferencebench.runner.engine.LoadEngine;
 import io.inferencebench.runner.engine.StagePlan;
 import io.inferencebench.runner.http.HttpTransport;
@@ -17,9 +18,25 @@ import java.util.Locale;
 /**
  * The command line's stages in order: the cool-down between them, the server-metric window of each,
  * its profile written as soon as it ends, the progress view told. Stops at an interrupt; a stage
- * that throws ends the loop but keeps what the finished stages produced.
+ * that throws ends the loop but keeps what the finished stages produced. So does a JVM error (out
+ * of memory, ...): the stage it hit is not written (its figures stop at an arbitrary point, and the
+ * heap is short), the outcome's failure is a {@link JvmErrorStop}.
  */
 final class StageLoop {
+
+    /** The JVM failed during stage {@code stage} (1-based); the stages before it were written. */
+    static final class JvmErrorStop extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        final transient VirtualMachineError error;
+        final int stage;
+
+        JvmErrorStop(VirtualMachineError error, int stage) {
+            super(JvmErrors.describe(error), null, false, false);
+            this.error = error;
+            this.stage = stage;
+        }
+    }
 
     /**
      * What the loop produced.
@@ -76,8 +93,10 @@ final class StageLoop {
         List<ResultFiles.Written> files = new ArrayList<>();
         List<ServerMetricsReport> serverReports = new ArrayList<>();
         boolean warned = nonStreamedWarned;
+        int stage = 0;
         try {
             for (int i = 0; i < plans.size() && !engine.isCancelled(); i++) {
+                stage = i + 1;
                 if (i > 0 && !cooldown.isZero()) {
                     sleepUnlessCancelled(cooldown);
                     if (engine.isCancelled()) {
@@ -88,6 +107,14 @@ final class StageLoop {
                     serverMetrics.stageStarting();
                 }
                 StageResult result = engine.runStage(plans.get(i));
+                if (engine.jvmError() != null) {
+                    // The server metrics' window is left open: close() ends it.
+                    return new Outcome(
+                            results,
+                            serverReports,
+                            files,
+                            new JvmErrorStop(engine.jvmError(), stage));
+                }
                 if (result.partial && result.sent == 0) {
                     // Cancelled before its first request: nothing to report.
                     if (serverMetrics != null) {
@@ -122,6 +149,9 @@ final class StageLoop {
         } catch (RuntimeException e) {
             // The stages that finished are still summarised before the failure is reported.
             return new Outcome(results, serverReports, files, e);
+        } catch (VirtualMachineError e) {
+            // On this thread (writing, summarising, the server metrics): the same end.
+            return new Outcome(results, serverReports, files, new JvmErrorStop(e, stage));
         }
         return new Outcome(results, serverReports, files, null);
     }

@@ -35,6 +35,10 @@ import java.util.logging.Logger;
  *
  * <p>Closed loop: {@code concurrency} requests start at once and each completion starts the next
  * request on the same event loop.
+ *
+ * <p>A {@link VirtualMachineError} (out of memory, ...) on an event loop cancels the stage like
+ * {@link #cancel()} and is kept for {@link #jvmError()}: the caller ends the run, keeping the
+ * stages that finished. It is never counted as a failed request.
  */
 public final class LoadEngine {
 
@@ -116,6 +120,8 @@ public final class LoadEngine {
     private boolean selfWarmup;
     private volatile boolean cancelled;
     private volatile StageRun current;
+    private final java.util.concurrent.atomic.AtomicReference<VirtualMachineError> jvmError =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
     public LoadEngine(
             HttpTransport transport,
@@ -158,6 +164,26 @@ public final class LoadEngine {
         Instant now = Instant.now();
         this.nanoAnchor = System.nanoTime();
         this.epochAnchor = now.getEpochSecond() * 1_000_000_000L + now.getNano();
+        transport.onJvmError(this::jvmError);
+    }
+
+    /**
+     * The JVM failed on a loop: the first such error is kept and the engine cancelled (the running
+     * stage returns its partial result at once, no later stage sends anything). Callable from any
+     * thread.
+     */
+    void jvmError(VirtualMachineError error) {
+        if (jvmError.compareAndSet(null, error)) {
+            cancel();
+        }
+    }
+
+    /**
+     * The JVM error that stopped this engine, or {@code null}; check after {@link #runStage} or
+     * {@link #warmUp} returns.
+     */
+    public VirtualMachineError jvmError() {
+        return jvmError.get();
     }
 
     /** Marks this engine's stages as the runner's self-warm-up in flight recordings. */
@@ -459,9 +485,12 @@ public final class LoadEngine {
 
         void startClosedLoop() {
             int loops = transport.loops();
-            int concurrency = plan.concurrency();
-            for (int c = 0; c < concurrency; c++) {
-                int loop = c % loops;
+            // Never more workers than requests to send: each worker beyond the prompts would only
+            // be a task that finds nothing left to claim (a concurrency of 2^31 - 1 with 5 prompts
+            // queued tasks for minutes at 100 % CPU, the interrupt unheard meanwhile).
+            long workers = Math.min(plan.concurrency(), limit);
+            for (long c = 0; c < workers && !dispatchDone && !cancelled; c++) {
+                int loop = (int) (c % loops);
                 transport.execute(loop, () -> issueNext(loop));
             }
             // The loops decide when the stage is exhausted.
@@ -469,18 +498,23 @@ public final class LoadEngine {
 
         /** Closed loop: claims the next request index, or ends dispatching when none is left. */
         void issueNext(int loop) {
-            while (true) {
-                long current = live.issued.get();
-                if (current >= limit || System.nanoTime() >= deadline || cancelled) {
-                    markDispatchDone();
-                    return;
+            try {
+                while (true) {
+                    long current = live.issued.get();
+                    if (current >= limit || System.nanoTime() >= deadline || cancelled) {
+                        markDispatchDone();
+                        return;
+                    }
+                    if (live.issued.compareAndSet(current, current + 1)) {
+                        live.started();
+                        long now = System.nanoTime();
+                        send(loop, current, now, 0, now);
+                        return;
+                    }
                 }
-                if (live.issued.compareAndSet(current, current + 1)) {
-                    live.started();
-                    long now = System.nanoTime();
-                    send(loop, current, now, 0, now);
-                    return;
-                }
+            } catch (VirtualMachineError e) {
+                // A task's throwable would only be logged by Netty, the stage left waiting.
+                jvmError(e);
             }
         }
 
@@ -538,16 +572,20 @@ public final class LoadEngine {
                 transport.execute(
                         owner,
                         () -> {
-                            if (share != null) {
-                                share.next();
-                            }
-                            RequestExecution e = inFlightHeads[owner];
-                            while (e != null) {
-                                RequestExecution next = e.nextInFlight;
-                                if (e.exchange != null) {
-                                    e.exchange.cancel();
+                            try {
+                                if (share != null) {
+                                    share.next();
                                 }
-                                e = next;
+                                RequestExecution e = inFlightHeads[owner];
+                                while (e != null) {
+                                    RequestExecution next = e.nextInFlight;
+                                    if (e.exchange != null) {
+                                        e.exchange.cancel();
+                                    }
+                                    e = next;
+                                }
+                            } catch (VirtualMachineError e) {
+                                jvmError(e);
                             }
                         });
             }
@@ -670,6 +708,10 @@ public final class LoadEngine {
                         due = start + nextOffset();
                         now = System.nanoTime();
                     }
+                } catch (VirtualMachineError e) {
+                    // Not a bug of the dispatcher: the run ends (the caller says why).
+                    finish();
+                    jvmError(e);
                 } catch (RuntimeException | Error e) {
                     // Never leave the stage waiting for a share that died: report and stop it.
                     LOG.log(Level.SEVERE, "stage " + plan.index() + ": dispatch failed", e);

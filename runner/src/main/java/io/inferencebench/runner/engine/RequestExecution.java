@@ -58,6 +58,9 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
     /** Aborted by {@link LoadEngine#cancel()}: neither completed nor failed. */
     boolean cancelled;
 
+    /** The JVM failed while this request was handled; it then counts as cancelled. */
+    VirtualMachineError jvmError;
+
     /** The transport's handle, for cancelling; set once the request was handed over. */
     HttpTransport.Exchange exchange;
 
@@ -324,6 +327,15 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
         endNanos = nanos;
         cancelled = true;
         completion.completed(this);
+    }
+
+    @Override
+    public void onJvmError(VirtualMachineError error, long nanos) {
+        // Not the server's failure: the run ends (LoadEngine heard it from the transport).
+        jvmError = error;
+        body = null;
+        text = null;
+        onCancelled(nanos);
     }
 
     // ---- SseParser.Listener ------------------------------------------------------------------

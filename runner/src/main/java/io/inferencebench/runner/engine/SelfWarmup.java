@@ -130,6 +130,7 @@ public final class SelfWarmup {
                             .get(5, TimeUnit.SECONDS)
                             .actualPort();
             long done = 0;
+            VirtualMachineError jvmError = null;
             long deadline = System.nanoTime() + budget.toNanos();
             try (HttpTransport transport =
                     new HttpTransport(
@@ -215,8 +216,13 @@ public final class SelfWarmup {
                                                     1))
                                     .completed;
                 }
+                jvmError = engine.jvmError();
             }
             server.close();
+            if (jvmError != null) {
+                // Best effort ends here: the JVM itself failed, and the run must hear it.
+                throw jvmError;
+            }
             awaitCompilerQuiet(COMPILER_QUIET_MAX);
             return done;
         } catch (Exception e) {

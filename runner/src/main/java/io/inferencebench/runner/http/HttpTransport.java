@@ -61,6 +61,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Timeouts: one deadline per request, from send to the end of the body. When it fires the
  * exchange fails with {@link FailureClass#TIMEOUT} and its connection is closed; nothing is
  * retried. A connection found closed when taken from the pool is dropped before it is used.
+ *
+ * <p>JVM errors: Netty hands whatever a handler throws, {@link OutOfMemoryError} included, to
+ * {@code exceptionCaught}, where it would look like a failed request ("other: Java heap space"). A
+ * {@link VirtualMachineError} is instead reported to the {@link #onJvmError} listener (the engine
+ * ends the run) and ends its exchange with {@link ResponseSink#onJvmError}, never as a failure.
  */
 public final class HttpTransport implements AutoCloseable {
 
@@ -92,6 +97,7 @@ public final class HttpTransport implements AutoCloseable {
     private final Map<String, String> baseHeaders;
     private final long timeoutMillis;
     private final int maxConnectionsPerLoop;
+    private volatile java.util.function.Consumer<VirtualMachineError> jvmErrors;
 
     /**
      * @param baseUrl scheme, host, port and an optional path prefix, e.g. http://127.0.0.1:8000
@@ -212,6 +218,23 @@ public final class HttpTransport implements AutoCloseable {
 
     public int loops() {
         return loops.length;
+    }
+
+    /**
+     * Sets who hears of a {@link VirtualMachineError} raised while this transport's exchanges were
+     * handled on its event loops (the engine: it stops the run). Called on the loop where it
+     * happened; the listener must not block.
+     */
+    public void onJvmError(java.util.function.Consumer<VirtualMachineError> listener) {
+        this.jvmErrors = listener;
+    }
+
+    /** Tells the listener, if any, of a JVM error on a loop. */
+    void jvmError(VirtualMachineError error) {
+        java.util.function.Consumer<VirtualMachineError> listener = jvmErrors;
+        if (listener != null) {
+            listener.accept(error);
+        }
     }
 
     /** Runs {@code task} on loop {@code loop}. Callable from any thread. */
@@ -436,6 +459,11 @@ public final class HttpTransport implements AutoCloseable {
                     public void onCancelled(long nanos) {
                         result.completeExceptionally(new IOException("cancelled"));
                     }
+
+                    @Override
+                    public void onJvmError(VirtualMachineError error, long nanos) {
+                        result.completeExceptionally(error);
+                    }
                 };
         execute(
                 0,
@@ -449,6 +477,9 @@ public final class HttpTransport implements AutoCloseable {
         try {
             return result.get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof VirtualMachineError error) {
+                throw error;
+            }
             throw e.getCause() instanceof Exception cause ? cause : e;
         }
     }
@@ -627,10 +658,15 @@ public final class HttpTransport implements AutoCloseable {
         private void expire() {
             expiry = null;
             long now = System.nanoTime();
-            while (oldest != null && oldest.deadlineNanos - now <= 0) {
-                Exchange late = oldest;
-                untrack(late);
-                late.timedOut();
+            try {
+                while (oldest != null && oldest.deadlineNanos - now <= 0) {
+                    Exchange late = oldest;
+                    untrack(late);
+                    late.timedOut();
+                }
+            } catch (VirtualMachineError error) {
+                // A timer task's throwable would only be logged by Netty.
+                jvmError(error);
             }
             if (oldest != null && expiry == null) {
                 expiry =
@@ -664,7 +700,12 @@ public final class HttpTransport implements AutoCloseable {
                     done -> {
                         if (!done.isSuccess()) {
                             open--;
-                            if (exchange != null) {
+                            if (done.cause() instanceof VirtualMachineError error) {
+                                if (exchange != null) {
+                                    exchange.jvmError(error);
+                                }
+                                jvmError(error);
+                            } else if (exchange != null) {
                                 Throwable cause = done.cause();
                                 FailureClass failureClass = classifyConnect(cause);
                                 if (outOfFileDescriptors(cause)) {
@@ -735,6 +776,10 @@ public final class HttpTransport implements AutoCloseable {
             channels.remove(channel);
             open--;
             serveWaiting();
+        }
+
+        void reportJvmError(VirtualMachineError error) {
+            jvmError(error);
         }
 
         /** Closes every connection of this pool (on its loop). */
@@ -887,6 +932,16 @@ public final class HttpTransport implements AutoCloseable {
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             Exchange exchange = current;
+            if (cause instanceof VirtualMachineError error) {
+                // The JVM failed, not the server: never a failed request.
+                if (exchange != null) {
+                    exchange.jvmError(error);
+                } else {
+                    ctx.close();
+                }
+                pool.reportJvmError(error);
+                return;
+            }
             if (exchange != null) {
                 exchange.fail(classifyStream(cause), cause);
             } else {
@@ -946,7 +1001,13 @@ public final class HttpTransport implements AutoCloseable {
                     .writeAndFlush(Unpooled.wrappedBuffer(request.wire))
                     .addListener(
                             written -> {
-                                if (!written.isSuccess()) {
+                                if (written.isSuccess()) {
+                                    return;
+                                }
+                                if (written.cause() instanceof VirtualMachineError error) {
+                                    jvmError(error);
+                                    pool.reportJvmError(error);
+                                } else {
                                     fail(classifyStream(written.cause()), written.cause());
                                 }
                             });
@@ -989,6 +1050,19 @@ public final class HttpTransport implements AutoCloseable {
                                     ? cause.getClass().getSimpleName()
                                     : cause.getMessage());
             sink.onFailure(failure, message, now);
+        }
+
+        /**
+         * Ends the exchange for a JVM error: its connection is closed and the sink hears {@link
+         * ResponseSink#onJvmError}; nothing if it already finished.
+         */
+        void jvmError(VirtualMachineError error) {
+            if (finished) {
+                return;
+            }
+            long now = System.nanoTime();
+            closeConnection();
+            sink.onJvmError(error, now);
         }
 
         /**

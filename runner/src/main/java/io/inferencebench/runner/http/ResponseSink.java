@@ -2,8 +2,8 @@ package io.inferencebench.runner.http;
 
 /**
  * Receives one HTTP exchange as it happens, always on the event loop that owns the exchange.
- * Exactly one of {@link #onEnd}, {@link #onFailure} or {@link #onCancelled} is called, exactly
- * once.
+ * Exactly one of {@link #onEnd}, {@link #onFailure}, {@link #onCancelled} or {@link #onJvmError} is
+ * called, exactly once.
  */
 public interface ResponseSink {
 
@@ -42,4 +42,14 @@ public interface ResponseSink {
      * server. Called instead of {@link #onEnd} or {@link #onFailure}.
      */
     void onCancelled(long nanos);
+
+    /**
+     * The JVM failed while this exchange was handled (out of memory, a stack overflow): not a
+     * failure of the server, and the exchange has no outcome of its own; its connection is closed
+     * and the transport's JVM-error listener is told (see {@link HttpTransport#onJvmError}). Called
+     * instead of the others. By default the exchange counts as cancelled.
+     */
+    default void onJvmError(VirtualMachineError error, long nanos) {
+        onCancelled(nanos);
+    }
 }

@@ -221,6 +221,10 @@ public final class DirectScraper implements ServerMetricsSource {
             throw new IllegalStateException("interrupted while scraping " + urls, e);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
+            if (cause instanceof VirtualMachineError error) {
+                // The JVM failed, not the server: the run ends on it (a scrape failure would not).
+                throw error;
+            }
             String message = cause.getMessage() == null ? "" : ": " + cause.getMessage();
             throw new IllegalStateException(
                     "server metrics: " + cause.getClass().getSimpleName() + message, cause);

@@ -9,7 +9,8 @@ import java.util.function.Consumer;
 
 /**
  * Asks a Prometheus server for each stage window once the stage has ended, for servers that
- * Prometheus already scrapes. Nothing runs during the stage.
+ * Prometheus already scrapes. Nothing runs during the stage. Every answer is bounded in size and
+ * time like a scrape ({@link PrometheusApiSource}), and an interrupt aborts the query at once.
  */
 public final class PrometheusWindowSource implements ServerMetricsSource {
 
@@ -18,26 +19,34 @@ public final class PrometheusWindowSource implements ServerMetricsSource {
     private final ServerMetricCatalog catalog;
     private final Consumer<String> warn;
     private boolean warned;
+    private volatile boolean cancelled;
     private long windowStartMillis = -1;
 
     /**
      * Creates the source.
      *
-     * @param config Prometheus URL, selector and token
+     * @param config Prometheus URL, selector, token and the timeout of each query
+     * @param maxBodyBytes most bytes accepted in one answer (after gzip decompression)
      * @param catalog which metrics to read and summarise
      * @param warn receives the one warning when a window could not be read
      */
     public PrometheusWindowSource(
-            PrometheusSourceConfig config, ServerMetricCatalog catalog, Consumer<String> warn) {
+            PrometheusSourceConfig config,
+            long maxBodyBytes,
+            ServerMetricCatalog catalog,
+            Consumer<String> warn) {
         this.config = config;
         this.warn = warn;
-        this.source = new PrometheusApiSource(config);
+        this.source = new PrometheusApiSource(config, maxBodyBytes);
         this.catalog = catalog;
     }
 
     @Override
     public String describe() {
-        return "querying Prometheus at " + config.url() + " for " + source.selector();
+        return "querying Prometheus at "
+                + PrometheusApiSource.redact(config.url())
+                + " for "
+                + source.selector();
     }
 
     @Override
@@ -55,7 +64,13 @@ public final class PrometheusWindowSource implements ServerMetricsSource {
         windowStartMillis = -1;
         ServerMetricsReport report = source.report(catalog, start, end);
         ScrapeCoverage c = report.coverage();
-        if (!warned && (c == null || c.succeeded() == 0)) {
+        if (cancelled) {
+            warn.accept(
+                    "server metrics: interrupted while querying Prometheus at "
+                            + PrometheusApiSource.redact(config.url())
+                            + " for the stage window; the stage's profile is written without"
+                            + " server metrics (its server_metrics_coverage says so)");
+        } else if (!warned && (c == null || c.succeeded() == 0)) {
             warned = true;
             String why =
                     c == null || c.errors().isEmpty() ? "no matching series" : c.errors().get(0);
@@ -66,6 +81,12 @@ public final class PrometheusWindowSource implements ServerMetricsSource {
                             + " records it");
         }
         return report;
+    }
+
+    @Override
+    public void cancel() {
+        cancelled = true;
+        source.cancel();
     }
 
     @Override

@@ -40,16 +40,19 @@ public final class ServerMetricsFlags {
 
     @Option(
             names = "--scrape-timeout",
-            description = "Limit on each scrape (default: the interval, at most 10s).")
+            description =
+                    "Limit on each scrape, from the request to the body's last byte (default: the"
+                            + " interval, at most 10s); with --prometheus-url the limit on each"
+                            + " Prometheus query (default 30s).")
     String scrapeTimeout;
 
     @Option(
             names = "--metrics-max-bytes",
             paramLabel = "SIZE",
             description =
-                    "Most bytes accepted from one metrics page, after gzip decompression, e.g."
-                            + " 8MiB (default), 512KiB, 1000000; a larger page is a failed"
-                            + " scrape.")
+                    "Most bytes accepted from one metrics page (or one Prometheus answer), after"
+                            + " gzip decompression, e.g. 8MiB (default), 512KiB, 1000000; a"
+                            + " larger page is a failed scrape.")
     String maxBodyBytes;
 
     @Option(
@@ -118,12 +121,10 @@ public final class ServerMetricsFlags {
         if (prometheusUrl == null && (prometheusSelector != null || prometheusTokenFile != null)) {
             messages.add("--prometheus-selector and --prometheus-token-file need --prometheus-url");
         }
-        if (prometheusUrl != null
-                && (scrapeInterval != null || scrapeTimeout != null || maxBodyBytes != null)) {
+        if (prometheusUrl != null && scrapeInterval != null) {
             messages.add(
-                    "--scrape-interval, --scrape-timeout and --metrics-max-bytes apply to"
-                            + " --scrape-metrics, not to --prometheus-url (Prometheus scrapes the"
-                            + " server itself)");
+                    "--scrape-interval applies to --scrape-metrics, not to --prometheus-url"
+                            + " (Prometheus scrapes the server itself)");
         }
         if (maxBodyBytes != null) {
             try {
@@ -153,6 +154,9 @@ public final class ServerMetricsFlags {
             }
         }
         if (prometheusUrl != null) {
+            if (scrapeTimeout != null) {
+                duration("--scrape-timeout", scrapeTimeout, null, messages);
+            }
             String problem = httpUrlProblem(prometheusUrl);
             if (problem != null) {
                 messages.add("--prometheus-url: " + problem);
@@ -212,7 +216,11 @@ public final class ServerMetricsFlags {
                             "--prometheus-token-file: " + prometheusTokenFile + " is empty");
                 }
             }
-            return new PrometheusWindowSource(prometheusConfig(token), catalog, warn);
+            PrometheusSourceConfig config = prometheusConfig(token);
+            if (scrapeTimeout != null) {
+                config = config.withTimeout(Durations.parse(scrapeTimeout));
+            }
+            return new PrometheusWindowSource(config, maxBodyBytes(), catalog, warn);
         }
         Duration interval = Durations.parse(scrapeInterval == null ? "5s" : scrapeInterval);
         Duration timeout =
@@ -222,9 +230,11 @@ public final class ServerMetricsFlags {
                                 ? interval
                                 : Duration.ofSeconds(10));
         List<URI> urls = scrapeUrls(baseUrl).stream().map(URI::create).toList();
-        long maxBytes =
-                maxBodyBytes == null ? ScrapeBodyReader.DEFAULT_MAX_BYTES : byteSize(maxBodyBytes);
-        return new DirectScraper(urls, catalog, interval, timeout, maxBytes, tls, warn);
+        return new DirectScraper(urls, catalog, interval, timeout, maxBodyBytes(), tls, warn);
+    }
+
+    private long maxBodyBytes() {
+        return maxBodyBytes == null ? ScrapeBodyReader.DEFAULT_MAX_BYTES : byteSize(maxBodyBytes);
     }
 
     /** Parses {@code 1000}, {@code 512KiB}, {@code 8MiB} or {@code 1GiB} (also Ki, Mi, Gi). */

@@ -18,6 +18,13 @@ public interface ServerMetricsSource extends AutoCloseable {
      */
     ServerMetricsReport stageFinished();
 
+    /**
+     * The run is being interrupted: what the source is waiting for is aborted, so that {@link
+     * #stageFinished()} returns at once (its report then says the window was not read). Callable
+     * from any thread; a source whose every wait is short may do nothing.
+     */
+    default void cancel() {}
+
     /** Describes the source for the run's header line. */
     String describe();
 

@@ -23,7 +23,8 @@ import java.util.logging.Logger;
  * Follows the control ConfigMap {@code <run>-control}: a watch delivers changes at once, and a
  * periodic {@code get} covers a watch that silently stopped (the re-list fallback). Also notices
  * the end of the run: the {@code cancel} key set to {@code true}, the control ConfigMap deleted
- * after it existed, or the BenchmarkRun gone or replaced (other uid).
+ * after it existed, or the BenchmarkRun gone or replaced (other uid). A JVM error (out of memory)
+ * on its thread would silently end the periodic checks; it is handed to the waiting pod instead.
  */
 final class ControlWatch implements AutoCloseable {
 
@@ -44,6 +45,7 @@ final class ControlWatch implements AutoCloseable {
     private String runGone;
     private volatile boolean closed;
     private volatile boolean runCheckAllowed = true;
+    private VirtualMachineError jvmError;
     private Watch watch;
 
     ControlWatch(
@@ -134,6 +136,18 @@ final class ControlWatch implements AutoCloseable {
             LOG.log(Level.FINE, "get " + name + " failed", e);
         } catch (RuntimeException e) {
             LOG.log(Level.FINE, "get " + name + " failed", e);
+        } catch (VirtualMachineError e) {
+            jvmFailed(e);
+        }
+    }
+
+    /** Hands a JVM error to whoever waits (a periodic task that throws is never run again). */
+    private void jvmFailed(VirtualMachineError e) {
+        synchronized (lock) {
+            if (jvmError == null) {
+                jvmError = e;
+            }
+            lock.notifyAll();
         }
     }
 
@@ -166,6 +180,8 @@ final class ControlWatch implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             LOG.log(Level.FINE, "get BenchmarkRun failed", e);
+        } catch (VirtualMachineError e) {
+            jvmFailed(e);
         }
     }
 
@@ -216,10 +232,14 @@ final class ControlWatch implements AutoCloseable {
      *
      * @param key the key
      * @return its value, or {@code null} when the run ended first ({@link #stopReason()} says why)
+     * @throws VirtualMachineError when the JVM failed on the watch's thread
      */
     String awaitKey(String key) throws InterruptedException {
         synchronized (lock) {
             while (true) {
+                if (jvmError != null) {
+                    throw jvmError;
+                }
                 if (stopReasonLocked() != null) {
                     return null;
                 }
@@ -243,6 +263,9 @@ final class ControlWatch implements AutoCloseable {
     Map<String, String> awaitAny(Predicate<Map<String, String>> until) throws InterruptedException {
         synchronized (lock) {
             while (true) {
+                if (jvmError != null) {
+                    throw jvmError;
+                }
                 if (stopReasonLocked() != null) {
                     return null;
                 }

@@ -68,6 +68,7 @@ public final class PodRun {
     private volatile boolean ticking;
     private long tickGeneration;
     private boolean nonStreamedWarned;
+    private volatile int stagesReported;
     private final Object progressLock = new Object();
 
     public PodRun(PodSettings settings, KubernetesClient client, PrintWriter log, Clock clock) {
@@ -86,10 +87,22 @@ public final class PodRun {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return fail("interrupted", e);
+        } catch (VirtualMachineError e) {
+            // Not the target's failure: the part says what happened; finished stages stay in it.
+            return fail(jvmErrorMessage(e, null), null);
         } catch (Exception | Error e) {
             String message = e.getMessage() == null ? e.getClass().getName() : e.getMessage();
             return fail(message, e);
         }
+    }
+
+    /** What the part says when the JVM failed (during {@code stage}, when known). */
+    private String jvmErrorMessage(VirtualMachineError error, Integer stage) {
+        return io.inferencebench.runner.engine.JvmErrors.describe(error)
+                + (stage == null ? "" : "; stage " + stage + " stopped")
+                + "; finished stages kept ("
+                + stagesReported
+                + " reported)";
     }
 
     private int execute() throws Exception {
@@ -254,6 +267,11 @@ public final class PodRun {
             if (mine > 0) {
                 VocabularyCheck vocabulary = new VocabularyCheck();
                 warmupSent = engine.warmUp(mine, plan.maxConcurrency(), vocabulary);
+                if (engine.jvmError() != null) {
+                    throw new PodFailure(
+                            jvmErrorMessage(engine.jvmError(), null)
+                                    + " during the warm-up requests");
+                }
                 if (vocabulary.rejection() != null) {
                     throw new PodFailure(
                             VocabularyCheck.message(
@@ -377,11 +395,18 @@ public final class PodRun {
                         }
                     } catch (ExecutionException e) {
                         stopTicking();
+                        if (e.getCause() instanceof VirtualMachineError error) {
+                            throw new PodFailure(jvmErrorMessage(error, stage));
+                        }
                         throw new PodFailure(
                                 "stage " + stage + " failed: " + describe(e.getCause()));
                     }
                 }
                 stopTicking();
+                if (engine.jvmError() != null) {
+                    // The engine stopped the stage: its result is not reported.
+                    throw new PodFailure(jvmErrorMessage(engine.jvmError(), stage));
+                }
                 result.stageIndex = i;
                 result.runnerCount = 1;
                 if (result.runnerCpu != null) {
@@ -407,6 +432,7 @@ public final class PodRun {
                         "stage %s done: %d ok, %d failed, %d sent",
                         label, result.completed, result.failed, result.sent);
                 stagesRan = stage;
+                stagesReported = stage;
                 if (result.nonStreamedRequests > 0 && !nonStreamedWarned) {
                     log(
                             "warning: stage %d: %d of %d successful responses were not streamed;"

@@ -110,6 +110,60 @@ class CliTest {
     }
 
     @Test
+    void aConcurrencyAboveTheLimitNeedsPromptsToBoundIt() {
+        assertThat(
+                        expectUsageError(
+                                        "run",
+                                        "--concurrency",
+                                        "2147483647",
+                                        "--duration",
+                                        "10s",
+                                        "--base-url",
+                                        "http://127.0.0.1:9")
+                                .err())
+                .contains(
+                        "--concurrency: at most 100000 requests in flight, got 2147483647 (more"
+                                + " only with --num-prompts at most 100000");
+        assertThat(
+                        expectUsageError(
+                                        "run",
+                                        "--concurrency",
+                                        "200000",
+                                        "--num-prompts",
+                                        "300000",
+                                        "--base-url",
+                                        "http://127.0.0.1:9")
+                                .err())
+                .contains("--concurrency: at most 100000 requests in flight, got 200000");
+        // An unbounded rate for a duration would start that many at once (it never returned to
+        // its event loop); the warm-up sends all of its requests at once too.
+        assertThat(
+                        expectUsageError(
+                                        "run",
+                                        "--request-rate",
+                                        "inf",
+                                        "--duration",
+                                        "2s",
+                                        "--max-concurrency",
+                                        "2147483647",
+                                        "--base-url",
+                                        "http://127.0.0.1:9")
+                                .err())
+                .contains(
+                        "--max-concurrency: at most 100000 requests in flight, got 2147483647"
+                                + " (leave it out for no cap)");
+        assertThat(
+                        expectUsageError(
+                                        "run",
+                                        "--num-warmups",
+                                        "2147483647",
+                                        "--base-url",
+                                        "http://127.0.0.1:9")
+                                .err())
+                .contains("--num-warmups: at most 100000, got 2147483647");
+    }
+
+    @Test
     void sweepWritesOneLpgProfilePerStageAndPrintsTheTable(@TempDir Path dir) throws Exception {
         ModelServer handler = new ModelServer(5, 1);
         VocabularyStub vocabulary = new VocabularyStub(200, true, handler);

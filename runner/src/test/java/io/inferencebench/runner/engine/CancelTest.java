@@ -124,6 +124,46 @@ class CancelTest {
     }
 
     @Test
+    void aConcurrencyFarAboveThePromptsEndsWithTheLastRequest() throws Exception {
+        try (StubServer server = new StubServer(new OpenAiStub(0, 1, true));
+                EngineFixture f = new EngineFixture(server.baseUrl(), 4, TIMEOUT)) {
+            long start = System.nanoTime();
+            CompletableFuture<StageResult> stage =
+                    CompletableFuture.supplyAsync(
+                            () -> f.engine.runStage(EngineFixture.closed(Integer.MAX_VALUE, 5)));
+            // Five requests of a few ms: the stage is over in well under a second unless the
+            // engine goes on with workers that have nothing left to send (it did, for minutes).
+            StageResult r = stage.get(20, TimeUnit.SECONDS);
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            System.out.printf("concurrency 2^31-1, 5 prompts: %d ms%n", millis);
+            assertThat(r.partial).isFalse();
+            assertThat(r.sent).isEqualTo(5);
+            assertThat(r.completed).isEqualTo(5);
+            assertThat(r.inFlightPeak).isLessThanOrEqualTo(5);
+            assertThat(server.requests()).isEqualTo(5);
+        }
+    }
+
+    @Test
+    void aCancelStopsAClosedLoopOfHugeConcurrencyAtOnce() throws Exception {
+        // 20 tokens 200 ms apart: every request would take 4 s.
+        try (StubServer server = new StubServer(new OpenAiStub(0, 200, true));
+                EngineFixture f = new EngineFixture(server.baseUrl(), 20, TIMEOUT)) {
+            Timed t =
+                    cancelWhen(
+                            f,
+                            EngineFixture.closed(Integer.MAX_VALUE, 40),
+                            () -> server.requests() >= 5);
+            StageResult r = t.result();
+            assertThat(t.returnedAfterCancelMs()).isLessThan(3000);
+            assertThat(r.partial).isTrue();
+            assertThat(r.sent).isBetween(5L, 40L);
+            assertThat(r.cancelledRequests).isEqualTo(r.sent);
+            assertThat(r.failed).isZero();
+        }
+    }
+
+    @Test
     void aCancelledEngineSendsNothingInLaterStages() throws Exception {
         try (StubServer server = new StubServer(new OpenAiStub(0, 1, true));
                 EngineFixture f = new EngineFixture(server.baseUrl(), 4, TIMEOUT)) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.inferencebench.profile.server.ServerMetricCatalog;
 import io.inferencebench.profile.server.ServerMetricsReport;
+import io.inferencebench.profile.server.prometheus.PrometheusSourceConfig;
 import io.inferencebench.testkit.HostileMetricsServer;
 import io.inferencebench.testkit.HostileMetricsServer.Exchange;
 import java.lang.management.ManagementFactory;
@@ -167,6 +168,90 @@ class HostileMetricsEndpointTest {
         }
     }
 
+    /** Bytes allocated so far by the calling thread and the JDK HTTP client's threads. */
+    static long prometheusQueryAllocated() {
+        var mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long total = Math.max(0, mx.getCurrentThreadAllocatedBytes());
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith("HttpClient")) {
+                total += Math.max(0, mx.getThreadAllocatedBytes(t.threadId()));
+            }
+        }
+        return total;
+    }
+
+    /**
+     * One stage window read from a "Prometheus" at {@code url}. No step is configured, so the
+     * source first asks the targets API for the scrape interval, then the metric names.
+     */
+    private static Outcome queryOneWindow(String url, Duration timeout) throws Exception {
+        List<String> warnings = new CopyOnWriteArrayList<>();
+        PrometheusSourceConfig config =
+                PrometheusSourceConfig.of(URI.create(url.replace("/metrics", "")), null)
+                        .withTimeout(timeout);
+        try (PrometheusWindowSource source =
+                new PrometheusWindowSource(
+                        config, BOUND, ServerMetricCatalog.forBackend("vllm"), warnings::add)) {
+            long before = prometheusQueryAllocated();
+            source.stageStarting();
+            ServerMetricsReport report = source.stageFinished();
+            long allocated = prometheusQueryAllocated() - before;
+            System.out.printf("%s: the query allocated %,d bytes%n", url, allocated);
+            return new Outcome(report, allocated, warnings);
+        }
+    }
+
+    @Test
+    void aPrometheusWhoseAnswerNeverEndsCostsOneTimeout() throws Exception {
+        try (HostileMetricsServer server =
+                new HostileMetricsServer(new HostileMetricsServer.Stalled())) {
+            long start = System.nanoTime();
+            Outcome outcome = queryOneWindow(server.url(), Duration.ofMillis(800));
+            long millis = (System.nanoTime() - start) / 1_000_000;
+
+            // One timeout, not one per query: the targets query timed out, nothing more was asked.
+            assertThat(millis).isBetween(700L, 4_000L);
+            assertThat(outcome.report().coverage().succeeded()).isZero();
+            assertThat(outcome.report().coverage().errors())
+                    .singleElement()
+                    .asString()
+                    .startsWith("prometheus: Prometheus at http://127.0.0.1:")
+                    .contains("did not answer /api/v1/targets within 800 ms");
+            assertThat(outcome.warnings()).singleElement().asString().contains("within 800 ms");
+            assertThat(server.nextExchange(10).clientHungUp()).isTrue();
+            assertThat(server.requests()).isOne();
+        }
+    }
+
+    @Test
+    void aPrometheusAnswerThatNeverEndsIsCutAtTheBound() throws Exception {
+        try (HostileMetricsServer server =
+                new HostileMetricsServer(new HostileMetricsServer.Endless())) {
+            long start = System.nanoTime();
+            Outcome outcome = queryOneWindow(server.url(), Duration.ofSeconds(20));
+            long millis = (System.nanoTime() - start) / 1_000_000;
+
+            assertThat(millis).isLessThan(10_000L);
+            assertThat(outcome.report().coverage().succeeded()).isZero();
+            // the scrape interval query is optional (its failure only costs the fallback step),
+            // the metric names are not: both answers were cut at the bound
+            assertThat(outcome.report().coverage().errors())
+                    .singleElement()
+                    .asString()
+                    .contains("answered /api/v1/label/__name__/values with HTTP 200")
+                    .endsWith("body that was refused: body exceeds " + BOUND + " bytes");
+            long sent = 0;
+            for (int i = 0; i < 2; i++) {
+                Exchange exchange = server.nextExchange(30);
+                assertThat(exchange.clientHungUp()).isTrue();
+                sent += exchange.bodyBytesSent();
+            }
+            assertThat(server.requests()).isEqualTo(2);
+            System.out.printf("server sent %,d body bytes in 2 answers%n", sent);
+            assertThat(outcome.allocated()).isLessThan(allocationLimit(2, sent));
+        }
+    }
+
     @Test
     void theBoundFlagTakesSizesAndNamesItselfWhenWrong() {
         assertThat(ServerMetricsFlags.byteSize("8MiB")).isEqualTo(8L * 1024 * 1024);
@@ -184,5 +269,27 @@ class HostileMetricsEndpointTest {
                 .singleElement()
                 .asString()
                 .contains("between 1 byte and 1GiB");
+    }
+
+    @Test
+    void theBoundsApplyToPrometheusQueriesToo() {
+        ServerMetricsFlags flags = new ServerMetricsFlags();
+        flags.prometheusUrl = "http://127.0.0.1:9090";
+        flags.scrapeTimeout = "2s";
+        flags.maxBodyBytes = "1MiB";
+        assertThat(flags.validate("http://127.0.0.1:1")).isEmpty();
+        flags.scrapeTimeout = "soon";
+        assertThat(flags.validate("http://127.0.0.1:1"))
+                .singleElement()
+                .asString()
+                .startsWith("--scrape-timeout: 'soon' is not a duration");
+        flags.scrapeTimeout = null;
+        flags.scrapeInterval = "1s";
+        assertThat(flags.validate("http://127.0.0.1:1"))
+                .singleElement()
+                .asString()
+                .isEqualTo(
+                        "--scrape-interval applies to --scrape-metrics, not to --prometheus-url"
+                                + " (Prometheus scrapes the server itself)");
     }
 }

@@ -8,6 +8,8 @@ import io.inferencebench.crds.workorder.PartReport;
 import io.inferencebench.crds.workorder.ProgressReport;
 import io.inferencebench.crds.workorder.RunnerWorkOrder;
 import io.inferencebench.profile.lpg.StageResult;
+import io.inferencebench.runner.stub.EnormousResponses;
+import io.inferencebench.runner.stub.StubServer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,6 +44,13 @@ class PodJarIT {
     /** Starts the jar's pod command with what a runner container gets. */
     private static Process startJar(PodModeIT.Run run, RunnerWorkOrder order, Path dir, Path log)
             throws Exception {
+        return startJar(run, order, dir, log, List.of());
+    }
+
+    /** Starts the jar's pod command with what a runner container gets, and JVM options. */
+    private static Process startJar(
+            PodModeIT.Run run, RunnerWorkOrder order, Path dir, Path log, List<String> jvm)
+            throws Exception {
         Path jar = Path.of("target/inferencebench-runner.jar");
         assertThat(jar).exists();
         Path root = dir.resolve("root");
@@ -53,16 +62,13 @@ class PodJarIT {
         Path tmp = Files.createDirectories(dir.resolve("pod-tmp"));
         Path kubeconfig = dir.resolve("kubeconfig");
         Files.writeString(kubeconfig, PodModeIT.fixture.kubeconfigYaml(), StandardCharsets.UTF_8);
+        List<String> command = new java.util.ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Djava.io.tmpdir=" + tmp);
+        command.addAll(jvm);
+        command.addAll(List.of("-jar", jar.toString(), "pod", "--no-self-warmup"));
         ProcessBuilder builder =
-                new ProcessBuilder(
-                                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                                "-Djava.io.tmpdir=" + tmp,
-                                "-jar",
-                                jar.toString(),
-                                "pod",
-                                "--no-self-warmup")
-                        .redirectErrorStream(true)
-                        .redirectOutput(log.toFile());
+                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         Map<String, String> env = builder.environment();
         env.clear();
         env.put("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"));
@@ -147,6 +153,80 @@ class PodJarIT {
             assertThat(PodModeIT.data(run, 0, PartReport.stageResultKey(1))).isNull();
         } finally {
             process.destroyForcibly();
+        }
+    }
+
+    @Test
+    void runningOutOfMemoryFailsThePartAndKeepsTheFinishedStage(@TempDir Path dir)
+            throws Exception {
+        PodModeIT.Run run = PodModeIT.newRun("jar-oom");
+        LoadSpec load = new LoadSpec();
+        load.setRequestRates(List.of(50.0, 50.0));
+        load.setNumPrompts(4);
+        EnormousResponses handler = new EnormousResponses(4);
+        try (StubServer enormous = new StubServer(handler)) {
+            RunnerWorkOrder base = PodModeIT.workOrder(run, load, 1, false);
+            // Not streamed: the runner holds each response whole; stage 2's never end.
+            base.workload().setStreaming(false);
+            RunnerWorkOrder order =
+                    new RunnerWorkOrder(
+                            base.runName(),
+                            base.namespace(),
+                            base.runUid(),
+                            base.parallelism(),
+                            enormous.baseUrl(),
+                            base.path(),
+                            "openai",
+                            base.api(),
+                            base.model(),
+                            base.headers(),
+                            base.apiKeyFromEnv(),
+                            base.workload(),
+                            base.load(),
+                            base.stages(),
+                            base.slo(),
+                            base.controlConfigMap(),
+                            base.partConfigMapPrefix(),
+                            base.reportIntervalSeconds(),
+                            base.tls());
+            Path log = dir.resolve("pod.log");
+            Process process = startJar(run, order, dir, log, List.of("-Xmx64m"));
+            try {
+                await().atMost(Duration.ofSeconds(60))
+                        .until(
+                                () ->
+                                        PartReport.STATE_READY.equals(
+                                                PodModeIT.data(run, 0, PartReport.STATE)));
+                PodModeIT.control(
+                        run,
+                        Map.of(
+                                RunnerWorkOrder.stageStartKey(1),
+                                Instant.now().plusMillis(500).toString()));
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> "1".equals(PodModeIT.data(run, 0, PartReport.STAGES_DONE)));
+                PodModeIT.control(
+                        run,
+                        Map.of(
+                                RunnerWorkOrder.stageStartKey(2),
+                                Instant.now().plusMillis(500).toString()));
+                assertThat(process.waitFor(90, TimeUnit.SECONDS)).as("the pod ended").isTrue();
+            } finally {
+                process.destroyForcibly();
+            }
+            String output = Files.readString(log);
+            System.out.println(output);
+            assertThat(process.exitValue()).as(output).isEqualTo(PodRun.EXIT_FAILED);
+            assertThat(handler.enormousBytes.get()).as("the server sent").isPositive();
+            assertThat(PodModeIT.data(run, 0, PartReport.STATE)).isEqualTo(PartReport.STATE_FAILED);
+            assertThat(PodModeIT.data(run, 0, PartReport.ERROR))
+                    .isEqualTo(
+                            "the runner ran out of memory (-Xmx 64 MiB): Java heap space; stage 2"
+                                    + " stopped; finished stages kept (1 reported)");
+            assertThat(output).doesNotContain("\tat ").doesNotContain("other: Java heap space");
+            StageResult first = PodModeIT.stageResult(run, 0, 1);
+            assertThat(first.completed).isEqualTo(4);
+            assertThat(first.failed).isZero();
+            assertThat(PodModeIT.data(run, 0, PartReport.stageResultKey(2))).isNull();
         }
     }
 }

@@ -7,12 +7,14 @@ import io.inferencebench.profile.prom.MetricType;
 import io.inferencebench.profile.prom.ParsedPage;
 import io.inferencebench.profile.prom.PrometheusTextParser;
 import io.inferencebench.profile.prom.Sample;
+import io.inferencebench.profile.prom.ScrapeBodyReader;
 import io.inferencebench.profile.server.Scrape;
 import io.inferencebench.profile.server.ScrapeCoverage;
 import io.inferencebench.profile.server.ServerMetricCatalog;
 import io.inferencebench.profile.server.ServerMetricsReport;
 import io.inferencebench.profile.server.WindowStatistics;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -33,6 +35,12 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -53,6 +61,12 @@ import java.util.regex.Pattern;
  * <p>What differs from direct scraping: a value at time t is the last sample Prometheus took at or
  * before t (within its lookback window), so window edges lag by up to one scrape interval.
  *
+ * <p>Prometheus is not trusted more than a scraped endpoint: every answer is read with a {@link
+ * ScrapeBodyReader}, so a body larger than the bound is cut there (a window whose {@code
+ * query_range} answer is over it is asked again in smaller parts) and the configured timeout runs
+ * from the request to the body's last byte (a body that never ends costs one timeout, and a timeout
+ * ends the window's queries). {@link #cancel()} aborts what is in flight.
+ *
  * <p>Thread-safe; close it to release the HTTP client.
  */
 public final class PrometheusApiSource implements AutoCloseable {
@@ -72,6 +86,9 @@ public final class PrometheusApiSource implements AutoCloseable {
     private final String base;
     private final Duration timeout;
     private final HttpClient http;
+    private final ScrapeBodyReader bodyReader;
+    private final Set<Runnable> inFlight = ConcurrentHashMap.newKeySet();
+    private volatile boolean cancelled;
 
     /**
      * The scrapes rebuilt from Prometheus for one window.
@@ -98,13 +115,25 @@ public final class PrometheusApiSource implements AutoCloseable {
     }
 
     /**
-     * Creates a source.
+     * Creates a source whose answers may hold {@link ScrapeBodyReader#DEFAULT_MAX_BYTES} each.
      *
      * @param config where and how to query
      * @throws IllegalArgumentException when the configuration is invalid (the message lists every
      *     problem, see {@link PrometheusSourceConfig#validate})
      */
     public PrometheusApiSource(PrometheusSourceConfig config) {
+        this(config, ScrapeBodyReader.DEFAULT_MAX_BYTES);
+    }
+
+    /**
+     * Creates a source.
+     *
+     * @param config where and how to query
+     * @param maxBodyBytes most bytes (after gzip decompression) accepted in one answer
+     * @throws IllegalArgumentException when the configuration is invalid (the message lists every
+     *     problem, see {@link PrometheusSourceConfig#validate}) or the bound is not positive
+     */
+    public PrometheusApiSource(PrometheusSourceConfig config, long maxBodyBytes) {
         List<String> problems =
                 config == null
                         ? List.of("prometheus: configuration required")
@@ -123,11 +152,24 @@ public final class PrometheusApiSource implements AutoCloseable {
                 config.timeout() == null
                         ? PrometheusSourceConfig.DEFAULT_TIMEOUT
                         : config.timeout();
+        this.bodyReader = new ScrapeBodyReader(maxBodyBytes, timeout);
         this.http =
                 HttpClient.newBuilder()
                         .connectTimeout(timeout)
                         .followRedirects(HttpClient.Redirect.NEVER)
                         .build();
+    }
+
+    /**
+     * Aborts the request in flight and refuses every later one; they fail with {@link
+     * PrometheusQueryException.Kind#INTERRUPTED}. For a run that is being interrupted. Callable
+     * from any thread.
+     */
+    public void cancel() {
+        cancelled = true;
+        for (Runnable abort : inFlight) {
+            abort.run();
+        }
     }
 
     /**
@@ -149,9 +191,14 @@ public final class PrometheusApiSource implements AutoCloseable {
      * @return the step
      */
     public Duration step() {
-        return config.step() != null
-                ? config.step()
-                : Duration.ofMillis(scrapeIntervalMillis(new ArrayList<>()));
+        if (config.step() != null) {
+            return config.step();
+        }
+        try {
+            return Duration.ofMillis(scrapeIntervalMillis(new ArrayList<>()));
+        } catch (PrometheusQueryException e) {
+            return FALLBACK_STEP;
+        }
     }
 
     /**
@@ -277,8 +324,7 @@ public final class PrometheusApiSource implements AutoCloseable {
         Map<String, TreeMap<Long, Double>> up = new TreeMap<>();
         for (int first = 0; first < intervals; first += MAX_POINTS_PER_QUERY) {
             int last = Math.min(intervals - 1, first + MAX_POINTS_PER_QUERY - 1);
-            queryRange(
-                    query, start + first * step, start + last * step, step, samples, up, warnings);
+            queryPoints(query, start, step, first, last, samples, up, warnings);
         }
         queryRange(query, end, end, step, samples, up, warnings);
 
@@ -306,6 +352,39 @@ public final class PrometheusApiSource implements AutoCloseable {
         }
         scrapes.sort(java.util.Comparator.comparingLong(Scrape::timestampMillis));
         return new Window(scrapes, points * replicas.size(), step, replicas, warnings);
+    }
+
+    /**
+     * Evaluation points {@code first..last} (of {@code start + k * step}); an answer over the body
+     * bound is asked again as two halves, down to single points, so a long window of many series is
+     * read in parts that each fit (a hostile server costs at most one request per halving).
+     */
+    private void queryPoints(
+            String query,
+            long start,
+            long step,
+            int first,
+            int last,
+            Map<String, TreeMap<Long, List<Sample>>> samples,
+            Map<String, TreeMap<Long, Double>> up,
+            List<String> warnings)
+            throws PrometheusQueryException {
+        try {
+            queryRange(
+                    query, start + first * step, start + last * step, step, samples, up, warnings);
+        } catch (PrometheusQueryException e) {
+            if (e.kind() != PrometheusQueryException.Kind.TOO_LARGE || first == last) {
+                throw e;
+            }
+            warn(
+                    warnings,
+                    "query_range answers over "
+                            + bodyReader.maxBytes()
+                            + " bytes: the window was asked in smaller parts");
+            int middle = first + (last - first) / 2;
+            queryPoints(query, start, step, first, middle, samples, up, warnings);
+            queryPoints(query, start, step, middle + 1, last, samples, up, warnings);
+        }
     }
 
     private void queryRange(
@@ -548,12 +627,15 @@ public final class PrometheusApiSource implements AutoCloseable {
     // ---- step ----
 
     /** The smallest scrape interval of the active targets the selector matches. */
-    private long scrapeIntervalMillis(List<String> warnings) {
+    private long scrapeIntervalMillis(List<String> warnings) throws PrometheusQueryException {
         Map<String, List<String>> params = Map.of("state", List.of("active"));
         JsonNode data;
         try {
             data = call("/api/v1/targets", params, false, warnings);
         } catch (PrometheusQueryException e) {
+            if (endsWindow(e)) {
+                throw e;
+            }
             warn(
                     warnings,
                     "scrape interval unknown ("
@@ -627,11 +709,15 @@ public final class PrometheusApiSource implements AutoCloseable {
 
     // ---- metadata ----
 
-    private Map<String, String> metadataTypes(List<String> warnings) {
+    private Map<String, String> metadataTypes(List<String> warnings)
+            throws PrometheusQueryException {
         JsonNode data;
         try {
             data = call("/api/v1/metadata", Map.of(), false, warnings);
         } catch (PrometheusQueryException e) {
+            if (endsWindow(e)) {
+                throw e;
+            }
             warn(warnings, "metric types unknown (" + e.getMessage() + "); inferred from names");
             return Map.of();
         }
@@ -678,41 +764,13 @@ public final class PrometheusApiSource implements AutoCloseable {
         if (config.bearerToken() != null) {
             request.header("Authorization", "Bearer " + config.bearerToken());
         }
-        HttpResponse<byte[]> response;
-        try {
-            response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
-        } catch (HttpTimeoutException e) {
-            throw new PrometheusQueryException(
-                    "Prometheus at "
-                            + redact(config.url())
-                            + " did not answer "
-                            + path
-                            + " within "
-                            + timeout.toMillis()
-                            + " ms");
-        } catch (ConnectException e) {
-            throw new PrometheusQueryException(
-                    "cannot connect to Prometheus at "
-                            + redact(config.url())
-                            + ": "
-                            + sanitize(describe(e)));
-        } catch (IOException e) {
-            throw new PrometheusQueryException(
-                    "request "
-                            + path
-                            + " to Prometheus at "
-                            + redact(config.url())
-                            + " failed: "
-                            + sanitize(describe(e)));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new PrometheusQueryException(
-                    "interrupted while waiting for Prometheus at " + redact(config.url()));
-        }
+        long startNanos = System.nanoTime();
+        HttpResponse<InputStream> response = awaitHeaders(request.build(), path);
+        byte[] bytes = readBody(response, path, startNanos);
         int code = response.statusCode();
         JsonNode body;
         try {
-            body = JSON.readTree(response.body());
+            body = JSON.readTree(bytes);
         } catch (IOException e) {
             body = null;
         }
@@ -726,7 +784,7 @@ public final class PrometheusApiSource implements AutoCloseable {
                             + code
                             + hint(code)
                             + " and a body that is not Prometheus API JSON"
-                            + excerpt(response.body()));
+                            + excerpt(bytes));
         }
         for (JsonNode w : body.path("warnings")) {
             warn(warnings, sanitize(w.asText()));
@@ -756,6 +814,142 @@ public final class PrometheusApiSource implements AutoCloseable {
                             + hint(code));
         }
         return body.path("data");
+    }
+
+    /**
+     * A timeout or a cancel ends the window's queries: a server that did not answer one request in
+     * time is not asked the next ones, so a stalled Prometheus costs one timeout, not one per
+     * request.
+     */
+    private static boolean endsWindow(PrometheusQueryException e) {
+        return e.kind() == PrometheusQueryException.Kind.TIMED_OUT
+                || e.kind() == PrometheusQueryException.Kind.INTERRUPTED;
+    }
+
+    /** Sends the request and waits for the status and headers, at most the timeout. */
+    private HttpResponse<InputStream> awaitHeaders(HttpRequest request, String path)
+            throws PrometheusQueryException {
+        if (cancelled) {
+            throw interrupted();
+        }
+        CompletableFuture<HttpResponse<InputStream>> pending =
+                http.sendAsync(request, HttpResponse.BodyHandlers.ofInputStream());
+        Runnable abort = () -> pending.cancel(true);
+        inFlight.add(abort);
+        try {
+            if (cancelled) {
+                abort.run();
+            }
+            return pending.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            abort.run();
+            throw timedOut(path);
+        } catch (CancellationException e) {
+            throw interrupted();
+        } catch (InterruptedException e) {
+            abort.run();
+            Thread.currentThread().interrupt();
+            throw interrupted();
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            if (cancelled) {
+                throw interrupted();
+            }
+            if (cause instanceof HttpTimeoutException) {
+                throw timedOut(path);
+            }
+            if (cause instanceof ConnectException) {
+                throw new PrometheusQueryException(
+                        "cannot connect to Prometheus at "
+                                + redact(config.url())
+                                + ": "
+                                + sanitize(describe(cause)));
+            }
+            throw new PrometheusQueryException(
+                    "request "
+                            + path
+                            + " to Prometheus at "
+                            + redact(config.url())
+                            + " failed: "
+                            + sanitize(describe(cause)));
+        } finally {
+            inFlight.remove(abort);
+        }
+    }
+
+    /** Reads the whole body within the bound and the deadline that began at {@code startNanos}. */
+    private byte[] readBody(HttpResponse<InputStream> response, String path, long startNanos)
+            throws PrometheusQueryException {
+        InputStream body = response.body();
+        Runnable abort = () -> closeQuietly(body);
+        inFlight.add(abort);
+        try {
+            if (cancelled) {
+                abort.run();
+            }
+            return bodyReader.read(
+                    body,
+                    response.headers().firstValue("Content-Encoding").orElse(null),
+                    startNanos);
+        } catch (ScrapeBodyReader.BodyRefused e) {
+            if (cancelled) {
+                throw interrupted();
+            }
+            if (e.timedOut()) {
+                throw timedOut(path);
+            }
+            throw new PrometheusQueryException(
+                    "Prometheus at "
+                            + redact(config.url())
+                            + " answered "
+                            + path
+                            + " with HTTP "
+                            + response.statusCode()
+                            + " and a body that was refused: "
+                            + e.getMessage(),
+                    e.tooLarge()
+                            ? PrometheusQueryException.Kind.TOO_LARGE
+                            : PrometheusQueryException.Kind.FAILED);
+        } catch (IOException e) {
+            if (cancelled) {
+                throw interrupted();
+            }
+            throw new PrometheusQueryException(
+                    "reading the answer to "
+                            + path
+                            + " from Prometheus at "
+                            + redact(config.url())
+                            + " failed: "
+                            + sanitize(describe(e)));
+        } finally {
+            inFlight.remove(abort);
+        }
+    }
+
+    private PrometheusQueryException timedOut(String path) {
+        return new PrometheusQueryException(
+                "Prometheus at "
+                        + redact(config.url())
+                        + " did not answer "
+                        + path
+                        + " within "
+                        + timeout.toMillis()
+                        + " ms",
+                PrometheusQueryException.Kind.TIMED_OUT);
+    }
+
+    private PrometheusQueryException interrupted() {
+        return new PrometheusQueryException(
+                "interrupted while querying Prometheus at " + redact(config.url()),
+                PrometheusQueryException.Kind.INTERRUPTED);
+    }
+
+    private static void closeQuietly(InputStream in) {
+        try {
+            in.close();
+        } catch (IOException | RuntimeException ignored) {
+            // the reader sees the closed stream
+        }
     }
 
     private static String hint(int code) {
@@ -803,7 +997,7 @@ public final class PrometheusApiSource implements AutoCloseable {
      * @param url the URL
      * @return the redacted form
      */
-    static String redact(URI url) {
+    public static String redact(URI url) {
         if (url == null) {
             return "null";
         }
@@ -872,8 +1066,10 @@ public final class PrometheusApiSource implements AutoCloseable {
         }
     }
 
+    /** Releases the HTTP client at once, aborting anything still in flight. */
     @Override
     public void close() {
-        http.close();
+        // close() would wait for every exchange to end, and a hostile server's never does.
+        http.shutdownNow();
     }
 }

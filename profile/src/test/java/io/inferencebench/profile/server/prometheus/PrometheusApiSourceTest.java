@@ -565,6 +565,104 @@ class PrometheusApiSourceTest {
         }
     }
 
+    /** The recorded answer's size for the points in [from, to] (epoch seconds). */
+    private static int rangeAnswerBytes(long fromSeconds, long toSeconds) {
+        PrometheusStub.Request r =
+                new PrometheusStub.Request(
+                        "POST",
+                        "/api/v1/query_range",
+                        Map.of(
+                                "start", List.of(Long.toString(fromSeconds)),
+                                "end", List.of(Long.toString(toSeconds))),
+                        null);
+        return recordedRange(r).body().getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+    }
+
+    @Test
+    void aRangeAnswerOverTheBoundIsAskedAgainInParts() throws Exception {
+        recordedServer();
+        PrometheusApiSource.Window whole;
+        try (PrometheusApiSource source = new PrometheusApiSource(config())) {
+            whole = source.fetch(CATALOG, T0, T2);
+        }
+        stub.requests.clear();
+        // Between the size of the window's first two points and that of one point: the first
+        // query_range answer is over the bound, each half of it fits.
+        int onePoint = rangeAnswerBytes(T0 / 1000, T0 / 1000);
+        int twoPoints = rangeAnswerBytes(T0 / 1000, T0 / 1000 + 1);
+        assertThat(twoPoints).isGreaterThan(onePoint + 2);
+        long bound = (onePoint + twoPoints) / 2;
+        PrometheusApiSource.Window parts;
+        try (PrometheusApiSource source = new PrometheusApiSource(config(), bound)) {
+            parts = source.fetch(CATALOG, T0, T2);
+        }
+
+        assertThat(parts.scrapes()).isEqualTo(whole.scrapes());
+        assertThat(parts.expectedScrapes()).isEqualTo(whole.expectedScrapes());
+        assertThat(parts.warnings())
+                .contains(
+                        "query_range answers over "
+                                + bound
+                                + " bytes: the window was asked in smaller parts");
+        // [T0, T0+1] refused, then [T0, T0] and [T0+1, T0+1], then the end point
+        List<PrometheusStub.Request> ranges = stub.requests("/api/v1/query_range");
+        assertThat(ranges)
+                .extracting(r -> r.param("start") + "-" + r.param("end"))
+                .containsExactly(
+                        "1700000000.000-1700000001.000",
+                        "1700000000.000-1700000000.000",
+                        "1700000001.000-1700000001.000",
+                        "1700000002.000-1700000002.000");
+    }
+
+    @Test
+    void aSinglePointOverTheBoundFailsTheWindowWithTheReason() {
+        recordedServer();
+        try (PrometheusApiSource source = new PrometheusApiSource(config(), 1000)) {
+            PrometheusQueryException e =
+                    catchThrowableOfType(
+                            PrometheusQueryException.class, () -> source.fetch(CATALOG, T0, T2));
+            assertThat(e.kind()).isEqualTo(PrometheusQueryException.Kind.TOO_LARGE);
+            assertThat(e.getMessage())
+                    .contains("answered /api/v1/query_range with HTTP 200")
+                    .endsWith("body that was refused: body exceeds 1000 bytes");
+        }
+        // halved down to one point (2 points, then the first one), never more
+        assertThat(stub.requests("/api/v1/query_range")).hasSize(2);
+    }
+
+    @Test
+    void aCancelAbortsTheQueryInFlightAndEveryLaterOne() throws Exception {
+        stub.route(
+                "/api/v1/label/__name__/values",
+                r -> new PrometheusStub.Answer(200, NAMES, 20_000));
+        try (PrometheusApiSource source = new PrometheusApiSource(config())) {
+            java.util.concurrent.CompletableFuture<Throwable> failure =
+                    java.util.concurrent.CompletableFuture.supplyAsync(
+                            () ->
+                                    catchThrowableOfType(
+                                            PrometheusQueryException.class,
+                                            () -> source.fetch(CATALOG, T0, T2)));
+            while (stub.requests("/api/v1/label/__name__/values").isEmpty()) {
+                Thread.sleep(10);
+            }
+            long t = System.nanoTime();
+            source.cancel();
+            PrometheusQueryException e =
+                    (PrometheusQueryException)
+                            failure.get(5, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat((System.nanoTime() - t) / 1_000_000).isLessThan(2_000);
+            assertThat(e.kind()).isEqualTo(PrometheusQueryException.Kind.INTERRUPTED);
+            assertThat(e.getMessage())
+                    .isEqualTo("interrupted while querying Prometheus at " + stub.url());
+            ServerMetricsReport later = source.report(CATALOG, T0, T2);
+            assertThat(later.coverage().errors())
+                    .containsExactly(
+                            "prometheus: interrupted while querying Prometheus at " + stub.url());
+        }
+        assertThat(stub.requests("/api/v1/label/__name__/values")).hasSize(1);
+    }
+
     @Test
     void invalidConfigurationIsRejectedWithFieldNames() {
         PrometheusSourceConfig bad =
