@@ -9,7 +9,7 @@ export MAVEN_OPTS ?= --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory
 .PHONY: help demo demo-cli test unit it e2e e2e-node build images images-push fmt fmt-check clean \
 	host-packages tools k8s-binaries helm model-sim model-sim-test containerd chromium node \
 	control-plane-up cluster-up control-plane-down kind kind-up kind-down e2e-kind demo-kind \
-	test-vllm vllm-up vllm-down
+	test-vllm vllm-up vllm-down test-transformers transformers-up transformers-down
 
 # Every target of .PHONY is listed here: MakeHelpTest (testkit) fails when one is missing.
 help:
@@ -52,6 +52,10 @@ help:
 	@echo "  make test-vllm     - the *VllmIT tier against it"
 	@echo "  make vllm-up       - start it and leave it running"
 	@echo "  make vllm-down     - stop it"
+	@echo "Hugging Face transformers serve on the CPU (any x86-64; installs ~7 GB once; not in make test):"
+	@echo "  make test-transformers - the *TransformersIT tier against it: the runner CLI and the operator (real node; root)"
+	@echo "  make transformers-up   - start it and leave it running"
+	@echo "  make transformers-down - stop it"
 
 images:
 	scripts/images/build-images.sh
@@ -150,6 +154,23 @@ vllm-up:
 
 vllm-down:
 	e2e/scripts/vllm-cpu.sh down
+
+# Hugging Face transformers serve on the CPU (e2e/scripts/transformers-serve.sh: cached venv,
+# version-keyed; the project's tiny random-weight Llama, made locally): a real third-party server
+# with a strict OpenAI schema and no /metrics, on any x86-64 CPU. RunnerCliTransformersIT (runner)
+# and OperatorTransformersIT (e2e: the real node, so root and the E2E lock) run against it; unit
+# tests are skipped. Not in `make test`: a cold install is ~7 GB (see README, The transformers
+# tier). verify, not install: nothing of this tier needs the local Maven repository.
+test-transformers: tools node
+	e2e/scripts/transformers-serve.sh install >/dev/null
+	$(MAKE) images
+	$(MVN) verify -Ptransformers
+
+transformers-up:
+	e2e/scripts/transformers-serve.sh up
+
+transformers-down:
+	e2e/scripts/transformers-serve.sh down
 
 model-sim-test:
 	cd e2e/model-sim && go vet ./... && go test -count=1 ./...
