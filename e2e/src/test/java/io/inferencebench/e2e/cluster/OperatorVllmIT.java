@@ -51,6 +51,7 @@ class OperatorVllmIT {
 
     @BeforeAll
     static void startClusterAndVllm() throws Exception {
+        VllmCpu.assumeCpuSupported();
         Path venv = VllmCpu.install();
         Files.createDirectories(LOG_DIR);
         cluster = ChartCluster.start(List.of(NAMESPACE), LOG_DIR.resolve("cluster-logs"));
