@@ -20,8 +20,9 @@ import java.util.TreeMap;
 
 /**
  * The output ConfigMaps of a run: every stage's LPG profile, one key per stage (named like LPG
- * files), in stage order, in {@code spec.output.configMapName} (default {@code <run>-profile}) and,
- * when a run's profiles outgrow one ConfigMap, in {@code <name>-2}, {@code <name>-3}, ...
+ * files), and its Benchmark Report v0.2 beside it when the run asks for one, in stage order, in
+ * {@code spec.output.configMapName} (default {@code <run>-profile}) and, when a run's profiles
+ * outgrow one ConfigMap, in {@code <name>-2}, {@code <name>-3}, ...
  *
  * <p>Why split: the API server refuses a ConfigMap whose data exceeds 1 MiB, and a 50-stage run
  * with two scraped replicas writes about 1.4 MB of profiles. Each ConfigMap is filled in stage
@@ -173,8 +174,8 @@ public final class OutputConfigMaps {
     }
 
     /**
-     * Adds one stage's profile: writes the output ConfigMaps it changes and decides whether status
-     * keeps the profiles.
+     * Adds one stage's profile, and what goes beside it: writes the output ConfigMaps it changes
+     * and decides whether status keeps the profiles.
      *
      * @param run the run
      * @param statusProfiles status.profiles before this stage (may be {@code null})
@@ -182,6 +183,8 @@ public final class OutputConfigMaps {
      * @param resultsBefore status.results before this stage, in stage order
      * @param key the new stage's profile key
      * @param profile the new stage's profile
+     * @param besides keys stored after the profile (its Benchmark Report), key to text; earlier
+     *     stages' are kept where their results name them ({@code benchmarkReportKey})
      * @return where the profiles are now
      */
     public Stored add(
@@ -190,12 +193,24 @@ public final class OutputConfigMaps {
             List<String> configMaps,
             List<io.inferencebench.crds.v1alpha1.StageResult> resultsBefore,
             String key,
-            JsonNode profile) {
+            JsonNode profile,
+            Map<String, String> besides) {
         SequencedMap<String, String> stored =
-                stored(run, statusProfiles, configMaps, resultsBefore);
+                stored(run, statusProfiles, configMaps, resultsBefore, true);
         stored.put(key, pretty(profile));
+        if (besides != null) {
+            besides.forEach(stored::put);
+        }
         List<String> names = write(run, stored, key);
-        List<JsonNode> all = parseAll(stored.values());
+        List<String> profileKeys = new ArrayList<>();
+        resultsBefore.forEach(r -> profileKeys.add(r.getProfileKey()));
+        profileKeys.add(key);
+        List<JsonNode> all =
+                parseAll(
+                        profileKeys.stream()
+                                .map(stored::get)
+                                .filter(java.util.Objects::nonNull)
+                                .toList());
         long bytes = 0;
         for (JsonNode node : all) {
             bytes += compact(node).getBytes(StandardCharsets.UTF_8).length;
@@ -235,27 +250,54 @@ public final class OutputConfigMaps {
         if (statusProfiles != null && statusProfiles.size() == results.size()) {
             return statusProfiles;
         }
-        return parseAll(stored(run, statusProfiles, configMaps, results).values());
+        return parseAll(stored(run, statusProfiles, configMaps, results, false).values());
     }
 
+    /**
+     * What the output ConfigMaps hold, in stage order: each stage's profile (from status while it
+     * holds them all) and, with {@code withBesides}, the keys stored beside it (read back from the
+     * ConfigMaps, so that rewriting one keeps them).
+     */
     private SequencedMap<String, String> stored(
             BenchmarkRun run,
             List<JsonNode> statusProfiles,
             List<String> configMaps,
-            List<io.inferencebench.crds.v1alpha1.StageResult> results) {
-        SequencedMap<String, String> stored = new LinkedHashMap<>();
-        if (statusProfiles != null && statusProfiles.size() == results.size()) {
-            for (int i = 0; i < results.size(); i++) {
-                stored.put(results.get(i).getProfileKey(), pretty(statusProfiles.get(i)));
+            List<io.inferencebench.crds.v1alpha1.StageResult> results,
+            boolean withBesides) {
+        boolean inStatus = statusProfiles != null && statusProfiles.size() == results.size();
+        List<String> wanted = new ArrayList<>();
+        for (io.inferencebench.crds.v1alpha1.StageResult r : results) {
+            if (!inStatus) {
+                wanted.add(r.getProfileKey());
             }
-            return stored;
+            if (withBesides && r.getBenchmarkReportKey() != null) {
+                wanted.add(r.getBenchmarkReportKey());
+            }
         }
-        return read(
-                run,
-                configMaps == null || configMaps.isEmpty() ? List.of(name(run, 0)) : configMaps,
-                results.stream()
-                        .map(io.inferencebench.crds.v1alpha1.StageResult::getProfileKey)
-                        .toList());
+        Map<String, String> read =
+                wanted.isEmpty()
+                        ? Map.of()
+                        : read(
+                                run,
+                                configMaps == null || configMaps.isEmpty()
+                                        ? List.of(name(run, 0))
+                                        : configMaps,
+                                wanted);
+        SequencedMap<String, String> stored = new LinkedHashMap<>();
+        for (int i = 0; i < results.size(); i++) {
+            io.inferencebench.crds.v1alpha1.StageResult r = results.get(i);
+            String profile = inStatus ? pretty(statusProfiles.get(i)) : read.get(r.getProfileKey());
+            if (profile != null) {
+                stored.put(r.getProfileKey(), profile);
+            }
+            if (withBesides && r.getBenchmarkReportKey() != null) {
+                String beside = read.get(r.getBenchmarkReportKey());
+                if (beside != null) {
+                    stored.put(r.getBenchmarkReportKey(), beside);
+                }
+            }
+        }
+        return stored;
     }
 
     static String pretty(JsonNode profile) {

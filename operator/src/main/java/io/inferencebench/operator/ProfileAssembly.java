@@ -5,8 +5,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.LatencySummary;
+import io.inferencebench.crds.v1alpha1.OutputSpec;
 import io.inferencebench.crds.v1alpha1.SloSpec;
+import io.inferencebench.profile.br.BenchmarkReportWriter;
 import io.inferencebench.profile.lpg.LoadVerdict;
+import io.inferencebench.profile.lpg.LpgDialect;
 import io.inferencebench.profile.lpg.LpgProfileWriter;
 import io.inferencebench.profile.lpg.ProfileContext;
 import io.inferencebench.profile.lpg.StageResult;
@@ -17,13 +20,16 @@ import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
  * Merges the runner parts of each stage into one StageResult (exact for one runner, merged moments
- * and histograms for several) and writes the LPG profile and the status summary.
+ * and histograms for several) and writes the LPG profile (in {@code spec.output.lpgDialect}), the
+ * Benchmark Report v0.2 beside it when {@code spec.output.formats} asks for one, and the status
+ * summary.
  */
 public final class ProfileAssembly {
 
@@ -33,10 +39,15 @@ public final class ProfileAssembly {
     /**
      * One stage, assembled.
      *
-     * @param profile the LPG document
+     * @param profile the LPG document, in {@code spec.output.lpgDialect}
      * @param result the status summary
+     * @param besides what is stored beside the profile: ConfigMap key to text (the Benchmark Report
+     *     v0.2 when {@code spec.output.formats} asks for it); empty otherwise
      */
-    public record Assembled(JsonNode profile, io.inferencebench.crds.v1alpha1.StageResult result) {}
+    public record Assembled(
+            JsonNode profile,
+            io.inferencebench.crds.v1alpha1.StageResult result,
+            Map<String, String> besides) {}
 
     private ProfileAssembly() {}
 
@@ -92,8 +103,18 @@ public final class ProfileAssembly {
                         run.getSpec().getRunner().getParallelism(),
                         "operator",
                         Map.of("stage", Integer.toString(stage)));
-        JsonNode profile = LpgProfileWriter.write(merged, context, serverMetrics);
+        OutputSpec output = run.getSpec().getOutput();
+        JsonNode profile = LpgProfileWriter.write(merged, context, serverMetrics, dialect(output));
         String key = uniqueKey(LpgProfileWriter.fileName(merged, context), stage, usedKeys);
+        Map<String, String> besides = new LinkedHashMap<>();
+        String reportKey = null;
+        if (output != null && output.benchmarkReport()) {
+            reportKey = BenchmarkReportWriter.nameBeside(key);
+            besides.put(
+                    reportKey,
+                    BenchmarkReportWriter.toYaml(
+                            BenchmarkReportWriter.write(merged, experimentId(run))));
+        }
 
         var result = new io.inferencebench.crds.v1alpha1.StageResult();
         result.setStage(stage);
@@ -147,13 +168,35 @@ public final class ProfileAssembly {
         }
         result.setStatistics(merged.allExact() && parts.size() == 1 ? "exact" : "merged");
         result.setProfileKey(key);
+        result.setBenchmarkReportKey(reportKey);
         if (merged.firstDispatchEpochNanos > 0) {
             result.setStartTime(StatusAggregator.format(epoch(merged.firstDispatchEpochNanos)));
         }
         if (merged.lastCompletionEpochNanos > 0) {
             result.setEndTime(StatusAggregator.format(epoch(merged.lastCompletionEpochNanos)));
         }
-        return new Assembled(profile, result);
+        return new Assembled(profile, result, besides);
+    }
+
+    /** The profile's dialect: {@code spec.output.lpgDialect}, seed when unset. */
+    static LpgDialect dialect(OutputSpec output) {
+        return output != null
+                        && output.getLpgDialect()
+                                == io.inferencebench.crds.v1alpha1.LpgDialect.FINAL
+                ? LpgDialect.FINAL
+                : LpgDialect.SEED;
+    }
+
+    /**
+     * {@code run.eid} of the run's Benchmark Reports: the same for every stage of the run (its
+     * uid), so that re-assembling a stage writes the same report.
+     */
+    static String experimentId(BenchmarkRun run) {
+        String uid = run.getMetadata().getUid();
+        return "inferencebench-"
+                + (uid != null && !uid.isBlank()
+                        ? uid
+                        : run.getMetadata().getNamespace() + "-" + run.getMetadata().getName());
     }
 
     /**

@@ -2,9 +2,11 @@ package io.inferencebench.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -12,6 +14,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
 import io.inferencebench.profile.lpg.StageResult;
+import io.inferencebench.testkit.BenchmarkReportSchema;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -55,6 +58,11 @@ class LargeRunResultsIT {
     }
 
     private BenchmarkRun createRun(String name, int stages, int parallelism) {
+        return createRun(name, stages, parallelism, "");
+    }
+
+    /** {@code output} is the spec's output line (with its indent), or empty. */
+    private BenchmarkRun createRun(String name, int stages, int parallelism, String output) {
         String namespace = cluster.createNamespace("it-");
         List<String> rates = new ArrayList<>();
         for (int i = 1; i <= stages; i++) {
@@ -69,8 +77,13 @@ class LargeRunResultsIT {
                   target: {service: {name: vllm, port: 8000}, model: meta-llama/Llama-3.1-8B-Instruct}
                   load: {requestRates: [%s], numPrompts: %d, cooldown: 0s}
                   runner: {parallelism: %d}
-                """
-                        .formatted(name, String.join(", ", rates), 30 * parallelism, parallelism);
+                %s"""
+                        .formatted(
+                                name,
+                                String.join(", ", rates),
+                                30 * parallelism,
+                                parallelism,
+                                output);
         return cluster.createRun(namespace, yaml);
     }
 
@@ -124,7 +137,8 @@ class LargeRunResultsIT {
                             status.getProfileConfigMaps(),
                             results,
                             assembled.result().getProfileKey(),
-                            assembled.profile());
+                            assembled.profile(),
+                            assembled.besides());
             results.add(assembled.result());
             profiles.add(assembled.profile());
             status.setResults(new ArrayList<>(results));
@@ -269,6 +283,77 @@ class LargeRunResultsIT {
         Map<String, String> data = new TreeMap<>();
         profiles.forEach((k, v) -> data.put(k, OutputConfigMaps.pretty(v)));
         return data;
+    }
+
+    /**
+     * A run asking for the final dialect and Benchmark Reports, large enough to fill more than one
+     * output ConfigMap: each stage's report stays beside its profile through every rewrite of the
+     * ConfigMaps (a rewrite rebuilt them from the profiles alone before), every report validates
+     * against the BR0.2 schema, and the operator's reading path still gets the profiles only.
+     */
+    @Test
+    void benchmarkReportsBesideFinalProfilesSurviveEveryRewriteAndValidate() throws Exception {
+        int stages = 45;
+        BenchmarkRun run =
+                createRun(
+                        "reports",
+                        stages,
+                        20,
+                        "  output: {lpgDialect: final, formats: [lpg, br0.2]}\n");
+        Stored stored = runThroughTheOperatorsPath(run, stages, 20);
+        BenchmarkRun back =
+                client.resources(BenchmarkRun.class)
+                        .inNamespace(run.getMetadata().getNamespace())
+                        .withName("reports")
+                        .get();
+        BenchmarkRunStatus status = back.getStatus();
+        assertThat(status.getProfileConfigMaps()).as("split over ConfigMaps").hasSizeGreaterThan(1);
+
+        Map<String, String> data = new TreeMap<>();
+        for (String name : status.getProfileConfigMaps()) {
+            ConfigMap map =
+                    client.configMaps()
+                            .inNamespace(run.getMetadata().getNamespace())
+                            .withName(name)
+                            .get();
+            assertThat(dataBytes(map)).isLessThanOrEqualTo(OutputConfigMaps.MAX_DATA_BYTES);
+            map.getData().forEach((k, v) -> assertThat(data.put(k, v)).as("%s once", k).isNull());
+        }
+        assertThat(data).hasSize(2 * stages);
+        YAMLMapper yaml = new YAMLMapper();
+        Set<String> experiments = new HashSet<>();
+        for (int i = 0; i < stages; i++) {
+            var result = status.getResults().get(i);
+            JsonNode profile = json.readTree(data.get(result.getProfileKey()));
+            assertThat(profile.at("/dimensions/lpg_dialect").asText()).isEqualTo("final");
+            String reportKey = result.getBenchmarkReportKey();
+            assertThat(reportKey).isNotNull();
+            assertThat(data).as("stage %d's report", i + 1).containsKey(reportKey);
+            JsonNode report = yaml.readTree(data.get(reportKey));
+            assertThat(BenchmarkReportSchema.problems(report)).as(reportKey).isEmpty();
+            experiments.add(report.at("/run/eid").asText());
+            assertThat(report.at("/run/uid").asText()).endsWith("-stage-" + (i + 1));
+            JsonNode aggregate = report.at("/results/request_performance/aggregate");
+            JsonNode m = profile.get("metrics");
+            assertThat(aggregate.at("/requests/total").asLong())
+                    .isEqualTo(m.get("requests_sent").asLong());
+            assertThat(aggregate.at("/throughput/output_token_rate/mean").asDouble())
+                    .isCloseTo(m.get("throughput").asDouble(), within(1e-6));
+            assertThat(aggregate.at("/latency/time_to_first_token/p99").asDouble())
+                    .isCloseTo(m.get("p99_ttft_ms").asDouble(), within(1e-9));
+        }
+        assertThat(experiments).as("one experiment id for the run's stages").hasSize(1);
+        List<JsonNode> viaOperator =
+                new OutputConfigMaps(client)
+                        .profiles(
+                                back,
+                                status.getProfiles(),
+                                status.getProfileConfigMaps(),
+                                status.getResults());
+        assertThat(viaOperator).hasSize(stages).allMatch(p -> p.has("metrics"));
+        for (int i = 0; i < stages; i++) {
+            assertThat(sameJson(viaOperator.get(i), stored.profiles().get(i))).isTrue();
+        }
     }
 
     @Test

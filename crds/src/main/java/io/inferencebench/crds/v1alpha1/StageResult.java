@@ -115,6 +115,11 @@ public class StageResult {
     @JsonPropertyDescription("Key of this stage's profile in the output ConfigMap.")
     private String profileKey;
 
+    @JsonPropertyDescription(
+            "Key of this stage's Benchmark Report v0.2 in the output ConfigMap, beside the profile"
+                    + " (when spec.output.formats includes br0.2).")
+    private String benchmarkReportKey;
+
     public Integer getStage() {
         return stage;
     }
@@ -305,6 +310,14 @@ public class StageResult {
 
     public void setProfileKey(String profileKey) {
         this.profileKey = profileKey;
+    }
+
+    public String getBenchmarkReportKey() {
+        return benchmarkReportKey;
+    }
+
+    public void setBenchmarkReportKey(String benchmarkReportKey) {
+        this.benchmarkReportKey = benchmarkReportKey;
     }
 
     public Double getFailureRatio() {

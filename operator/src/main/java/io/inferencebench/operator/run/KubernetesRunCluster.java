@@ -63,8 +63,9 @@ public final class KubernetesRunCluster implements RunCluster {
             List<String> configMaps,
             List<StageResult> resultsBefore,
             String key,
-            JsonNode profile) {
-        return outputs.add(run, statusProfiles, configMaps, resultsBefore, key, profile);
+            JsonNode profile,
+            java.util.Map<String, String> besides) {
+        return outputs.add(run, statusProfiles, configMaps, resultsBefore, key, profile, besides);
     }
 
     @Override

@@ -38,7 +38,7 @@ public interface RunCluster {
     EnvironmentStatus sampleReadyReplicas(BenchmarkRun run, EnvironmentStatus current, Instant now);
 
     /**
-     * Adds one stage's profile to the output ConfigMaps.
+     * Adds one stage's profile, and what is stored beside it, to the output ConfigMaps.
      *
      * @see OutputConfigMaps#add
      */
@@ -48,7 +48,8 @@ public interface RunCluster {
             List<String> configMaps,
             List<StageResult> resultsBefore,
             String key,
-            JsonNode profile);
+            JsonNode profile,
+            java.util.Map<String, String> besides);
 
     /**
      * Every stage's profile, from status when it holds them all, else from the ConfigMaps.

@@ -115,7 +115,8 @@ public final class StageAssembly {
                         status.view().getProfileConfigMaps(),
                         results,
                         assembled.result().getProfileKey(),
-                        assembled.profile());
+                        assembled.profile(),
+                        assembled.besides());
         results.add(assembled.result());
         List<JsonNode> profiles = stored.statusProfiles();
         List<String> configMaps = stored.configMaps();

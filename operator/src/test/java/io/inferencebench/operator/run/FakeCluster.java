@@ -29,6 +29,10 @@ final class FakeCluster implements RunCluster {
     BaselineProfiles.Result baseline;
     final List<Event> events = new ArrayList<>();
     final Map<String, JsonNode> stored = new LinkedHashMap<>();
+
+    /** What was stored beside the profiles (Benchmark Reports), key to text. */
+    final Map<String, String> storedBeside = new LinkedHashMap<>();
+
     final List<Instant> readySamples = new ArrayList<>();
 
     /** When false, storeProfile answers as for profiles over the status budget. */
@@ -66,8 +70,10 @@ final class FakeCluster implements RunCluster {
             List<String> configMaps,
             List<StageResult> resultsBefore,
             String key,
-            JsonNode profile) {
+            JsonNode profile,
+            Map<String, String> besides) {
         stored.put(key, profile);
+        storedBeside.putAll(besides);
         String name = ResourceNames.profile(run);
         if (!profilesFitStatus) {
             return new OutputConfigMaps.Stored(

@@ -7,6 +7,8 @@ import static io.inferencebench.operator.run.Turns.NOW;
 import static io.inferencebench.operator.run.Turns.decided;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.EnvironmentStatus;
@@ -15,6 +17,7 @@ import io.inferencebench.operator.ServerMetricsCondition;
 import io.inferencebench.operator.environment.EnvironmentFingerprint;
 import io.inferencebench.profile.server.ScrapeCoverage;
 import io.inferencebench.profile.server.ServerMetricsReport;
+import io.inferencebench.testkit.BenchmarkReportSchema;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -45,6 +48,76 @@ class StageAssemblyTest {
         assertThat(status.getProfiles()).hasSize(1);
         assertThat(cluster.stored).hasSize(1);
         assertThat(windows.reported).hasSize(1);
+    }
+
+    /**
+     * spec.output.lpgDialect and formats reach status.profiles and the output ConfigMaps: the final
+     * dialect's meanings, and a valid Benchmark Report beside the profile, named in the stage's
+     * result.
+     */
+    @Test
+    void theRunsDialectAndFormatsReachStatusAndTheOutputConfigMaps() {
+        RunTurn turn =
+                Turns.run(
+                                """
+                                target: {service: {name: vllm, port: 8000}, model: google/gemma-7b}
+                                load: {requestRates: [5, 10], numPrompts: 100, cooldown: 0s}
+                                runner: {parallelism: 2}
+                                output: {lpgDialect: final, formats: [lpg, br0.2]}
+                                """)
+                        .status(running(STAGE_ONE))
+                        .part(0, stageDone(1, 0, 2.5))
+                        .part(1, stageDone(1, 1, 2.5))
+                        .build();
+        assembly.assemble(turn, 1);
+
+        BenchmarkRunStatus status = decided(turn);
+        var profile = status.getProfiles().getFirst();
+        var m = profile.get("metrics");
+        assertThat(profile.at("/dimensions/lpg_dialect").asText()).isEqualTo("final");
+        double seconds = m.get("benchmark_time").asDouble();
+        assertThat(m.get("throughput").asDouble())
+                .isEqualTo(m.get("total_output_token").asLong() / seconds)
+                .isNotEqualTo(m.get("throughput_rps").asDouble());
+        assertThat(m.get("throughput_rps").asDouble())
+                .isEqualTo(m.get("num_prompts_succeeded").asLong() / seconds);
+        assertThat(profile.at("/config/num_models").asInt()).isEqualTo(1);
+
+        var result = status.getResults().getFirst();
+        String reportKey = result.getBenchmarkReportKey();
+        assertThat(reportKey)
+                .isEqualTo(result.getProfileKey().replaceAll("\\.json$", ".br0.2.yaml"))
+                .matches("[-._a-zA-Z0-9]{1,253}");
+        assertThat(cluster.storedBeside).containsOnlyKeys(reportKey);
+        String yaml = cluster.storedBeside.get(reportKey);
+        JsonNode report;
+        try {
+            report = new YAMLMapper().readTree(yaml);
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
+        assertThat(BenchmarkReportSchema.problems(report)).isEmpty();
+        assertThat(report.at("/run/eid").asText()).isEqualTo("inferencebench-" + Turns.UID);
+        assertThat(report.at("/run/uid").asText()).isEqualTo("inferencebench-uid-1-stage-1");
+        assertThat(report.at("/results/request_performance/aggregate/requests/total").asLong())
+                .isEqualTo(m.get("requests_sent").asLong());
+
+        // the defaults: seed, no report
+        FakeCluster plainCluster = new FakeCluster();
+        RunTurn plain =
+                Turns.sweep()
+                        .status(running(STAGE_ONE))
+                        .part(0, stageDone(1, 0, 2.5))
+                        .part(1, stageDone(1, 1, 2.5))
+                        .build();
+        new StageAssembly(plainCluster, new RecordedWindows(), CLOCK).assemble(plain, 1);
+        BenchmarkRunStatus plainStatus = decided(plain);
+        var seed = plainStatus.getProfiles().getFirst();
+        assertThat(seed.at("/dimensions/lpg_dialect").asText()).isEqualTo("seed");
+        assertThat(seed.at("/metrics/throughput").asDouble())
+                .isEqualTo(seed.at("/metrics/throughput_rps").asDouble());
+        assertThat(plainStatus.getResults().getFirst().getBenchmarkReportKey()).isNull();
+        assertThat(plainCluster.storedBeside).isEmpty();
     }
 
     @Test

@@ -32,7 +32,9 @@ import java.util.Map;
  * table in the project's reference docs): {@code metrics}, {@code dimensions}, {@code config},
  * {@code summary_stats}. Additive keys (never renaming LPG's) carry failures, errors by class,
  * achieved rate, schedule lag, TTFT/ITL/TPOT families, goodput, SLO attainment, the statistics mode
- * and the token sources.
+ * and the token sources. Two {@link LpgDialect dialects}: the seed's and LPG's last code's, each
+ * with every non-conflicting key of the other (LPG's error counters from our failure classes by
+ * {@link LpgErrorCounters}).
  *
  * <p>The document never contains NaN or Infinity: empty statistics are {@code 0} (as in LPG), an
  * unbounded request rate is the string {@code "inf"}, and {@link #write} verifies the whole tree.
@@ -71,8 +73,11 @@ public final class LpgProfileWriter {
 
     private LpgProfileWriter() {}
 
+    /** LPG's {@code config.num_models}: a run benchmarks one model. */
+    public static final int NUM_MODELS = 1;
+
     /**
-     * Builds the LPG document for one stage.
+     * Builds the LPG document for one stage in the {@link LpgDialect#SEED seed} dialect.
      *
      * @param stage the (merged) stage result
      * @param context run metadata
@@ -82,17 +87,55 @@ public final class LpgProfileWriter {
      */
     public static ObjectNode write(
             StageResult stage, ProfileContext context, ServerMetricsReport serverMetrics) {
+        return write(stage, context, serverMetrics, LpgDialect.SEED);
+    }
+
+    /**
+     * Builds the LPG document for one stage.
+     *
+     * <p>The two dialects differ only where LPG's own versions do: {@code metrics.throughput} and
+     * {@code summary_stats.stats[].throughput.mean} (completed requests per second in {@code seed},
+     * output tokens per second in {@code final}) and the server-metric statistics (strings in
+     * {@code seed}, numbers in {@code final}). Both carry the keys LPG's last code and its readers
+     * added ({@code throughput_rps}, {@code num_prompts_attempted}, {@code num_prompts_succeeded},
+     * the six error counters, {@code config.num_models}, the {@code _TTFT} family in seconds,
+     * {@code avg_per_token_latency_ms}, {@code avg_normalized_time_per_output_token_ms}) and {@code
+     * dimensions.lpg_dialect} names the dialect.
+     *
+     * @param stage the (merged) stage result
+     * @param context run metadata
+     * @param serverMetrics server-metric statistics of the stage window, or {@code null}
+     * @param dialect which meaning the conflicting keys have
+     * @return the document
+     * @throws IllegalStateException if a non-finite number slipped into the document (a bug)
+     */
+    public static ObjectNode write(
+            StageResult stage,
+            ProfileContext context,
+            ServerMetricsReport serverMetrics,
+            LpgDialect dialect) {
+        boolean numbers = dialect == LpgDialect.FINAL;
         ObjectNode root = NODES.objectNode();
         ObjectNode metrics = root.putObject("metrics");
         double benchmarkTime = benchmarkTimeSeconds(stage);
+        double requestsPerSecond = perSecond(stage.completed, benchmarkTime);
+        double throughput =
+                numbers ? perSecond(stage.totalOutputTokens, benchmarkTime) : requestsPerSecond;
 
         metrics.put(
                 "num_prompts",
                 stage.numPromptsRequested > 0 ? stage.numPromptsRequested : stage.sent);
+        // LPG's last code: requests sent and requests that succeeded.
+        metrics.put("num_prompts_attempted", stage.sent);
+        metrics.put("num_prompts_succeeded", stage.completed);
         putRate(metrics, "request_rate", stage.requestedRate);
         ObjectNode serverMetricsNode = metrics.putObject("server_metrics");
         metrics.put("benchmark_time", benchmarkTime);
-        metrics.put("throughput", perSecond(stage.completed, benchmarkTime));
+        metrics.put("throughput", throughput);
+        // Completed requests per second in both dialects (LPG divided the prompts requested,
+        // failed ones included).
+        metrics.put("throughput_rps", requestsPerSecond);
+        LpgErrorCounters.count(stage.errorsByClass).forEach(metrics::put);
         metrics.put("total_output_token", stage.totalOutputTokens);
         metrics.put(
                 "output_tokens_per_min", 60.0 * perSecond(stage.totalOutputTokens, benchmarkTime));
@@ -103,10 +146,21 @@ public final class LpgProfileWriter {
         metrics.put("total_tokens", totalTokens);
         metrics.put("tokens_per_min", 60.0 * perSecond(totalTokens, benchmarkTime));
         putLpgFamily(metrics, "per_token_latency", stage.perTokenLatencySec);
+        if (stage.ttftMs != null && stage.ttftMs.count() > 0) {
+            // LPG's TTFT, in seconds, written by its client when it streamed; ours when the stage
+            // measured one (streamed responses).
+            putLpgFamily(metrics, "TTFT", stage.ttftMs, 1e-3);
+        }
         putLpgFamily(metrics, "latency", stage.latencyMs);
         putLpgFamily(metrics, "per_output_token_latency", stage.perOutputTokenLatencyMs);
         putLpgFamily(metrics, "input_len", stage.inputLen);
         putLpgFamily(metrics, "output_len", stage.outputLen);
+        // What inference-benchmark's analyze.py plots (its fork of LPG): the per-token latency in
+        // ms, and latency over output tokens (our per_output_token_latency, already ms).
+        metrics.put("avg_per_token_latency_ms", finite(stage.perTokenLatencySec.mean() * 1e3));
+        metrics.put(
+                "avg_normalized_time_per_output_token_ms",
+                finite(stage.perOutputTokenLatencyMs.mean()));
 
         // Additive keys (not in LPG's 2024-09 schema).
         metrics.put("stage_index", stage.stageIndex);
@@ -198,8 +252,8 @@ public final class LpgProfileWriter {
         ArrayNode modelServerMetrics = NODES.arrayNode();
         if (serverMetrics != null) {
             for (ServerMetricSummary summary : serverMetrics.aggregate()) {
-                serverMetricsNode.set(summary.name(), serverMetricStats(summary, null));
-                modelServerMetrics.add(serverMetricStats(summary, summary.name()));
+                serverMetricsNode.set(summary.name(), serverMetricStats(summary, null, numbers));
+                modelServerMetrics.add(serverMetricStats(summary, summary.name(), numbers));
             }
             if (!serverMetrics.perReplica().isEmpty()) {
                 ObjectNode byReplica = metrics.putObject("server_metrics_by_replica");
@@ -209,7 +263,7 @@ public final class LpgProfileWriter {
                                 (replica, summaries) -> {
                                     ObjectNode node = byReplica.putObject(replica);
                                     for (ServerMetricSummary s : summaries) {
-                                        node.set(s.name(), serverMetricStats(s, null));
+                                        node.set(s.name(), serverMetricStats(s, null, numbers));
                                     }
                                 });
             }
@@ -248,6 +302,7 @@ public final class LpgProfileWriter {
         dimensions.put("stage", Integer.toString(stage.stageIndex + 1));
         dimensions.put("parallelism", Integer.toString(Math.max(1, context.parallelism())));
         putIfNotNull(dimensions, "runner_version", context.runnerVersion());
+        dimensions.put("lpg_dialect", dialect.wireName());
         context.extraDimensions()
                 .forEach(
                         (k, v) -> {
@@ -258,6 +313,8 @@ public final class LpgProfileWriter {
 
         ObjectNode config = root.putObject("config");
         config.put("model", nullToEmpty(context.modelId()));
+        // LPG's readers multiply request_rate by it (LPG ran one client per listed model).
+        config.put("num_models", NUM_MODELS);
         config.put(
                 "model_server",
                 nullToEmpty(
@@ -269,7 +326,7 @@ public final class LpgProfileWriter {
         ObjectNode stats = root.putObject("summary_stats").putArray("stats").addObject();
         putRate(stats, "request_rate", stage.requestedRate);
         stats.set("request_latency", lowerCaseStats(stage.latencyMs));
-        stats.putObject("throughput").put("mean", perSecond(stage.completed, benchmarkTime));
+        stats.putObject("throughput").put("mean", throughput);
         stats.set("input_length", lowerCaseStats(stage.inputLen));
         stats.set("output_length", lowerCaseStats(stage.outputLen));
         stats.set("tpot", lowerCaseStats(stage.perOutputTokenLatencyMs));
@@ -484,28 +541,37 @@ public final class LpgProfileWriter {
         return context.startTime() != null ? context.startTime() : Instant.EPOCH;
     }
 
-    private static ObjectNode serverMetricStats(ServerMetricSummary s, String name) {
+    /**
+     * A server metric's statistics: strings as in the seed's example, or JSON numbers as LPG's last
+     * code wrote them ({@code numbers}).
+     */
+    private static ObjectNode serverMetricStats(
+            ServerMetricSummary s, String name, boolean numbers) {
         ObjectNode node = NODES.objectNode();
         if (name != null) {
             node.put("Name", name);
         }
-        putServerValue(node, "Mean", s.mean());
-        putServerValue(node, "Median", s.median());
-        putServerValue(node, "Sd", s.sd());
-        putServerValue(node, "Min", s.min());
-        putServerValue(node, "Max", s.max());
-        putServerValue(node, "P90", s.p90());
-        putServerValue(node, "P99", s.p99());
+        putServerValue(node, "Mean", s.mean(), numbers);
+        putServerValue(node, "Median", s.median(), numbers);
+        putServerValue(node, "Sd", s.sd(), numbers);
+        putServerValue(node, "Min", s.min(), numbers);
+        putServerValue(node, "Max", s.max(), numbers);
+        putServerValue(node, "P90", s.p90(), numbers);
+        putServerValue(node, "P99", s.p99(), numbers);
         if (s.type() == MetricType.COUNTER) {
-            putServerValue(node, "Increase", s.increase());
-            putServerValue(node, "Rate", s.rate());
+            putServerValue(node, "Increase", s.increase(), numbers);
+            putServerValue(node, "Rate", s.rate(), numbers);
         } else if (s.type() == MetricType.HISTOGRAM) {
-            putServerValue(node, "Count", s.increase());
+            putServerValue(node, "Count", s.increase(), numbers);
         }
         if (s.nanSamples() > 0) {
             // JSON has no NaN: the samples the server reported as NaN are counted instead of
             // dropped (only then, so other profiles keep their key set).
-            node.put("NanSamples", Integer.toString(s.nanSamples()));
+            if (numbers) {
+                node.put("NanSamples", s.nanSamples());
+            } else {
+                node.put("NanSamples", Integer.toString(s.nanSamples()));
+            }
         }
         if (s.type() != null) {
             node.put("Type", s.type().textName());
@@ -513,20 +579,30 @@ public final class LpgProfileWriter {
         return node;
     }
 
-    private static void putServerValue(ObjectNode node, String key, Double value) {
+    private static void putServerValue(ObjectNode node, String key, Double value, boolean numbers) {
         if (value != null && Double.isFinite(value)) {
-            node.put(key, formatServerValue(value));
+            if (numbers) {
+                node.put(key, value);
+            } else {
+                node.put(key, formatServerValue(value));
+            }
         }
     }
 
     private static void putLpgFamily(ObjectNode metrics, String suffix, MetricRecorder r) {
-        metrics.put("avg_" + suffix, finite(r.mean()));
-        metrics.put("median_" + suffix, finite(r.median()));
-        metrics.put("sd_" + suffix, finite(r.sd()));
-        metrics.put("min_" + suffix, finite(r.min()));
-        metrics.put("max_" + suffix, finite(r.max()));
-        metrics.put("p90_" + suffix, finite(r.percentile(90)));
-        metrics.put("p99_" + suffix, finite(r.percentile(99)));
+        putLpgFamily(metrics, suffix, r, 1.0);
+    }
+
+    /** The family's statistics times {@code scale} (a change of unit keeps every statistic). */
+    private static void putLpgFamily(
+            ObjectNode metrics, String suffix, MetricRecorder r, double scale) {
+        metrics.put("avg_" + suffix, finite(r.mean() * scale));
+        metrics.put("median_" + suffix, finite(r.median() * scale));
+        metrics.put("sd_" + suffix, finite(r.sd() * scale));
+        metrics.put("min_" + suffix, finite(r.min() * scale));
+        metrics.put("max_" + suffix, finite(r.max() * scale));
+        metrics.put("p90_" + suffix, finite(r.percentile(90) * scale));
+        metrics.put("p99_" + suffix, finite(r.percentile(99) * scale));
     }
 
     private static void putExtendedFamily(ObjectNode metrics, String suffix, MetricRecorder r) {

@@ -8,9 +8,9 @@ import java.util.List;
  *
  * @param name the current metric name (for counters as exposed in text format 0.0.4, usually with
  *     {@code _total})
- * @param aliases older or alternative names of the same signal, tried in order when {@code name} is
- *     absent from the page (for example {@code vllm:gpu_cache_usage_perc} for {@code
- *     vllm:kv_cache_usage_perc})
+ * @param aliases older or alternative names of the same signal (for example {@code
+ *     vllm:gpu_cache_usage_perc} for {@code vllm:kv_cache_usage_perc}); each one a server exposes
+ *     is summarised under its own name, beside {@code name} when the server exposes both
  * @param type expected type; the page's own TYPE wins where it says histogram vs summary
  * @param aggregation how replicas (and several series of one replica) combine
  * @param splitLabel a label whose values are different signals (for example {@code request_type})

@@ -24,9 +24,10 @@ import java.util.regex.Pattern;
  * the user's {@code include}/{@code exclude} adjustments.
  *
  * <p>Defaults per backend follow what each server exposes (vLLM's current names with the renamed V0
- * names as aliases; llm-d-inference-sim uses vLLM's names; SGLang; TGI; JetStream; Triton with the
- * TensorRT-LLM backend and trtllm-serve). Info gauges (metadata such as {@code
- * vllm:cache_config_info}) are never summarised, even when included.
+ * names as aliases, each summarised under the name the server exposes, both when it exposes both;
+ * llm-d-inference-sim uses vLLM's names; SGLang; TGI; JetStream; Triton with the TensorRT-LLM
+ * backend and trtllm-serve). Info gauges (metadata such as {@code vllm:cache_config_info}) are
+ * never summarised, even when included.
  *
  * <p>Selectors: {@code include} entries are a metric name or a glob ({@code *} and {@code ?}),
  * optionally followed by {@code :sum} or {@code :mean} to set the replica aggregation (for example
@@ -214,9 +215,10 @@ public final class ServerMetricCatalog {
     }
 
     /**
-     * Resolves the catalog against scraped pages: each catalog entry under the first of its names
-     * that any page exposes, then included metrics found on the pages, minus excluded and info
-     * metrics.
+     * Resolves the catalog against scraped pages: each catalog entry under every one of its names
+     * that a page exposes (a server exposing an old and a new name of one signal gets both, each
+     * under its own name), then included metrics found on the pages, minus excluded and info
+     * metrics. Include and exclude selectors match the exposed names.
      *
      * @param pages successfully parsed pages of the window
      * @return the metrics to summarise, in catalog order
@@ -229,23 +231,23 @@ public final class ServerMetricCatalog {
             if (e.info()) {
                 continue;
             }
+            // Every name the server exposes, not only the first: a server that exposes an old
+            // and a new vLLM name (gpu_cache_usage_perc and kv_cache_usage_perc) is read by
+            // dashboards keyed on either, so both are summarised, each under its own name.
             for (String name : e.allNames()) {
                 MetricFamily family = findFamily(pages, name);
-                if (family != null) {
-                    if (isInfo(family)) {
-                        break;
-                    }
-                    Aggregation explicit = explicitAggregation(name);
-                    Aggregation aggregation = explicit != null ? explicit : e.aggregation();
-                    out.putIfAbsent(
-                            name,
-                            new ResolvedMetric(
-                                    exposedName(family, name),
-                                    effectiveType(e.type(), family.type()),
-                                    aggregation,
-                                    e.splitLabel()));
-                    break;
+                if (family == null || isInfo(family)) {
+                    continue;
                 }
+                Aggregation explicit = explicitAggregation(name);
+                Aggregation aggregation = explicit != null ? explicit : e.aggregation();
+                out.putIfAbsent(
+                        name,
+                        new ResolvedMetric(
+                                exposedName(family, name),
+                                effectiveType(e.type(), family.type()),
+                                aggregation,
+                                e.splitLabel()));
             }
         }
         for (Include inc : includes) {

@@ -202,7 +202,7 @@ class WindowStatisticsTest {
     }
 
     @Test
-    void legacyAndRenamedVllmNamesResolveToOneSignal() {
+    void legacyAndRenamedVllmNamesAreEachSummarisedUnderTheExposedName() {
         String legacy =
                 """
                 # TYPE vllm:gpu_cache_usage_perc gauge
@@ -222,7 +222,8 @@ class WindowStatisticsTest {
         assertThat(m.get("vllm:gpu_cache_usage_perc").mean()).isEqualTo(0.25);
         assertThat(m).containsKey("vllm:time_per_output_token_seconds");
 
-        // llm-d-inference-sim exposes both the new and the deprecated TPOT names: only the new one
+        // llm-d-inference-sim exposes both the new and the deprecated TPOT names: both are
+        // summarised, each under its own name (dashboards keyed on either keep working)
         String both =
                 legacy
                         + """
@@ -242,11 +243,73 @@ class WindowStatisticsTest {
                                         0)
                                 .aggregate());
         assertThat(sim).containsKey("vllm:inter_token_latency_seconds");
-        assertThat(sim).doesNotContainKey("vllm:time_per_output_token_seconds");
+        assertThat(sim).containsKey("vllm:time_per_output_token_seconds");
+        assertThat(sim.get("vllm:time_per_output_token_seconds").increase()).isZero();
+        assertThat(sim.get("vllm:gpu_cache_usage_perc").mean()).isEqualTo(0.25);
         // no observations in the window: count 0, no quantiles (Prometheus would say NaN)
         assertThat(sim.get("vllm:inter_token_latency_seconds").increase()).isZero();
         assertThat(sim.get("vllm:inter_token_latency_seconds").median()).isNull();
         assertThat(sim.get("vllm:inter_token_latency_seconds").mean()).isNull();
+    }
+
+    /**
+     * A server exposing an old and a new vLLM name: exclude and include act on the exposed names,
+     * so leaving out the new name keeps the old one (it used to leave out both: the alias was only
+     * tried when the new name was absent), and an aggregation set for one name is that name's.
+     */
+    @Test
+    void includeAndExcludeActOnTheExposedNames() {
+        String both =
+                """
+                # TYPE vllm:kv_cache_usage_perc gauge
+                vllm:kv_cache_usage_perc{model_name="m"} %s
+                # TYPE vllm:gpu_cache_usage_perc gauge
+                vllm:gpu_cache_usage_perc{model_name="m"} %s
+                """;
+        List<Scrape> scrapes =
+                List.of(
+                        scrape("a", 0, both.formatted("0.25", "0.25")),
+                        scrape("b", 1, both.formatted("0.75", "0.75")),
+                        scrape("a", 1000, both.formatted("0.25", "0.25")),
+                        scrape("b", 1001, both.formatted("0.75", "0.75")));
+        Map<String, ServerMetricSummary> withoutNew =
+                byName(
+                        WindowStatistics.compute(
+                                        ServerMetricCatalog.forBackend("vllm")
+                                                .adjust(
+                                                        List.of(),
+                                                        List.of("vllm:kv_cache_usage_perc")),
+                                        scrapes,
+                                        0,
+                                        1001,
+                                        0)
+                                .aggregate());
+        assertThat(withoutNew).doesNotContainKey("vllm:kv_cache_usage_perc");
+        assertThat(withoutNew.get("vllm:gpu_cache_usage_perc").mean()).isEqualTo(0.5);
+
+        Map<String, ServerMetricSummary> withoutOld =
+                byName(
+                        WindowStatistics.compute(
+                                        ServerMetricCatalog.forBackend("vllm")
+                                                .adjust(
+                                                        List.of("vllm:gpu_cache_usage_perc:sum"),
+                                                        List.of("*kv_cache*")),
+                                        scrapes,
+                                        0,
+                                        1001,
+                                        0)
+                                .aggregate());
+        assertThat(withoutOld).doesNotContainKey("vllm:kv_cache_usage_perc");
+        // the :sum given for the old name: 0.25 + 0.75 per round (the catalog's mean gives 0.5)
+        assertThat(withoutOld.get("vllm:gpu_cache_usage_perc").mean()).isEqualTo(1.0);
+
+        Map<String, ServerMetricSummary> defaults =
+                byName(
+                        WindowStatistics.compute(
+                                        ServerMetricCatalog.forBackend("vllm"), scrapes, 0, 1001, 0)
+                                .aggregate());
+        assertThat(defaults.get("vllm:kv_cache_usage_perc").mean()).isEqualTo(0.5);
+        assertThat(defaults.get("vllm:gpu_cache_usage_perc").mean()).isEqualTo(0.5);
     }
 
     @Test

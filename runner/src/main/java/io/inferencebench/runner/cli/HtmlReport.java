@@ -436,7 +436,16 @@ final class HtmlReport {
     /** The x of a stage: its achieved rate, else its throughput (a stage without a schedule). */
     static double rate(JsonNode metrics) {
         double achieved = metrics.path("achieved_rate").asDouble(0);
-        return achieved > 0 ? achieved : metrics.path("throughput").asDouble(0);
+        return achieved > 0 ? achieved : metrics.path(requestsPerSecondKey(metrics)).asDouble(0);
+    }
+
+    /**
+     * The key of a profile's completed requests per second: {@code throughput_rps} where the
+     * profile has it (in LPG's final dialect {@code throughput} is output tokens per second), else
+     * the seed schema's {@code throughput}.
+     */
+    static String requestsPerSecondKey(JsonNode metrics) {
+        return has(metrics, "throughput_rps") ? "throughput_rps" : "throughput";
     }
 
     // ---- sections ----
@@ -535,7 +544,7 @@ final class HtmlReport {
                     .append("</td><td>")
                     .append(m.path("failures").asLong())
                     .append("</td><td>")
-                    .append(cell(m, "throughput"))
+                    .append(cell(m, requestsPerSecondKey(m)))
                     .append("</td><td>")
                     .append(
                             has(m, "output_tokens_per_min")

@@ -1,6 +1,10 @@
 package io.inferencebench.runner.cli;
 
+import io.inferencebench.profile.lpg.LpgDialect;
+import io.inferencebench.profile.output.OutputFormat;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
 import picocli.CommandLine.Option;
 
 /**
@@ -12,12 +16,36 @@ public final class OutputOptions {
 
     @Option(
             names = "--result-dir",
-            description = "Directory for LPG profiles (default ${DEFAULT-VALUE}).",
+            description =
+                    "Directory for the LPG profiles (and Benchmark Reports) (default"
+                            + " ${DEFAULT-VALUE}).",
             defaultValue = "results")
     Path resultDir;
 
     @Option(names = "--run-name", description = "Recorded in the profiles' dimensions.")
     String runName;
+
+    @Option(
+            names = "--lpg-dialect",
+            paramLabel = "seed|final",
+            description =
+                    "LPG profile dialect: seed (throughput in requests/s, server-metric statistics"
+                            + " as strings) or final (LPG's last code: throughput in output"
+                            + " tokens/s, throughput_rps in requests/s, statistics as numbers);"
+                            + " both carry every other key (default ${DEFAULT-VALUE}).",
+            defaultValue = "seed")
+    String lpgDialect;
+
+    @Option(
+            names = "--output-format",
+            paramLabel = "FORMAT[,FORMAT]",
+            split = ",",
+            description =
+                    "Files written per stage: lpg (the profile, always) and br0.2 (a Benchmark"
+                            + " Report v0.2 beside it, <profile>.br0.2.yaml) (default"
+                            + " ${DEFAULT-VALUE}).",
+            defaultValue = "lpg")
+    List<String> outputFormats;
 
     @Option(
             names = "--metrics-port",
@@ -55,6 +83,8 @@ public final class OutputOptions {
 
     /** Checks the flags before anything is opened. */
     public void check() {
+        lpgDialect();
+        outputFormats();
         Progress.mode(progress);
         if (sampleCap < 0) {
             throw new Main.UsageError("--sample-cap: must be >= 0, got " + sampleCap);
@@ -76,6 +106,29 @@ public final class OutputOptions {
 
     public Path resultDir() {
         return resultDir;
+    }
+
+    /** {@code --lpg-dialect}. */
+    public LpgDialect lpgDialect() {
+        try {
+            return LpgDialect.parse(lpgDialect);
+        } catch (IllegalArgumentException e) {
+            throw new Main.UsageError("--lpg-dialect: " + e.getMessage());
+        }
+    }
+
+    /** {@code --output-format}. */
+    public Set<OutputFormat> outputFormats() {
+        try {
+            return OutputFormat.parse(outputFormats);
+        } catch (IllegalArgumentException e) {
+            throw new Main.UsageError("--output-format: " + e.getMessage());
+        }
+    }
+
+    /** The result directory, checked writable, writing the chosen dialect and formats. */
+    ResultFiles prepareResultFiles() {
+        return ResultFiles.prepare(resultDir, lpgDialect(), outputFormats());
     }
 
     public String runName() {

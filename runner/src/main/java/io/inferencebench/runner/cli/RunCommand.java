@@ -129,7 +129,7 @@ public final class RunCommand implements Callable<Integer> {
         }
         workload.checkPromptFormat();
         // Before any request is sent: a run whose results cannot be written is not started.
-        ResultFiles resultFiles = ResultFiles.prepare(output.resultDir());
+        ResultFiles resultFiles = output.prepareResultFiles();
         Map<String, String> requestHeaders = resolved.requestHeaders();
         HfTokenizer tokenizer = target.loadTokenizer();
         Interrupts interrupts = null;
@@ -310,7 +310,7 @@ public final class RunCommand implements Callable<Integer> {
                                 plan.maxFailureRatio(),
                                 load.failureRatioFromFlag(),
                                 err);
-                if (outcome.files().stream().anyMatch(f -> !f.ok())) {
+                if (outcome.files().stream().anyMatch(f -> !f.allWritten())) {
                     code = Main.EXIT_RESULTS_FAILED;
                 }
                 return code;
@@ -370,6 +370,17 @@ public final class RunCommand implements Callable<Integer> {
                                 + " ("
                                 + TerminalText.oneLine(f.failure())
                                 + ")");
+            }
+            if (f.report() != null) {
+                String report = TerminalText.oneLine(f.report().toString());
+                out.println(
+                        f.reportFailure() == null
+                                ? "benchmark report: " + report
+                                : "benchmark report NOT written: "
+                                        + report
+                                        + " ("
+                                        + TerminalText.oneLine(f.reportFailure())
+                                        + ")");
             }
         }
         out.flush();

@@ -180,6 +180,14 @@ final class StageLoop {
                     TerminalText.oneLine(written.failure()));
             err.flush();
         }
+        if (written.reportFailure() != null) {
+            err.printf(
+                    "error: stage %d: benchmark report not written to %s: %s (retried once)%n",
+                    result.stageIndex + 1,
+                    TerminalText.oneLine(String.valueOf(written.report())),
+                    TerminalText.oneLine(written.reportFailure()));
+            err.flush();
+        }
         return written;
     }
 

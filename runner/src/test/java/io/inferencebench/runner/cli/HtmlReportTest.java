@@ -3,6 +3,7 @@ package io.inferencebench.runner.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.inferencebench.profile.lpg.LpgDialect;
 import io.inferencebench.profile.lpg.LpgProfileWriter;
 import io.inferencebench.profile.lpg.ProfileContext;
 import io.inferencebench.profile.lpg.StageResult;
@@ -33,6 +34,10 @@ class HtmlReportTest {
 
     /** Stage {@code index} at {@code rate}: 20 requests of 50 ms to the first token, or failed. */
     private static JsonNode stage(int index, double rate, boolean allFailed) {
+        return stage(index, rate, allFailed, LpgDialect.SEED);
+    }
+
+    private static JsonNode stage(int index, double rate, boolean allFailed, LpgDialect dialect) {
         StageResult s = new StageResult();
         s.stageIndex = index;
         s.requestedRate = rate;
@@ -57,7 +62,37 @@ class HtmlReportTest {
             s.totalInputTokens += 8;
             s.totalOutputTokens += 5;
         }
-        return LpgProfileWriter.write(s, CONTEXT);
+        return LpgProfileWriter.write(s, CONTEXT, null, dialect);
+    }
+
+    /**
+     * A profile in LPG's final dialect, whose throughput is output tokens per second: the req/s
+     * column shows its throughput_rps (before: 47.62 "req/s", its token rate), as for the seed's.
+     */
+    @Test
+    void theRequestsPerSecondColumnReadsThroughputRpsInTheFinalDialect() {
+        for (LpgDialect dialect : LpgDialect.values()) {
+            JsonNode profile = stage(0, 10, false, dialect);
+            // 20 requests of 5 output tokens over 2.1 s
+            assertThat(profile.at("/metrics/throughput").asDouble())
+                    .isEqualTo(dialect == LpgDialect.FINAL ? 100 / 2.1 : 20 / 2.1);
+            // a closed-loop stage (no achieved rate) is placed by its request rate as well
+            ((com.fasterxml.jackson.databind.node.ObjectNode) profile.get("metrics"))
+                    .put("achieved_rate", 0.0);
+            assertThat(HtmlReport.rate(profile.get("metrics"))).isEqualTo(20 / 2.1);
+            String html =
+                    HtmlReport.render(
+                            List.of(
+                                    new HtmlReport.Run(
+                                            "run", List.of(profile), List.of("p.json"), null)),
+                            null,
+                            "test");
+            List<String> cells = cells(html, 1);
+            assertThat(cells.get(5)).as(dialect + " req/s").isEqualTo(HtmlReport.num(20 / 2.1));
+            assertThat(cells.get(6))
+                    .as(dialect + " out tok/s")
+                    .isEqualTo(HtmlReport.num(100 / 2.1));
+        }
     }
 
     @Test
