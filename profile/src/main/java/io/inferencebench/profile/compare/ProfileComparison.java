@@ -248,7 +248,7 @@ public final class ProfileComparison {
                 String side =
                         hb == null && hc == null
                                 ? "neither profile has"
-                                : (hb == null ? "baseline " + b.label : "candidate " + c.label)
+                                : (hb == null ? "baseline " + b.who() : "candidate " + c.who())
                                         + " has no";
                 notes.add(
                         m.key()
