@@ -194,6 +194,49 @@ class PeerResultsCliTest {
         assertThat(aiperfRow).contains("<td class=\"absent\" title=\"not reported by AIPerf");
     }
 
+    @Test
+    void aToolsDirectoryIsOneRunItsOwnReportBeforeItsBr02AndTwoToolsAreRefused(@TempDir Path tmp)
+            throws Exception {
+        // inference-perf's directory: its stage report, its BR0.2 copy and its summary
+        SimServer.Outcome o =
+                SimServer.cli(
+                        "compare",
+                        FIXTURES.resolve("runner").toString(),
+                        FIXTURES.resolve("inference-perf").toString());
+        assertThat(o.code()).as(o.err()).isIn(0, 1);
+        assertThat(o.out())
+                .contains("(inference-perf): 1 stage")
+                .contains("candidate stage_0_lifecycle_metrics.json)");
+        // the BR0.2 partial alone gives no rate: the one-stage runs are paired, and it says so
+        o =
+                SimServer.cli(
+                        "compare",
+                        FIXTURES.resolve("runner").toString(),
+                        FIXTURES.resolve("inference-perf/inference-perf.partial.stage_0.yaml")
+                                .toString());
+        assertThat(o.code()).as(o.err()).isIn(0, 1);
+        assertThat(o.out()).contains("paired without a request rate").contains("rate_qps");
+        // the summary over all stages is not a stage
+        o =
+                SimServer.cli(
+                        "compare",
+                        FIXTURES.resolve("runner").toString(),
+                        FIXTURES.resolve("inference-perf/summary_lifecycle_metrics.json")
+                                .toString());
+        assertThat(o.code()).isEqualTo(2);
+        assertThat(o.err()).contains("CANDIDATE: ").contains("summary over all stages");
+        // two tools' files in one directory are two runs mixed up
+        Path mixed = Files.createDirectory(tmp.resolve("mixed"));
+        Files.copy(FIXTURES.resolve(VLLM.file()), mixed.resolve("vllm.json"));
+        Files.copy(FIXTURES.resolve(AIPERF.file()), mixed.resolve("aiperf.json"));
+        o = SimServer.cli("compare", FIXTURES.resolve("runner").toString(), mixed.toString());
+        assertThat(o.code()).isEqualTo(2);
+        assertThat(o.err())
+                .contains("holds the results of more than one tool")
+                .contains("AIPerf profile export: aiperf.json")
+                .contains("vllm bench serve --save-result JSON: vllm.json");
+    }
+
     // ---- helpers ----
 
     private static JsonNode read(String relative) throws Exception {
