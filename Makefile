@@ -9,7 +9,7 @@ export MAVEN_OPTS ?= --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory
 .PHONY: help demo demo-cli test unit it e2e e2e-node build images images-push fmt fmt-check clean \
 	host-packages tools k8s-binaries helm model-sim model-sim-test containerd chromium node \
 	control-plane-up cluster-up control-plane-down kind kind-up kind-down e2e-kind demo-kind \
-	test-vllm vllm-up vllm-down test-transformers transformers-up transformers-down
+	test-vllm vllm-up vllm-down test-transformers transformers-up transformers-down peer-fixtures
 
 # Every target of .PHONY is listed here: MakeHelpTest (testkit) fails when one is missing.
 help:
@@ -56,6 +56,8 @@ help:
 	@echo "  make test-transformers - the *TransformersIT tier against it: the runner CLI and the operator (real node; root)"
 	@echo "  make transformers-up   - start it and leave it running"
 	@echo "  make transformers-down - stop it"
+	@echo "Other tools' result files (installs vllm, AIPerf, inference-perf, GuideLLM once, ~17 GB; not in make test):"
+	@echo "  make peer-fixtures - run each peer against the simulator; fail when a result file's format differs from the committed fixtures (UPDATE=1 replaces them)"
 
 images:
 	scripts/images/build-images.sh
@@ -171,6 +173,16 @@ transformers-up:
 
 transformers-down:
 	e2e/scripts/transformers-serve.sh down
+
+# The fixtures of the unit tier that compare and report read (runner/src/test/resources/peer-results):
+# each peer, pinned in bench/peer_bench.py and installed into its cached venv, runs one workload
+# against the simulator; a file whose keys or JSON types differ from the committed one fails the
+# target. UPDATE=1 writes the new files and VERSIONS.json instead. Not in `make test`: vLLM's wheel
+# alone is ~9 GB.
+peer-fixtures: model-sim
+	python3 bench/peer_bench.py install --tools vllm,aiperf,inference-perf,guidellm >/dev/null
+	$(MVN) -q -DskipTests package -pl runner -am
+	python3 bench/peer_fixtures.py $(if $(UPDATE),update,check)
 
 model-sim-test:
 	cd e2e/model-sim && go vet ./... && go test -count=1 ./...

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Peer benchmark harness: how fast and how accurate are load generators against one simulator?
 
-Runs GuideLLM, inference-perf, `vllm bench serve` and the InferenceBench runner against model-sim
+Runs GuideLLM, inference-perf, `vllm bench serve`, AIPerf and the InferenceBench runner against model-sim
 (e2e/model-sim) on loopback and reports, per tool:
   - the highest request rate it sustains: achieved rate >= 99 % of the target and p99 schedule
     lag <= 2 ms (constant arrivals, streaming completions, 32 input / 64 output tokens, ignore_eos);
@@ -50,9 +50,10 @@ PIP_SPECS = {
     "guidellm": ["guidellm==0.8.1"],
     "inference-perf": ["inference-perf==0.7.0"],
     "vllm": ["vllm==0.33.0"],
+    "aiperf": ["aiperf==0.13.0"],
 }
 RUNNER_JAR = REPO / "runner" / "target" / "inferencebench-runner.jar"
-TOOLS = ["guidellm", "inference-perf", "vllm", "runner"]
+TOOLS = ["guidellm", "inference-perf", "vllm", "aiperf", "runner"]
 # `reparse`: recompute figures from the tools' saved outputs without running anything again.
 REPARSE = False
 # `pinned`: the CPU every client process tree runs on, and the simulator's (taskset -c).
@@ -164,7 +165,8 @@ def make_tokenizer() -> None:
 
 def versions() -> dict:
     out = {}
-    for tool, pkg in (("guidellm", "guidellm"), ("inference-perf", "inference-perf"), ("vllm", "vllm")):
+    for tool, pkg in (("guidellm", "guidellm"), ("inference-perf", "inference-perf"), ("vllm", "vllm"),
+                      ("aiperf", "aiperf")):
         py = venv_bin(tool, "python")
         if py.exists():
             r = subprocess.run([str(py), "-m", "pip", "show", pkg], capture_output=True, text=True)
@@ -384,6 +386,46 @@ def run_vllm(url: str, rate: float, n: int, d: Path, timeout: float) -> dict:
     return res
 
 
+def run_aiperf(url: str, rate: float, n: int, d: Path, timeout: float) -> dict:
+    out = d / "out"
+    cmd = [str(venv_bin("aiperf", "aiperf")), "profile", "--model", MODEL, "--url", url,
+           "--endpoint-type", "completions", "--streaming", "--tokenizer", str(TOKENIZER),
+           "--isl", str(INPUT_LEN), "--isl-stddev", "0", "--osl", str(OUTPUT_LEN), "--osl-stddev", "0",
+           "--extra-inputs", "ignore_eos:true", "--request-rate", str(rate), "--arrival-pattern", "constant",
+           "--request-count", str(n), "--random-seed", "1", "--artifact-dir", str(out), "--ui", "none",
+           "--export-level", "records"]
+    res = timed(cmd, d, timeout)
+    summary = out / "profile_export_aiperf.json"
+    if not summary.exists():
+        return res
+    doc = json.loads(summary.read_text())
+    records = []
+    jsonl = out / "profile_export.jsonl"
+    if jsonl.exists():
+        records = [json.loads(line) for line in jsonl.read_text().splitlines() if line.strip()]
+    starts = sorted(r["metadata"]["request_start_ns"] / 1e9 for r in records
+                    if (r.get("metadata") or {}).get("request_start_ns"))
+
+    def stat(tag: str, key: str) -> float:
+        m = doc.get(tag) or {}
+        return float(m[key]) if isinstance(m.get(key), (int, float)) else math.nan
+
+    res.update(
+        completed=int(stat("request_count", "avg")) if not math.isnan(stat("request_count", "avg")) else None,
+        failed=int(stat("error_request_count", "avg")) if not math.isnan(stat("error_request_count", "avg")) else 0,
+        achieved_rate=(len(starts) - 1) / (max(starts) - min(starts)) if len(starts) > 1 else math.nan,
+        p99_lag_ms=pct(lag_from_send_times(starts, rate), 99) * 1000 if starts else math.nan,
+        p50_lag_ms=pct(lag_from_send_times(starts, rate), 50) * 1000 if starts else math.nan,
+        lag_source="request_start_ns vs ideal constant schedule anchored at the least-delayed request",
+        ttft_mean_ms=stat("time_to_first_token", "avg"), ttft_median_ms=stat("time_to_first_token", "p50"),
+        # AIPerf's inter_token_latency is (latency - TTFT) / (tokens after the first chunk) per request,
+        # i.e. TPOT; its inter_chunk_latency is the gap between SSE events, what the others call ITL.
+        itl_mean_ms=stat("inter_chunk_latency", "avg"), itl_median_ms=stat("inter_chunk_latency", "p50"),
+        tpot_mean_ms=stat("inter_token_latency", "avg"), itl_source="inter_chunk_latency",
+    )
+    return res
+
+
 def find_metric(metrics: dict, *parts: str, prefer: tuple[str, ...] = ()) -> float:
     keys = [k for k in metrics if all(p in k for p in parts) and isinstance(metrics[k], (int, float))]
     for p in prefer:
@@ -517,8 +559,8 @@ def run_wrk(url: str, rate: float, n: int, d: Path, timeout: float) -> dict:
     return res
 
 
-RUNNERS = {"guidellm": run_guidellm, "inference-perf": run_inference_perf, "vllm": run_vllm, "runner": run_runner,
-           "wrk": run_wrk}
+RUNNERS = {"guidellm": run_guidellm, "inference-perf": run_inference_perf, "vllm": run_vllm, "aiperf": run_aiperf,
+           "runner": run_runner, "wrk": run_wrk}
 
 
 def run_tool(tool: str, url: str, rate: float, n: int, d: Path, timeout: float) -> dict:
@@ -534,7 +576,7 @@ def available(tool: str) -> bool:
         return RUNNER_JAR.exists()
     if tool == "wrk":
         return shutil.which("wrk") is not None
-    exe = {"guidellm": "guidellm", "inference-perf": "inference-perf", "vllm": "vllm"}[tool]
+    exe = {"guidellm": "guidellm", "inference-perf": "inference-perf", "vllm": "vllm", "aiperf": "aiperf"}[tool]
     return venv_bin(tool, exe).exists()
 
 
@@ -827,7 +869,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("install")
-    p.add_argument("--tools", default="guidellm,inference-perf,vllm,wrk")
+    p.add_argument("--tools", default="guidellm,inference-perf,vllm,aiperf,wrk")
     p = sub.add_parser("sweep")
     p.add_argument("--tools", default=",".join(TOOLS))
     p.add_argument("--rates", default="25,50,100,200,400,800,1600")
@@ -841,7 +883,7 @@ def main() -> None:
     p.add_argument("--num", type=int, default=100)
     p.add_argument("--timeout", type=float, default=120)
     p = sub.add_parser("pinned", help="equal footing: clients on one CPU, the simulator on another, all tools alternating")
-    p.add_argument("--tools", default="runner,vllm,inference-perf,guidellm,wrk")
+    p.add_argument("--tools", default="runner,vllm,inference-perf,guidellm,aiperf,wrk")
     p.add_argument("--rates", default="100,200,400,800,1600,2400,3200,4000,5000,6400,8000")
     p.add_argument("--repeats", type=int, default=2)
     p.add_argument("--seconds", type=float, default=6)

@@ -72,7 +72,9 @@ public record Comparison(
      * {@code notes}, and {@code stages[]} with {@code comparable} (and, when {@code false}, {@code
      * not_comparable}: why), {@code concurrency} when the stages have one, and {@code
      * metrics.<name>} = {@code {baseline, candidate, change, significant, worse, threshold, test,
-     * p_value, unit}}. Missing numbers are {@code null}; an unbounded rate is {@code "inf"}.
+     * p_value, unit}}, and {@code absent} (why a side has no value) when one is missing. Missing
+     * numbers are {@code null}, never 0; an unbounded rate is {@code "inf"}, a rate the file does
+     * not give {@code null}.
      *
      * @return the document
      */
@@ -118,6 +120,9 @@ public record Comparison(
                 cell.put("p_value", m.pValue());
                 if (m.beyondNoise() != null) {
                     cell.put("beyond_noise", m.beyondNoise());
+                }
+                if (m.absent() != null) {
+                    cell.put("absent", m.absent());
                 }
             }
         }

@@ -21,6 +21,10 @@ package io.inferencebench.profile.compare;
  * @param pValue the test's two-sided p-value where a test was possible; it is beyond the noise when
  *     below {@code alpha} divided by the number of tested statistics in the comparison (Bonferroni:
  *     the verdict is one claim about all of them)
+ * @param absent why a side has no value ({@code "candidate: vllm bench serve 0.33.0 does not report
+ *     ttft p90"}), both sides' reasons when both lack it; {@code null} when both have a value. A
+ *     missing value is never taken as 0: such a statistic is not compared and has no part in the
+ *     verdict.
  */
 public record MetricComparison(
         String name,
@@ -35,7 +39,8 @@ public record MetricComparison(
         boolean significant,
         Side worse,
         String test,
-        Double pValue) {
+        Double pValue,
+        String absent) {
 
     /** Test name of a latency median: Mann–Whitney U over the two histograms. */
     public static final String TEST_MANN_WHITNEY = "mann-whitney";

@@ -207,6 +207,14 @@ public final class ProfileComparison {
                 Double vb = b.latency(m, stat);
                 Double vc = c.latency(m, stat);
                 if (vb == null && vc == null) {
+                    if (b.isOtherTool() || c.isOtherTool()) {
+                        notes.add(
+                                m.key()
+                                        + "_"
+                                        + stat
+                                        + ": not compared: "
+                                        + absence(b, c, vb, vc, m, stat));
+                    }
                     continue;
                 }
                 anyValue = true;
@@ -224,13 +232,23 @@ public final class ProfileComparison {
                         test = MetricComparison.TEST_QUANTILE;
                     }
                 }
-                out.add(cell(m.key() + "_" + stat, m, stat, vb, vc, options, test, p));
+                out.add(
+                        cell(
+                                m.key() + "_" + stat,
+                                m,
+                                stat,
+                                vb,
+                                vc,
+                                options,
+                                test,
+                                p,
+                                absence(b, c, vb, vc, m, stat)));
             }
             if (anyValue && !tested) {
                 String side =
                         hb == null && hc == null
                                 ? "neither profile has"
-                                : (hb == null ? "baseline " + b.label : "candidate " + c.label)
+                                : (hb == null ? "baseline " + b.who() : "candidate " + c.who())
                                         + " has no";
                 notes.add(
                         m.key()
@@ -256,10 +274,15 @@ public final class ProfileComparison {
                             tc,
                             options,
                             MetricComparison.TEST_THRESHOLD_ONLY,
-                            null));
+                            null,
+                            absence(b, c, tb, tc, Metric.OUTPUT_THROUGHPUT, "value")));
             notes.add(
                     "output_throughput: one value per run, judged by the threshold only (no noise"
                             + " test)");
+        } else if (b.isOtherTool() || c.isOtherTool()) {
+            notes.add(
+                    "output_throughput: not compared: "
+                            + absence(b, c, null, null, Metric.OUTPUT_THROUGHPUT, "value"));
         }
         Double gb = b.number("goodput");
         Double gc = c.number("goodput");
@@ -274,7 +297,7 @@ public final class ProfileComparison {
                 p = NoiseTests.twoProportionPValue(sb, nb, sc, nc);
                 test = MetricComparison.TEST_TWO_PROPORTION;
             }
-            out.add(cell("goodput", Metric.GOODPUT, "value", gb, gc, options, test, p));
+            out.add(cell("goodput", Metric.GOODPUT, "value", gb, gc, options, test, p, null));
         } else if (gb != null || gc != null) {
             notes.add(
                     "goodput: only the "
@@ -293,7 +316,8 @@ public final class ProfileComparison {
             Double candidate,
             ComparisonOptions options,
             String test,
-            Double pValue) {
+            Double pValue,
+            String absent) {
         double threshold = options.threshold(metric);
         Double change = null;
         boolean beyondThreshold = false;
@@ -324,7 +348,24 @@ public final class ProfileComparison {
                 beyondThreshold,
                 worse,
                 test,
-                pValue);
+                pValue,
+                absent);
+    }
+
+    /**
+     * Why a side has no value of a statistic, naming the side and its tool; {@code null} when both
+     * have one.
+     */
+    private static String absence(
+            StageData b, StageData c, Double vb, Double vc, Metric m, String stat) {
+        List<String> why = new ArrayList<>();
+        if (vb == null) {
+            why.add("baseline: " + b.absentReason(m, stat));
+        }
+        if (vc == null) {
+            why.add("candidate: " + c.absentReason(m, stat));
+        }
+        return why.isEmpty() ? null : String.join("; ", why);
     }
 
     /** Whether a statistic counts toward the verdict: tail percentiles only when asked. */
@@ -350,7 +391,8 @@ public final class ProfileComparison {
                 significant,
                 m.worse(),
                 m.test(),
-                m.pValue());
+                m.pValue(),
+                m.absent());
     }
 
     /**
@@ -367,10 +409,21 @@ public final class ProfileComparison {
         for (List<StageData> side : List.of(base, cand)) {
             for (StageData s : side) {
                 if (Double.isNaN(s.rate)) {
+                    if (base.size() == 1 && cand.size() == 1) {
+                        // One stage each: nothing to choose between, but the reader must know.
+                        notes.add(
+                                "the runs' only stages are paired without a request rate: "
+                                        + s.who()
+                                        + " does not say which rate it ran at"
+                                        + s.noRateReason()
+                                        + "; make sure both ran the same load");
+                        return List.<StageData[]>of(new StageData[] {base.get(0), cand.get(0)});
+                    }
                     throw new IllegalArgumentException(
                             s.label
-                                    + ": no metrics.request_rate: stages are paired by request"
-                                    + " rate");
+                                    + ": no metrics.request_rate"
+                                    + s.noRateReason()
+                                    + ": stages are paired by request rate");
                 }
             }
         }
@@ -546,11 +599,60 @@ public final class ProfileComparison {
         final int stageIndex;
         final Map<Metric, List<HistogramBucket>> histograms = new EnumMap<>(Metric.class);
 
+        /** The {@code source} of a stage mapped from another tool's file, else missing. */
+        JsonNode source = com.fasterxml.jackson.databind.node.MissingNode.getInstance();
+
         private StageData(String label, JsonNode metrics, double rate, int stageIndex) {
             this.label = label;
             this.metrics = metrics;
             this.rate = rate;
             this.stageIndex = stageIndex;
+        }
+
+        /** Whether the stage comes from another tool's result file. */
+        boolean isOtherTool() {
+            String kind = source.path("kind").asText("");
+            return !kind.isEmpty() && !kind.equals("inferencebench");
+        }
+
+        /** The stage's file, with its tool and version when another tool wrote it. */
+        String who() {
+            if (!isOtherTool()) {
+                return label;
+            }
+            String version = source.path("version").asText("");
+            return source.path("tool").asText()
+                    + (version.isEmpty() ? "" : " " + version)
+                    + " ("
+                    + label
+                    + ")";
+        }
+
+        String noRateReason() {
+            String why = source.path("no_rate").asText("");
+            return why.isEmpty() ? "" : " (" + why + ")";
+        }
+
+        /** Why the stage has no value of a statistic. */
+        String absentReason(Metric m, String stat) {
+            if (m.isLatency()) {
+                Long count = count("count_" + m.family());
+                if (count != null && count == 0) {
+                    return label + " measured no " + m.key() + " value";
+                }
+                if (!hasSuccess()) {
+                    return label + " has no successful request";
+                }
+            }
+            String what = m.isLatency() ? m.key() + " " + stat : m.key().replace('_', ' ');
+            if (isOtherTool()) {
+                return who() + " does not report " + what;
+            }
+            String key =
+                    m.isLatency()
+                            ? (stat.equals("p50") ? "median" : stat) + "_" + m.family()
+                            : m == Metric.OUTPUT_THROUGHPUT ? "output_tokens_per_min" : m.key();
+            return label + " has no metrics." + key;
         }
 
         static StageData of(String label, JsonNode document) {
@@ -583,6 +685,9 @@ public final class ProfileComparison {
                             metrics,
                             rate,
                             index != null && index.isInt() ? index.asInt() : 0);
+            if (document.path("source").isObject()) {
+                data.source = document.get("source");
+            }
             JsonNode histograms = metrics.get(LpgProfileWriter.HISTOGRAMS_KEY);
             if (histograms != null && histograms.isObject()) {
                 for (Metric m : Metric.values()) {

@@ -408,6 +408,65 @@ class ProfileComparisonTest {
     }
 
     @Test
+    void aStatisticOneSideLacksIsAbsentWithItsReasonNeverZeroAndOutOfTheVerdict() {
+        ObjectNode ours = profile(10, 300, 50, 5, 30, 1);
+        // another tool's stage: p50 and p99 only, TTFT much worse; no p90, no TPOT at all
+        ObjectNode peer = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+        ObjectNode m = peer.putObject("metrics");
+        m.put("request_rate", 10.0);
+        m.put("median_ttft_ms", 80.0);
+        m.put("p99_ttft_ms", 120.0);
+        m.put("median_itl_ms", 5.0);
+        m.put(
+                "output_tokens_per_min",
+                ours.path("metrics").path("output_tokens_per_min").asDouble());
+        ObjectNode source = peer.putObject("source");
+        source.put("kind", "vllm-bench-serve");
+        source.put("tool", "vllm bench serve");
+        source.put("version", "0.33.0");
+        Comparison c =
+                ProfileComparison.compareLabeled(
+                        List.of(new LabeledProfile("ours.json", ours)),
+                        List.of(new LabeledProfile("vllm.json", peer)),
+                        ComparisonOptions.defaults().withTailsInVerdict(true));
+        StageComparison s = c.stages().get(0);
+        MetricComparison p90 = s.metric("ttft_p90");
+        assertThat(p90.baseline()).isNotNull();
+        assertThat(p90.candidate()).isNull();
+        assertThat(p90.change()).isNull();
+        assertThat(p90.significant()).isFalse();
+        assertThat(p90.absent())
+                .isEqualTo(
+                        "candidate: vllm bench serve 0.33.0 (vllm.json) does not report ttft p90");
+        // what both have is compared, and decides
+        assertThat(s.metric("ttft_p50").candidate()).isEqualTo(80.0);
+        assertThat(s.metric("ttft_p50").absent()).isNull();
+        assertThat(c.verdict()).isEqualTo(Verdict.REGRESSION);
+        assertThat(c.regressions()).extracting(MetricComparison::name).doesNotContain("ttft_p90");
+        // a family only one side has
+        assertThat(s.metric("tpot_p50").candidate()).isNull();
+        assertThat(s.metric("tpot_p50").absent()).contains("does not report tpot p50");
+        assertThat(
+                        c.toJson()
+                                .path("stages")
+                                .get(0)
+                                .path("metrics")
+                                .path("ttft_p90")
+                                .path("absent")
+                                .asText())
+                .contains("vllm bench serve 0.33.0");
+        assertThat(
+                        c.toJson()
+                                .path("stages")
+                                .get(0)
+                                .path("metrics")
+                                .path("ttft_p90")
+                                .path("candidate")
+                                .isNull())
+                .isTrue();
+    }
+
+    @Test
     void throughputHigherIsBetter() {
         // the same requests over half the time: twice the output throughput
         Comparison c =

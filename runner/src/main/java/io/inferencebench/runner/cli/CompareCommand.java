@@ -9,6 +9,7 @@ import io.inferencebench.profile.compare.MetricComparison;
 import io.inferencebench.profile.compare.ProfileComparison;
 import io.inferencebench.profile.compare.StageComparison;
 import io.inferencebench.profile.lpg.RequestRate;
+import io.inferencebench.profile.text.TerminalText;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -45,13 +46,17 @@ public final class CompareCommand implements Callable<Integer> {
     @Parameters(
             index = "0",
             paramLabel = "BASELINE",
-            description = "The reference run: an LPG profile file or a result directory.")
+            description =
+                    "The reference run: an LPG profile file (either dialect), another tool's"
+                            + " result file (vllm bench serve --save-result JSON, AIPerf's"
+                            + " profile_export_aiperf.json, inference-perf's stage report or"
+                            + " BR0.2, GuideLLM's benchmarks.json) or a result directory.")
     Path baseline;
 
     @Parameters(
             index = "1",
             paramLabel = "CANDIDATE",
-            description = "The run to judge: an LPG profile file or a result directory.")
+            description = "The run to judge: a file or directory as for BASELINE.")
     Path candidate;
 
     @Option(
@@ -102,6 +107,8 @@ public final class CompareCommand implements Callable<Integer> {
         List<LabeledProfile> cand = ProfileInputs.profiles("CANDIDATE", candidate);
         checkOneRun("BASELINE", baseline, base);
         checkOneRun("CANDIDATE", candidate, cand);
+        out.println("baseline:  " + TerminalText.oneLine(describe(baseline, base)));
+        out.println("candidate: " + TerminalText.oneLine(describe(candidate, cand)));
         Comparison comparison;
         try {
             comparison = ProfileComparison.compareLabeled(base, cand, options);
@@ -115,6 +122,27 @@ public final class CompareCommand implements Callable<Integer> {
         }
         out.flush();
         return comparison.regressions().isEmpty() ? 0 : Main.EXIT_RESULTS_FAILED;
+    }
+
+    /** What a run is: its path, the tool that wrote it and the LPG dialect of a profile. */
+    static String describe(Path path, List<LabeledProfile> stages) {
+        com.fasterxml.jackson.databind.JsonNode source = stages.get(0).document().path("source");
+        String tool = source.path("tool").asText("");
+        String version = source.path("version").asText("");
+        String dialect = source.path("lpg_dialect").asText("");
+        StringBuilder b = new StringBuilder(path.toString());
+        if (!tool.isEmpty()) {
+            b.append(" (").append(tool);
+            if (!version.isEmpty()) {
+                b.append(' ').append(version);
+            }
+            if (!dialect.isEmpty()) {
+                b.append(", LPG dialect ").append(dialect);
+            }
+            b.append(')');
+        }
+        b.append(": ").append(stages.size()).append(stages.size() == 1 ? " stage" : " stages");
+        return b.toString();
     }
 
     /** Parses the {@code --threshold} and {@code --alpha} flags. */
@@ -227,8 +255,8 @@ public final class CompareCommand implements Callable<Integer> {
                 rows.add(
                         List.of(
                                 m.name().replace('_', ' ') + " (" + m.metric().unit() + ")",
-                                number(m.baseline()),
-                                number(m.candidate()),
+                                m.baseline() == null ? ABSENT : number(m.baseline()),
+                                m.candidate() == null ? ABSENT : number(m.candidate()),
                                 change(m.change()),
                                 m.significant()
                                         ? "yes, " + (m.regressed() ? "worse" : "better")
@@ -266,6 +294,16 @@ public final class CompareCommand implements Callable<Integer> {
 
     /** How a pair of stages is named: its rate, or a closed-loop stage's concurrency. */
     static String stageKey(StageComparison s) {
+        if (Double.isNaN(s.baselineRate()) || Double.isNaN(s.candidateRate())) {
+            return Double.isNaN(s.baselineRate()) && Double.isNaN(s.candidateRate())
+                    ? "rate not given"
+                    : "rate "
+                            + RequestRate.pythonString(
+                                    Double.isNaN(s.baselineRate())
+                                            ? s.candidateRate()
+                                            : s.baselineRate())
+                            + " req/s (one side gives none)";
+        }
         return s.concurrency() != null && RequestRate.isUnbounded(s.baselineRate())
                 ? "concurrency " + s.concurrency()
                 : RequestRate.pythonString(s.baselineRate()) + " req/s";
@@ -277,7 +315,13 @@ public final class CompareCommand implements Callable<Integer> {
         return items.size() > shown ? s + ", ..." : s;
     }
 
+    /** How a value a side lacks is shown: never as 0. */
+    static final String ABSENT = "absent";
+
     private static String test(MetricComparison m) {
+        if (m.absent() != null) {
+            return "not compared: " + TerminalText.oneLine(m.absent());
+        }
         if (m.pValue() != null) {
             return m.test() + " p=" + String.format(Locale.ROOT, "%.2g", m.pValue());
         }

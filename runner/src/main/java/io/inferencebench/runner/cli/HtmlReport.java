@@ -86,6 +86,7 @@ final class HtmlReport {
                     .append("\"></span>")
                     .append(esc(runs.get(i).label()))
                     .append(" <span class=\"meta\">(")
+                    .append(esc(tool(runs.get(i))))
                     .append(runs.get(i).profiles().size())
                     .append(runs.get(i).capacity() != null ? " probes" : " stages")
                     .append(")</span></li>");
@@ -522,6 +523,12 @@ final class HtmlReport {
                 .append("\"></span>")
                 .append(esc(run.label()))
                 .append(
+                        tool(run).isEmpty()
+                                ? ""
+                                : " <span class=\"meta source\">"
+                                        + esc(tool(run).substring(0, tool(run).length() - 2))
+                                        + "</span>")
+                .append(
                         "</h2>\n<div class=\"side-by-side\"><div><h3>Client metrics</h3>\n<table class=\"stages\">"
                                 + "<tr><th>stage</th><th>rate</th><th>achieved</th><th>ok</th><th>failed</th>"
                                 + "<th>req/s</th><th>out tok/s</th><th>TTFT p50</th><th>TTFT p99</th>"
@@ -539,11 +546,10 @@ final class HtmlReport {
                     .append(esc(rateText(m.path("request_rate"))))
                     .append("</td><td>")
                     .append(cell(m, "achieved_rate"))
-                    .append("</td><td>")
-                    .append(m.path("completed").asLong())
-                    .append("</td><td>")
-                    .append(m.path("failures").asLong())
-                    .append("</td><td>")
+                    .append("</td>")
+                    .append(count(m, "completed", p))
+                    .append(count(m, "failures", p))
+                    .append("<td>")
                     .append(cell(m, requestsPerSecondKey(m)))
                     .append("</td><td>")
                     .append(
@@ -561,7 +567,12 @@ final class HtmlReport {
                             "median_e2el_ms",
                             "p99_e2el_ms")) {
                 String family = key.substring(key.indexOf('_') + 1);
-                if (measured(m, family)) {
+                if (measured(m, family) && !has(m, key)) {
+                    // Another tool's file without this statistic: absent, never 0.
+                    h.append("<td class=\"absent\" title=\"")
+                            .append(esc(notInFile(p)))
+                            .append("\">-</td>");
+                } else if (measured(m, family)) {
                     h.append("<td>").append(cell(m, key)).append("</td>");
                 } else {
                     // LPG writes 0 for a statistic of no values: shown as absent, and why.
@@ -587,7 +598,11 @@ final class HtmlReport {
         }
         h.append("<div><h3>Server metrics</h3>\n");
         if (names.isEmpty()) {
-            h.append("<p class=\"meta\">none in these profiles (run with --scrape-metrics)</p>");
+            h.append(
+                    otherTool(sorted)
+                            ? "<p class=\"meta\">none in this tool's file</p>"
+                            : "<p class=\"meta\">none in these profiles (run with"
+                                    + " --scrape-metrics)</p>");
         } else {
             h.append("<table class=\"server\"><tr><th>metric (mean)</th>");
             for (JsonNode p : sorted) {
@@ -654,11 +669,10 @@ final class HtmlReport {
                         .append(m.name().replace('_', ' '))
                         .append(" (")
                         .append(m.metric().unit())
-                        .append(")</td><td>")
-                        .append(m.baseline() == null ? "-" : num(m.baseline()))
-                        .append("</td><td>")
-                        .append(m.candidate() == null ? "-" : num(m.candidate()))
-                        .append("</td><td>")
+                        .append(")</td>")
+                        .append(compared(m.baseline(), m.absent()))
+                        .append(compared(m.candidate(), m.absent()))
+                        .append("<td>")
                         .append(CompareCommand.change(m.change()))
                         .append("</td><td>")
                         .append(
@@ -666,7 +680,7 @@ final class HtmlReport {
                                         ? (m.regressed() ? "yes, worse" : "yes, better")
                                         : "no")
                         .append("</td><td>")
-                        .append(m.test())
+                        .append(m.absent() != null ? "not compared: " + esc(m.absent()) : m.test())
                         .append(
                                 m.pValue() == null
                                         ? ""
@@ -679,6 +693,53 @@ final class HtmlReport {
     }
 
     // ---- formatting ----
+
+    /** A compared value, or "absent" (never 0) with why. */
+    private static String compared(Double value, String absent) {
+        return value == null
+                ? "<td class=\"absent\" title=\"" + esc(absent) + "\">absent</td>"
+                : "<td>" + num(value) + "</td>";
+    }
+
+    /** The tool and version a run comes from, for the legend ("AIPerf 0.13.0, "), or "". */
+    static String tool(Run run) {
+        if (run.profiles().isEmpty()) {
+            return "";
+        }
+        JsonNode source = run.profiles().get(0).path("source");
+        String tool = source.path("tool").asText("");
+        if (tool.isEmpty()) {
+            return "";
+        }
+        String version = source.path("version").asText("");
+        String dialect = source.path("lpg_dialect").asText("");
+        return tool
+                + (version.isEmpty() ? "" : " " + version)
+                + (dialect.isEmpty() ? "" : ", LPG " + dialect)
+                + ", ";
+    }
+
+    private static boolean otherTool(List<JsonNode> profiles) {
+        String kind =
+                profiles.isEmpty() ? "" : profiles.get(0).path("source").path("kind").asText("");
+        return !kind.isEmpty() && !kind.equals("inferencebench");
+    }
+
+    /** A count cell: absent (not 0) when the file does not give it. */
+    private static String count(JsonNode m, String key, JsonNode profile) {
+        return m.path(key).isNumber()
+                ? "<td>" + m.path(key).asLong() + "</td>"
+                : "<td class=\"absent\" title=\"" + esc(notInFile(profile)) + "\">-</td>";
+    }
+
+    /** Why a stage lacks a value: the file (of which tool) does not carry it. */
+    private static String notInFile(JsonNode profile) {
+        JsonNode source = profile.path("source");
+        String tool = source.path("tool").asText("");
+        return tool.isEmpty() || source.path("kind").asText("").equals("inferencebench")
+                ? "not in this profile"
+                : "not reported by " + tool + " (" + source.path("file").asText("") + ")";
+    }
 
     private static boolean has(JsonNode m, String key) {
         return m.path(key).isNumber();

@@ -2,23 +2,35 @@ package io.inferencebench.runner.cli;
 
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.inferencebench.profile.compare.LabeledProfile;
+import io.inferencebench.runner.peers.PeerResults;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * Reads the runs that {@code compare} and {@code report} take: an LPG profile file, or a result
- * directory whose LPG profiles (JSON files with a {@code metrics} object) are one run.
+ * Reads the runs that {@code compare} and {@code report} take: an LPG profile file, another tool's
+ * result file, or a result directory of one run.
  */
 final class ProfileInputs {
 
     static final ObjectMapper JSON = new ObjectMapper();
+
+    /** Reads JSON as the peers write it: NaN and Infinity as bare words (Python's json). */
+    private static final ObjectMapper LENIENT =
+            JsonMapper.builder().enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS).build();
+
+    private static final ObjectMapper YAML = new YAMLMapper();
 
     private ProfileInputs() {}
 
@@ -26,36 +38,111 @@ final class ProfileInputs {
     record JsonFile(Path path, JsonNode document) {}
 
     /**
-     * The profiles of one run.
+     * The stages of one run: our profiles, or another tool's result files mapped onto the stage
+     * model ({@link PeerResults}).
+     *
+     * <p>A file is read by its content. A directory is one run: its LPG profiles ({@code *.json}
+     * with a {@code metrics} object) when it has any, else the result files of one other tool
+     * ({@code *.json}, {@code *.yaml}, {@code *.yml}); files of no known kind are passed over, and
+     * where a tool wrote a Benchmark Report v0.2 beside its own report of the same stages, its own
+     * is read.
      *
      * @param what how the argument is named in messages (e.g. {@code BASELINE})
-     * @param path a profile file or a result directory
+     * @param path a result file or a result directory
      * @throws Main.UsageError naming {@code what} and the path when nothing usable is there
      */
     static List<LabeledProfile> profiles(String what, Path path) {
-        List<LabeledProfile> out = new ArrayList<>();
         if (Files.isDirectory(path)) {
-            for (JsonFile f : jsonFiles(what, path)) {
-                if (isProfile(f.document())
-                        && !f.path().getFileName().toString().endsWith("-partial.json")) {
-                    out.add(new LabeledProfile(f.path().getFileName().toString(), f.document()));
+            Map<PeerResults.Kind, List<JsonFile>> byKind = new EnumMap<>(PeerResults.Kind.class);
+            for (JsonFile f : resultFiles(what, path)) {
+                PeerResults.Kind kind = PeerResults.detect(f.document());
+                String name = f.path().getFileName().toString();
+                if (kind == null
+                        || kind == PeerResults.Kind.INFERENCE_PERF_SUMMARY
+                        || (kind.isLpg() && name.endsWith("-partial.json"))) {
+                    continue;
+                }
+                byKind.computeIfAbsent(kind, k -> new ArrayList<>()).add(f);
+            }
+            List<JsonFile> chosen = null;
+            for (PeerResults.Kind lpg :
+                    List.of(PeerResults.Kind.INFERENCEBENCH, PeerResults.Kind.LPG)) {
+                if (byKind.containsKey(lpg)) {
+                    chosen = chosen == null ? new ArrayList<>() : chosen;
+                    chosen.addAll(byKind.get(lpg));
                 }
             }
-            if (out.isEmpty()) {
+            if (chosen == null) {
+                List<PeerResults.Kind> own =
+                        byKind.keySet().stream().filter(k -> k != PeerResults.Kind.BR02).toList();
+                if (own.size() > 1) {
+                    throw new Main.UsageError(
+                            what
+                                    + ": "
+                                    + path
+                                    + " holds the results of more than one tool ("
+                                    + String.join(
+                                            ", ",
+                                            own.stream()
+                                                    .map(
+                                                            k ->
+                                                                    k.description()
+                                                                            + ": "
+                                                                            + names(byKind.get(k)))
+                                                    .toList())
+                                    + "); give a directory of one run or the files you mean");
+                }
+                chosen =
+                        own.size() == 1
+                                ? byKind.get(own.get(0))
+                                : byKind.get(PeerResults.Kind.BR02);
+            }
+            if (chosen == null || chosen.isEmpty()) {
                 throw new Main.UsageError(
                         what
-                                + ": no LPG profile (a *.json file with a \"metrics\" object) in "
-                                + path);
+                                + ": no LPG profile or other tool's result file in "
+                                + path
+                                + " (read: "
+                                + KNOWN
+                                + ")");
+            }
+            List<LabeledProfile> out = new ArrayList<>();
+            for (JsonFile f : chosen) {
+                out.addAll(map(what, f));
             }
             return out;
         }
-        JsonFile f = read(what, path);
-        if (!isProfile(f.document())) {
+        return map(what, read(what, path));
+    }
+
+    /** What {@code compare} and {@code report} read, for messages. */
+    static final String KNOWN =
+            "LPG profiles of either dialect, vllm bench serve --save-result JSON, AIPerf's"
+                    + " profile_export_aiperf.json, inference-perf's stage_N_lifecycle_metrics.json"
+                    + " or Benchmark Report v0.2, GuideLLM's benchmarks.json";
+
+    private static List<LabeledProfile> map(String what, JsonFile f) {
+        PeerResults.Kind kind = PeerResults.detect(f.document());
+        if (kind == null) {
             throw new Main.UsageError(
-                    what + ": " + path + " is not an LPG profile (no \"metrics\" object)");
+                    what
+                            + ": "
+                            + f.path()
+                            + " is not an LPG profile (no \"metrics\" object) nor another"
+                            + " result file that compare and report read ("
+                            + KNOWN
+                            + ")");
         }
-        out.add(new LabeledProfile(path.getFileName().toString(), f.document()));
-        return out;
+        try {
+            return PeerResults.stages(kind, f.document(), f.path().getFileName().toString());
+        } catch (IllegalArgumentException e) {
+            throw new Main.UsageError(what + ": " + f.path() + ": " + e.getMessage());
+        }
+    }
+
+    private static String names(List<JsonFile> files) {
+        return String.join(
+                ", ", files.stream().map(f -> f.path().getFileName().toString()).toList());
     }
 
     /**
@@ -148,23 +235,59 @@ final class ProfileInputs {
                 && document.has("max_request_rate");
     }
 
+    /**
+     * The result files of a directory, sorted by name: every {@code *.json}, and the {@code *.yaml}
+     * / {@code *.yml} files that parse (other tools keep their configuration in YAML beside their
+     * results).
+     */
+    static List<JsonFile> resultFiles(String what, Path dir) {
+        List<JsonFile> out = new ArrayList<>();
+        for (Path p : list(what, dir, ".json", ".yaml", ".yml")) {
+            if (isYaml(p)) {
+                try {
+                    out.add(read(what, p));
+                } catch (Main.UsageError e) {
+                    // not a report: YAML configuration
+                }
+            } else {
+                out.add(read(what, p));
+            }
+        }
+        return out;
+    }
+
     /** The JSON files of a directory, sorted by name. */
     static List<JsonFile> jsonFiles(String what, Path dir) {
-        List<Path> paths;
-        try (Stream<Path> list = Files.list(dir)) {
-            paths =
-                    list.filter(p -> p.getFileName().toString().endsWith(".json"))
-                            .filter(Files::isRegularFile)
-                            .sorted()
-                            .toList();
-        } catch (IOException e) {
-            throw new Main.UsageError(what + ": cannot list " + dir + ": " + Main.describe(e));
-        }
         List<JsonFile> out = new ArrayList<>();
-        for (Path p : paths) {
+        for (Path p : list(what, dir, ".json")) {
             out.add(read(what, p));
         }
         return out;
+    }
+
+    private static List<Path> list(String what, Path dir, String... endings) {
+        try (Stream<Path> list = Files.list(dir)) {
+            return list.filter(
+                            p -> {
+                                String name = p.getFileName().toString();
+                                for (String e : endings) {
+                                    if (name.endsWith(e)) {
+                                        return true;
+                                    }
+                                }
+                                return false;
+                            })
+                    .filter(Files::isRegularFile)
+                    .sorted()
+                    .toList();
+        } catch (IOException e) {
+            throw new Main.UsageError(what + ": cannot list " + dir + ": " + Main.describe(e));
+        }
+    }
+
+    private static boolean isYaml(Path p) {
+        String name = p.getFileName().toString();
+        return name.endsWith(".yaml") || name.endsWith(".yml");
     }
 
     /**
@@ -177,7 +300,8 @@ final class ProfileInputs {
             throw new Main.UsageError(what + ": no such file or directory: " + path);
         }
         try {
-            JsonNode node = JSON.readTree(path.toFile());
+            // LPG's last code and vllm bench serve write a bare Infinity for an unbounded rate.
+            JsonNode node = (isYaml(path) ? YAML : LENIENT).readTree(path.toFile());
             if (node == null || node.isMissingNode()) {
                 throw new Main.UsageError(what + ": " + path + " is empty");
             }
@@ -189,7 +313,7 @@ final class ProfileInputs {
                     what
                             + ": "
                             + path
-                            + " is not valid JSON"
+                            + (isYaml(path) ? " is not valid YAML" : " is not valid JSON")
                             + (at == null
                                     ? ""
                                     : " (line "

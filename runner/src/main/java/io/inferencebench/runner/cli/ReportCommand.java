@@ -27,8 +27,11 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Renders runs (LPG profile files, result directories, or a search's capacity.json or"
-                    + " result directory) into one self-contained HTML file: latency against"
+            "Renders runs (LPG profile files of either dialect, result directories, a search's"
+                    + " capacity.json or result directory, or other tools' result files: vllm bench"
+                    + " serve --save-result JSON, AIPerf's profile_export_aiperf.json, inference-perf's"
+                    + " stage report or BR0.2, GuideLLM's benchmarks.json) into one self-contained"
+                    + " HTML file: latency against"
                     + " achieved rate (TTFT, ITL, E2E p50/p99), per-stage tables with server"
                     + " metrics beside client metrics, the capacity bracket and SLO line of a"
                     + " search, and the comparison of two runs (the second against the first).",
@@ -41,7 +44,9 @@ public final class ReportCommand implements Callable<Integer> {
     @Parameters(
             arity = "1..*",
             paramLabel = "RUN",
-            description = "A profile file, a result directory or a capacity.json.")
+            description =
+                    "A profile file, another tool's result file, a result directory or a"
+                            + " capacity.json.")
     List<Path> inputs;
 
     @Option(
