@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -23,8 +24,24 @@ func TestRealMetricsCountWhatWasServed(t *testing.T) {
 	if _, ok := before["vllm:time_to_first_token_seconds_count"+lbl]; ok {
 		t.Error("histogram series must appear only after the first observation")
 	}
+	// What the client saw bounds what the server may report: the server's clock starts after the
+	// request was sent and stops before the client reads the bytes.
+	var clientTTFT, clientE2E float64
+	quickFirstTokens := 0
 	for i := 0; i < 4; i++ {
-		readAll(t, post(t, ts.URL+"/v1/completions", `{"model":"test-model","prompt":"a b c","max_tokens":10,"ignore_eos":true,"stream":true}`))
+		start := time.Now()
+		resp := post(t, ts.URL+"/v1/completions", `{"model":"test-model","prompt":"a b c","max_tokens":10,"ignore_eos":true,"stream":true}`)
+		first := make([]byte, 1)
+		if _, err := io.ReadFull(resp.Body, first); err != nil {
+			t.Fatal(err)
+		}
+		ttft := time.Since(start).Seconds()
+		readAll(t, resp)
+		clientTTFT += ttft
+		clientE2E += time.Since(start).Seconds()
+		if ttft <= 0.02 {
+			quickFirstTokens++
+		}
 	}
 	m := scrape(t, ts.URL)
 	checks := map[string]float64{
@@ -49,19 +66,20 @@ func TestRealMetricsCountWhatWasServed(t *testing.T) {
 			t.Errorf("%s = %v (present %v), want %v", k, got, ok, want)
 		}
 	}
-	// 4 TTFTs of ~10 ms: all in the (0.01, 0.02] bucket, mean within a millisecond.
+	// 4 TTFTs of at least 10 ms: none in the le=0.01 bucket; every one the client saw within
+	// 20 ms is in the le=0.02 bucket (on a quiet machine, all four).
 	if m[`vllm:time_to_first_token_seconds_bucket{model_name="test-model",le="0.01"}`] != 0 ||
-		m[`vllm:time_to_first_token_seconds_bucket{model_name="test-model",le="0.02"}`] != 4 {
-		t.Errorf("ttft buckets %v", m)
+		m[`vllm:time_to_first_token_seconds_bucket{model_name="test-model",le="0.02"}`] < float64(quickFirstTokens) {
+		t.Errorf("ttft buckets %v, %d first tokens within 20 ms at the client", m, quickFirstTokens)
 	}
-	// Sums are bounded below by the schedule (never early) and above by generous slack for a
-	// shared machine; the exactness of the delays themselves is TestStreamTimingFollowsInjectedDelays.
+	// Sums are bounded below by the schedule (never early) and above by what the client observed;
+	// the exactness of the delays themselves is TestStreamTimingFollowsInjectedDelays.
 	ttftSum := m["vllm:time_to_first_token_seconds_sum"+lbl]
-	if ttftSum < 4*0.010 || ttftSum > 4*0.010+0.02 {
-		t.Errorf("ttft sum %v for 4 requests with TTFT 10 ms", ttftSum)
+	if ttftSum < 4*0.010 || ttftSum > clientTTFT {
+		t.Errorf("ttft sum %v for 4 requests with TTFT 10 ms; the client saw %v", ttftSum, clientTTFT)
 	}
-	if total := ttftSum + m["vllm:inter_token_latency_seconds_sum"+lbl]; total < 4*0.028 || total > 4*0.028+0.02 {
-		t.Errorf("ttft+itl sum %v for 4 requests of 10 ms + 9 x 2 ms", total)
+	if total := ttftSum + m["vllm:inter_token_latency_seconds_sum"+lbl]; total < 4*0.028 || total > clientE2E {
+		t.Errorf("ttft+itl sum %v for 4 requests of 10 ms + 9 x 2 ms; the client saw %v", total, clientE2E)
 	}
 	if _, ok := m[`vllm:lora_requests_info{max_lora="1",running_lora_adapters="",waiting_lora_adapters=""}`]; !ok {
 		t.Error("lora_requests_info missing")

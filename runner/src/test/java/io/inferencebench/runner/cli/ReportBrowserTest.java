@@ -226,10 +226,13 @@ class ReportBrowserTest {
         assertThat(o.err()).contains("--output");
     }
 
+    // The window is taller than the page ever is, so that every chart is in the picture: a
+    // screenshot holds only the window, and more notes above the charts (a slow machine's
+    // verdicts) once pushed them below a 1600-pixel window.
     private static String[] screenshot(Path tmp, String name) {
         return new String[] {
             "--screenshot=" + tmp.resolve(name + ".png"),
-            "--window-size=1400,1600",
+            "--window-size=1400,12000",
             "--hide-scrollbars"
         };
     }
