@@ -11,6 +11,7 @@ import io.inferencebench.operator.dependent.ControlConfigMapDependent;
 import io.inferencebench.operator.dependent.Launched;
 import io.inferencebench.operator.dependent.RunnerJobDependent;
 import io.inferencebench.operator.dependent.RunnerWorkOrderDependent;
+import io.inferencebench.operator.metrics.ServerMetricsScraper;
 import io.inferencebench.operator.run.AggregatingStep;
 import io.inferencebench.operator.run.FinishedStep;
 import io.inferencebench.operator.run.InitializingStep;

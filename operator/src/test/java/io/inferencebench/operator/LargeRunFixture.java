@@ -1,5 +1,6 @@
 package io.inferencebench.operator;
 
+import io.inferencebench.operator.metrics.ServerMetricsCheckpointTest;
 import io.inferencebench.profile.lpg.RunnerCpu;
 import io.inferencebench.profile.lpg.StageResult;
 import io.inferencebench.profile.server.Scrape;

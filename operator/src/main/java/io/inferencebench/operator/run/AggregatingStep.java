@@ -6,8 +6,8 @@ import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.v1alpha1.StageResult;
 import io.inferencebench.operator.LoadDeliveredCondition;
-import io.inferencebench.operator.ServerMetricsCondition;
 import io.inferencebench.operator.StatusAggregator;
+import io.inferencebench.operator.metrics.ServerMetricsCondition;
 import java.time.Duration;
 import java.util.List;
 

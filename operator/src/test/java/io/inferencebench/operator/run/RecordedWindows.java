@@ -1,7 +1,7 @@
 package io.inferencebench.operator.run;
 
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
-import io.inferencebench.operator.StageWindows;
+import io.inferencebench.operator.metrics.StageWindows;
 import io.inferencebench.profile.server.ServerMetricsReport;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.inferencebench.operator;
+package io.inferencebench.operator.metrics;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.inferencebench.crds.v1alpha1.MetricsSpec;

@@ -1,4 +1,4 @@
-package io.inferencebench.operator;
+package io.inferencebench.operator.metrics;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.MetricsSpec;
 import io.inferencebench.crds.v1alpha1.TargetSpec;
+import io.inferencebench.operator.Labels;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,4 +1,4 @@
-package io.inferencebench.operator;
+package io.inferencebench.operator.metrics;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
+import io.inferencebench.operator.Labels;
 import io.inferencebench.profile.prom.MetricFamily;
 import io.inferencebench.profile.prom.MetricType;
 import io.inferencebench.profile.prom.ParsedPage;

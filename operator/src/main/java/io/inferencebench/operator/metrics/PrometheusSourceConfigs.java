@@ -1,4 +1,4 @@
-package io.inferencebench.operator;
+package io.inferencebench.operator.metrics;
 
 import io.inferencebench.crds.v1alpha1.Durations;
 import io.inferencebench.crds.v1alpha1.PrometheusSpec;

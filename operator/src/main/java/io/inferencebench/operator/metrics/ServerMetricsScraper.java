@@ -1,4 +1,4 @@
-package io.inferencebench.operator;
+package io.inferencebench.operator.metrics;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;

@@ -1,4 +1,4 @@
-package io.inferencebench.operator;
+package io.inferencebench.operator.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,10 +1,11 @@
-package io.inferencebench.operator;
+package io.inferencebench.operator.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.TargetSpec;
+import io.inferencebench.operator.TestRuns;
 import io.inferencebench.profile.prom.ScrapeBodyReader;
 import io.inferencebench.profile.server.Scrape;
 import io.inferencebench.profile.server.ServerMetricSummary;

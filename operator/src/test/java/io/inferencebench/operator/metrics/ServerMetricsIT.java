@@ -1,4 +1,4 @@
-package io.inferencebench.operator;
+package io.inferencebench.operator.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -13,6 +13,11 @@ import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.workorder.PartReport;
+import io.inferencebench.operator.BenchmarkRunReconciler;
+import io.inferencebench.operator.Labels;
+import io.inferencebench.operator.OperatorTestCluster;
+import io.inferencebench.operator.RunAdmission;
+import io.inferencebench.operator.RunParts;
 import io.inferencebench.profile.lpg.StageResult;
 import io.inferencebench.profile.server.Scrape;
 import io.inferencebench.testkit.ModelSim;

@@ -1,4 +1,4 @@
-package io.inferencebench.operator;
+package io.inferencebench.operator.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -16,7 +16,7 @@ import java.util.Locale;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-class ServerMetricsCheckpointTest {
+public class ServerMetricsCheckpointTest {
 
     private static final ServerMetricCatalog VLLM = ServerMetricCatalog.forBackend("vllm");
 
@@ -39,7 +39,7 @@ class ServerMetricsCheckpointTest {
      * A page shaped like a current vLLM's (12 histograms of 25 buckets, gauges, counters, long
      * label values), whose values grow with {@code round} like a loaded server's.
      */
-    static ParsedPage vllmPage(int round, Random random) {
+    public static ParsedPage vllmPage(int round, Random random) {
         String labels = "engine=\"0\",model_name=\"meta-llama/Llama-3.1-8B-Instruct\"";
         StringBuilder b = new StringBuilder();
         b.append("# HELP vllm:num_requests_running Number of requests in model execution.\n");
