@@ -17,7 +17,6 @@ import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -44,14 +43,6 @@ class HostileMetricsEndpointTest {
     }
 
     private final ServerMetricCatalog catalog = ServerMetricCatalog.forBackend("vllm");
-    private ServerMetricsScraper scraper;
-
-    @AfterEach
-    void close() {
-        if (scraper != null) {
-            scraper.close();
-        }
-    }
 
     private static long allocatedByScrapingThreads() {
         var mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -71,9 +62,9 @@ class HostileMetricsEndpointTest {
     }
 
     private Outcome scrape(HostileMetricsServer server, Duration timeout) {
-        scraper = new ServerMetricsScraper(null, new ScrapeBodyReader(BOUND, timeout));
+        ScrapeClient client = new ScrapeClient(new ScrapeBodyReader(BOUND, timeout));
         long before = allocatedByScrapingThreads();
-        Scrape scrape = scraper.scrape("replica-0", URI.create(server.url()), catalog);
+        Scrape scrape = client.scrape("replica-0", URI.create(server.url()), catalog);
         long allocated = allocatedByScrapingThreads() - before;
         System.out.printf("%s: %s, allocated %,d bytes%n", server.url(), scrape.error(), allocated);
         return new Outcome(scrape, allocated);
@@ -194,9 +185,6 @@ class HostileMetricsEndpointTest {
         for (boolean gzip : new boolean[] {false, true}) {
             try (HostileMetricsServer server =
                     new HostileMetricsServer(new HostileMetricsServer.Page(page, gzip))) {
-                if (scraper != null) {
-                    scraper.close();
-                }
                 Scrape scrape = scrape(server).scrape();
 
                 assertThat(scrape.error()).isNull();

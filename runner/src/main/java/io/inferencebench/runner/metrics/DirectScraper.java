@@ -1,21 +1,18 @@
 package io.inferencebench.runner.metrics;
 
-import io.inferencebench.profile.prom.ParsedPage;
-import io.inferencebench.profile.prom.PrometheusTextParser;
+import io.inferencebench.profile.prom.MetricsPageFetch;
 import io.inferencebench.profile.prom.ScrapeBodyReader;
 import io.inferencebench.profile.server.Scrape;
 import io.inferencebench.profile.server.ScrapeCoverage;
 import io.inferencebench.profile.server.ServerMetricCatalog;
 import io.inferencebench.profile.server.ServerMetricsReport;
+import io.inferencebench.profile.server.WindowRounds;
 import io.inferencebench.profile.server.WindowStatistics;
 import io.inferencebench.runner.http.TlsOptions;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -206,7 +203,7 @@ public final class DirectScraper implements ServerMetricsSource {
         // Every round the scraper started (start, periodic, end) times the replicas, as the
         // operator counts: coverage reports what the servers did not deliver; a periodic tick
         // that a busy machine delayed past the stage end is not a missing scrape of the server.
-        int expected = (int) Math.min(Integer.MAX_VALUE, (long) roundsInWindow * urls.size());
+        int expected = WindowRounds.expectedScrapes(roundsInWindow, urls.size());
         roundsInWindow = 0;
         List<Scrape> window = List.copyOf(scrapes);
         scrapes.clear();
@@ -267,35 +264,8 @@ public final class DirectScraper implements ServerMetricsSource {
                 }
                 client = builder.build();
             }
-            long startNanos = System.nanoTime();
-            HttpRequest request =
-                    HttpRequest.newBuilder(url)
-                            .timeout(timeout)
-                            .header("Accept", PrometheusTextParser.ACCEPT_HEADER)
-                            .header("Accept-Encoding", "gzip")
-                            .GET()
-                            .build();
-            HttpResponse<InputStream> response =
-                    client.send(request, HttpResponse.BodyHandlers.ofInputStream());
-            if (response.statusCode() != 200) {
-                response.body().close();
-                scrape =
-                        Scrape.failure(
-                                replica,
-                                System.currentTimeMillis(),
-                                "HTTP " + response.statusCode());
-            } else {
-                byte[] body =
-                        bodyReader.read(
-                                response.body(),
-                                response.headers().firstValue("Content-Encoding").orElse(null),
-                                startNanos);
-                long now = System.currentTimeMillis();
-                ParsedPage page =
-                        PrometheusTextParser.parse(
-                                body, response.headers().firstValue("Content-Type").orElse(null));
-                scrape = Scrape.success(replica, now, catalog.trim(page));
-            }
+            MetricsPageFetch.Page page = MetricsPageFetch.fetch(client, url, bodyReader);
+            scrape = Scrape.success(replica, page.bodyReadMillis(), catalog.trim(page.page()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             scrape = Scrape.failure(replica, System.currentTimeMillis(), "interrupted");
@@ -319,7 +289,8 @@ public final class DirectScraper implements ServerMetricsSource {
         if (TlsOptions.tlsFailure(e) != null) {
             return "tls: " + TlsOptions.describeFailure(e);
         }
-        if (e instanceof ScrapeBodyReader.BodyRefused) {
+        if (e instanceof ScrapeBodyReader.BodyRefused
+                || e instanceof MetricsPageFetch.StatusRefused) {
             return e.getMessage();
         }
         if (e instanceof HttpTimeoutException) {
