@@ -274,16 +274,6 @@ class PrometheusApiSourceTest {
     }
 
     @Test
-    void decodesNanAndInfinitiesWrittenAsStrings() {
-        assertThat(PrometheusApiSource.parseValue("NaN")).isNaN();
-        assertThat(PrometheusApiSource.parseValue("+Inf")).isEqualTo(Double.POSITIVE_INFINITY);
-        assertThat(PrometheusApiSource.parseValue("-Inf")).isEqualTo(Double.NEGATIVE_INFINITY);
-        assertThat(PrometheusApiSource.parseValue("1e-3")).isEqualTo(0.001);
-        assertThatThrownBy(() -> PrometheusApiSource.parseValue("x"))
-                .isInstanceOf(NumberFormatException.class);
-    }
-
-    @Test
     void infiniteGaugeValuesAreKeptInThePageAndUnparsableOnesWarned() throws Exception {
         stub.json(
                         "/api/v1/label/__name__/values",
@@ -512,9 +502,9 @@ class PrometheusApiSourceTest {
                 new PrometheusApiSource(config().withStep(Duration.ofMillis(700)))) {
             assertThat(source.step()).isEqualTo(Duration.ofMillis(700));
         }
-        assertThat(PrometheusApiSource.parseDuration("1m30s")).isEqualTo(90_000);
-        assertThat(PrometheusApiSource.parseDuration("250ms")).isEqualTo(250);
-        assertThat(PrometheusApiSource.parseDuration("1x")).isEqualTo(-1);
+        assertThat(PrometheusAnswers.parseDuration("1m30s")).isEqualTo(90_000);
+        assertThat(PrometheusAnswers.parseDuration("250ms")).isEqualTo(250);
+        assertThat(PrometheusAnswers.parseDuration("1x")).isEqualTo(-1);
     }
 
     @Test
