@@ -56,17 +56,13 @@ public class PrometheusStageSource {
     public ServerMetricsReport report(
             BenchmarkRun run, ServerMetricCatalog catalog, long startMillis, long endMillis) {
         PrometheusSpec spec = run.getSpec().getMetrics().getPrometheus();
-        String token = null;
-        if (spec.getBearerTokenSecretRef() != null) {
-            TokenLookup lookup =
-                    token(run.getMetadata().getNamespace(), spec.getBearerTokenSecretRef());
-            if (lookup.problem() != null) {
-                return failed(lookup.problem());
-            }
-            token = lookup.token();
+        TokenLookup lookup = token(run);
+        if (lookup.problem() != null) {
+            return failed(lookup.problem());
         }
         try (PrometheusApiSource source =
-                new PrometheusApiSource(PrometheusSourceConfigs.from(spec, token), maxBodyBytes)) {
+                new PrometheusApiSource(
+                        PrometheusSourceConfigs.from(spec, lookup.token()), maxBodyBytes)) {
             return source.report(catalog, startMillis, Math.max(startMillis, endMillis));
         } catch (IllegalArgumentException e) {
             // Validation messages name fields, never the token's value.
@@ -84,17 +80,13 @@ public class PrometheusStageSource {
      */
     public long stepMillis(BenchmarkRun run) {
         PrometheusSpec spec = run.getSpec().getMetrics().getPrometheus();
-        String token = null;
-        if (spec.getBearerTokenSecretRef() != null) {
-            TokenLookup lookup =
-                    token(run.getMetadata().getNamespace(), spec.getBearerTokenSecretRef());
-            if (lookup.problem() != null) {
-                return 0;
-            }
-            token = lookup.token();
+        TokenLookup lookup = token(run);
+        if (lookup.problem() != null) {
+            return 0;
         }
         try (PrometheusApiSource source =
-                new PrometheusApiSource(PrometheusSourceConfigs.from(spec, token), maxBodyBytes)) {
+                new PrometheusApiSource(
+                        PrometheusSourceConfigs.from(spec, lookup.token()), maxBodyBytes)) {
             return source.step().toMillis();
         } catch (IllegalArgumentException e) {
             return 0;
@@ -102,6 +94,16 @@ public class PrometheusStageSource {
     }
 
     private record TokenLookup(String token, String problem) {}
+
+    /**
+     * The token {@code bearerTokenSecretRef} names: none without one, else its value or why not.
+     */
+    private TokenLookup token(BenchmarkRun run) {
+        SecretKeyRef ref = run.getSpec().getMetrics().getPrometheus().getBearerTokenSecretRef();
+        return ref == null
+                ? new TokenLookup(null, null)
+                : token(run.getMetadata().getNamespace(), ref);
+    }
 
     private TokenLookup token(String namespace, SecretKeyRef ref) {
         Secret secret;
