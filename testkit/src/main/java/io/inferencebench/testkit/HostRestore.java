@@ -32,27 +32,13 @@ final class HostRestore {
 
     private static final String CNI_NETWORK = "ib-node";
 
-    /**
-     * What kubelet's setupKernelTunables writes: restored at teardown. The other sysctls of {@link
-     * HostState#SYSCTLS} are only compared by tests (nothing of the node writes them; restoring
-     * them could undo another program's change).
-     */
-    static final List<String> KUBELET_SYSCTLS =
-            List.of(
-                    "vm.overcommit_memory",
-                    "vm.panic_on_oom",
-                    "kernel.panic",
-                    "kernel.panic_on_oops",
-                    "kernel.keys.root_maxkeys",
-                    "kernel.keys.root_maxbytes");
-
     private HostRestore() {}
 
     /** Records, in the node directory {@code dir}, what the host looks like before the node. */
     static void record(Path dir) {
         try {
             Properties sysctls = new Properties();
-            for (String name : KUBELET_SYSCTLS) {
+            for (String name : HostState.KUBELET_SYSCTLS) {
                 String v = HostState.sysctl(name);
                 if (v != null) {
                     sysctls.setProperty(name, v);

@@ -11,17 +11,7 @@ import java.nio.file.StandardOpenOption;
  * The locks a real node holds while it runs: the machine's E2E lock ({@link MachineLock}, the one
  * the scripts take) and its node directory's own.
  */
-final class NodeLocks {
-
-    private final MachineLock machineLock;
-    private final FileChannel channel;
-    private final FileLock lock;
-
-    private NodeLocks(MachineLock machineLock, FileChannel channel, FileLock lock) {
-        this.machineLock = machineLock;
-        this.channel = channel;
-        this.lock = lock;
-    }
+record NodeLocks(MachineLock machineLock, FileChannel channel, FileLock lock) {
 
     /**
      * Takes both locks for the node directory {@code dir}, waiting at most {@link
