@@ -26,6 +26,22 @@ import java.util.function.Consumer;
  * loop.
  */
 final class ConnectionPool {
+
+    /**
+     * What every pool of one transport shares.
+     *
+     * @param epoll whether the loops are epoll loops (else NIO)
+     * @param timeoutMillis the request timeout, which also bounds the connect timeout
+     * @param maxConnections connections per pool (per loop) at most
+     * @param jvmErrors hears of a JVM error on a loop (the transport's listener)
+     */
+    record Settings(
+            Endpoint endpoint,
+            boolean epoll,
+            long timeoutMillis,
+            int maxConnections,
+            Consumer<VirtualMachineError> jvmErrors) {}
+
     final EventLoop loop;
     final Bootstrap bootstrap;
     final ArrayDeque<HttpConnection> idle = new ArrayDeque<>();
@@ -45,28 +61,19 @@ final class ConnectionPool {
     ScheduledFuture<?> expiry;
 
     private final Endpoint endpoint;
-    private final long timeoutMillis;
-    private final int maxConnections;
+    private final Settings settings;
 
-    /** Hears of a JVM error on the loop (the transport's listener). */
-    private final Consumer<VirtualMachineError> jvmErrors;
-
-    ConnectionPool(
-            EventLoop loop,
-            boolean epoll,
-            Endpoint endpoint,
-            long timeoutMillis,
-            int maxConnections,
-            Consumer<VirtualMachineError> jvmErrors) {
+    ConnectionPool(EventLoop loop, Settings settings) {
         this.loop = loop;
-        this.endpoint = endpoint;
-        this.timeoutMillis = timeoutMillis;
-        this.maxConnections = maxConnections;
-        this.jvmErrors = jvmErrors;
+        this.settings = settings;
+        this.endpoint = settings.endpoint();
         this.bootstrap =
                 new Bootstrap()
                         .group(loop)
-                        .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
+                        .channel(
+                                settings.epoll()
+                                        ? EpollSocketChannel.class
+                                        : NioSocketChannel.class)
                         .option(ChannelOption.TCP_NODELAY, true)
                         .option(ChannelOption.SO_KEEPALIVE, true)
                         // Socket reads still land in direct buffers (Netty's ioBuffer);
@@ -75,7 +82,7 @@ final class ConnectionPool {
                         .option(ChannelOption.ALLOCATOR, new PooledByteBufAllocator(false))
                         .option(
                                 ChannelOption.CONNECT_TIMEOUT_MILLIS,
-                                (int) Math.min(timeoutMillis, 30_000))
+                                (int) Math.min(settings.timeoutMillis(), 30_000))
                         .handler(
                                 new ChannelInitializer<SocketChannel>() {
                                     @Override
@@ -91,7 +98,7 @@ final class ConnectionPool {
 
     void track(Exchange exchange) {
         long now = System.nanoTime();
-        exchange.deadlineNanos = now + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        exchange.deadlineNanos = now + TimeUnit.MILLISECONDS.toNanos(settings.timeoutMillis());
         exchange.tracked = true;
         exchange.older = newest;
         if (newest != null) {
@@ -137,7 +144,7 @@ final class ConnectionPool {
             }
         } catch (VirtualMachineError error) {
             // A timer task's throwable would only be logged by Netty.
-            jvmErrors.accept(error);
+            settings.jvmErrors().accept(error);
         }
         if (oldest != null && expiry == null) {
             expiry = loop.schedule(this::expire, oldest.deadlineNanos - now, TimeUnit.NANOSECONDS);
@@ -153,7 +160,7 @@ final class ConnectionPool {
                 return;
             }
         }
-        if (open < maxConnections) {
+        if (open < settings.maxConnections()) {
             connect(exchange, null);
         } else {
             exchange.queuedNanos = System.nanoTime();
@@ -173,7 +180,7 @@ final class ConnectionPool {
                             if (exchange != null) {
                                 exchange.jvmError(error);
                             }
-                            jvmErrors.accept(error);
+                            settings.jvmErrors().accept(error);
                         } else if (exchange != null) {
                             Throwable cause = done.cause();
                             FailureClass failureClass = TransportFailures.classifyConnect(cause);
@@ -248,7 +255,7 @@ final class ConnectionPool {
     }
 
     void reportJvmError(VirtualMachineError error) {
-        jvmErrors.accept(error);
+        settings.jvmErrors().accept(error);
     }
 
     /** Closes every idle connection of this pool (on its loop); busy ones stay. */
@@ -271,7 +278,7 @@ final class ConnectionPool {
 
     private void serveWaiting() {
         Exchange next;
-        while (open < maxConnections && (next = waiting.pollFirst()) != null) {
+        while (open < settings.maxConnections() && (next = waiting.pollFirst()) != null) {
             if (!next.finished) {
                 next.dequeued();
                 connect(next, null);

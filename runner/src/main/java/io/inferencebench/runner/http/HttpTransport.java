@@ -191,7 +191,9 @@ public final class HttpTransport implements AutoCloseable {
 
     private ConnectionPool newPool(EventLoop loop) {
         return new ConnectionPool(
-                loop, epoll, endpoint, timeoutMillis, maxConnectionsPerLoop, this::jvmError);
+                loop,
+                new ConnectionPool.Settings(
+                        endpoint, epoll, timeoutMillis, maxConnectionsPerLoop, this::jvmError));
     }
 
     public int loops() {
