@@ -35,23 +35,16 @@ abstract sealed class OpenAiProtocol implements Protocol permits OpenAiChat, Ope
         if (params.temperature() != null) {
             g.writeNumberField("temperature", params.temperature());
         }
-        if (params.topP() != null) {
-            g.writeNumberField("top_p", params.topP());
-        }
-        if (params.topK() != null) {
-            g.writeNumberField("top_k", params.topK());
-        }
+        Json.writeTopPAndTopK(g, params);
         Json.writeExtra(g, params.extraBody());
     }
 
     @Override
     public void parseEvent(byte[] data, int length, long nanos, ResponseState state)
             throws IOException {
-        if (Json.isDone(data, length)) {
-            state.onDone();
-            return;
+        if (!Json.endsStream(data, length, state)) {
+            OpenAiJson.parse(data, length, nanos, state, chat);
         }
-        OpenAiJson.parse(data, length, nanos, state, chat);
     }
 
     @Override
