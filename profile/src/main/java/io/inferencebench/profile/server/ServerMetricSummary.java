@@ -72,6 +72,12 @@ public record ServerMetricSummary(
         this(name, type, mean, median, sd, min, max, p90, p99, increase, rate, samples, 0);
     }
 
+    /** A metric that is there but had only NaN samples: no number to summarise. */
+    static ServerMetricSummary onlyNaN(String name, MetricType type, int nanSamples) {
+        return new ServerMetricSummary(
+                name, type, null, null, null, null, null, null, null, null, null, 0, nanSamples);
+    }
+
     /**
      * A counter's summary: its rate is both the mean and the rate.
      *

@@ -267,20 +267,7 @@ public final class WindowStatistics {
     private static ServerMetricSummary gaugeStats(String name, double[] values, int n, int nans) {
         if (n == 0) {
             // Only NaN: the metric is there, without a number to summarise.
-            return new ServerMetricSummary(
-                    name,
-                    MetricType.GAUGE,
-                    null,
-                    null,
-                    null,
-                    null,
-                    null,
-                    null,
-                    null,
-                    null,
-                    null,
-                    0,
-                    nans);
+            return ServerMetricSummary.onlyNaN(name, MetricType.GAUGE, nans);
         }
         double[] v = Arrays.copyOf(values, n);
         double[] sorted = v.clone();
