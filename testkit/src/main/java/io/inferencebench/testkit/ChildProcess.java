@@ -9,6 +9,7 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -126,6 +127,30 @@ public final class ChildProcess {
 
     public String tail(int maxLines) {
         return tail(logFile, maxLines);
+    }
+
+    /** Each process's log file, by process name (for a cluster dump). */
+    static Map<String, Path> logFiles(List<ChildProcess> processes) {
+        Map<String, Path> logs = new LinkedHashMap<>();
+        processes.forEach(p -> logs.put(p.name(), p.logFile()));
+        return logs;
+    }
+
+    /** Each process's name, whether it runs (or its exit code) and its log's last lines. */
+    static String describe(List<ChildProcess> processes, int tailLines) {
+        StringBuilder out = new StringBuilder();
+        for (ChildProcess p : processes) {
+            out.append("---- ")
+                    .append(p.name())
+                    .append(
+                            p.isAlive()
+                                    ? " (running)"
+                                    : " (exited " + p.process().exitValue() + ")")
+                    .append(" log tail:\n")
+                    .append(p.tail(tailLines))
+                    .append('\n');
+        }
+        return out.toString();
     }
 
     static String tail(Path file, int maxLines) {

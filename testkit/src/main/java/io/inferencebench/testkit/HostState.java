@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * The host-wide state a real node can change, as sorted text lines per section, so that a test can
@@ -20,21 +21,32 @@ import java.util.Map;
  */
 public final class HostState {
 
-    /** Sysctls kubelet (setupKernelTunables), kube-proxy or a CNI plugin may write. */
-    public static final List<String> SYSCTLS =
+    /**
+     * What kubelet's setupKernelTunables writes: a real node restores these at teardown ({@link
+     * HostRestore}). The other sysctls of {@link #SYSCTLS} are only compared by tests (nothing of
+     * the node writes them; restoring them could undo another program's change).
+     */
+    static final List<String> KUBELET_SYSCTLS =
             List.of(
                     "vm.overcommit_memory",
                     "vm.panic_on_oom",
                     "kernel.panic",
                     "kernel.panic_on_oops",
                     "kernel.keys.root_maxkeys",
-                    "kernel.keys.root_maxbytes",
-                    "net.ipv4.ip_forward",
-                    "net.ipv4.conf.all.forwarding",
-                    "net.ipv4.conf.all.route_localnet",
-                    "net.ipv6.conf.all.forwarding",
-                    "net.bridge.bridge-nf-call-iptables",
-                    "net.netfilter.nf_conntrack_max");
+                    "kernel.keys.root_maxbytes");
+
+    /** Sysctls kubelet (setupKernelTunables), kube-proxy or a CNI plugin may write. */
+    public static final List<String> SYSCTLS =
+            Stream.concat(
+                            KUBELET_SYSCTLS.stream(),
+                            Stream.of(
+                                    "net.ipv4.ip_forward",
+                                    "net.ipv4.conf.all.forwarding",
+                                    "net.ipv4.conf.all.route_localnet",
+                                    "net.ipv6.conf.all.forwarding",
+                                    "net.bridge.bridge-nf-call-iptables",
+                                    "net.netfilter.nf_conntrack_max"))
+                    .toList();
 
     static final List<String> IPTABLES_TABLES = List.of("filter", "nat", "mangle");
 

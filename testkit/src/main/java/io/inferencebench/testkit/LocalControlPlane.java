@@ -249,7 +249,7 @@ public final class LocalControlPlane implements AutoCloseable {
             close();
             throw new UncheckedIOException(e);
         } catch (RuntimeException | Error e) {
-            String logs = describeProcesses();
+            String logs = ChildProcess.describe(processes, 30);
             close();
             throw new IllegalStateException("local control plane failed to start\n" + logs, e);
         }
@@ -602,25 +602,7 @@ public final class LocalControlPlane implements AutoCloseable {
     }
 
     public Map<String, Path> logFiles() {
-        Map<String, Path> logs = new java.util.LinkedHashMap<>();
-        processes.forEach(p -> logs.put(p.name(), p.logFile()));
-        return logs;
-    }
-
-    private String describeProcesses() {
-        StringBuilder out = new StringBuilder();
-        for (ChildProcess p : processes) {
-            out.append("---- ")
-                    .append(p.name())
-                    .append(
-                            p.isAlive()
-                                    ? " (running)"
-                                    : " (exited " + p.process().exitValue() + ")")
-                    .append(" log tail:\n")
-                    .append(p.tail(30))
-                    .append('\n');
-        }
-        return out.toString();
+        return ChildProcess.logFiles(processes);
     }
 
     @Override

@@ -2,7 +2,6 @@ package io.inferencebench.testkit;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.testkit.Command.Result;
 import java.io.IOException;
@@ -11,21 +10,14 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * A real single-node Kubernetes cluster: the {@link LocalControlPlane} plus one node made of the
@@ -62,49 +54,25 @@ import java.util.stream.Stream;
  * fixed): a start takes the machine's E2E lock ({@link MachineLock}, the one the scripts take) and
  * the node directory's lock, and waits (at most {@link MachineLock#DEFAULT_WAIT}, saying once for
  * whom) while another node or script holds them.
+ *
+ * <p>Where the pieces are: {@link NodeParts} (provisioning), {@link NodeLocks}, {@link
+ * NodeCgroups}; at teardown {@link NodeDrain} (workloads and sandboxes of the running node), {@link
+ * NodeCleanup} (processes, mounts, cgroups and the directory, also after a crash) and {@link
+ * HostRestore} (the host state recorded at start).
  */
 public final class RealNode implements AutoCloseable {
 
     public static final String NODE_NAME = "ib-node";
     static final Path DEFAULT_DIR = Path.of("/var/tmp/inferencebench/node");
-    private static final Path RUN_CONTAINERD = Path.of("/run/containerd");
-    private static final Path CONTAINER_LOGS = Path.of("/var/log/containers");
-
-    /**
-     * Fixed host paths the parts use whatever their configured roots: kubelet's device-plugin
-     * socket ({@code /var/lib/kubelet/device-plugins}), libcni's result cache ({@code
-     * /var/lib/cni}). Removed at teardown when the node created them (recorded at start).
-     */
-    static final List<Path> FIXED_PATHS =
-            List.of(Path.of("/var/lib/kubelet"), Path.of("/var/lib/cni"));
-
-    private static final String CGROUP_ROOT = "inferencebench-node";
-    private static final String CNI_NETWORK = "ib-node";
-
-    /**
-     * What kubelet's setupKernelTunables writes: restored at teardown. The other sysctls of {@link
-     * HostState#SYSCTLS} are only compared by tests (nothing of the node writes them; restoring
-     * them could undo another program's change).
-     */
-    static final List<String> KUBELET_SYSCTLS =
-            List.of(
-                    "vm.overcommit_memory",
-                    "vm.panic_on_oom",
-                    "kernel.panic",
-                    "kernel.panic_on_oops",
-                    "kernel.keys.root_maxkeys",
-                    "kernel.keys.root_maxbytes");
 
     private final Path dir;
     private LocalControlPlane controlPlane;
-    private Provisioned parts;
+    private NodeParts parts;
     private final List<ChildProcess> processes = new ArrayList<>();
     private final Map<String, Duration> phases = new LinkedHashMap<>();
     private final long startNanos = System.nanoTime();
     private final Thread shutdownHook;
-    private final FileChannel lockChannel;
-    private final FileLock lock;
-    private final MachineLock machineLock;
+    private final NodeLocks locks;
     private final Path socket;
     private final String cgroupDriver;
     private ChildProcess containerd;
@@ -114,21 +82,16 @@ public final class RealNode implements AutoCloseable {
     private ChildProcess watchdog;
     private boolean closed;
 
-    /** Paths of the parts provision-node.sh provides. */
-    record Provisioned(Path k8sBin, Path coredns, Path pauseTar, String pauseRef) {}
-
-    private RealNode(Path dir, FileChannel lockChannel, FileLock lock, MachineLock machineLock) {
+    private RealNode(Path dir, NodeLocks locks) {
         this.dir = dir;
-        this.machineLock = machineLock;
-        this.lockChannel = lockChannel;
-        this.lock = lock;
+        this.locks = locks;
         this.socket = dir.resolve("containerd/containerd.sock");
-        this.cgroupDriver = detectCgroupDriver();
+        this.cgroupDriver = NodeCgroups.detectCgroupDriver();
         this.shutdownHook = new Thread(this::close, "ib-real-node-shutdown");
         try {
-            parts = provision();
+            parts = NodeParts.provision();
             phase("provisioned");
-            recordHostState();
+            HostRestore.record(dir);
             Runtime.getRuntime().addShutdownHook(shutdownHook);
             controlPlane = LocalControlPlane.start();
             controlPlane.removeShutdownHook();
@@ -145,7 +108,7 @@ public final class RealNode implements AutoCloseable {
             phase("kube-proxy and CoreDNS ready");
             startWatchdog();
         } catch (IOException | RuntimeException | Error e) {
-            String logs = describeProcesses();
+            String logs = ChildProcess.describe(processes, 25);
             closeQuietly();
             throw new IllegalStateException("real node failed to start\n" + logs, e);
         }
@@ -168,74 +131,14 @@ public final class RealNode implements AutoCloseable {
         }
         try {
             Files.createDirectories(dir.getParent());
-            long deadline = System.nanoTime() + MachineLock.DEFAULT_WAIT.toNanos();
-            MachineLock machineLock =
-                    MachineLock.acquire(
-                            MachineLock.file(), MachineLock.DEFAULT_WAIT, "a real node in " + dir);
-            Path lockFile = dir.getParent().resolve(dir.getFileName() + ".lock");
-            FileChannel channel =
-                    FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-            FileLock lock;
-            try {
-                lock = awaitNodeLock(channel, lockFile, dir, deadline);
-            } catch (RuntimeException e) {
-                channel.close();
-                machineLock.close();
-                throw e;
-            }
-            cleanUpStale(dir);
+            NodeLocks locks = NodeLocks.acquire(dir);
+            NodeCleanup.cleanUpStale(dir);
             Files.createDirectories(dir);
             Files.writeString(
                     dir.resolve("owner.pid"), Long.toString(ProcessHandle.current().pid()));
-            return new RealNode(dir, channel, lock, machineLock);
+            return new RealNode(dir, locks);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        }
-    }
-
-    /**
-     * The node directory's own lock (a Java file lock: a node started without the machine lock,
-     * e.g. by a demo whose shell has let go of it, still excludes a second one), waited for until
-     * {@code deadline}; prints once whom it waits for.
-     */
-    private static FileLock awaitNodeLock(
-            FileChannel channel, Path lockFile, Path dir, long deadline) throws IOException {
-        boolean told = false;
-        while (true) {
-            FileLock lock = channel.tryLock();
-            if (lock != null) {
-                return lock;
-            }
-            String owner = "unknown";
-            try {
-                owner =
-                        MachineLock.describe(
-                                Long.parseLong(Files.readString(dir.resolve("owner.pid")).strip()));
-            } catch (IOException | NumberFormatException e) {
-                // starting or gone
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(
-                        "another real node runs on this machine (lock "
-                                + lockFile
-                                + " still held after "
-                                + MachineLock.DEFAULT_WAIT
-                                + ", owner "
-                                + owner
-                                + " per "
-                                + dir.resolve("owner.pid")
-                                + ")");
-            }
-            if (!told) {
-                System.err.println(
-                        "[real-node] waiting for "
-                                + lockFile
-                                + " (another real node runs: owner "
-                                + owner
-                                + ")");
-                told = true;
-            }
-            LocalControlPlane.sleep(1000);
         }
     }
 
@@ -248,84 +151,6 @@ public final class RealNode implements AutoCloseable {
             return "no /sys/fs/cgroup";
         }
         return null;
-    }
-
-    // ---------------------------------------------------------------- provisioning
-
-    private static Provisioned provision() {
-        Map<String, String> kv = new LinkedHashMap<>();
-        String envBin = System.getenv("IB_NODE_PARTS");
-        Path script = findScript("e2e/scripts/provision-node.sh");
-        if (envBin != null && !envBin.isBlank()) {
-            // KEY=VALUE lines as provision-node.sh prints them
-            try {
-                for (String l : Files.readAllLines(Path.of(envBin))) {
-                    int eq = l.indexOf('=');
-                    if (eq > 0) {
-                        kv.put(l.substring(0, eq), l.substring(eq + 1).strip());
-                    }
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        } else if (script != null) {
-            try {
-                Process p =
-                        new ProcessBuilder("bash", script.toString())
-                                .redirectError(ProcessBuilder.Redirect.INHERIT)
-                                .start();
-                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                if (!p.waitFor(60, TimeUnit.MINUTES) || p.exitValue() != 0) {
-                    throw new IllegalStateException(
-                            script + " failed (exit " + p.exitValue() + "); its output is above");
-                }
-                for (String l : out.split("\n")) {
-                    int eq = l.indexOf('=');
-                    if (eq > 0) {
-                        kv.put(l.substring(0, eq), l.substring(eq + 1).strip());
-                    }
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot run " + script, e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-        } else {
-            throw new IllegalStateException(
-                    "e2e/scripts/provision-node.sh not found above "
-                            + Path.of("").toAbsolutePath()
-                            + " and IB_NODE_PARTS not set");
-        }
-        for (String key : List.of("K8S_BIN", "COREDNS", "PAUSE_TAR", "PAUSE_REF")) {
-            if (!kv.containsKey(key)) {
-                throw new IllegalStateException("provision-node.sh did not report " + key);
-            }
-        }
-        Provisioned parts =
-                new Provisioned(
-                        Path.of(kv.get("K8S_BIN")),
-                        Path.of(kv.get("COREDNS")),
-                        Path.of(kv.get("PAUSE_TAR")),
-                        kv.get("PAUSE_REF"));
-        for (Path p :
-                List.of(
-                        parts.k8sBin().resolve("kubelet"),
-                        parts.k8sBin().resolve("kube-proxy"),
-                        parts.coredns(),
-                        parts.pauseTar())) {
-            if (!Files.exists(p)) {
-                throw new IllegalStateException(
-                        "missing " + p + ": run e2e/scripts/provision-node.sh");
-            }
-        }
-        for (String tool : List.of("containerd", "ctr", "runc", "nft", "iptables", "ip")) {
-            if (!run(List.of("sh", "-c", "command -v " + tool), Duration.ofSeconds(5)).ok()) {
-                throw new IllegalStateException(
-                        "missing " + tool + " on PATH: run e2e/scripts/provision-node.sh");
-            }
-        }
-        return parts;
     }
 
     static Path findScript(String relative) {
@@ -341,30 +166,6 @@ public final class RealNode implements AutoCloseable {
 
     // ---------------------------------------------------------------- host detection
 
-    static boolean cgroupV2() {
-        return Files.exists(Path.of("/sys/fs/cgroup/cgroup.controllers"));
-    }
-
-    static boolean systemdIsInit() {
-        try {
-            return "systemd".equals(readPseudoFile(Path.of("/proc/1/comm")).strip());
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    /** systemd where systemd manages cgroup v2 (a usual developer host), else cgroupfs. */
-    static String detectCgroupDriver() {
-        return cgroupV2() && systemdIsInit() ? "systemd" : "cgroupfs";
-    }
-
-    /** Reads a procfs/cgroupfs file to its end (Files.readString trusts a size they misreport). */
-    static String readPseudoFile(Path file) throws IOException {
-        try (var in = Files.newInputStream(file)) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-    }
-
     /** Whether CAP_SYS_RESOURCE (bit 24) is in this process's bounding set. */
     static boolean hasSysResource() {
         try {
@@ -378,47 +179,6 @@ public final class RealNode implements AutoCloseable {
             // treat as missing
         }
         return false;
-    }
-
-    // ---------------------------------------------------------------- host state record
-
-    private void recordHostState() {
-        try {
-            Properties sysctls = new Properties();
-            for (String name : KUBELET_SYSCTLS) {
-                String v = HostState.sysctl(name);
-                if (v != null) {
-                    sysctls.setProperty(name, v);
-                }
-            }
-            try (var out = Files.newOutputStream(dir.resolve("sysctls.before"))) {
-                sysctls.store(out, "sysctls before the node started; restored at teardown");
-            }
-            Files.write(dir.resolve("nft-tables.before"), HostState.lines("nft", "list", "tables"));
-            for (String cmd : List.of("iptables", "ip6tables")) {
-                for (String table : HostState.IPTABLES_TABLES) {
-                    Files.write(
-                            dir.resolve(cmd + "-" + table + ".before"),
-                            HostState.lines(cmd, "-t", table, "-S"));
-                }
-            }
-            if (!Files.exists(RUN_CONTAINERD)) {
-                Files.createDirectories(RUN_CONTAINERD);
-                Files.writeString(dir.resolve("created-run-containerd"), "");
-            }
-            if (!Files.exists(CONTAINER_LOGS)) {
-                Files.writeString(dir.resolve("created-var-log-containers"), "");
-            }
-            List<String> absent = new ArrayList<>();
-            for (Path p : FIXED_PATHS) {
-                if (!Files.exists(p)) {
-                    absent.add(p.toString());
-                }
-            }
-            Files.write(dir.resolve("absent-paths.before"), absent);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     // ---------------------------------------------------------------- components
@@ -556,7 +316,7 @@ public final class RealNode implements AutoCloseable {
         Path resolv = kdir.resolve("resolv.conf");
         Files.writeString(resolv, "");
         kubeletPort = LocalControlPlane.freePort(nodeIp());
-        boolean v1 = !cgroupV2();
+        boolean v1 = !NodeCgroups.cgroupV2();
         StringBuilder config = new StringBuilder();
         config.append(
                 """
@@ -605,8 +365,8 @@ public final class RealNode implements AutoCloseable {
         }
         if ("cgroupfs".equals(cgroupDriver)) {
             // pods' cgroups under a root of our own, so nothing collides with another kubelet
-            createCgroupRoot();
-            config.append("cgroupRoot: /" + CGROUP_ROOT + "\n");
+            NodeCgroups.createRoot();
+            config.append("cgroupRoot: /" + NodeCgroups.ROOT + "\n");
         }
         if (!hasSysResource()) {
             // kubelet would lower its own oom_score_adj; that needs CAP_SYS_RESOURCE
@@ -625,44 +385,6 @@ public final class RealNode implements AutoCloseable {
                                 "--hostname-override=" + NODE_NAME,
                                 "--node-ip=" + nodeIp(),
                                 "--v=1"));
-    }
-
-    /** kubelet wants its cgroup root to exist in every hierarchy (cpuset: with cpus and mems). */
-    private static void createCgroupRoot() throws IOException {
-        Path fs = Path.of("/sys/fs/cgroup");
-        if (cgroupV2()) {
-            Path root = Files.createDirectories(fs.resolve(CGROUP_ROOT));
-            String controllers = readPseudoFile(fs.resolve("cgroup.subtree_control")).strip();
-            for (String c : controllers.split("\\s+")) {
-                if (!c.isBlank()) {
-                    try {
-                        Files.writeString(root.resolve("cgroup.subtree_control"), "+" + c);
-                    } catch (IOException e) {
-                        // a controller that cannot be delegated here; kubelet reports what it needs
-                    }
-                }
-            }
-            return;
-        }
-        try (Stream<Path> hierarchies = Files.list(fs)) {
-            for (Path h : hierarchies.toList()) {
-                String name = h.getFileName().toString();
-                // every hierarchy, named ones (systemd) included: kubelet checks them all
-                if (Files.isSymbolicLink(h) || !Files.isDirectory(h)) {
-                    continue;
-                }
-                Path root = h.resolve(CGROUP_ROOT);
-                Files.createDirectories(root);
-                if (name.equals("cpuset")) {
-                    for (String f : List.of("cpuset.cpus", "cpuset.mems")) {
-                        if (readPseudoFile(root.resolve(f)).isBlank()) {
-                            Files.writeString(
-                                    root.resolve(f), readPseudoFile(h.resolve(f)).strip());
-                        }
-                    }
-                }
-            }
-        }
     }
 
     private void startKubeProxy() throws IOException {
@@ -900,9 +622,7 @@ public final class RealNode implements AutoCloseable {
     }
 
     public Map<String, Path> logFiles() {
-        Map<String, Path> logs = new LinkedHashMap<>();
-        processes.forEach(p -> logs.put(p.name(), p.logFile()));
-        return logs;
+        return ChildProcess.logFiles(processes);
     }
 
     private ChildProcess spawn(String name, List<String> command) {
@@ -950,22 +670,6 @@ public final class RealNode implements AutoCloseable {
         phases.put(name, Duration.ofNanos(System.nanoTime() - startNanos));
     }
 
-    private String describeProcesses() {
-        StringBuilder out = new StringBuilder();
-        for (ChildProcess p : processes) {
-            out.append("---- ")
-                    .append(p.name())
-                    .append(
-                            p.isAlive()
-                                    ? " (running)"
-                                    : " (exited " + p.process().exitValue() + ")")
-                    .append(" log tail:\n")
-                    .append(p.tail(25))
-                    .append('\n');
-        }
-        return out.toString();
-    }
-
     // ---------------------------------------------------------------- teardown
 
     @Override
@@ -984,7 +688,9 @@ public final class RealNode implements AutoCloseable {
             }
         }
         try {
-            deleteWorkloads();
+            if (controlPlane != null && kubelet != null && kubelet.isAlive()) {
+                NodeDrain.deleteWorkloads(controlPlane.adminClient(), this);
+            }
         } catch (RuntimeException e) {
             System.err.println("[real-node] deleting workloads: " + e);
         }
@@ -999,7 +705,7 @@ public final class RealNode implements AutoCloseable {
         }
         stop(kubelet);
         if (containerd != null && containerd.isAlive()) {
-            removeSandboxes();
+            NodeDrain.removeSandboxes(this);
         }
         stop(containerd);
         stop(coredns);
@@ -1009,8 +715,8 @@ public final class RealNode implements AutoCloseable {
         if (controlPlane != null) {
             controlPlane.close();
         }
-        cleanUp(dir);
-        releaseLock();
+        NodeCleanup.cleanUp(dir);
+        locks.release();
     }
 
     private void closeQuietly() {
@@ -1021,449 +727,10 @@ public final class RealNode implements AutoCloseable {
         }
     }
 
-    private void releaseLock() {
-        try {
-            lock.release();
-            lockChannel.close();
-        } catch (IOException e) {
-            // the lock goes with the process anyway
-        }
-        machineLock.close();
-    }
-
     private static void stop(ChildProcess p) {
         if (p != null) {
             p.stop(Duration.ofSeconds(10));
         }
-    }
-
-    /** Deletes controllers and pods on the node so that kubelet stops sandboxes (CNI DEL). */
-    private void deleteWorkloads() {
-        if (controlPlane == null || kubelet == null || !kubelet.isAlive()) {
-            return;
-        }
-        KubernetesClient c = controlPlane.adminClient();
-        c.apps().deployments().inAnyNamespace().delete();
-        c.apps().replicaSets().inAnyNamespace().delete();
-        c.apps().statefulSets().inAnyNamespace().delete();
-        c.apps().daemonSets().inAnyNamespace().delete();
-        c.batch().v1().jobs().inAnyNamespace().delete();
-        long deadline = System.nanoTime() + Duration.ofSeconds(45).toNanos();
-        while (System.nanoTime() < deadline) {
-            List<Pod> pods =
-                    c.pods()
-                            .inAnyNamespace()
-                            .withField("spec.nodeName", NODE_NAME)
-                            .list()
-                            .getItems();
-            if (pods.isEmpty()) {
-                break;
-            }
-            for (Pod p : pods) {
-                if (p.getMetadata().getDeletionTimestamp() == null) {
-                    c.pods()
-                            .inNamespace(p.getMetadata().getNamespace())
-                            .withName(p.getMetadata().getName())
-                            .withGracePeriod(2)
-                            .delete();
-                }
-            }
-            LocalControlPlane.sleep(300);
-        }
-        // kubelet stops the sandboxes (and CNI DEL runs) shortly after the pods are gone
-        deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (System.nanoTime() < deadline
-                && !ctr(List.of("-n", "k8s.io", "tasks", "ls", "-q"), Duration.ofSeconds(10))
-                        .output()
-                        .isBlank()) {
-            LocalControlPlane.sleep(300);
-        }
-    }
-
-    private void removeSandboxes() {
-        String tasks =
-                ctr(List.of("-n", "k8s.io", "tasks", "ls", "-q"), Duration.ofSeconds(10)).output();
-        for (String id : tasks.split("\n")) {
-            if (!id.isBlank()) {
-                ctr(
-                        List.of("-n", "k8s.io", "tasks", "kill", "-s", "KILL", id.strip()),
-                        Duration.ofSeconds(10));
-                ctr(
-                        List.of("-n", "k8s.io", "tasks", "rm", "-f", id.strip()),
-                        Duration.ofSeconds(10));
-            }
-        }
-        String containers =
-                ctr(List.of("-n", "k8s.io", "containers", "ls", "-q"), Duration.ofSeconds(10))
-                        .output();
-        for (String id : containers.split("\n")) {
-            if (!id.isBlank()) {
-                ctr(
-                        List.of("-n", "k8s.io", "containers", "rm", id.strip()),
-                        Duration.ofSeconds(10));
-            }
-        }
-    }
-
-    /** A crashed earlier run (dead owner) is cleaned up; the caller holds the lock. */
-    static void cleanUpStale(Path dir) {
-        if (Files.exists(dir)) {
-            System.err.println("[real-node] cleaning up what an earlier run left in " + dir);
-            cleanUp(dir);
-        }
-    }
-
-    /**
-     * Removes every trace a node under {@code dir} may have left, running or crashed, and restores
-     * the host state recorded when it started.
-     */
-    static void cleanUp(Path dir) {
-        killRecordedProcesses(dir);
-        killByCommandLine(dir.resolve("containerd/containerd.sock").toString());
-        killCgroup();
-        unmountUnder(dir);
-        removeCgroups();
-        removeContainerLogLinks(dir);
-        restoreSysctls(dir);
-        removeIptablesRules(dir);
-        removeNftTables(dir);
-        if (Files.exists(dir.resolve("created-run-containerd"))) {
-            // only what is empty: another containerd may have its shim sockets here
-            run(
-                    List.of(
-                            "sh",
-                            "-c",
-                            "rmdir "
-                                    + RUN_CONTAINERD
-                                    + "/s "
-                                    + RUN_CONTAINERD
-                                    + " 2>/dev/null; true"),
-                    Duration.ofSeconds(5));
-        }
-        removeCreatedPaths(dir);
-        if (Files.exists(dir.resolve("created-var-log-containers"))) {
-            run(
-                    List.of("sh", "-c", "rmdir " + CONTAINER_LOGS + " 2>/dev/null; true"),
-                    Duration.ofSeconds(5));
-        }
-        deleteTree(dir);
-    }
-
-    /**
-     * Removes the fixed paths that did not exist before the node started. Where they did exist
-     * (e.g. the host runs a kubelet of its own), only this node's CNI result cache entries go.
-     */
-    private static void removeCreatedPaths(Path dir) {
-        Path file = dir.resolve("absent-paths.before");
-        try {
-            List<String> absent = Files.exists(file) ? Files.readAllLines(file) : List.of();
-            for (Path p : FIXED_PATHS) {
-                if (absent.contains(p.toString())) {
-                    if (HostState.mounts().stream().noneMatch(m -> m.startsWith(p.toString()))) {
-                        run(
-                                List.of("rm", "-rf", "--one-file-system", p.toString()),
-                                Duration.ofSeconds(30));
-                    }
-                }
-            }
-            Path results = Path.of("/var/lib/cni/results");
-            if (Files.isDirectory(results)) {
-                try (Stream<Path> entries = Files.list(results)) {
-                    for (Path r : entries.toList()) {
-                        if (r.getFileName().toString().startsWith(CNI_NETWORK + "-")) {
-                            Files.deleteIfExists(r);
-                        }
-                    }
-                }
-            }
-        } catch (IOException e) {
-            System.err.println("[real-node] removing fixed paths: " + e);
-        }
-    }
-
-    private static void killRecordedProcesses(Path dir) {
-        Path pids = dir.resolve("pids");
-        if (!Files.exists(pids)) {
-            return;
-        }
-        try {
-            for (String l : Files.readAllLines(pids)) {
-                String[] f = l.strip().split(" ");
-                if (f.length < 1 || f[0].isEmpty()) {
-                    continue;
-                }
-                long pid = Long.parseLong(f[0]);
-                // only if it is still ours: every component's command line names the node dir
-                String cmdline = cmdline(pid);
-                if (cmdline.contains(dir.toString())) {
-                    run(List.of("kill", "-KILL", "--", "-" + pid), Duration.ofSeconds(5));
-                    run(List.of("kill", "-KILL", Long.toString(pid)), Duration.ofSeconds(5));
-                }
-            }
-        } catch (IOException | NumberFormatException e) {
-            System.err.println("[real-node] reading " + pids + ": " + e);
-        }
-    }
-
-    private static String cmdline(long pid) {
-        try {
-            return new String(
-                            Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline")),
-                            StandardCharsets.UTF_8)
-                    .replace('\0', ' ');
-        } catch (IOException e) {
-            return "";
-        }
-    }
-
-    /** Kills, by PID, the processes whose command line contains {@code marker} (our shims). */
-    private static void killByCommandLine(String marker) {
-        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
-            procs.map(p -> p.getFileName().toString())
-                    .filter(n -> n.chars().allMatch(Character::isDigit))
-                    .map(Long::parseLong)
-                    .filter(pid -> pid != ProcessHandle.current().pid())
-                    .filter(pid -> cmdline(pid).contains(marker))
-                    .forEach(
-                            pid ->
-                                    run(
-                                            List.of("kill", "-KILL", Long.toString(pid)),
-                                            Duration.ofSeconds(5)));
-        } catch (IOException e) {
-            System.err.println("[real-node] listing /proc: " + e);
-        }
-    }
-
-    private static List<Path> cgroupDirs() {
-        List<Path> dirs = new ArrayList<>();
-        Path v2 = Path.of("/sys/fs/cgroup", CGROUP_ROOT);
-        if (Files.isDirectory(v2)) {
-            dirs.add(v2);
-        }
-        try (Stream<Path> controllers = Files.list(Path.of("/sys/fs/cgroup"))) {
-            controllers
-                    .map(c -> c.resolve(CGROUP_ROOT))
-                    .filter(Files::isDirectory)
-                    .filter(d -> !d.equals(v2))
-                    .forEach(dirs::add);
-        } catch (IOException e) {
-            // no cgroup fs
-        }
-        return dirs;
-    }
-
-    /** Kills what still runs in the pods' cgroups (a crashed run's containers). */
-    private static void killCgroup() {
-        for (Path root : cgroupDirs()) {
-            try (Stream<Path> files = Files.walk(root)) {
-                for (Path procs :
-                        files.filter(f -> f.getFileName().toString().equals("cgroup.procs"))
-                                .toList()) {
-                    for (String pid : Files.readAllLines(procs)) {
-                        if (!pid.isBlank()) {
-                            run(List.of("kill", "-KILL", pid.strip()), Duration.ofSeconds(5));
-                        }
-                    }
-                }
-            } catch (IOException | UncheckedIOException e) {
-                // raced with removal
-            }
-        }
-    }
-
-    private static void removeCgroups() {
-        for (Path root : cgroupDirs()) {
-            for (int attempt = 0; attempt < 20 && Files.exists(root); attempt++) {
-                run(
-                        List.of(
-                                "find",
-                                root.toString(),
-                                "-depth",
-                                "-type",
-                                "d",
-                                "-exec",
-                                "rmdir",
-                                "{}",
-                                ";"),
-                        Duration.ofSeconds(10));
-                if (Files.exists(root)) {
-                    LocalControlPlane.sleep(250);
-                }
-            }
-        }
-    }
-
-    private static void unmountUnder(Path dir) {
-        for (int pass = 0; pass < 3; pass++) {
-            List<String> mounts =
-                    HostState.mounts().stream()
-                            .filter(m -> m.startsWith(dir + "/"))
-                            .sorted(Comparator.reverseOrder())
-                            .toList();
-            if (mounts.isEmpty()) {
-                return;
-            }
-            for (String m : mounts) {
-                run(List.of("umount", "-l", m), Duration.ofSeconds(10));
-            }
-        }
-    }
-
-    private static void removeContainerLogLinks(Path dir) {
-        if (!Files.isDirectory(CONTAINER_LOGS)) {
-            return;
-        }
-        try (Stream<Path> links = Files.list(CONTAINER_LOGS)) {
-            for (Path link : links.filter(Files::isSymbolicLink).toList()) {
-                if (Files.readSymbolicLink(link).toString().startsWith(dir.toString())) {
-                    Files.deleteIfExists(link);
-                }
-            }
-        } catch (IOException e) {
-            System.err.println("[real-node] cleaning " + CONTAINER_LOGS + ": " + e);
-        }
-    }
-
-    private static void restoreSysctls(Path dir) {
-        Path file = dir.resolve("sysctls.before");
-        if (!Files.exists(file)) {
-            return;
-        }
-        Properties before = new Properties();
-        try (var in = Files.newInputStream(file)) {
-            before.load(in);
-        } catch (IOException e) {
-            System.err.println("[real-node] reading " + file + ": " + e);
-            return;
-        }
-        for (String name : before.stringPropertyNames()) {
-            String want = before.getProperty(name);
-            if (!want.equals(HostState.sysctl(name))) {
-                try {
-                    Files.writeString(HostState.sysctlPath(name), want);
-                } catch (IOException e) {
-                    System.err.println(
-                            "[real-node] cannot restore " + name + "=" + want + ": " + e);
-                }
-            }
-        }
-    }
-
-    private static void removeNftTables(Path dir) {
-        Path file = dir.resolve("nft-tables.before");
-        if (!Files.exists(file)) {
-            return;
-        }
-        try {
-            List<String> before = Files.readAllLines(file);
-            for (String table : HostState.lines("nft", "list", "tables")) {
-                // only new tables: kube-proxy's, and the iptables-nft tables (ip/ip6 filter, nat,
-                // mangle) that kubelet's iptables calls created, once no rule is left in them
-                if (table.isBlank() || before.contains(table)) {
-                    continue;
-                }
-                List<String> words = List.of(table.strip().split("\\s+"));
-                boolean iptablesTable =
-                        words.size() == 3
-                                && List.of("ip", "ip6").contains(words.get(1))
-                                && List.of("filter", "nat", "mangle").contains(words.get(2));
-                if (table.contains("kube-proxy")
-                        || (iptablesTable && noRules(words.get(1), words.get(2)))) {
-                    List<String> argv = new ArrayList<>(List.of("nft", "delete"));
-                    argv.addAll(words);
-                    run(argv, Duration.ofSeconds(10));
-                }
-            }
-        } catch (IOException e) {
-            System.err.println("[real-node] nft cleanup: " + e);
-        }
-    }
-
-    /** Whether an nft table holds nothing but (base) chains without rules. */
-    static boolean noRules(String family, String table) {
-        return HostState.lines("nft", "list", "table", family, table).stream()
-                .map(String::strip)
-                .allMatch(
-                        l ->
-                                l.isEmpty()
-                                        || l.startsWith("table ")
-                                        || l.startsWith("chain ")
-                                        || l.equals("}")
-                                        || (l.startsWith("type ") && l.endsWith("policy accept;")));
-    }
-
-    /**
-     * Removes the KUBE-* iptables rules and chains that appeared since the node started (kubelet's
-     * KUBE-FIREWALL and KUBE-KUBELET-CANARY, and the jumps to them): rules first, then the chains.
-     */
-    private static void removeIptablesRules(Path dir) {
-        for (String cmd : List.of("iptables", "ip6tables")) {
-            for (String table : HostState.IPTABLES_TABLES) {
-                Path file = dir.resolve(cmd + "-" + table + ".before");
-                if (!Files.exists(file)) {
-                    continue;
-                }
-                try {
-                    List<String> before = Files.readAllLines(file);
-                    List<String> now = HostState.lines(cmd, "-t", table, "-S");
-                    List<String> newChains = new ArrayList<>();
-                    for (String rule : now) {
-                        // only kubelet's (KUBE-*): rules other programs add meanwhile stay
-                        if (rule.isBlank() || before.contains(rule) || !rule.contains("KUBE-")) {
-                            continue;
-                        }
-                        if (rule.startsWith("-A ")) {
-                            List<String> argv = new ArrayList<>(List.of(cmd, "-t", table, "-D"));
-                            argv.addAll(splitRule(rule.substring(3)));
-                            run(argv, Duration.ofSeconds(10));
-                        } else if (rule.startsWith("-N ")) {
-                            newChains.add(rule.substring(3).strip());
-                        }
-                    }
-                    for (String chain : newChains) {
-                        run(List.of(cmd, "-t", table, "-F", chain), Duration.ofSeconds(10));
-                        run(List.of(cmd, "-t", table, "-X", chain), Duration.ofSeconds(10));
-                    }
-                } catch (IOException e) {
-                    System.err.println("[real-node] iptables cleanup: " + e);
-                }
-            }
-        }
-    }
-
-    /** Splits an {@code iptables -S} rule into arguments, keeping double-quoted words whole. */
-    static List<String> splitRule(String rule) {
-        List<String> out = new ArrayList<>();
-        StringBuilder word = new StringBuilder();
-        boolean quoted = false;
-        for (char ch : rule.toCharArray()) {
-            if (ch == '"') {
-                quoted = !quoted;
-            } else if (ch == ' ' && !quoted) {
-                if (!word.isEmpty()) {
-                    out.add(word.toString());
-                    word.setLength(0);
-                }
-            } else {
-                word.append(ch);
-            }
-        }
-        if (!word.isEmpty()) {
-            out.add(word.toString());
-        }
-        return out;
-    }
-
-    private static void deleteTree(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        // never follow into a mount that is still there
-        if (HostState.mounts().stream().anyMatch(m -> m.startsWith(dir + "/"))) {
-            System.err.println("[real-node] mounts left under " + dir + "; not deleting it");
-            return;
-        }
-        run(List.of("rm", "-rf", "--one-file-system", dir.toString()), Duration.ofSeconds(60));
     }
 
     // ---------------------------------------------------------------- commands

@@ -9,7 +9,7 @@ class RealNodeTest {
     @Test
     void iptablesRulesSplitIntoArgumentsWithQuotedCommentsWhole() {
         assertThat(
-                        RealNode.splitRule(
+                        HostRestore.splitRule(
                                 "KUBE-FIREWALL ! -s 127.0.0.0/8 -d 127.0.0.0/8 -m comment --comment"
                                         + " \"block incoming localnet connections\" -m conntrack !"
                                         + " --ctstate RELATED,ESTABLISHED,DNAT -j DROP"))

@@ -1,20 +1,12 @@
 package io.inferencebench.profile.compare;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.inferencebench.profile.lpg.LpgProfileWriter;
-import io.inferencebench.profile.lpg.RequestRate;
 import io.inferencebench.profile.stats.HistogramBucket;
-import io.inferencebench.profile.stats.MetricRecorder;
-import io.inferencebench.profile.stats.RecorderSnapshot;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.EnumMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -48,11 +40,6 @@ import java.util.Set;
  * Verdict#NO_SIGNIFICANT_CHANGE}.
  */
 public final class ProfileComparison {
-
-    private static final ObjectMapper MAPPER = new ObjectMapper();
-
-    /** Achieved rate below this share of the requested one: the load was not delivered. */
-    private static final double MIN_DELIVERED_SHARE = 0.95;
 
     private ProfileComparison() {}
 
@@ -89,22 +76,22 @@ public final class ProfileComparison {
             List<LabeledProfile> baseline,
             List<LabeledProfile> candidate,
             ComparisonOptions options) {
-        List<StageData> base = read(baseline, "baseline");
-        List<StageData> cand = read(candidate, "candidate");
+        List<ComparedStage> base = read(baseline, "baseline");
+        List<ComparedStage> cand = read(candidate, "candidate");
         Set<String> notes = new LinkedHashSet<>();
-        List<StageData[]> pairs = pair(base, cand, notes);
+        List<ComparedStage[]> pairs = StagePairing.pair(base, cand, notes);
         List<StageComparison> stages = new ArrayList<>();
         List<String> notComparable = new ArrayList<>();
         for (int i = 0; i < pairs.size(); i++) {
-            StageData b = pairs.get(i)[0];
-            StageData c = pairs.get(i)[1];
+            ComparedStage b = pairs.get(i)[0];
+            ComparedStage c = pairs.get(i)[1];
             String missing = missingSuccesses(b, c);
             if (missing != null) {
                 notes.add(
                         "stage "
                                 + (i + 1)
                                 + " ("
-                                + keyText(b)
+                                + b.keyText()
                                 + "): not comparable: "
                                 + missing
                                 + "; left out of the verdict");
@@ -121,7 +108,7 @@ public final class ProfileComparison {
                                 List.of()));
                 continue;
             }
-            for (StageData s : pairs.get(i)) {
+            for (ComparedStage s : pairs.get(i)) {
                 if (s.undelivered() != null) {
                     notes.add(s.undelivered());
                 }
@@ -193,7 +180,7 @@ public final class ProfileComparison {
     }
 
     private static List<MetricComparison> compareStage(
-            StageData b, StageData c, ComparisonOptions options, Set<String> notes) {
+            ComparedStage b, ComparedStage c, ComparisonOptions options, Set<String> notes) {
         List<MetricComparison> out = new ArrayList<>();
         for (Metric m : Metric.values()) {
             if (!m.isLatency()) {
@@ -357,7 +344,7 @@ public final class ProfileComparison {
      * have one.
      */
     private static String absence(
-            StageData b, StageData c, Double vb, Double vc, Metric m, String stat) {
+            ComparedStage b, ComparedStage c, Double vb, Double vc, Metric m, String stat) {
         List<String> why = new ArrayList<>();
         if (vb == null) {
             why.add("baseline: " + b.absentReason(m, stat));
@@ -395,103 +382,8 @@ public final class ProfileComparison {
                 m.absent());
     }
 
-    /**
-     * Pairs the stages of two runs by request rate (closed-loop stages by concurrency too), in the
-     * baseline's order; a rate seen several times in both runs pairs its stages in their order.
-     * Stages without a partner are named in {@code notes}.
-     *
-     * @throws IllegalArgumentException when a stage has no rate
-     * @throws NotComparableException when a rate appears a different number of times in the two
-     *     runs, or no stage finds a partner
-     */
-    private static List<StageData[]> pair(
-            List<StageData> base, List<StageData> cand, Set<String> notes) {
-        for (List<StageData> side : List.of(base, cand)) {
-            for (StageData s : side) {
-                if (Double.isNaN(s.rate)) {
-                    if (base.size() == 1 && cand.size() == 1) {
-                        // One stage each: nothing to choose between, but the reader must know.
-                        notes.add(
-                                "the runs' only stages are paired without a request rate: "
-                                        + s.who()
-                                        + " does not say which rate it ran at"
-                                        + s.noRateReason()
-                                        + "; make sure both ran the same load");
-                        return List.<StageData[]>of(new StageData[] {base.get(0), cand.get(0)});
-                    }
-                    throw new IllegalArgumentException(
-                            s.label
-                                    + ": no metrics.request_rate"
-                                    + s.noRateReason()
-                                    + ": stages are paired by request rate");
-                }
-            }
-        }
-        List<StageData[]> pairs = new ArrayList<>();
-        List<StageData> paired = new ArrayList<>();
-        for (StageData b : base) {
-            if (paired.contains(b)) {
-                continue;
-            }
-            List<StageData> sameInBase = base.stream().filter(o -> sameKey(b, o)).toList();
-            List<StageData> sameInCand = cand.stream().filter(o -> sameKey(b, o)).toList();
-            if (sameInCand.isEmpty()) {
-                continue;
-            }
-            if (sameInBase.size() != sameInCand.size()) {
-                throw new NotComparableException(
-                        "cannot pair the stages at "
-                                + keyText(b)
-                                + ": the baseline has "
-                                + sameInBase.size()
-                                + (sameInBase.size() == 1 ? " stage" : " stages")
-                                + " at "
-                                + keyText(b)
-                                + ", the candidate "
-                                + sameInCand.size()
-                                + " (baseline "
-                                + labels(sameInBase)
-                                + "; candidate "
-                                + labels(sameInCand)
-                                + "); compare the profile files you mean");
-            }
-            for (int k = 0; k < sameInBase.size(); k++) {
-                pairs.add(new StageData[] {sameInBase.get(k), sameInCand.get(k)});
-                paired.add(sameInBase.get(k));
-                paired.add(sameInCand.get(k));
-            }
-        }
-        if (pairs.isEmpty()) {
-            throw new NotComparableException(
-                    "nothing to pair: no stage of the baseline ("
-                            + keys(base)
-                            + ") has the request rate of a stage of the candidate ("
-                            + keys(cand)
-                            + "); stages are paired by request rate (closed-loop stages also by"
-                            + " concurrency), never by position");
-        }
-        pairs.sort(Comparator.comparingInt(p -> base.indexOf(p[0])));
-        for (StageData b : base) {
-            if (!paired.contains(b)) {
-                notes.add(
-                        "baseline stage "
-                                + b.describe()
-                                + " has no candidate stage at that rate: not compared");
-            }
-        }
-        for (StageData c : cand) {
-            if (!paired.contains(c)) {
-                notes.add(
-                        "candidate stage "
-                                + c.describe()
-                                + " has no baseline stage at that rate: not compared");
-            }
-        }
-        return pairs;
-    }
-
     /** Why a pair cannot be compared: a side without a successful request; else {@code null}. */
-    private static String missingSuccesses(StageData b, StageData c) {
+    private static String missingSuccesses(ComparedStage b, ComparedStage c) {
         if (!b.hasSuccess() && !c.hasSuccess()) {
             return "neither the baseline nor the candidate has a successful request";
         }
@@ -518,7 +410,7 @@ public final class ProfileComparison {
                     "stage "
                             + s.stage()
                             + " at "
-                            + keyText(s.baselineRate(), s.concurrency())
+                            + ComparedStage.keyText(s.baselineRate(), s.concurrency())
                             + (oneReason ? "" : ": " + reasons.get(i))
                             + ", baseline "
                             + s.baselineProfile()
@@ -526,44 +418,6 @@ public final class ProfileComparison {
                             + s.candidateProfile());
         }
         return message.append(String.join("; ", each)).append(')').toString();
-    }
-
-    private static boolean sameKey(StageData a, StageData b) {
-        return sameRate(a.rate, b.rate)
-                && (Double.isFinite(a.rate) || Objects.equals(a.concurrency(), b.concurrency()));
-    }
-
-    private static String keyText(StageData s) {
-        return keyText(s.rate, s.concurrency());
-    }
-
-    /** {@code 5.0 req/s}; a closed-loop stage {@code concurrency 8}. */
-    static String keyText(double rate, Integer concurrency) {
-        return !Double.isFinite(rate) && concurrency != null
-                ? "concurrency " + concurrency
-                : rateText(rate) + " req/s";
-    }
-
-    private static String keys(List<StageData> side) {
-        return String.join(", ", side.stream().map(ProfileComparison::keyText).toList());
-    }
-
-    private static String labels(List<StageData> stages) {
-        return String.join(", ", stages.stream().map(s -> s.label).toList());
-    }
-
-    private static boolean sameRate(double a, double b) {
-        if (Double.isNaN(a) || Double.isNaN(b)) {
-            return false;
-        }
-        if (Double.isInfinite(a) || Double.isInfinite(b)) {
-            return a == b;
-        }
-        return Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b));
-    }
-
-    static String rateText(double rate) {
-        return Double.isNaN(rate) ? "?" : RequestRate.pythonString(rate);
     }
 
     private static List<LabeledProfile> label(List<JsonNode> docs, String side) {
@@ -577,239 +431,17 @@ public final class ProfileComparison {
         return out;
     }
 
-    private static List<StageData> read(List<LabeledProfile> profiles, String side) {
+    private static List<ComparedStage> read(List<LabeledProfile> profiles, String side) {
         if (profiles == null || profiles.isEmpty()) {
             throw new IllegalArgumentException(side + ": no profiles to compare");
         }
-        List<StageData> out = new ArrayList<>();
+        List<ComparedStage> out = new ArrayList<>();
         for (int i = 0; i < profiles.size(); i++) {
             LabeledProfile p = profiles.get(i);
             String label = p.label() != null ? p.label() : side + " profile " + (i + 1);
-            out.add(StageData.of(label, p.document()));
+            out.add(ComparedStage.of(label, p.document()));
         }
-        out.sort(Comparator.comparingInt((StageData s) -> s.stageIndex));
+        out.sort(Comparator.comparingInt((ComparedStage s) -> s.stageIndex));
         return out;
-    }
-
-    /** What a comparison reads from one stage's profile. */
-    private static final class StageData {
-        final String label;
-        final JsonNode metrics;
-        final double rate;
-        final int stageIndex;
-        final Map<Metric, List<HistogramBucket>> histograms = new EnumMap<>(Metric.class);
-
-        /** The {@code source} of a stage mapped from another tool's file, else missing. */
-        JsonNode source = com.fasterxml.jackson.databind.node.MissingNode.getInstance();
-
-        private StageData(String label, JsonNode metrics, double rate, int stageIndex) {
-            this.label = label;
-            this.metrics = metrics;
-            this.rate = rate;
-            this.stageIndex = stageIndex;
-        }
-
-        /** Whether the stage comes from another tool's result file. */
-        boolean isOtherTool() {
-            String kind = source.path("kind").asText("");
-            return !kind.isEmpty() && !kind.equals("inferencebench");
-        }
-
-        /** The stage's file, with its tool and version when another tool wrote it. */
-        String who() {
-            if (!isOtherTool()) {
-                return label;
-            }
-            String version = source.path("version").asText("");
-            return source.path("tool").asText()
-                    + (version.isEmpty() ? "" : " " + version)
-                    + " ("
-                    + label
-                    + ")";
-        }
-
-        String noRateReason() {
-            String why = source.path("no_rate").asText("");
-            return why.isEmpty() ? "" : " (" + why + ")";
-        }
-
-        /** Why the stage has no value of a statistic. */
-        String absentReason(Metric m, String stat) {
-            if (m.isLatency()) {
-                Long count = count("count_" + m.family());
-                if (count != null && count == 0) {
-                    return label + " measured no " + m.key() + " value";
-                }
-                if (!hasSuccess()) {
-                    return label + " has no successful request";
-                }
-            }
-            String what = m.isLatency() ? m.key() + " " + stat : m.key().replace('_', ' ');
-            if (isOtherTool()) {
-                return who() + " does not report " + what;
-            }
-            String key =
-                    m.isLatency()
-                            ? (stat.equals("p50") ? "median" : stat) + "_" + m.family()
-                            : m == Metric.OUTPUT_THROUGHPUT ? "output_tokens_per_min" : m.key();
-            return label + " has no metrics." + key;
-        }
-
-        static StageData of(String label, JsonNode document) {
-            JsonNode metrics = document == null ? null : document.get("metrics");
-            if (metrics == null || !metrics.isObject()) {
-                throw new IllegalArgumentException(
-                        label + ": not an LPG profile (no \"metrics\" object)");
-            }
-            JsonNode rateNode = metrics.get("request_rate");
-            double rate;
-            if (rateNode == null || rateNode.isNull()) {
-                rate = Double.NaN;
-            } else if (rateNode.isNumber()) {
-                rate = rateNode.doubleValue();
-            } else {
-                try {
-                    rate = RequestRate.parse(rateNode.asText());
-                } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException(
-                            label
-                                    + ": metrics.request_rate is '"
-                                    + rateNode.asText()
-                                    + "', not a number or \"inf\"");
-                }
-            }
-            JsonNode index = metrics.get("stage_index");
-            StageData data =
-                    new StageData(
-                            label,
-                            metrics,
-                            rate,
-                            index != null && index.isInt() ? index.asInt() : 0);
-            if (document.path("source").isObject()) {
-                data.source = document.get("source");
-            }
-            JsonNode histograms = metrics.get(LpgProfileWriter.HISTOGRAMS_KEY);
-            if (histograms != null && histograms.isObject()) {
-                for (Metric m : Metric.values()) {
-                    JsonNode h = m.family() == null ? null : histograms.get(m.family());
-                    if (h != null && h.isObject()) {
-                        try {
-                            RecorderSnapshot snapshot =
-                                    MAPPER.treeToValue(h, RecorderSnapshot.class);
-                            data.histograms.put(
-                                    m, MetricRecorder.fromSnapshot(snapshot).histogramBuckets());
-                        } catch (com.fasterxml.jackson.core.JsonProcessingException
-                                | IllegalArgumentException e) {
-                            throw new IllegalArgumentException(
-                                    label
-                                            + ": metrics."
-                                            + LpgProfileWriter.HISTOGRAMS_KEY
-                                            + "."
-                                            + m.family()
-                                            + " is not a histogram snapshot: "
-                                            + e.getMessage());
-                        }
-                    }
-                }
-            }
-            return data;
-        }
-
-        String describe() {
-            return (stageIndex + 1) + " (" + keyText(rate, concurrency()) + ", " + label + ")";
-        }
-
-        /** The concurrency of a closed-loop stage (or the cap of an open-loop one), or null. */
-        Integer concurrency() {
-            JsonNode n = metrics.get("max_concurrency");
-            return n != null && n.canConvertToInt() && n.isIntegralNumber() ? n.asInt() : null;
-        }
-
-        /**
-         * Whether any request succeeded: {@code completed}, else the count of end-to-end latencies;
-         * a profile with neither (another writer's) is taken to have successes.
-         */
-        boolean hasSuccess() {
-            Long completed = count("completed");
-            if (completed == null) {
-                completed = count("count_" + Metric.E2EL.family());
-            }
-            return completed == null || completed > 0;
-        }
-
-        Double number(String key) {
-            JsonNode n = metrics.get(key);
-            return n != null && n.isNumber() && Double.isFinite(n.doubleValue())
-                    ? n.doubleValue()
-                    : null;
-        }
-
-        Long count(String key) {
-            JsonNode n = metrics.get(key);
-            return n != null && n.canConvertToLong() && n.isIntegralNumber() ? n.asLong() : null;
-        }
-
-        Long attempted() {
-            Long completed = count("completed");
-            Long failures = count("failures");
-            return completed == null ? null : completed + (failures == null ? 0 : failures);
-        }
-
-        Double latency(Metric m, String stat) {
-            String prefix = stat.equals("p50") ? "median" : stat;
-            Double v = number(prefix + "_" + m.family());
-            if (v == null && m == Metric.E2EL) {
-                // LPG's own key for the same statistic (profiles of other writers)
-                v = number(prefix + "_latency");
-            }
-            if (v != null
-                    && m.family() != null
-                    && count("count_" + m.family()) != null
-                    && count("count_" + m.family()) == 0) {
-                return null; // empty family: LPG's 0 is not a measurement
-            }
-            return v;
-        }
-
-        /**
-         * How many independent values a latency histogram holds: one per request. The inter-token
-         * gaps of a request are not independent (they share its hiccups), so ITL counts its
-         * requests, not its gaps.
-         */
-        long independentValues(Metric m) {
-            if (m != Metric.ITL) {
-                return 0;
-            }
-            Long requests = count("count_ttft_ms");
-            if (requests == null || requests == 0) {
-                requests = count("completed");
-            }
-            return requests == null ? 0 : requests;
-        }
-
-        Double outputThroughput() {
-            Double perMin = number("output_tokens_per_min");
-            return perMin == null ? null : perMin / 60.0;
-        }
-
-        String undelivered() {
-            Double achieved = number("achieved_rate");
-            JsonNode meaningful = metrics.get("rates_meaningful");
-            if (achieved == null
-                    || !Double.isFinite(rate)
-                    || (meaningful != null && !meaningful.asBoolean(true))) {
-                return null;
-            }
-            if (achieved < MIN_DELIVERED_SHARE * rate) {
-                return String.format(
-                        Locale.ROOT,
-                        "%s: achieved %.3g of %s req/s requested: the load was not delivered, its"
-                                + " latencies do not describe that rate",
-                        label,
-                        achieved,
-                        rateText(rate));
-            }
-            return null;
-        }
     }
 }

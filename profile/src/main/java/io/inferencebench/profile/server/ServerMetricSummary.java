@@ -71,4 +71,60 @@ public record ServerMetricSummary(
             int samples) {
         this(name, type, mean, median, sd, min, max, p90, p99, increase, rate, samples, 0);
     }
+
+    /** A metric that is there but had only NaN samples: no number to summarise. */
+    static ServerMetricSummary onlyNaN(String name, MetricType type, int nanSamples) {
+        return new ServerMetricSummary(
+                name, type, null, null, null, null, null, null, null, null, null, 0, nanSamples);
+    }
+
+    /**
+     * A counter's summary: its rate is both the mean and the rate.
+     *
+     * @param rate increase per second, or {@code null} when the window has no length
+     * @param increase the increase over the window
+     * @param samples scrapes the increase is based on
+     */
+    static ServerMetricSummary counter(String name, Double rate, double increase, int samples) {
+        return new ServerMetricSummary(
+                name,
+                MetricType.COUNTER,
+                rate,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                increase,
+                rate,
+                samples);
+    }
+
+    /**
+     * A Prometheus summary's summary: mean (sum over count), its quantiles as the server reported
+     * them, and the count of observations.
+     */
+    static ServerMetricSummary summary(
+            String name,
+            Double mean,
+            Double median,
+            Double p90,
+            Double p99,
+            double count,
+            int samples) {
+        return new ServerMetricSummary(
+                name,
+                MetricType.SUMMARY,
+                mean,
+                median,
+                null,
+                null,
+                null,
+                p90,
+                p99,
+                count,
+                null,
+                samples);
+    }
 }

@@ -267,20 +267,7 @@ public final class WindowStatistics {
     private static ServerMetricSummary gaugeStats(String name, double[] values, int n, int nans) {
         if (n == 0) {
             // Only NaN: the metric is there, without a number to summarise.
-            return new ServerMetricSummary(
-                    name,
-                    MetricType.GAUGE,
-                    null,
-                    null,
-                    null,
-                    null,
-                    null,
-                    null,
-                    null,
-                    null,
-                    null,
-                    0,
-                    nans);
+            return ServerMetricSummary.onlyNaN(name, MetricType.GAUGE, nans);
         }
         double[] v = Arrays.copyOf(values, n);
         double[] sorted = v.clone();
@@ -357,19 +344,7 @@ public final class WindowStatistics {
             Double rate = seconds > 0 ? increase / seconds : null;
             replicas.put(
                     e.getKey(),
-                    new ServerMetricSummary(
-                            sel.outputName(),
-                            MetricType.COUNTER,
-                            rate,
-                            null,
-                            null,
-                            null,
-                            null,
-                            null,
-                            null,
-                            increase,
-                            rate,
-                            scrapes.size()));
+                    ServerMetricSummary.counter(sel.outputName(), rate, increase, scrapes.size()));
             any = true;
             totalIncrease += increase;
             totalRate += rate == null ? 0.0 : rate;
@@ -378,19 +353,7 @@ public final class WindowStatistics {
         if (!any) {
             return null;
         }
-        return new ServerMetricSummary(
-                sel.outputName(),
-                MetricType.COUNTER,
-                totalRate,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                totalIncrease,
-                totalRate,
-                used);
+        return ServerMetricSummary.counter(sel.outputName(), totalRate, totalIncrease, used);
     }
 
     // ---- histograms ----
@@ -615,18 +578,13 @@ public final class WindowStatistics {
             double c = delta.observations();
             replicas.put(
                     e.getKey(),
-                    new ServerMetricSummary(
+                    ServerMetricSummary.summary(
                             sel.outputName(),
-                            MetricType.SUMMARY,
                             c > 0 ? finiteOrNull(delta.sum / c) : null,
                             finiteOrNull(q[0]),
-                            null,
-                            null,
-                            null,
                             finiteOrNull(q[1]),
                             finiteOrNull(q[2]),
                             c,
-                            null,
                             scrapes.size()));
             sum += delta.sum;
             count += c;
@@ -643,18 +601,13 @@ public final class WindowStatistics {
                             ? null
                             : finiteOrNull(NumpyStats.mean(quantiles[k], quantileCounts[k]));
         }
-        return new ServerMetricSummary(
+        return ServerMetricSummary.summary(
                 sel.outputName(),
-                MetricType.SUMMARY,
                 count > 0 ? finiteOrNull(sum / count) : null,
                 aggregated[0],
-                null,
-                null,
-                null,
                 aggregated[1],
                 aggregated[2],
                 count,
-                null,
                 used);
     }
 

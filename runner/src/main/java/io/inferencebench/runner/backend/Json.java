@@ -37,6 +37,16 @@ final class Json {
         }
     }
 
+    /** Writes top_p and top_k where set: the sampling fields every API names the same. */
+    static void writeTopPAndTopK(JsonGenerator g, GenerationParams params) throws IOException {
+        if (params.topP() != null) {
+            g.writeNumberField("top_p", params.topP());
+        }
+        if (params.topK() != null) {
+            g.writeNumberField("top_k", params.topK());
+        }
+    }
+
     static JsonNode parse(byte[] data, int length) throws IOException {
         JsonNode node = MAPPER.readTree(data, 0, length);
         if (node == null || node.isMissingNode()) {
@@ -45,7 +55,16 @@ final class Json {
         return node;
     }
 
-    static boolean isDone(byte[] data, int length) {
+    /** Whether the event is the stream's {@code [DONE]}; if so the state hears the end. */
+    static boolean endsStream(byte[] data, int length, ResponseState state) {
+        if (isDone(data, length)) {
+            state.onDone();
+            return true;
+        }
+        return false;
+    }
+
+    private static boolean isDone(byte[] data, int length) {
         if (length != 6) {
             return false;
         }

@@ -4,7 +4,11 @@ import io.inferencebench.runner.dataset.Prompt;
 import java.io.IOException;
 
 /** OpenAI /v1/completions (vLLM, SGLang, TGI, trtllm-serve and other compatible servers). */
-public final class OpenAiCompletions implements Protocol {
+public final class OpenAiCompletions extends OpenAiProtocol {
+
+    public OpenAiCompletions() {
+        super(false);
+    }
 
     @Override
     public String name() {
@@ -32,28 +36,7 @@ public final class OpenAiCompletions implements Protocol {
                     } else {
                         g.writeStringField("prompt", prompt.promptText());
                     }
-                    OpenAiChat.writeCommon(g, prompt, params);
+                    writeCommon(g, prompt, params);
                 });
-    }
-
-    @Override
-    public void parseEvent(byte[] data, int length, long nanos, ResponseState state)
-            throws IOException {
-        if (Json.isDone(data, length)) {
-            state.onDone();
-            return;
-        }
-        OpenAiJson.parse(data, length, nanos, state, false);
-    }
-
-    @Override
-    public int shortcutEvent(byte[] b, int from, int end, long nanos, ResponseState state) {
-        return OpenAiJson.shortcut(b, from, end, nanos, state);
-    }
-
-    @Override
-    public void parseBody(byte[] body, int length, long nanos, ResponseState state)
-            throws IOException {
-        OpenAiJson.parse(body, length, nanos, state, false);
     }
 }

@@ -47,12 +47,7 @@ public final class TgiGenerate implements Protocol {
                     if (sample) {
                         g.writeNumberField("temperature", params.temperature());
                     }
-                    if (params.topP() != null) {
-                        g.writeNumberField("top_p", params.topP());
-                    }
-                    if (params.topK() != null) {
-                        g.writeNumberField("top_k", params.topK());
-                    }
+                    Json.writeTopPAndTopK(g, params);
                     g.writeEndObject();
                     Json.writeExtra(g, params.extraBody());
                 });
@@ -61,8 +56,7 @@ public final class TgiGenerate implements Protocol {
     @Override
     public void parseEvent(byte[] data, int length, long nanos, ResponseState state)
             throws IOException {
-        if (Json.isDone(data, length)) {
-            state.onDone();
+        if (Json.endsStream(data, length, state)) {
             return;
         }
         JsonNode node = Json.parse(data, length);

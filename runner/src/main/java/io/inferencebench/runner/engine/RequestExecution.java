@@ -6,8 +6,8 @@ import io.inferencebench.runner.backend.Protocol;
 import io.inferencebench.runner.backend.ResponseState;
 import io.inferencebench.runner.dataset.Prompt;
 import io.inferencebench.runner.dataset.TokenCounter;
+import io.inferencebench.runner.http.Exchange;
 import io.inferencebench.runner.http.FailureClass;
-import io.inferencebench.runner.http.HttpTransport;
 import io.inferencebench.runner.http.Redirects;
 import io.inferencebench.runner.http.ResponseSink;
 import io.inferencebench.runner.http.SseParser;
@@ -62,7 +62,7 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
     VirtualMachineError jvmError;
 
     /** The transport's handle, for cancelling; set once the request was handed over. */
-    HttpTransport.Exchange exchange;
+    Exchange exchange;
 
     /** Links of the owning loop's in-flight list (only touched on that loop). */
     RequestExecution previousInFlight;

@@ -1,40 +1,18 @@
 package io.inferencebench.runner.http;
 
 import io.inferencebench.profile.text.TerminalText;
-import io.netty.bootstrap.Bootstrap;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollEventLoopGroup;
-import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.ScheduledFuture;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.net.ConnectException;
-import java.net.NoRouteToHostException;
 import java.net.URI;
-import java.net.UnknownHostException;
-import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -71,7 +49,7 @@ public final class HttpTransport implements AutoCloseable {
 
     /** A request encoded once (request line, headers, body), sent many times. */
     public static final class PreparedRequest {
-        private final byte[] wire;
+        final byte[] wire;
 
         private PreparedRequest(byte[] wire) {
             this.wire = wire;
@@ -82,17 +60,8 @@ public final class HttpTransport implements AutoCloseable {
     private final boolean ownsGroup;
     private final boolean epoll;
     private final EventLoop[] loops;
-    private final Pool[] pools;
-    private final SslContext ssl;
-
-    /** Whether the certificate must name {@link #tlsName} (off only with insecureSkipVerify). */
-    private final boolean verifyHostName;
-
-    /** The name sent as SNI and verified in the certificate. */
-    private final String tlsName;
-
-    private final String host;
-    private final int port;
+    private final ConnectionPool[] pools;
+    private final Endpoint endpoint;
     private final String basePath;
     private final Map<String, String> baseHeaders;
     private final long timeoutMillis;
@@ -166,24 +135,28 @@ public final class HttpTransport implements AutoCloseable {
             throw new IllegalArgumentException("base URL needs a host: " + baseUrl);
         }
         boolean tls = "https".equalsIgnoreCase(uri.getScheme());
-        this.host = uri.getHost();
-        this.port = uri.getPort() > 0 ? uri.getPort() : (tls ? 443 : 80);
+        String host = uri.getHost();
+        int port = uri.getPort() > 0 ? uri.getPort() : (tls ? 443 : 80);
         String path = uri.getRawPath() == null ? "" : uri.getRawPath();
         this.basePath = path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
         this.timeoutMillis = Math.max(1, requestTimeout.toMillis());
         this.baseHeaders = new LinkedHashMap<>(headers);
         this.maxConnectionsPerLoop = maxConnectionsPerLoop;
-        this.ssl = tls ? tlsOptions.context() : null;
-        this.verifyHostName = !tlsOptions.insecureSkipVerify();
-        this.tlsName = tlsOptions.serverName() != null ? tlsOptions.serverName() : host;
+        this.endpoint =
+                new Endpoint(
+                        host,
+                        port,
+                        tls ? tlsOptions.context() : null,
+                        tlsOptions.serverName() != null ? tlsOptions.serverName() : host,
+                        !tlsOptions.insecureSkipVerify());
         if (loopsOf != null) {
             this.epoll = loopsOf.epoll;
             this.group = loopsOf.group;
             this.ownsGroup = false;
             this.loops = loopsOf.loops;
-            this.pools = new Pool[loops.length];
+            this.pools = new ConnectionPool[loops.length];
             for (int i = 0; i < loops.length; i++) {
-                pools[i] = new Pool(loops[i]);
+                pools[i] = newPool(loops[i]);
             }
             return;
         }
@@ -208,12 +181,19 @@ public final class HttpTransport implements AutoCloseable {
                         ? new EpollEventLoopGroup(eventLoops, factory)
                         : new NioEventLoopGroup(eventLoops, factory);
         this.loops = new EventLoop[eventLoops];
-        this.pools = new Pool[eventLoops];
+        this.pools = new ConnectionPool[eventLoops];
         Iterator<io.netty.util.concurrent.EventExecutor> it = group.iterator();
         for (int i = 0; i < eventLoops; i++) {
             loops[i] = (EventLoop) it.next();
-            pools[i] = new Pool(loops[i]);
+            pools[i] = newPool(loops[i]);
         }
+    }
+
+    private ConnectionPool newPool(EventLoop loop) {
+        return new ConnectionPool(
+                loop,
+                new ConnectionPool.Settings(
+                        endpoint, epoll, timeoutMillis, maxConnectionsPerLoop, this::jvmError));
     }
 
     public int loops() {
@@ -278,9 +258,9 @@ public final class HttpTransport implements AutoCloseable {
     private byte[] head(String method, String path, String accept, String extra, int length) {
         StringBuilder sb = new StringBuilder(256);
         sb.append(method).append(' ').append(basePath).append(path).append(" HTTP/1.1\r\n");
-        sb.append("Host: ").append(host);
-        if (port != (ssl != null ? 443 : 80)) {
-            sb.append(':').append(port);
+        sb.append("Host: ").append(endpoint.host());
+        if (!endpoint.defaultPort()) {
+            sb.append(':').append(endpoint.port());
         }
         sb.append("\r\n");
         sb.append("User-Agent: inferencebench-runner\r\n");
@@ -327,7 +307,7 @@ public final class HttpTransport implements AutoCloseable {
     public int preconnect(int perLoop, Duration timeout) {
         int wanted = Math.min(perLoop, maxConnectionsPerLoop);
         CountDownLatch opened = new CountDownLatch(loops.length);
-        for (Pool pool : pools) {
+        for (ConnectionPool pool : pools) {
             pool.loop.execute(() -> pool.fill(wanted, opened::countDown));
         }
         try {
@@ -344,7 +324,7 @@ public final class HttpTransport implements AutoCloseable {
      */
     public int idleConnections() {
         int idle = 0;
-        for (Pool pool : pools) {
+        for (ConnectionPool pool : pools) {
             idle += pool.idleCount;
         }
         return idle;
@@ -356,14 +336,10 @@ public final class HttpTransport implements AutoCloseable {
      */
     public void closeIdleConnections() {
         CountDownLatch closed = new CountDownLatch(pools.length);
-        for (Pool pool : pools) {
+        for (ConnectionPool pool : pools) {
             pool.loop.execute(
                     () -> {
-                        Connection c;
-                        while ((c = pool.idle.pollFirst()) != null) {
-                            pool.idleCount--;
-                            c.channel.close();
-                        }
+                        pool.closeIdle();
                         closed.countDown();
                     });
         }
@@ -384,9 +360,6 @@ public final class HttpTransport implements AutoCloseable {
      */
     public record Response(int status, String contentType, String location, String body) {}
 
-    /** Largest body {@link #fetch} reads. */
-    static final int MAX_FETCH_BYTES = 4 << 20;
-
     /** A GET whose whole body is returned as a string (model discovery); not for load. */
     public String get(String path, Duration timeout) throws Exception {
         Response response = fetch(path, timeout);
@@ -404,67 +377,8 @@ public final class HttpTransport implements AutoCloseable {
      */
     public Response fetch(String path, Duration timeout) throws Exception {
         PreparedRequest request = new PreparedRequest(head("GET", path, "*/*", "", 0));
-        CompletableFuture<Response> result = new CompletableFuture<>();
-        ResponseSink sink =
-                new ResponseSink() {
-                    private final ByteArrayOutputStream body = new ByteArrayOutputStream();
-                    private int status;
-                    private String contentType;
-                    private String location;
-
-                    @Override
-                    public void onRedirect(String target) {
-                        location = target;
-                    }
-
-                    @Override
-                    public void onStatus(int statusCode, String type) {
-                        status = statusCode;
-                        contentType = type;
-                    }
-
-                    @Override
-                    public boolean onBytes(byte[] data, int offset, int length) {
-                        if (body.size() + length > MAX_FETCH_BYTES) {
-                            result.completeExceptionally(
-                                    new IOException(
-                                            "the answer to GET "
-                                                    + path
-                                                    + " is larger than "
-                                                    + MAX_FETCH_BYTES / (1 << 20)
-                                                    + " MiB"));
-                            return false;
-                        }
-                        body.write(data, offset, length);
-                        return true;
-                    }
-
-                    @Override
-                    public void onEnd(long nanos) {
-                        result.complete(
-                                new Response(
-                                        status,
-                                        contentType,
-                                        location,
-                                        body.toString(StandardCharsets.UTF_8)));
-                    }
-
-                    @Override
-                    public void onFailure(FailureClass failure, String message, long nanos) {
-                        result.completeExceptionally(
-                                new IOException(failure.wireName() + ": " + message));
-                    }
-
-                    @Override
-                    public void onCancelled(long nanos) {
-                        result.completeExceptionally(new IOException("cancelled"));
-                    }
-
-                    @Override
-                    public void onJvmError(VirtualMachineError error, long nanos) {
-                        result.completeExceptionally(error);
-                    }
-                };
+        WholeResponseSink sink = new WholeResponseSink(path);
+        CompletableFuture<Response> result = sink.result;
         execute(
                 0,
                 () -> {
@@ -484,59 +398,12 @@ public final class HttpTransport implements AutoCloseable {
         }
     }
 
-    /** The process ran out of file descriptors (EMFILE): no new socket can be opened. */
-    static boolean outOfFileDescriptors(Throwable cause) {
-        for (Throwable t = cause; t != null; t = t.getCause()) {
-            if (t.getMessage() != null && t.getMessage().contains("Too many open files")) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    static FailureClass classifyConnect(Throwable cause) {
-        if (outOfFileDescriptors(cause)) {
-            return FailureClass.CONNECT;
-        }
-        if (cause instanceof ConnectException
-                || cause instanceof ConnectTimeoutException
-                || cause instanceof UnknownHostException
-                || cause instanceof NoRouteToHostException
-                || (cause.getCause() instanceof ConnectException)) {
-            return FailureClass.CONNECT;
-        }
-        return classifyStream(cause);
-    }
-
-    /** What a TLS failure means for the user; see {@link TlsOptions#describeFailure}. */
-    static String tlsReason(Throwable cause) {
-        return TlsOptions.describeFailure(cause);
-    }
-
-    static FailureClass classifyStream(Throwable cause) {
-        if (TlsOptions.tlsFailure(cause) != null) {
-            return FailureClass.TLS;
-        }
-        String message = cause.getMessage() == null ? "" : cause.getMessage();
-        if (cause instanceof ClosedChannelException
-                || (cause instanceof IOException
-                        && (message.contains("reset")
-                                || message.contains("closed")
-                                || message.contains("Broken pipe")))) {
-            return FailureClass.RESET;
-        }
-        if (cause instanceof ConnectException) {
-            return FailureClass.CONNECT;
-        }
-        return FailureClass.OTHER;
-    }
-
     @Override
     public void close() {
         if (!ownsGroup) {
             // Borrowed loops: close only this transport's connections.
             CountDownLatch closed = new CountDownLatch(pools.length);
-            for (Pool pool : pools) {
+            for (ConnectionPool pool : pools) {
                 pool.loop.execute(
                         () -> {
                             pool.closeAll();
@@ -557,561 +424,13 @@ public final class HttpTransport implements AutoCloseable {
         }
     }
 
-    /** Connections of one loop: idle ones, how many are open, exchanges waiting for one. */
-    private final class Pool {
-        final EventLoop loop;
-        final Bootstrap bootstrap;
-        final ArrayDeque<Connection> idle = new ArrayDeque<>();
-        final ArrayDeque<Exchange> waiting = new ArrayDeque<>();
-        final java.util.Set<Channel> channels = new java.util.HashSet<>();
-        int open;
-        int idleCount;
-
-        /**
-         * Load exchanges in flight, oldest first. They share one timeout, so this is also their
-         * deadline order, and one timer for the oldest serves them all (a scheduled task per
-         * request cost an allocation and two priority-queue operations).
-         */
-        Exchange oldest;
-
-        Exchange newest;
-        ScheduledFuture<?> expiry;
-
-        Pool(EventLoop loop) {
-            this.loop = loop;
-            this.bootstrap =
-                    new Bootstrap()
-                            .group(loop)
-                            .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
-                            .option(ChannelOption.TCP_NODELAY, true)
-                            .option(ChannelOption.SO_KEEPALIVE, true)
-                            // Socket reads still land in direct buffers (Netty's ioBuffer);
-                            // what the HTTP decoder accumulates across reads is on the heap,
-                            // where the SSE parser scans the array in place.
-                            .option(ChannelOption.ALLOCATOR, new PooledByteBufAllocator(false))
-                            .option(
-                                    ChannelOption.CONNECT_TIMEOUT_MILLIS,
-                                    (int) Math.min(timeoutMillis, 30_000))
-                            .handler(
-                                    new ChannelInitializer<SocketChannel>() {
-                                        @Override
-                                        protected void initChannel(SocketChannel ch) {
-                                            if (ssl != null) {
-                                                ch.pipeline().addLast(tlsHandler(ch));
-                                            }
-                                            ch.pipeline().addLast(new Connection(Pool.this));
-                                        }
-                                    });
-        }
-
-        private io.netty.handler.ssl.SslHandler tlsHandler(SocketChannel ch) {
-            io.netty.handler.ssl.SslHandler handler = ssl.newHandler(ch.alloc(), tlsName, port);
-            if (verifyHostName) {
-                // Netty checks the chain but not the name unless asked: without this any
-                // certificate the trust store accepts would do for any host.
-                javax.net.ssl.SSLEngine engine = handler.engine();
-                javax.net.ssl.SSLParameters parameters = engine.getSSLParameters();
-                parameters.setEndpointIdentificationAlgorithm("HTTPS");
-                engine.setSSLParameters(parameters);
-            }
-            return handler;
-        }
-
-        void track(Exchange exchange) {
-            long now = System.nanoTime();
-            exchange.deadlineNanos = now + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-            exchange.tracked = true;
-            exchange.older = newest;
-            if (newest != null) {
-                newest.newer = exchange;
-            } else {
-                oldest = exchange;
-            }
-            newest = exchange;
-            if (expiry == null) {
-                expiry =
-                        loop.schedule(
-                                this::expire, exchange.deadlineNanos - now, TimeUnit.NANOSECONDS);
-            }
-        }
-
-        void untrack(Exchange exchange) {
-            if (!exchange.tracked) {
-                return;
-            }
-            exchange.tracked = false;
-            if (exchange.older != null) {
-                exchange.older.newer = exchange.newer;
-            } else {
-                oldest = exchange.newer;
-            }
-            if (exchange.newer != null) {
-                exchange.newer.older = exchange.older;
-            } else {
-                newest = exchange.older;
-            }
-            exchange.older = null;
-            exchange.newer = null;
-        }
-
-        /** Fails every exchange past its deadline and sets the timer for the next one. */
-        private void expire() {
-            expiry = null;
-            long now = System.nanoTime();
-            try {
-                while (oldest != null && oldest.deadlineNanos - now <= 0) {
-                    Exchange late = oldest;
-                    untrack(late);
-                    late.timedOut();
-                }
-            } catch (VirtualMachineError error) {
-                // A timer task's throwable would only be logged by Netty.
-                jvmError(error);
-            }
-            if (oldest != null && expiry == null) {
-                expiry =
-                        loop.schedule(
-                                this::expire, oldest.deadlineNanos - now, TimeUnit.NANOSECONDS);
-            }
-        }
-
-        void acquire(Exchange exchange) {
-            Connection c;
-            while ((c = idle.pollLast()) != null) {
-                idleCount--;
-                if (c.channel.isActive()) {
-                    exchange.start(c);
-                    return;
-                }
-            }
-            if (open < maxConnectionsPerLoop) {
-                connect(exchange, null);
-            } else {
-                exchange.queuedNanos = System.nanoTime();
-                waiting.addLast(exchange);
-            }
-        }
-
-        /** Opens a connection for {@code exchange}, or into the idle pool when it is null. */
-        void connect(Exchange exchange, Runnable onOpened) {
-            open++;
-            ChannelFuture f = bootstrap.connect(host, port);
-            f.addListener(
-                    done -> {
-                        if (!done.isSuccess()) {
-                            open--;
-                            if (done.cause() instanceof VirtualMachineError error) {
-                                if (exchange != null) {
-                                    exchange.jvmError(error);
-                                }
-                                jvmError(error);
-                            } else if (exchange != null) {
-                                Throwable cause = done.cause();
-                                FailureClass failureClass = classifyConnect(cause);
-                                if (outOfFileDescriptors(cause)) {
-                                    cause =
-                                            new IOException(
-                                                    "cannot open a connection: too many open files"
-                                                            + " (raise the limit, e.g. ulimit -n,"
-                                                            + " or lower --max-connections)");
-                                }
-                                exchange.fail(failureClass, cause);
-                            }
-                            if (onOpened != null) {
-                                onOpened.run();
-                            }
-                            serveWaiting();
-                            return;
-                        }
-                        Connection c = f.channel().pipeline().get(Connection.class);
-                        channels.add(c.channel);
-                        if (exchange != null && !exchange.finished) {
-                            exchange.start(c);
-                        } else {
-                            release(c);
-                        }
-                        if (onOpened != null) {
-                            onOpened.run();
-                        }
-                    });
-        }
-
-        void fill(int wanted, Runnable done) {
-            int missing = wanted - open;
-            if (missing <= 0) {
-                done.run();
-                return;
-            }
-            AtomicInteger left = new AtomicInteger(missing);
-            for (int i = 0; i < missing; i++) {
-                connect(
-                        null,
-                        () -> {
-                            if (left.decrementAndGet() == 0) {
-                                done.run();
-                            }
-                        });
-            }
-        }
-
-        /** A connection whose exchange ended cleanly goes back to the pool (or a waiter). */
-        void release(Connection c) {
-            if (!c.channel.isActive()) {
-                return;
-            }
-            Exchange next;
-            while ((next = waiting.pollFirst()) != null) {
-                if (!next.finished) {
-                    next.dequeued();
-                    next.start(c);
-                    return;
-                }
-            }
-            idle.addLast(c);
-            idleCount++;
-        }
-
-        /** A connection closed: count it and let a waiting exchange open a new one. */
-        void closed(Channel channel) {
-            channels.remove(channel);
-            open--;
-            serveWaiting();
-        }
-
-        void reportJvmError(VirtualMachineError error) {
-            jvmError(error);
-        }
-
-        /** Closes every connection of this pool (on its loop). */
-        void closeAll() {
-            for (Channel c : List.copyOf(channels)) {
-                c.close();
-            }
-            idle.clear();
-            idleCount = 0;
-        }
-
-        private void serveWaiting() {
-            Exchange next;
-            while (open < maxConnectionsPerLoop && (next = waiting.pollFirst()) != null) {
-                if (!next.finished) {
-                    next.dequeued();
-                    connect(next, null);
-                }
-            }
-        }
-    }
-
-    /**
-     * Socket reads land in direct buffers; each is copied once into this array, where the response
-     * framer and the SSE parser both scan it.
-     */
-    private static final io.netty.util.concurrent.FastThreadLocal<byte[]> READ_SCRATCH =
-            new io.netty.util.concurrent.FastThreadLocal<>() {
-                @Override
-                protected byte[] initialValue() {
-                    return new byte[64 * 1024];
-                }
-            };
-
-    /** One keep-alive connection; carries at most one exchange at a time. */
-    private static final class Connection extends ChannelInboundHandlerAdapter
-            implements ResponseFramer.Receiver {
-        final Pool pool;
-        final ResponseFramer framer = new ResponseFramer();
-        Channel channel;
-        Exchange current;
-        boolean keepAlive;
-
-        Connection(Pool pool) {
-            this.pool = pool;
-        }
-
-        @Override
-        public void handlerAdded(ChannelHandlerContext ctx) {
-            channel = ctx.channel();
-        }
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ByteBuf bytes = (ByteBuf) msg;
-            try {
-                if (current == null) {
-                    // Bytes without a request (a server that ignored keep-alive rules): drop it.
-                    ctx.close();
-                    return;
-                }
-                int length = bytes.readableBytes();
-                byte[] data;
-                int offset;
-                if (bytes.hasArray()) {
-                    data = bytes.array();
-                    offset = bytes.arrayOffset() + bytes.readerIndex();
-                } else {
-                    data = READ_SCRATCH.get();
-                    if (data.length < length) {
-                        data = new byte[Math.max(length, data.length * 2)];
-                        READ_SCRATCH.set(data);
-                    }
-                    bytes.getBytes(bytes.readerIndex(), data, 0, length);
-                    offset = 0;
-                }
-                framer.feed(data, offset, length, this);
-            } finally {
-                bytes.release();
-            }
-        }
-
-        @Override
-        public void head(int status, String contentType, boolean reusable) {
-            Exchange exchange = current;
-            if (exchange != null) {
-                keepAlive = reusable;
-                if (status >= 300 && status < 400 && framer.location() != null) {
-                    exchange.sink.onRedirect(framer.location());
-                }
-                exchange.sink.onStatus(status, contentType);
-            }
-        }
-
-        @Override
-        public boolean body(byte[] data, int offset, int length) {
-            Exchange exchange = current;
-            if (exchange == null) {
-                return false;
-            }
-            if (length > 0 && !exchange.sink.onBytes(data, offset, length)) {
-                exchange.abort();
-                return false;
-            }
-            return true;
-        }
-
-        @Override
-        public void end(boolean reusable) {
-            Exchange exchange = current;
-            if (exchange != null) {
-                keepAlive = reusable;
-                exchange.complete();
-            }
-        }
-
-        @Override
-        public void malformed(String reason) {
-            Exchange exchange = current;
-            if (exchange != null) {
-                exchange.fail(
-                        FailureClass.OTHER, new IOException("malformed HTTP response: " + reason));
-            } else {
-                channel.close();
-            }
-        }
-
-        @Override
-        public void channelInactive(ChannelHandlerContext ctx) {
-            Exchange exchange = current;
-            if (exchange != null) {
-                if (framer.bodyUntilClose()) {
-                    // The body's end is the connection's end (no length, not chunked).
-                    keepAlive = false;
-                    exchange.complete();
-                } else {
-                    exchange.fail(
-                            FailureClass.RESET,
-                            new ClosedChannelException() {
-                                @Override
-                                public String getMessage() {
-                                    return "connection closed before the response ended";
-                                }
-                            });
-                }
-            }
-            pool.closed(ctx.channel());
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            Exchange exchange = current;
-            if (cause instanceof VirtualMachineError error) {
-                // The JVM failed, not the server: never a failed request.
-                if (exchange != null) {
-                    exchange.jvmError(error);
-                } else {
-                    ctx.close();
-                }
-                pool.reportJvmError(error);
-                return;
-            }
-            if (exchange != null) {
-                exchange.fail(classifyStream(cause), cause);
-            } else {
-                ctx.close();
-            }
-        }
-    }
-
-    /** State of one exchange; only touched on its event loop. */
-    public final class Exchange {
-        private final Pool pool;
-        private final PreparedRequest request;
-        private final ResponseSink sink;
-        private final long timeoutMillis;
-
-        /** A timer of its own (a GET); load exchanges are tracked by their pool instead. */
-        private ScheduledFuture<?> timer;
-
-        private Connection connection;
-        private boolean finished;
-
-        /** Links and deadline in its pool's list of tracked exchanges. */
-        boolean tracked;
-
-        Exchange older;
-        Exchange newer;
-        long deadlineNanos;
-
-        /** When it joined the pool's queue; 0 when it never waited there. */
-        long queuedNanos;
-
-        private long poolWaitNanos;
-
-        Exchange(Pool pool, PreparedRequest request, ResponseSink sink, long timeoutMillis) {
-            this.pool = pool;
-            this.request = request;
-            this.sink = sink;
-            this.timeoutMillis = timeoutMillis;
-        }
-
-        void dequeued() {
-            if (queuedNanos != 0) {
-                poolWaitNanos = System.nanoTime() - queuedNanos;
-            }
-        }
-
-        void start(Connection c) {
-            connection = c;
-            c.current = this;
-            c.keepAlive = false;
-            c.framer.reset();
-            if (poolWaitNanos > 0) {
-                sink.onPoolWait(poolWaitNanos);
-            }
-            sink.onConnected(System.nanoTime());
-            c.channel
-                    .writeAndFlush(Unpooled.wrappedBuffer(request.wire))
-                    .addListener(
-                            written -> {
-                                if (written.isSuccess()) {
-                                    return;
-                                }
-                                if (written.cause() instanceof VirtualMachineError error) {
-                                    jvmError(error);
-                                    pool.reportJvmError(error);
-                                } else {
-                                    fail(classifyStream(written.cause()), written.cause());
-                                }
-                            });
-        }
-
-        /** The response ended: the connection goes back to the pool before the sink hears. */
-        void complete() {
-            Connection c = detach();
-            if (c.keepAlive) {
-                pool.release(c);
-            } else {
-                c.channel.close();
-            }
-            sink.onEnd(System.nanoTime());
-        }
-
-        void timedOut() {
-            timer = null;
-            if (finished) {
-                return;
-            }
-            long now = System.nanoTime();
-            closeConnection();
-            sink.onFailure(
-                    FailureClass.TIMEOUT,
-                    "no complete response within " + timeoutMillis + " ms",
-                    now);
-        }
-
-        void fail(FailureClass failure, Throwable cause) {
-            if (finished) {
-                return;
-            }
-            long now = System.nanoTime();
-            closeConnection();
-            String message =
-                    failure == FailureClass.TLS
-                            ? tlsReason(cause)
-                            : (cause.getMessage() == null
-                                    ? cause.getClass().getSimpleName()
-                                    : cause.getMessage());
-            sink.onFailure(failure, message, now);
-        }
-
-        /**
-         * Ends the exchange for a JVM error: its connection is closed and the sink hears {@link
-         * ResponseSink#onJvmError}; nothing if it already finished.
-         */
-        void jvmError(VirtualMachineError error) {
-            if (finished) {
-                return;
-            }
-            long now = System.nanoTime();
-            closeConnection();
-            sink.onJvmError(error, now);
-        }
-
-        /**
-         * Aborts the exchange (its connection is closed, so no half-read stream is reused) and
-         * reports {@link ResponseSink#onCancelled}; nothing if it already finished. Call on the
-         * exchange's loop.
-         */
-        public void cancel() {
-            if (finished) {
-                return;
-            }
-            closeConnection();
-            sink.onCancelled(System.nanoTime());
-        }
-
-        /** The sink rejected the body; drop the connection so no half-read stream is reused. */
-        void abort() {
-            closeConnection();
-        }
-
-        private void closeConnection() {
-            Connection c = detach();
-            if (c != null) {
-                c.channel.close();
-            } else {
-                pool.waiting.remove(this);
-            }
-        }
-
-        /** Marks the exchange finished, stops its timer and unhooks it from its connection. */
-        private Connection detach() {
-            finished = true;
-            if (timer != null) {
-                timer.cancel(false);
-                timer = null;
-            }
-            pool.untrack(this);
-            Connection c = connection;
-            if (c != null && c.current == this) {
-                c.current = null;
-            }
-            connection = null;
-            return c;
-        }
-    }
-
     @Override
     public String toString() {
         return String.format(
-                Locale.ROOT, "HttpTransport[%s:%d, %d loops]", host, port, loops.length);
+                Locale.ROOT,
+                "HttpTransport[%s:%d, %d loops]",
+                endpoint.host(),
+                endpoint.port(),
+                loops.length);
     }
 }

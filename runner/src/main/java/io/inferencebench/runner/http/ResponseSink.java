@@ -38,8 +38,8 @@ public interface ResponseSink {
     void onFailure(FailureClass failure, String message, long nanos);
 
     /**
-     * The exchange was aborted by {@link HttpTransport.Exchange#cancel()}: not a failure of the
-     * server. Called instead of {@link #onEnd} or {@link #onFailure}.
+     * The exchange was aborted by {@link Exchange#cancel()}: not a failure of the server. Called
+     * instead of {@link #onEnd} or {@link #onFailure}.
      */
     void onCancelled(long nanos);
 
