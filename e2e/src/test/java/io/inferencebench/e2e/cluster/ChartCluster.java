@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.inferencebench.e2e.SimulatorDeployment;
 import io.inferencebench.testkit.RealNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -203,6 +204,26 @@ final class ChartCluster implements AutoCloseable {
                 + pom.get("image." + image)
                 + ":"
                 + pom.get("project.version");
+    }
+
+    /**
+     * The simulator from the cluster's model-sim image, admitted by Pod Security {@code
+     * restricted}, requesting 50m CPU and 32Mi, limited to 256Mi.
+     */
+    SimulatorDeployment simulator(String name, String model) {
+        return SimulatorDeployment.named(name)
+                .model(model)
+                .restricted(reference("model-sim"))
+                .requests("50m", "32Mi")
+                .limits(null, "256Mi");
+    }
+
+    /**
+     * The simulator the operator scenarios load: {@link #simulator}, limited to one CPU (so its
+     * latencies do not borrow the node's other cores), ready once it lists its model.
+     */
+    SimulatorDeployment scenarioSimulator(String name, String model) {
+        return simulator(name, model).limits("1", null).readinessPath("/v1/models");
     }
 
     Path tarball(String image) {

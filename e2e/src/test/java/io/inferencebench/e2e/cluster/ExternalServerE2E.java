@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
-import io.inferencebench.crds.v1alpha1.Phase;
+import io.inferencebench.e2e.SimulatorDeployment;
 import io.inferencebench.testkit.ModelSim;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -143,24 +143,13 @@ class ExternalServerE2E {
                         """
                                 .formatted(NAMESPACE, MODEL, PROMPTS, WARMUP))
                 .create();
-        await().atMost(Duration.ofMinutes(5))
-                .pollInterval(Duration.ofSeconds(1))
-                .until(
-                        () -> {
-                            assertThat(simulator.isAlive()).as("model-sim on the host").isTrue();
-                            BenchmarkRun r = get();
-                            Phase p =
-                                    r == null || r.getStatus() == null
-                                            ? null
-                                            : r.getStatus().getPhase();
-                            return p == Phase.SUCCEEDED
-                                    || p == Phase.FAILED
-                                    || p == Phase.CANCELLED;
-                        });
-        BenchmarkRun done = get();
-        assertThat(done.getStatus().getPhase())
-                .as("phase (message: %s)", done.getStatus().getMessage())
-                .isEqualTo(Phase.SUCCEEDED);
+        BenchmarkRun done =
+                Runs.awaitSucceeded(
+                        client,
+                        NAMESPACE,
+                        "external",
+                        Duration.ofMinutes(5),
+                        () -> assertThat(simulator.isAlive()).as("model-sim on the host").isTrue());
         assertThat(done.getStatus().condition(ConditionTypes.TARGET_READY))
                 .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
         var collected =
@@ -179,7 +168,8 @@ class ExternalServerE2E {
         assertThat(metrics.get("completed").asLong()).isEqualTo(PROMPTS);
         long sent = metrics.get("requests_sent").asLong();
         // The server's own count: every request the runner sent in the stage, plus its warm-up.
-        assertThat(successes(get(simulatorUrl + "/metrics"))).isEqualTo((double) sent + WARMUP);
+        assertThat(SimulatorDeployment.requestSuccesses(get(simulatorUrl + "/metrics")))
+                .isEqualTo((double) sent + WARMUP);
         // ... and the operator's window increase at the slice's address: the stage's requests.
         assertThat(
                         Double.parseDouble(
@@ -199,20 +189,5 @@ class ExternalServerE2E {
                         HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as("GET %s", url).isEqualTo(200);
         return r.body();
-    }
-
-    /** The sum of {@code vllm:request_success_total} over its label sets. */
-    private static double successes(String page) {
-        return page.lines()
-                .filter(l -> l.startsWith("vllm:request_success_total"))
-                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
-                .sum();
-    }
-
-    private static BenchmarkRun get() {
-        return client.resources(BenchmarkRun.class)
-                .inNamespace(NAMESPACE)
-                .withName("external")
-                .get();
     }
 }

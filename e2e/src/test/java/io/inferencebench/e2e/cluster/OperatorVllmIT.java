@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
-import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.testkit.VllmCpu;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -157,24 +156,13 @@ class OperatorVllmIT {
         HostService.expose(client, NAMESPACE, "vllm", SERVICE_PORT, url.getHost(), url.getPort());
         client.resource(run("vllm")).create();
 
-        await().atMost(Duration.ofMinutes(10))
-                .pollInterval(Duration.ofSeconds(1))
-                .until(
-                        () -> {
-                            assertThat(vllm.isAlive()).as("vllm serve").isTrue();
-                            BenchmarkRun r = get();
-                            Phase p =
-                                    r == null || r.getStatus() == null
-                                            ? null
-                                            : r.getStatus().getPhase();
-                            return p == Phase.SUCCEEDED
-                                    || p == Phase.FAILED
-                                    || p == Phase.CANCELLED;
-                        });
-        BenchmarkRun done = get();
-        assertThat(done.getStatus().getPhase())
-                .as("phase (message: %s)", done.getStatus().getMessage())
-                .isEqualTo(Phase.SUCCEEDED);
+        BenchmarkRun done =
+                Runs.awaitSucceeded(
+                        client,
+                        NAMESPACE,
+                        "vllm",
+                        Duration.ofMinutes(10),
+                        () -> assertThat(vllm.isAlive()).as("vllm serve").isTrue());
         assertThat(done.getStatus().condition(ConditionTypes.SERVER_METRICS_COLLECTED))
                 .hasValueSatisfying(
                         c ->
@@ -216,9 +204,5 @@ class OperatorVllmIT {
         JsonNode m = server.get(name);
         assertThat(m).as("%s in %s", name, server).isNotNull();
         return Double.parseDouble(m.get("Increase").asText());
-    }
-
-    private static BenchmarkRun get() {
-        return client.resources(BenchmarkRun.class).inNamespace(NAMESPACE).withName("vllm").get();
     }
 }
