@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.runner.cli.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -83,30 +84,15 @@ class NoHangJarTest {
                     start(
                             dir,
                             List.of(),
-                            "run",
-                            "--base-url",
-                            server.baseUrl(),
-                            "--backend",
-                            "openai",
-                            "--model",
-                            "m",
-                            "--random-input-len",
-                            "8",
-                            "--random-output-len",
-                            "4",
-                            "--request-rate",
-                            "inf,inf",
-                            "--num-prompts",
-                            "5",
-                            "--cooldown",
-                            "0",
-                            "--no-self-warmup",
-                            "--progress",
-                            "none",
-                            "--prometheus-url",
-                            prometheus.url().replace("/metrics", ""),
-                            "--result-dir",
-                            results.toString());
+                            argv(
+                                    "run --base-url %s --backend openai --model m"
+                                            + " --random-input-len 8 --random-output-len 4"
+                                            + " --request-rate inf,inf --num-prompts 5 --cooldown 0"
+                                            + " --no-self-warmup --progress none --prometheus-url %s"
+                                            + " --result-dir %s",
+                                    server.baseUrl(),
+                                    prometheus.url().replace("/metrics", ""),
+                                    results.toString()));
             try {
                 // The runner asks Prometheus once stage 1 has ended; this one never answers.
                 await("the runner queries Prometheus", () -> prometheus.requests() > 0, p, 60);
@@ -144,26 +130,12 @@ class NoHangJarTest {
                     start(
                             dir,
                             List.of(),
-                            "run",
-                            "--base-url",
-                            server.baseUrl(),
-                            "--backend",
-                            "openai",
-                            "--model",
-                            "m",
-                            "--random-input-len",
-                            "8",
-                            "--random-output-len",
-                            "4",
-                            "--concurrency",
-                            "2147483647",
-                            "--num-prompts",
-                            "5",
-                            "--no-self-warmup",
-                            "--progress",
-                            "none",
-                            "--result-dir",
-                            results.toString());
+                            argv(
+                                    "run --base-url %s --backend openai --model m"
+                                            + " --random-input-len 8 --random-output-len 4"
+                                            + " --concurrency 2147483647 --num-prompts 5 --no-self-warmup"
+                                            + " --progress none --result-dir %s",
+                                    server.baseUrl(), results.toString()));
             try {
                 // Five requests of a few ms; it took minutes at 100 % CPU.
                 assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("the run ended").isTrue();
@@ -190,26 +162,12 @@ class NoHangJarTest {
                     start(
                             dir,
                             List.of(),
-                            "run",
-                            "--base-url",
-                            server.baseUrl(),
-                            "--backend",
-                            "openai",
-                            "--model",
-                            "m",
-                            "--random-input-len",
-                            "8",
-                            "--random-output-len",
-                            "20",
-                            "--concurrency",
-                            "2147483647",
-                            "--num-prompts",
-                            "50",
-                            "--no-self-warmup",
-                            "--progress",
-                            "none",
-                            "--result-dir",
-                            results.toString());
+                            argv(
+                                    "run --base-url %s --backend openai --model m"
+                                            + " --random-input-len 8 --random-output-len 20"
+                                            + " --concurrency 2147483647 --num-prompts 50 --no-self-warmup"
+                                            + " --progress none --result-dir %s",
+                                    server.baseUrl(), results.toString()));
             try {
                 await("the stage is sending", () -> server.requests() >= 5, p, 60);
                 sigterm(p);
@@ -240,24 +198,12 @@ class NoHangJarTest {
                         dir,
                         List.of(),
                         List.of("-Xmx64m"),
-                        "run",
-                        "--base-url",
-                        "http://127.0.0.1:9",
-                        "--backend",
-                        "openai",
-                        "--model",
-                        "m",
-                        "--random-input-len",
-                        "4000",
-                        "--random-output-len",
-                        "4",
-                        "--request-rate",
-                        "10",
-                        "--num-prompts",
-                        "100000",
-                        "--no-self-warmup",
-                        "--result-dir",
-                        dir.resolve("results").toString());
+                        argv(
+                                "run --base-url http://127.0.0.1:9 --backend openai --model m"
+                                        + " --random-input-len 4000 --random-output-len 4"
+                                        + " --request-rate 10 --num-prompts 100000 --no-self-warmup"
+                                        + " --result-dir %s",
+                                dir.resolve("results").toString()));
         assertThat(r.code()).as(r.err()).isEqualTo(2);
         assertThat(r.err())
                 .contains(

@@ -1,5 +1,7 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.runner.cli.Argv.argv;
+
 import io.inferencebench.testkit.FreePorts;
 import io.inferencebench.testkit.ModelSim;
 import java.io.IOException;
@@ -31,13 +33,10 @@ final class SimServer implements AutoCloseable {
         command.add(ModelSim.binary().toString());
         command.addAll(
                 List.of(
-                        "--model",
-                        "sim",
-                        "--host",
-                        "127.0.0.1",
-                        "--port",
-                        Integer.toString(port),
-                        "--force-dummy-tokenizer"));
+                        argv(
+                                "--model sim --host 127.0.0.1 --port %s"
+                                        + " --force-dummy-tokenizer",
+                                Integer.toString(port))));
         command.addAll(Arrays.asList(flags));
         process =
                 new ProcessBuilder(command)
@@ -86,23 +85,11 @@ final class SimServer implements AutoCloseable {
         List<String> args =
                 new ArrayList<>(
                         List.of(
-                                "run",
-                                "--base-url",
-                                baseUrl,
-                                "--backend",
-                                "openai",
-                                "--model",
-                                "sim",
-                                "--random-input-len",
-                                "16",
-                                "--random-output-len",
-                                "16",
-                                "--progress",
-                                "none",
-                                "--cooldown",
-                                "0",
-                                "--result-dir",
-                                results.toString()));
+                                argv(
+                                        "run --base-url %s --backend openai --model sim"
+                                                + " --random-input-len 16 --random-output-len 16"
+                                                + " --progress none --cooldown 0 --result-dir %s",
+                                        baseUrl, results.toString())));
         if (ignoreEos) {
             args.add("--ignore-eos");
         }

@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.runner.cli.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.ServerSocket;
@@ -54,17 +55,10 @@ class StartupErrorsTest {
                         + "{\"prompt\": \"there\", \"max_tokens\": 99999999999}\n");
         assertThat(
                         usage(
-                                        "run",
-                                        "--backend",
-                                        "openai",
-                                        "--model",
-                                        "m",
-                                        "--result-dir",
-                                        dir.resolve("r").toString(),
-                                        "--dataset-name",
-                                        "jsonl",
-                                        "--dataset-path",
-                                        file.toString())
+                                        argv(
+                                                "run --backend openai --model m --result-dir %s"
+                                                        + " --dataset-name jsonl --dataset-path %s",
+                                                dir.resolve("r").toString(), file.toString()))
                                 .err())
                 .contains(
                         "--dataset-path: "
@@ -131,15 +125,11 @@ class StartupErrorsTest {
         Files.writeString(jsonl, "{\"prompt\": \"hello there\"}\n{\"prompt\": \"again\"}\n");
         assertThat(
                         usage(
-                                        "run",
-                                        "--model",
-                                        "m",
-                                        "--result-dir",
-                                        dir.resolve("results").toString(),
-                                        "--dataset-name",
-                                        "sharegpt",
-                                        "--dataset-path",
-                                        jsonl.toString())
+                                        argv(
+                                                "run --model m --result-dir %s --dataset-name sharegpt"
+                                                        + " --dataset-path %s",
+                                                dir.resolve("results").toString(),
+                                                jsonl.toString()))
                                 .err())
                 .contains("not a ShareGPT file")
                 .contains("--dataset-name jsonl");
@@ -147,15 +137,11 @@ class StartupErrorsTest {
         Files.writeString(array, "[{\"prompt\": \"hello there\"}, {\"prompt\": \"again\"}]");
         assertThat(
                         usage(
-                                        "run",
-                                        "--model",
-                                        "m",
-                                        "--result-dir",
-                                        dir.resolve("results").toString(),
-                                        "--dataset-name",
-                                        "sharegpt",
-                                        "--dataset-path",
-                                        array.toString())
+                                        argv(
+                                                "run --model m --result-dir %s --dataset-name sharegpt"
+                                                        + " --dataset-path %s",
+                                                dir.resolve("results").toString(),
+                                                array.toString()))
                                 .err())
                 .contains("not a ShareGPT file: none of its 2 entries has a \"conversations\"")
                 .contains("(the first has: prompt)");
@@ -169,14 +155,10 @@ class StartupErrorsTest {
         }
         TrueNumbersTest.Outcome o =
                 TrueNumbersTest.run(
-                        "run",
-                        "--base-url",
-                        "http://127.0.0.1:" + port,
-                        "--result-dir",
-                        dir.toString(),
-                        "--no-self-warmup",
-                        "--num-prompts",
-                        "1");
+                        argv(
+                                "run --base-url %s --result-dir %s --no-self-warmup"
+                                        + " --num-prompts 1",
+                                "http://127.0.0.1:" + port, dir.toString()));
         assertThat(o.code()).as(o.err()).isEqualTo(1);
         assertThat(o.err())
                 .contains("cannot reach http://127.0.0.1:" + port)
@@ -352,12 +334,9 @@ class StartupErrorsTest {
     void anEmptyPathFlagIsRefusedNamingTheFlag(@TempDir Path dir) throws Exception {
         for (String flag :
                 List.of(
-                        "--result-dir",
-                        "--config",
-                        "--dataset-path",
-                        "--tokenizer",
-                        "--ca-cert",
-                        "--api-key-file")) {
+                        argv(
+                                "--result-dir --config --dataset-path --tokenizer --ca-cert"
+                                        + " --api-key-file"))) {
             assertThat(usage("run", flag, "").err())
                     .as(flag)
                     .contains(flag)
@@ -365,15 +344,10 @@ class StartupErrorsTest {
         }
         assertThat(
                         usage(
-                                        "search",
-                                        "--min-rate",
-                                        "1",
-                                        "--max-rate",
-                                        "2",
-                                        "--goodput",
-                                        "ttft:9",
-                                        "--result-dir",
-                                        "")
+                                        argv(
+                                                "search --min-rate 1 --max-rate 2 --goodput ttft:9"
+                                                        + " --result-dir %s",
+                                                ""))
                                 .err())
                 .contains("--result-dir")
                 .contains("the path is empty");
@@ -385,15 +359,10 @@ class StartupErrorsTest {
         Files.write(binary, new byte[] {'{', '"', (byte) 0xFE, (byte) 0xFF, 0, 0});
         String err =
                 usage(
-                                "run",
-                                "--model",
-                                "m",
-                                "--result-dir",
-                                dir.resolve("results").toString(),
-                                "--dataset-name",
-                                "jsonl",
-                                "--dataset-path",
-                                binary.toString())
+                                argv(
+                                        "run --model m --result-dir %s --dataset-name jsonl"
+                                                + " --dataset-path %s",
+                                        dir.resolve("results").toString(), binary.toString()))
                         .err();
         assertThat(err)
                 .contains(
@@ -406,15 +375,11 @@ class StartupErrorsTest {
         Files.writeString(empty, "[]");
         assertThat(
                         usage(
-                                        "run",
-                                        "--model",
-                                        "m",
-                                        "--result-dir",
-                                        dir.resolve("results").toString(),
-                                        "--dataset-name",
-                                        "sharegpt",
-                                        "--dataset-path",
-                                        empty.toString())
+                                        argv(
+                                                "run --model m --result-dir %s --dataset-name sharegpt"
+                                                        + " --dataset-path %s",
+                                                dir.resolve("results").toString(),
+                                                empty.toString()))
                                 .err())
                 .contains("--dataset-path: " + empty + ": the file has no prompts");
     }

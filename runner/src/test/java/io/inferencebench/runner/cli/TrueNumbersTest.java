@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.runner.cli.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -43,24 +44,13 @@ class TrueNumbersTest {
         List<String> args =
                 new ArrayList<>(
                         List.of(
-                                "run",
-                                "--base-url",
-                                baseUrl,
                                 // The stubs speak OpenAI's API only: with the default
                                 // backend (vllm) the runner would first ask them for /tokenize.
-                                "--backend",
-                                "openai",
-                                "--model",
-                                "m",
-                                "--random-input-len",
-                                "8",
-                                "--cooldown",
-                                "0",
-                                "--no-self-warmup",
-                                "--progress",
-                                "none",
-                                "--result-dir",
-                                results.toString()));
+                                argv(
+                                        "run --base-url %s --backend openai --model m"
+                                                + " --random-input-len 8 --cooldown 0 --no-self-warmup"
+                                                + " --progress none --result-dir %s",
+                                        baseUrl, results.toString())));
         args.addAll(List.of(more));
         return args;
     }
@@ -76,14 +66,9 @@ class TrueNumbersTest {
                             common(
                                             server.baseUrl(),
                                             results,
-                                            "--random-output-len",
-                                            "4",
-                                            "--request-rate",
-                                            "inf,inf",
-                                            "--num-prompts",
-                                            "12",
-                                            "--goodput",
-                                            "tpot:50")
+                                            argv(
+                                                    "--random-output-len 4 --request-rate inf,inf"
+                                                            + " --num-prompts 12 --goodput tpot:50"))
                                     .toArray(String[]::new));
             // Before: TTFT = latency, TPOT = 0, and the tpot SLO passed at 100 %.
             assertThat(o.code()).as(o.err()).isEqualTo(1);
@@ -117,15 +102,9 @@ class TrueNumbersTest {
                             common(
                                             server.baseUrl(),
                                             results,
-                                            "--no-stream",
-                                            "--random-output-len",
-                                            "4",
-                                            "--request-rate",
-                                            "inf",
-                                            "--num-prompts",
-                                            "10",
-                                            "--goodput",
-                                            "e2el:10000")
+                                            argv(
+                                                    "--no-stream --random-output-len 4 --request-rate inf"
+                                                            + " --num-prompts 10 --goodput e2el:10000"))
                                     .toArray(String[]::new));
             assertThat(o.code()).as(o.err()).isZero();
             assertThat(o.err()).contains("not streamed").contains("TTFT, ITL and TPOT");
@@ -149,16 +128,9 @@ class TrueNumbersTest {
                             common(
                                             server.baseUrl(),
                                             results,
-                                            "--random-output-len",
-                                            "1",
-                                            "--event-loops",
-                                            "1",
-                                            "--max-connections",
-                                            "1",
-                                            "--request-rate",
-                                            "inf",
-                                            "--num-prompts",
-                                            "4")
+                                            argv(
+                                                    "--random-output-len 1 --event-loops 1 --max-connections 1"
+                                                            + " --request-rate inf --num-prompts 4"))
                                     .toArray(String[]::new));
             assertThat(o.code()).as(o.err()).isZero();
             JsonNode m = profiles(results).get(0).get("metrics");
@@ -194,12 +166,8 @@ class TrueNumbersTest {
                             common(
                                             server.baseUrl(),
                                             results,
-                                            "--random-output-len",
-                                            "4",
-                                            "--request-rate",
-                                            "inf",
-                                            "--num-prompts",
-                                            "5")
+                                            argv(
+                                                    "--random-output-len 4 --request-rate inf --num-prompts 5"))
                                     .toArray(String[]::new));
             assertThat(o.code()).as(o.err()).isZero();
             String row = o.out().lines().filter(l -> l.trim().startsWith("1 ")).findFirst().get();
