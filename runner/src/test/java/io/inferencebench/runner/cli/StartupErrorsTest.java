@@ -3,6 +3,7 @@ package io.inferencebench.runner.cli;
 import static io.inferencebench.runner.cli.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -70,53 +71,51 @@ class StartupErrorsTest {
     @Test
     void configErrorsNameFileLineColumnAndTheYamlFieldPath(@TempDir Path dir) throws Exception {
         Path config = dir.resolve("bench.yaml");
-        Files.writeString(
-                config,
-                """
+        assertThat(
+                        configError(
+                                config,
+                                """
                 load:
                   requestRates: [5]
                   numPrompts: 10
                   requestTimout: 30s
-                """);
-        assertThat(usage("run", "--config", config.toString()).err())
+                """))
                 .contains("--config " + config + " line 4, column ")
                 .contains(": load.requestTimout: ")
                 .contains("unknown field 'requestTimout'")
                 .contains("requestTimeout");
-        Files.writeString(
-                config,
-                """
+        assertThat(
+                        configError(
+                                config,
+                                """
                 load:
                   requestRates: [5]
                   numPrompts: lots
-                """);
-        assertThat(usage("run", "--config", config.toString()).err())
+                """))
                 .contains("line 3, column ")
                 .contains(": load.numPrompts: 'lots' is not a valid whole number");
-        Files.writeString(
-                config,
-                """
+        // The YAML's name, not the flag's.
+        assertThat(
+                        configError(
+                                config,
+                                """
                 load:
                   requestRates: [5]
                   numPrompts: 10
                   requestTimeout: 0s
-                """);
-        // The YAML's name, not the flag's.
-        assertThat(usage("run", "--config", config.toString()).err())
+                """))
                 .contains("load.requestTimeout")
                 .doesNotContain("--request-timeout");
-        Files.writeString(
-                config,
-                """
+        assertThat(
+                        configError(
+                                config,
+                                """
                 load:
                   requestRates: [0]
                   numPrompts: 10
-                """);
-        assertThat(usage("run", "--config", config.toString()).err())
+                """))
                 .contains("load.requestRates[0]: must be greater than 0");
-        Files.writeString(config, "load: [1, 2\n");
-        assertThat(usage("run", "--config", config.toString()).err())
-                .contains("--config " + config + " line ");
+        assertThat(configError(config, "load: [1, 2\n")).contains("--config " + config + " line ");
     }
 
     @Test
@@ -183,67 +182,60 @@ class StartupErrorsTest {
     void aConfigKeyGivenTwiceIsRefusedNamingTheKeyAndBothLines(@TempDir Path dir) throws Exception {
         Path config = dir.resolve("bench.yaml");
         // Jackson kept the last value: this sent 50,000 requests.
-        Files.writeString(
-                config,
-                """
+        assertThat(
+                        configError(
+                                config,
+                                """
                 load:
                   requestRates: [5]
                   numPrompts: 5
                   numPrompts: 50000
-                """);
-        assertThat(usage("run", "--config", config.toString()).err())
+                """))
                 .contains("--config " + config + " line 4, column 3: load.numPrompts: ")
                 .contains("duplicate key 'numPrompts' (first on line 3)");
-        Files.writeString(
-                config,
-                """
+        assertThat(
+                        configError(
+                                config,
+                                """
                 load:
                   stages:
                     - {requestRate: 1, numPrompts: 2, requestRate: 3}
-                """);
-        assertThat(usage("run", "--config", config.toString()).err())
+                """))
                 .contains("line 3, column ")
                 .contains("load.stages[0].requestRate: duplicate key 'requestRate'");
-        Files.writeString(config, "load: {requestRates: [1], numPrompts: 2}\nload: {}\n");
-        assertThat(usage("run", "--config", config.toString()).err())
+        assertThat(configError(config, "load: {requestRates: [1], numPrompts: 2}\nload: {}\n"))
                 .contains("line 2, column 1: load: duplicate key 'load' (first on line 1)");
     }
 
     @Test
     void anIntegerFieldTakesIntegersAndNullIsNotTheDefault(@TempDir Path dir) throws Exception {
         Path config = dir.resolve("bench.yaml");
-        Files.writeString(config, "load:\n  requestRates: [5]\n  numPrompts: 5.9\n");
-        assertThat(usage("run", "--config", config.toString()).err())
+        assertThat(configError(config, "load:\n  requestRates: [5]\n  numPrompts: 5.9\n"))
                 .contains("--config " + config + " line 3, column ")
                 .contains("load.numPrompts: '5.9' is not a valid whole number");
         // null used to mean "unset", so the run sent the default 1000 requests.
-        Files.writeString(config, "load:\n  requestRates: [5]\n  numPrompts: null\n");
-        assertThat(usage("run", "--config", config.toString()).err())
+        assertThat(configError(config, "load:\n  requestRates: [5]\n  numPrompts: null\n"))
                 .contains("--config " + config + " line 3, column ")
                 .contains("load.numPrompts: null is not a value here");
-        Files.writeString(config, "load:\n  requestRates: [5]\n  numPrompts:\n");
-        assertThat(usage("run", "--config", config.toString()).err())
+        assertThat(configError(config, "load:\n  requestRates: [5]\n  numPrompts:\n"))
                 .contains("load.numPrompts: null is not a value here");
-        Files.writeString(
-                config,
-                "workload:\n  dataset:\n    seed: 1.5\nload: {requestRates: [1], numPrompts: 2}\n");
-        assertThat(usage("run", "--config", config.toString()).err())
+        assertThat(
+                        configError(
+                                config,
+                                "workload:\n  dataset:\n    seed: 1.5\nload: {requestRates: [1], numPrompts: 2}\n"))
                 .contains("workload.dataset.seed: '1.5' is not a valid whole number");
         // 2.0 is a whole number written as a float: still not an integer in YAML.
-        Files.writeString(config, "load:\n  requestRates: [5]\n  numPrompts: 2.0\n");
-        assertThat(usage("run", "--config", config.toString()).err())
+        assertThat(configError(config, "load:\n  requestRates: [5]\n  numPrompts: 2.0\n"))
                 .contains("load.numPrompts: '2.0' is not a valid whole number");
     }
 
     @Test
     void aTabInTheConfigIsNamedAtItsLineAndColumn(@TempDir Path dir) throws Exception {
         Path config = dir.resolve("bench.yaml");
-        Files.writeString(config, "load:\n\trequestRates: [5]\n  numPrompts: 5\n");
-        assertThat(usage("run", "--config", config.toString()).err())
+        assertThat(configError(config, "load:\n\trequestRates: [5]\n  numPrompts: 5\n"))
                 .contains("--config " + config + " line 2, column 1: ")
                 .contains("tabs are not allowed in YAML");
-        Files.writeString(config, "load:\n  requestRates: [5]\n  numPrompts:\t5\n");
-        assertThat(usage("run", "--config", config.toString()).err())
+        assertThat(configError(config, "load:\n  requestRates: [5]\n  numPrompts:\t5\n"))
                 .contains("--config " + config + " line 3, column 14: ")
                 .contains("tabs are not allowed in YAML");
     }
@@ -260,12 +252,12 @@ class StartupErrorsTest {
             }
             laughs.append("]\n");
         }
-        Files.writeString(
-                config,
-                "metadata:\n  annotations:\n"
-                        + laughs.toString().indent(4)
-                        + "load: {requestRates: [1], numPrompts: 2}\n");
-        assertThat(usage("run", "--config", config.toString()).err())
+        assertThat(
+                        configError(
+                                config,
+                                "metadata:\n  annotations:\n"
+                                        + laughs.toString().indent(4)
+                                        + "load: {requestRates: [1], numPrompts: 2}\n"))
                 .contains("--config " + config + " line ")
                 .contains("metadata.annotations")
                 .contains("aliases expand to more than 100000 YAML nodes");
@@ -274,17 +266,15 @@ class StartupErrorsTest {
         for (int i = 0; i < 51; i++) {
             many.append(i == 0 ? "" : ", ").append("*x");
         }
-        Files.writeString(config, many + "]\nload: {requestRates: [1], numPrompts: 2}\n");
-        assertThat(usage("run", "--config", config.toString()).err())
+        assertThat(configError(config, many + "]\nload: {requestRates: [1], numPrompts: 2}\n"))
                 .contains("more than 50 aliases of mappings or lists");
-        Files.writeString(
-                config,
-                "load:\n  stages:\n    - *stage\n    - &stage {requestRate: 1, numPrompts: 2}\n");
-        assertThat(usage("run", "--config", config.toString()).err())
+        assertThat(
+                        configError(
+                                config,
+                                "load:\n  stages:\n    - *stage\n    - &stage {requestRate: 1, numPrompts: 2}\n"))
                 .contains("line 3, column 7: ")
                 .contains("alias *stage has no anchor &stage before it");
-        Files.writeString(config, "load: &load\n  stages: [*load]\n");
-        assertThat(usage("run", "--config", config.toString()).err())
+        assertThat(configError(config, "load: &load\n  stages: [*load]\n"))
                 .contains("alias *load refers to the node that contains it");
     }
 
@@ -410,17 +400,26 @@ class StartupErrorsTest {
         assertThat(usage("run", "--model", "m", "--min-input-len", "10").err())
                 .contains("--min-input-len: applies to --dataset-name sharegpt or jsonl");
         Path config = dir.resolve("bench.yaml");
-        Files.writeString(
-                config,
-                """
+        assertThat(
+                        configError(
+                                config,
+                                """
                 workload:
                   sampling: {topP: 1.5}
                   dataset: {seed: -3}
                 load: {requestRates: [1], numPrompts: 2}
-                """);
-        assertThat(usage("run", "--config", config.toString()).err())
+                """))
                 .contains("workload.sampling.topP: must be within (0, 1], got 1.5")
                 .contains("workload.dataset.seed: must not be negative, got -3");
+    }
+
+    /**
+     * What {@code run --config} says (on stderr, exiting 2) of a file {@code config} holding {@code
+     * yaml}.
+     */
+    private static String configError(Path config, String yaml) throws IOException {
+        Files.writeString(config, yaml);
+        return usage("run", "--config", config.toString()).err();
     }
 
     private static String[] concat(String[] first, String... more) {
