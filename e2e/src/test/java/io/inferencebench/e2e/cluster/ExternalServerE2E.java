@@ -105,44 +105,14 @@ class ExternalServerE2E {
             throws Exception {
         URI url = URI.create(simulatorUrl);
         HostService.expose(client, NAMESPACE, "external", 8000, url.getHost(), url.getPort());
-        client.resource(
-                        """
-                        apiVersion: inferencebench.io/v1alpha1
-                        kind: BenchmarkRun
-                        metadata: {name: external, namespace: %s}
-                        spec:
-                          target:
-                            service: {name: external, port: 8000}
-                            backend: vllm
-                            api: completions
-                            model: %s
-                            readinessTimeout: 2m
-                          workload:
-                            dataset:
-                              type: random
-                              inputTokens: {type: fixed, mean: 16}
-                              outputTokens: {type: fixed, mean: 8}
-                              seed: 7
-                            streaming: true
-                            ignoreEos: true
-                          load:
-                            requestRates: [4]
-                            numPrompts: %d
-                            arrival: constant
-                            warmupRequests: %d
-                            cooldown: 1s
-                            requestTimeout: 30s
-                          metrics:
-                            interval: 1s
-                          runner:
-                            parallelism: 1
-                            startTimeout: 4m
-                            resources:
-                              requests: {cpu: 100m, memory: 256Mi}
-                              limits: {memory: 768Mi}
-                        """
-                                .formatted(NAMESPACE, MODEL, PROMPTS, WARMUP))
-                .create();
+        Runs.create(
+                client,
+                NAMESPACE,
+                RunYaml.named("external")
+                        .target("external", MODEL)
+                        .load("4", PROMPTS, WARMUP)
+                        .metricsEverySecond("")
+                        .yaml());
         BenchmarkRun done =
                 Runs.awaitSucceeded(
                         client,

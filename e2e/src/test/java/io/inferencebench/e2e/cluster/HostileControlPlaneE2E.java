@@ -532,44 +532,15 @@ class HostileControlPlaneE2E {
      * target's metrics scraped every second.
      */
     private static void createRun(String ns, String name) {
-        String yaml =
-                """
-                apiVersion: inferencebench.io/v1alpha1
-                kind: BenchmarkRun
-                metadata: {name: %s}
-                spec:
-                  target:
-                    service: {name: sim, port: 8000}
-                    backend: vllm
-                    api: completions
-                    model: %s
-                    readinessTimeout: 2m
-                  workload:
-                    dataset:
-                      type: random
-                      inputTokens: {type: fixed, mean: 16}
-                      outputTokens: {type: fixed, mean: 8}
-                      seed: 7
-                    streaming: true
-                    ignoreEos: true
-                  load:
-                    requestRates: [1, 1]
-                    numPrompts: %d
-                    arrival: constant
-                    warmupRequests: %d
-                    cooldown: 1s
-                    requestTimeout: 30s
-                  metrics: {interval: 1s}
-                  runner:
-                    parallelism: 2
-                    startTimeout: 4m
-                    cleanupPolicy: OnSuccess
-                    resources:
-                      requests: {cpu: 100m, memory: 256Mi}
-                      limits: {memory: 768Mi}
-                """
-                        .formatted(name, MODEL, PROMPTS, WARMUP_REQUESTS);
-        Runs.create(client, ns, yaml);
+        Runs.create(
+                client,
+                ns,
+                RunYaml.named(name)
+                        .target("sim", MODEL)
+                        .load("1, 1", PROMPTS, WARMUP_REQUESTS)
+                        .metricsEverySecond("")
+                        .runner(2, "OnSuccess")
+                        .yaml());
     }
 
     private static BenchmarkRun run(String ns, String name) {

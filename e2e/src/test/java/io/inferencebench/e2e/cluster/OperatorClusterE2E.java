@@ -1056,51 +1056,12 @@ class OperatorClusterE2E {
             int parallelism,
             String extraTarget,
             String cleanup) {
-        return """
-                apiVersion: inferencebench.io/v1alpha1
-                kind: BenchmarkRun
-                metadata: {name: %s}
-                spec:
-                  target:
-                    service: {name: %s, port: 8000}
-                    backend: vllm
-                    api: completions
-                    model: %s
-                    readinessTimeout: 2m
-                %s
-                  workload:
-                    dataset:
-                      type: random
-                      inputTokens: {type: fixed, mean: 16}
-                      outputTokens: {type: fixed, mean: 8}
-                      seed: 7
-                    streaming: true
-                    ignoreEos: true
-                  load:
-                    requestRates: [%s]
-                    numPrompts: %d
-                    arrival: constant
-                    warmupRequests: %d
-                    cooldown: 1s
-                    requestTimeout: 30s
-                  runner:
-                    parallelism: %d
-                    startTimeout: 4m
-                    cleanupPolicy: %s
-                    resources:
-                      requests: {cpu: 100m, memory: 256Mi}
-                      limits: {memory: 768Mi}
-                """
-                .formatted(
-                        name,
-                        service,
-                        MODEL,
-                        extraTarget,
-                        rates,
-                        numPrompts,
-                        WARMUP_REQUESTS,
-                        parallelism,
-                        cleanup);
+        return RunYaml.named(name)
+                .target(service, MODEL)
+                .targetExtra(extraTarget)
+                .load(rates, numPrompts, WARMUP_REQUESTS)
+                .runner(parallelism, cleanup)
+                .yaml();
     }
 
     private static BenchmarkRun run(String ns, String name) {

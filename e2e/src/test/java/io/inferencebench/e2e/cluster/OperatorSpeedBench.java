@@ -680,40 +680,13 @@ class OperatorSpeedBench {
      * One stage at 50 req/s, tiny requests; runner pods request {@link #RUNNER_CPU} CPU and 128Mi.
      */
     private static String runYaml(String name, int numPrompts) {
-        return """
-                apiVersion: inferencebench.io/v1alpha1
-                kind: BenchmarkRun
-                metadata: {name: %s}
-                spec:
-                  target:
-                    service: {name: sim, port: 8000}
-                    backend: vllm
-                    api: completions
-                    model: %s
-                    readinessTimeout: 2m
-                  workload:
-                    dataset:
-                      type: random
-                      inputTokens: {type: fixed, mean: 8}
-                      outputTokens: {type: fixed, mean: 4}
-                      seed: 7
-                    streaming: true
-                    ignoreEos: true
-                  load:
-                    requestRates: [50]
-                    numPrompts: %d
-                    arrival: constant
-                    warmupRequests: 0
-                    cooldown: 1s
-                    requestTimeout: 60s
-                  runner:
-                    parallelism: 1
-                    startTimeout: 20m
-                    resources:
-                      requests: {cpu: %s, memory: 128Mi}
-                      limits: {memory: 512Mi}
-                """
-                .formatted(name, MODEL, numPrompts, RUNNER_CPU);
+        return RunYaml.named(name)
+                .target("sim", MODEL)
+                .tokens(8, 4)
+                .load("50", numPrompts, 0)
+                .timeouts("2m", "60s", "20m")
+                .runnerResources(RUNNER_CPU, "128Mi", "512Mi")
+                .yaml();
     }
 
     private static void createRun(String ns, String yaml) {

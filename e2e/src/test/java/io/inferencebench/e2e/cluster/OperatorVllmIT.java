@@ -40,7 +40,7 @@ class OperatorVllmIT {
     static final int PROMPTS = 16;
     static final int IN = 64;
     static final int OUT = 16;
-    static final int SERVICE_PORT = 8000;
+    static final int SERVICE_PORT = RunYaml.PORT;
 
     private static ChartCluster cluster;
     private static KubernetesClient client;
@@ -114,47 +114,24 @@ class OperatorVllmIT {
         }
     }
 
+    /** Poisson arrivals at 2 requests/s, prompts of {@link #IN} tokens asking for {@link #OUT}. */
     static String run(String name) {
-        return """
-                apiVersion: inferencebench.io/v1alpha1
-                kind: BenchmarkRun
-                metadata: {name: %s, namespace: %s}
-                spec:
-                  target:
-                    service: {name: vllm, port: %d}
-                    backend: vllm
-                    api: completions
-                    model: %s
-                    readinessTimeout: 5m
-                  workload:
-                    dataset:
-                      type: random
-                      inputTokens: {type: fixed, mean: %d}
-                      outputTokens: {type: fixed, mean: %d}
-                      seed: 7
-                    streaming: true
-                    ignoreEos: true
-                  load:
-                    requestRates: [2]
-                    numPrompts: %d
-                    arrival: poisson
-                    warmupRequests: 4
-                    cooldown: 1s
-                    requestTimeout: 3m
-                  metrics:
-                    interval: 1s
-                  runner:
-                    parallelism: 1
-                    startTimeout: 5m
-                """
-                .formatted(name, NAMESPACE, SERVICE_PORT, MODEL, IN, OUT, PROMPTS);
+        return RunYaml.named(name)
+                .target("vllm", MODEL)
+                .tokens(IN, OUT)
+                .load("2", PROMPTS, 4)
+                .poisson()
+                .metricsEverySecond("")
+                .timeouts("5m", "3m", "5m")
+                .runnerResources(null, null, null)
+                .yaml();
     }
 
     @Test
     void aRunAgainstVllmBehindAServiceGetsTheServersOwnMetrics() throws Exception {
         URI url = URI.create(vllmUrl);
         HostService.expose(client, NAMESPACE, "vllm", SERVICE_PORT, url.getHost(), url.getPort());
-        client.resource(run("vllm")).create();
+        Runs.create(client, NAMESPACE, run("vllm"));
 
         BenchmarkRun done =
                 Runs.awaitSucceeded(

@@ -991,43 +991,11 @@ class ServerMetricsClusterE2E {
      * spec.metrics}.
      */
     static String run(String name, String service, int rate, int prompts, String metricsExtra) {
-        return """
-                apiVersion: inferencebench.io/v1alpha1
-                kind: BenchmarkRun
-                metadata: {name: %s}
-                spec:
-                  target:
-                    service: {name: %s, port: 8000}
-                    backend: vllm
-                    api: completions
-                    model: %s
-                    readinessTimeout: 2m
-                  workload:
-                    dataset:
-                      type: random
-                      inputTokens: {type: fixed, mean: 16}
-                      outputTokens: {type: fixed, mean: 8}
-                      seed: 7
-                    streaming: true
-                    ignoreEos: true
-                  load:
-                    requestRates: [%d]
-                    numPrompts: %d
-                    arrival: constant
-                    warmupRequests: 4
-                    cooldown: 1s
-                    requestTimeout: 30s
-                  metrics:
-                    interval: 1s
-                %s
-                  runner:
-                    parallelism: 1
-                    startTimeout: 4m
-                    resources:
-                      requests: {cpu: 100m, memory: 256Mi}
-                      limits: {memory: 768Mi}
-                """
-                .formatted(name, service, MODEL, rate, prompts, metricsExtra);
+        return RunYaml.named(name)
+                .target(service, MODEL)
+                .load(Integer.toString(rate), prompts, 4)
+                .metricsEverySecond(metricsExtra)
+                .yaml();
     }
 
     private static void createRun(String ns, String yaml) {
