@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.inferencebench.e2e.OperatorFixtures;
+import io.inferencebench.e2e.ProjectImages;
 import io.inferencebench.e2e.SimulatorDeployment;
 import io.inferencebench.testkit.RealNode;
 import java.io.IOException;
@@ -19,8 +21,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -42,7 +42,7 @@ final class ChartCluster implements AutoCloseable {
     static final String OPERATOR = "inferencebench-operator";
 
     final Path repo;
-    final Map<String, String> pom;
+    private final ProjectImages images;
 
     /** The cluster of the {@link TestCluster#PROPERTY} switch. */
     final TestCluster cluster;
@@ -55,8 +55,8 @@ final class ChartCluster implements AutoCloseable {
     private final Path logCopies;
 
     private ChartCluster(List<String> namespaces, Path logCopies, List<String> chartValues) {
-        this.repo = findRepo();
-        this.pom = rootPomProperties(repo.resolve("pom.xml"));
+        this.repo = OperatorFixtures.findRepoRoot();
+        this.images = ProjectImages.ofThisRepository();
         this.logCopies = logCopies;
         for (String image : List.of("operator", "runner", "model-sim")) {
             assertThat(tarball(image)).as("image tarball (built by `make images`)").exists();
@@ -199,11 +199,7 @@ final class ChartCluster implements AutoCloseable {
     }
 
     String reference(String image) {
-        return pom.get("image.registry")
-                + "/"
-                + pom.get("image." + image)
-                + ":"
-                + pom.get("project.version");
+        return images.reference(image);
     }
 
     /**
@@ -227,7 +223,7 @@ final class ChartCluster implements AutoCloseable {
     }
 
     Path tarball(String image) {
-        return repo.resolve("target/images").resolve(pom.get("image." + image) + ".tar");
+        return images.tarball(image);
     }
 
     String kubectl(String... args) {
@@ -290,41 +286,6 @@ final class ChartCluster implements AutoCloseable {
         if (cluster != null) {
             cluster.copyLogs(logCopies);
             cluster.close();
-        }
-    }
-
-    private static Path findRepo() {
-        Path d = Path.of("").toAbsolutePath();
-        while (d != null && !Files.exists(d.resolve("e2e/scripts/provision-node.sh"))) {
-            d = d.getParent();
-        }
-        if (d == null) {
-            throw new IllegalStateException(
-                    "repository root not found above " + Path.of("").toAbsolutePath());
-        }
-        return d;
-    }
-
-    /** The root pom's {@code image.*} properties plus {@code project.version}. */
-    private static Map<String, String> rootPomProperties(Path pomFile) {
-        try {
-            String text = Files.readString(pomFile);
-            var props = new HashMap<String, String>();
-            Matcher m = Pattern.compile("<(image\\.[a-z.-]+)>([^<]*)</\\1>").matcher(text);
-            while (m.find()) {
-                props.putIfAbsent(m.group(1), m.group(2));
-            }
-            Matcher v =
-                    Pattern.compile(
-                                    "<artifactId>inferencebench-parent</artifactId>\\s*<version>([^<]+)</version>")
-                            .matcher(text);
-            if (!v.find()) {
-                throw new IllegalStateException("no project version in " + pomFile);
-            }
-            props.put("project.version", v.group(1));
-            return props;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }
