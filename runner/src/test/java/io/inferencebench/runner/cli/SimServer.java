@@ -4,16 +4,9 @@ import static io.inferencebench.runner.cli.Argv.argv;
 
 import io.inferencebench.testkit.FreePorts;
 import io.inferencebench.testkit.ModelSim;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -29,41 +22,8 @@ final class SimServer implements AutoCloseable {
 
     SimServer(Path log, String... flags) throws Exception {
         int port = FreePorts.claim();
-        List<String> command = new ArrayList<>();
-        command.add(ModelSim.binary().toString());
-        command.addAll(
-                List.of(
-                        argv(
-                                "--model sim --host 127.0.0.1 --port %s"
-                                        + " --force-dummy-tokenizer",
-                                Integer.toString(port))));
-        command.addAll(Arrays.asList(flags));
-        process =
-                new ProcessBuilder(command)
-                        .redirectErrorStream(true)
-                        .redirectOutput(log.toFile())
-                        .start();
+        process = ModelSim.startOnLoopback(port, log, "/v1/models", flags);
         baseUrl = "http://127.0.0.1:" + port;
-        HttpClient client = HttpClient.newHttpClient();
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("model-sim exited: " + Files.readString(log));
-            }
-            try {
-                HttpResponse<Void> r =
-                        client.send(
-                                HttpRequest.newBuilder(URI.create(baseUrl + "/v1/models")).build(),
-                                HttpResponse.BodyHandlers.discarding());
-                if (r.statusCode() == 200) {
-                    return;
-                }
-            } catch (IOException notYet) {
-                // still starting
-            }
-            Thread.sleep(50);
-        }
-        throw new IllegalStateException("model-sim not ready: " + Files.readString(log));
     }
 
     /**

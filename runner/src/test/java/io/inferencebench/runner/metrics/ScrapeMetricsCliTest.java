@@ -12,12 +12,8 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -48,46 +44,8 @@ class ScrapeMetricsCliTest {
         }
 
         Sim(int port, Path log, String... flags) throws Exception {
-            List<String> command = new ArrayList<>();
-            command.add(ModelSim.binary().toString());
-            command.addAll(
-                    List.of(
-                            argv(
-                                    "--model sim --host 127.0.0.1 --port %s"
-                                            + " --force-dummy-tokenizer",
-                                    Integer.toString(port))));
-            command.addAll(Arrays.asList(flags));
-            process =
-                    new ProcessBuilder(command)
-                            .redirectErrorStream(true)
-                            .redirectOutput(log.toFile())
-                            .start();
+            process = ModelSim.startOnLoopback(port, log, "/metrics", flags);
             baseUrl = "http://127.0.0.1:" + port;
-            awaitMetrics(Duration.ofSeconds(30), log);
-        }
-
-        private void awaitMetrics(Duration limit, Path log) throws Exception {
-            HttpClient client = HttpClient.newHttpClient();
-            long deadline = System.nanoTime() + limit.toNanos();
-            while (System.nanoTime() < deadline) {
-                if (!process.isAlive()) {
-                    throw new IllegalStateException("model-sim exited: " + Files.readString(log));
-                }
-                try {
-                    HttpResponse<Void> r =
-                            client.send(
-                                    HttpRequest.newBuilder(URI.create(baseUrl + "/metrics"))
-                                            .build(),
-                                    HttpResponse.BodyHandlers.discarding());
-                    if (r.statusCode() == 200) {
-                        return;
-                    }
-                } catch (IOException notYet) {
-                    // still starting
-                }
-                Thread.sleep(50);
-            }
-            throw new IllegalStateException("model-sim not ready: " + Files.readString(log));
         }
 
         @Override
