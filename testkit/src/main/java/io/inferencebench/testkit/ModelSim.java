@@ -47,21 +47,13 @@ public final class ModelSim {
     /**
      * Starts model-sim serving model {@code sim} (dummy tokenizer) on {@code 127.0.0.1:port} with
      * {@code flags}, its output into {@code log}, and waits up to 30 s until {@code readyPath}
-     * answers 200; fails with the log when it exits or is not ready by then.
+     * answers 200; fails with the log when it exits or is not ready by then (and stops it).
      */
     public static Process startOnLoopback(int port, Path log, String readyPath, String... flags)
             throws IOException, InterruptedException {
-        List<String> command =
-                new ArrayList<>(
-                        List.of(
-                                binary().toString(),
-                                "--model",
-                                "sim",
-                                "--host",
-                                "127.0.0.1",
-                                "--port",
-                                Integer.toString(port),
-                                "--force-dummy-tokenizer"));
+        List<String> command = new ArrayList<>(List.of(binary().toString(), "--model", "sim"));
+        command.addAll(List.of("--host", "127.0.0.1", "--port", Integer.toString(port)));
+        command.add("--force-dummy-tokenizer");
         command.addAll(List.of(flags));
         Process process =
                 new ProcessBuilder(command)
@@ -88,6 +80,7 @@ public final class ModelSim {
             }
             Thread.sleep(50);
         }
+        process.destroyForcibly();
         throw new IllegalStateException("model-sim not ready: " + Files.readString(log));
     }
 
