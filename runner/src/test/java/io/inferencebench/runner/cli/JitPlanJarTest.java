@@ -88,28 +88,14 @@ class JitPlanJarTest {
                 dir,
                 List.of(),
                 jvm,
-                "run",
-                "--base-url",
-                "http://127.0.0.1:" + port,
-                "--backend",
-                "openai",
                 // model-sim honours ignore_eos: exact output lengths (openai leaves it out unless
                 // asked)
-                "--ignore-eos",
-                "--model",
-                "sim",
-                "--random-input-len",
-                "16",
-                "--random-output-len",
-                "16",
-                "--request-rate",
-                "400",
-                "--duration",
-                "3s",
-                "--progress",
-                "none",
-                "--result-dir",
-                dir.resolve("results").toString());
+                argv(
+                        "run --base-url %s --backend openai --ignore-eos --model sim"
+                                + " --random-input-len 16 --random-output-len 16"
+                                + " --request-rate 400 --duration 3s --progress none"
+                                + " --result-dir %s",
+                        "http://127.0.0.1:" + port, dir.resolve("results").toString()));
     }
 
     @Test

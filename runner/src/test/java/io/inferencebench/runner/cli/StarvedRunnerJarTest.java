@@ -78,26 +78,15 @@ class StarvedRunnerJarTest {
                             dir,
                             List.of("taskset", "-c", "0"),
                             List.of("-XX:ActiveProcessorCount=1"),
-                            "run",
-                            "--base-url",
-                            "http://127.0.0.1:" + port,
-                            "--backend",
-                            "openai",
                             // model-sim honours ignore_eos: exact output lengths (openai leaves it
                             // out unless asked)
-                            "--ignore-eos",
-                            "--model",
-                            "sim",
-                            "--random-input-len",
-                            "16",
-                            "--random-output-len",
-                            "4",
-                            "--request-rate",
-                            RATE,
-                            "--duration",
-                            "3s",
-                            "--result-dir",
-                            dir.resolve("results").toString());
+                            argv(
+                                    "run --base-url %s --backend openai --ignore-eos --model sim"
+                                            + " --random-input-len 16 --random-output-len 4"
+                                            + " --request-rate %s --duration 3s --result-dir %s",
+                                    "http://127.0.0.1:" + port,
+                                    RATE,
+                                    dir.resolve("results").toString()));
             double hogsUsed = -hogsBefore;
             for (Process hog : hogs) {
                 hogsUsed += cpuSeconds(hog.pid());

@@ -40,6 +40,11 @@ class TrueNumbersTest {
         return result;
     }
 
+    /** {@link #common} and the words of {@code more}, run in-process. */
+    private static Outcome runCommon(String baseUrl, Path results, String more) {
+        return run(common(baseUrl, results, argv(more)).toArray(String[]::new));
+    }
+
     static List<String> common(String baseUrl, Path results, String... more) {
         List<String> args =
                 new ArrayList<>(
@@ -62,14 +67,11 @@ class TrueNumbersTest {
         try (StubServer server = new StubServer(stub)) {
             Path results = dir.resolve("r");
             Outcome o =
-                    run(
-                            common(
-                                            server.baseUrl(),
-                                            results,
-                                            argv(
-                                                    "--random-output-len 4 --request-rate inf,inf"
-                                                            + " --num-prompts 12 --goodput tpot:50"))
-                                    .toArray(String[]::new));
+                    runCommon(
+                            server.baseUrl(),
+                            results,
+                            "--random-output-len 4 --request-rate inf,inf"
+                                    + " --num-prompts 12 --goodput tpot:50");
             // Before: TTFT = latency, TPOT = 0, and the tpot SLO passed at 100 %.
             assertThat(o.code()).as(o.err()).isEqualTo(1);
             assertThat(o.err()).contains("SLO missed");
@@ -98,14 +100,11 @@ class TrueNumbersTest {
         try (StubServer server = new StubServer(new OpenAiStub(2, 1, true))) {
             Path results = dir.resolve("r");
             Outcome o =
-                    run(
-                            common(
-                                            server.baseUrl(),
-                                            results,
-                                            argv(
-                                                    "--no-stream --random-output-len 4 --request-rate inf"
-                                                            + " --num-prompts 10 --goodput e2el:10000"))
-                                    .toArray(String[]::new));
+                    runCommon(
+                            server.baseUrl(),
+                            results,
+                            "--no-stream --random-output-len 4 --request-rate inf"
+                                    + " --num-prompts 10 --goodput e2el:10000");
             assertThat(o.code()).as(o.err()).isZero();
             assertThat(o.err()).contains("not streamed").contains("TTFT, ITL and TPOT");
             assertThat(o.err()).doesNotContain("warning:");
@@ -124,14 +123,11 @@ class TrueNumbersTest {
         try (StubServer server = new StubServer(stub)) {
             Path results = dir.resolve("r");
             Outcome o =
-                    run(
-                            common(
-                                            server.baseUrl(),
-                                            results,
-                                            argv(
-                                                    "--random-output-len 1 --event-loops 1 --max-connections 1"
-                                                            + " --request-rate inf --num-prompts 4"))
-                                    .toArray(String[]::new));
+                    runCommon(
+                            server.baseUrl(),
+                            results,
+                            "--random-output-len 1 --event-loops 1 --max-connections 1"
+                                    + " --request-rate inf --num-prompts 4");
             assertThat(o.code()).as(o.err()).isZero();
             JsonNode m = profiles(results).get(0).get("metrics");
             // What the server saw: each request read -> its first token written.
@@ -162,13 +158,10 @@ class TrueNumbersTest {
         try (StubServer server = new StubServer(new OpenAiStub(1, 0, true))) {
             Path results = dir.resolve("r");
             Outcome o =
-                    run(
-                            common(
-                                            server.baseUrl(),
-                                            results,
-                                            argv(
-                                                    "--random-output-len 4 --request-rate inf --num-prompts 5"))
-                                    .toArray(String[]::new));
+                    runCommon(
+                            server.baseUrl(),
+                            results,
+                            "--random-output-len 4 --request-rate inf --num-prompts 5");
             assertThat(o.code()).as(o.err()).isZero();
             String row = o.out().lines().filter(l -> l.trim().startsWith("1 ")).findFirst().get();
             assertThat(row).contains("n/a");
