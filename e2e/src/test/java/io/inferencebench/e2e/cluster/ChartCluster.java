@@ -1,5 +1,6 @@
 package io.inferencebench.e2e.cluster;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -86,21 +87,17 @@ final class ChartCluster implements AutoCloseable {
             List<String> install =
                     new ArrayList<>(
                             List.of(
-                                    "install",
-                                    RELEASE,
-                                    repo.resolve("charts/inferencebench").toString(),
-                                    "-n",
-                                    SYSTEM,
-                                    "--create-namespace",
-                                    "--set",
-                                    "image.pullPolicy=Never",
-                                    "--set",
-                                    "image.runnerPullPolicy=Never",
-                                    "--set",
-                                    "runner.namespaces={" + String.join(",", namespaces) + "}",
-                                    "--wait",
-                                    "--timeout",
-                                    "5m"));
+                                    argv(
+                                            "install %s %s -n %s --create-namespace"
+                                                    + " --set image.pullPolicy=Never"
+                                                    + " --set image.runnerPullPolicy=Never --set %s --wait"
+                                                    + " --timeout 5m",
+                                            RELEASE,
+                                            repo.resolve("charts/inferencebench").toString(),
+                                            SYSTEM,
+                                            "runner.namespaces={"
+                                                    + String.join(",", namespaces)
+                                                    + "}")));
             for (String value : chartValues) {
                 install.add("--set");
                 install.add(value);

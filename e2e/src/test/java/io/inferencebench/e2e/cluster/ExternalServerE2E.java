@@ -1,5 +1,6 @@
 package io.inferencebench.e2e.cluster;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -58,18 +59,10 @@ class ExternalServerE2E {
         simulatorUrl = "http://" + host + ":" + port;
         simulator =
                 new ProcessBuilder(
-                                binary.toString(),
-                                "--model",
-                                MODEL,
-                                "--host",
-                                host,
-                                "--port",
-                                Integer.toString(port),
-                                "--time-to-first-token",
-                                "20ms",
-                                "--inter-token-latency",
-                                "5ms",
-                                "--force-dummy-tokenizer")
+                                argv(
+                                        "%s --model %s --host %s --port %s --time-to-first-token 20ms"
+                                                + " --inter-token-latency 5ms --force-dummy-tokenizer",
+                                        binary, MODEL, host, Integer.toString(port)))
                         .redirectErrorStream(true)
                         .redirectOutput(LOG_DIR.resolve("model-sim.log").toFile())
                         .start();

@@ -1,5 +1,6 @@
 package io.inferencebench.e2e.cluster;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -60,13 +61,9 @@ class OperatorVllmIT {
         vllmUrl = "http://" + host + ":" + port;
         ProcessBuilder serve =
                 new ProcessBuilder(
-                                "bash",
-                                VllmCpu.script().toString(),
-                                "serve",
-                                "--host",
-                                host,
-                                "--port",
-                                Integer.toString(port))
+                                argv(
+                                        "bash %s serve --host %s --port %s",
+                                        VllmCpu.script().toString(), host, Integer.toString(port)))
                         .redirectErrorStream(true)
                         .redirectOutput(LOG_DIR.resolve("vllm.log").toFile());
         serve.environment().put("IB_CACHE_DIR", venv.getParent().toString());

@@ -1,5 +1,6 @@
 package io.inferencebench.e2e.images;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -202,21 +203,11 @@ class ImagesIT {
                         withEntrypoint(
                                 "runner",
                                 List.of(
-                                        "run",
-                                        "--base-url",
-                                        "http://127.0.0.1:" + simPort,
-                                        "--backend",
-                                        "vllm",
-                                        "--random-input-len",
-                                        "16",
-                                        "--random-output-len",
-                                        "8",
-                                        "--request-rate",
-                                        "20",
-                                        "--num-prompts",
-                                        "30",
-                                        "--result-dir",
-                                        "/results")));
+                                        argv(
+                                                "run --base-url %s --backend vllm --random-input-len 16"
+                                                        + " --random-output-len 8 --request-rate 20 --num-prompts 30"
+                                                        + " --result-dir /results",
+                                                "http://127.0.0.1:" + simPort))));
         assertThat(run.ok()).as("runner container:\n" + run.output()).isTrue();
         // The image's JVM compiles with C1 only, and the runner says so.
         assertThat(run.output()).contains("JIT: C1 only (-XX:TieredStopAtLevel=1)");
@@ -258,23 +249,12 @@ class ImagesIT {
                         withEntrypoint(
                                 "runner",
                                 List.of(
-                                        "run",
-                                        "--base-url",
-                                        "http://127.0.0.1:" + simPort,
-                                        "--backend",
-                                        "vllm",
-                                        "--tokenizer",
-                                        "/data/tokenizer.json",
-                                        "--random-input-len",
-                                        "12",
-                                        "--random-output-len",
-                                        "4",
-                                        "--request-rate",
-                                        "20",
-                                        "--num-prompts",
-                                        "10",
-                                        "--result-dir",
-                                        "/data/results")));
+                                        argv(
+                                                "run --base-url %s --backend vllm"
+                                                        + " --tokenizer /data/tokenizer.json --random-input-len 12"
+                                                        + " --random-output-len 4 --request-rate 20 --num-prompts 10"
+                                                        + " --result-dir /data/results",
+                                                "http://127.0.0.1:" + simPort))));
         assertThat(run.ok()).as("runner container:\n" + run.output()).isTrue();
         assertThat(successCount() - before).isEqualTo(10.0);
         JsonNode profile;

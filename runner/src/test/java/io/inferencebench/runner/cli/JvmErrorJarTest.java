@@ -1,6 +1,6 @@
 package io.inferencebench.runner.cli;
 
-import static io.inferencebench.runner.cli.Argv.argv;
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;

@@ -1,6 +1,6 @@
 package io.inferencebench.runner.cli;
 
-import static io.inferencebench.runner.cli.Argv.argv;
+import static io.inferencebench.testkit.Argv.argv;
 
 import io.inferencebench.testkit.FreePorts;
 import io.inferencebench.testkit.ModelSim;

@@ -1,4 +1,4 @@
-package io.inferencebench.runner.cli;
+package io.inferencebench.testkit;
 
 import java.util.ArrayList;
 import java.util.List;
