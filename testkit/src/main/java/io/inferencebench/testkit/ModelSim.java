@@ -84,6 +84,14 @@ public final class ModelSim {
         throw new IllegalStateException("model-sim not ready: " + Files.readString(log));
     }
 
+    /** Stops a model-sim {@link #startOnLoopback} started: gently, then after 5 s by force. */
+    public static void stop(Process process) throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(5, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+        }
+    }
+
     private static Path provision(Path script) {
         try {
             Process process =

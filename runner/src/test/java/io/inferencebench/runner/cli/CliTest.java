@@ -25,11 +25,10 @@ class CliTest {
 
     record Outcome(int code, String out, String err) {}
 
+    /** The CLI run in-process ({@link SimServer#cli}). */
     static Outcome run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
-        return new Outcome(code, out.toString(), err.toString());
+        SimServer.Outcome o = SimServer.cli(args);
+        return new Outcome(o.code(), o.out(), o.err());
     }
 
     /** The OpenAI stub plus GET /v1/models, recording request headers. */

@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /** A model-sim process on a free loopback port, stopped on close; and the CLI run in-process. */
 final class SimServer implements AutoCloseable {
@@ -66,9 +65,6 @@ final class SimServer implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        process.destroy();
-        if (!process.waitFor(5, TimeUnit.SECONDS)) {
-            process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-        }
+        ModelSim.stop(process);
     }
 }

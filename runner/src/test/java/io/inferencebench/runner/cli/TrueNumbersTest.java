@@ -8,8 +8,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.inferencebench.runner.stub.OpenAiStub;
 import io.inferencebench.runner.stub.StubServer;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -23,11 +21,10 @@ class TrueNumbersTest {
 
     record Outcome(int code, String out, String err) {}
 
+    /** The CLI run in-process ({@link SimServer#cli}). */
     static Outcome run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
-        return new Outcome(code, out.toString(), err.toString());
+        SimServer.Outcome o = SimServer.cli(args);
+        return new Outcome(o.code(), o.out(), o.err());
     }
 
     static List<JsonNode> profiles(Path dir) throws IOException {

@@ -50,10 +50,7 @@ class ScrapeMetricsCliTest {
 
         @Override
         public void close() throws Exception {
-            process.destroy();
-            if (!process.waitFor(5, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-            }
+            ModelSim.stop(process);
         }
     }
 
