@@ -4,6 +4,11 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSecurityContextBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
+import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
@@ -13,6 +18,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The model-server simulator (llm-d-inference-sim's image, run by the local node as model-sim) as a
@@ -37,6 +44,10 @@ public final class SimulatorDeployment {
     /** Container port, named {@code http}; also the Service port. */
     public static final int PORT = 8000;
 
+    /** One sample of the simulator's request counter, with or without labels. */
+    private static final Pattern REQUEST_SUCCESS =
+            Pattern.compile("(?m)^vllm:request_success_total(?:\\{[^}]*\\})? ([0-9.eE+-]+)$");
+
     private final String name;
     private String appLabel;
     private final Map<String, String> podLabels = new LinkedHashMap<>();
@@ -48,6 +59,11 @@ public final class SimulatorDeployment {
     private String fakeMetrics;
     private final List<String> extraArgs = new ArrayList<>();
     private String serviceName;
+    private String image = IMAGE;
+    private boolean restricted;
+    private String readinessPath = "/ready";
+    private final Map<String, String> requests = new LinkedHashMap<>();
+    private final Map<String, String> limits = new LinkedHashMap<>();
 
     private SimulatorDeployment(String name) {
         this.name = name;
@@ -118,6 +134,44 @@ public final class SimulatorDeployment {
         return this;
     }
 
+    /**
+     * For namespaces that enforce Pod Security {@code restricted}: {@code image} as the cluster
+     * already has it (never pulled), non-root, read-only root filesystem, no capabilities,
+     * RuntimeDefault seccomp and no service account token.
+     */
+    public SimulatorDeployment restricted(String image) {
+        this.image = image;
+        this.restricted = true;
+        return this;
+    }
+
+    /** The readiness probe's path (default {@code /ready}). */
+    public SimulatorDeployment readinessPath(String path) {
+        this.readinessPath = path;
+        return this;
+    }
+
+    /** The container's requests; a {@code null} value is left out. */
+    public SimulatorDeployment requests(String cpu, String memory) {
+        putResources(requests, cpu, memory);
+        return this;
+    }
+
+    /** The container's limits; a {@code null} value is left out. */
+    public SimulatorDeployment limits(String cpu, String memory) {
+        putResources(limits, cpu, memory);
+        return this;
+    }
+
+    private static void putResources(Map<String, String> into, String cpu, String memory) {
+        if (cpu != null) {
+            into.put("cpu", cpu);
+        }
+        if (memory != null) {
+            into.put("memory", memory);
+        }
+    }
+
     /** The simulator's command-line arguments. */
     public List<String> args() {
         List<String> args = new ArrayList<>(List.of("--model", model, "--port", "" + PORT));
@@ -142,40 +196,69 @@ public final class SimulatorDeployment {
         Map<String, String> labels = new LinkedHashMap<>();
         labels.put("app", appLabel);
         labels.putAll(podLabels);
-        return new DeploymentBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .endMetadata()
-                .withNewSpec()
-                .withReplicas(replicas)
-                .withNewSelector()
-                .addToMatchLabels(labels)
-                .endSelector()
-                .withNewTemplate()
-                .withNewMetadata()
-                .addToLabels(labels)
-                .endMetadata()
-                .withNewSpec()
-                .addNewContainer()
-                .withName("vllm")
-                .withImage(IMAGE)
-                .withArgs(args())
-                .addNewPort()
-                .withName("http")
-                .withContainerPort(PORT)
-                .endPort()
-                .withNewReadinessProbe()
-                .withNewHttpGet()
-                .withPath("/ready")
-                .withPort(new IntOrString("http"))
-                .endHttpGet()
-                .withPeriodSeconds(1)
-                .endReadinessProbe()
-                .endContainer()
-                .endSpec()
-                .endTemplate()
-                .endSpec()
-                .build();
+        Deployment deployment =
+                new DeploymentBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .endMetadata()
+                        .withNewSpec()
+                        .withReplicas(replicas)
+                        .withNewSelector()
+                        .addToMatchLabels(labels)
+                        .endSelector()
+                        .withNewTemplate()
+                        .withNewMetadata()
+                        .addToLabels(labels)
+                        .endMetadata()
+                        .withNewSpec()
+                        .addNewContainer()
+                        .withName("vllm")
+                        .withImage(image)
+                        .withArgs(args())
+                        .addNewPort()
+                        .withName("http")
+                        .withContainerPort(PORT)
+                        .endPort()
+                        .withNewReadinessProbe()
+                        .withNewHttpGet()
+                        .withPath(readinessPath)
+                        .withPort(new IntOrString("http"))
+                        .endHttpGet()
+                        .withPeriodSeconds(1)
+                        .endReadinessProbe()
+                        .endContainer()
+                        .endSpec()
+                        .endTemplate()
+                        .endSpec()
+                        .build();
+        PodSpec pod = deployment.getSpec().getTemplate().getSpec();
+        var container = pod.getContainers().get(0);
+        if (restricted) {
+            pod.setAutomountServiceAccountToken(false);
+            pod.setSecurityContext(
+                    new PodSecurityContextBuilder()
+                            .withRunAsNonRoot(true)
+                            .withNewSeccompProfile()
+                            .withType("RuntimeDefault")
+                            .endSeccompProfile()
+                            .build());
+            container.setImagePullPolicy("Never");
+            container.setSecurityContext(
+                    new SecurityContextBuilder()
+                            .withAllowPrivilegeEscalation(false)
+                            .withReadOnlyRootFilesystem(true)
+                            .withNewCapabilities()
+                            .withDrop("ALL")
+                            .endCapabilities()
+                            .build());
+        }
+        if (!requests.isEmpty() || !limits.isEmpty()) {
+            var resources = new ResourceRequirementsBuilder();
+            requests.forEach((k, v) -> resources.addToRequests(k, new Quantity(v)));
+            limits.forEach((k, v) -> resources.addToLimits(k, new Quantity(v)));
+            container.setResources(resources.build());
+        }
+        return deployment;
     }
 
     /** Creates the Deployment and, unless {@code service(null)}, its Service. */
@@ -200,10 +283,31 @@ public final class SimulatorDeployment {
                                             .inNamespace(namespace)
                                             .withName(name)
                                             .get();
-                            Integer ready = d == null ? null : d.getStatus().getReadyReplicas();
+                            Integer ready =
+                                    d == null || d.getStatus() == null
+                                            ? null
+                                            : d.getStatus().getReadyReplicas();
                             return ready != null && ready >= replicas;
                         });
         return this;
+    }
+
+    /** Creates the Deployment and its Service, and waits until every replica is ready. */
+    public SimulatorDeployment deploy(KubernetesClient client, String namespace, Duration atMost) {
+        return create(client, namespace).awaitReady(client, namespace, atMost);
+    }
+
+    /**
+     * The simulator's own count of requests served: {@code vllm:request_success_total} summed over
+     * its label sets in a {@code /metrics} page.
+     */
+    public static double requestSuccesses(String metricsPage) {
+        double total = 0;
+        Matcher m = REQUEST_SUCCESS.matcher(metricsPage);
+        while (m.find()) {
+            total += Double.parseDouble(m.group(1));
+        }
+        return total;
     }
 
     /** The Deployment's pods (any phase). */

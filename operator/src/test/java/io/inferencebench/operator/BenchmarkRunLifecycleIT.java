@@ -91,6 +91,11 @@ class BenchmarkRunLifecycleIT {
         return cluster.createRun(namespace, yaml);
     }
 
+    /** Creates the run {@code name} whose {@code spec} is {@code specBody}. */
+    private BenchmarkRun createSpec(String name, String specBody) {
+        return cluster.createRun(namespace, OperatorTestCluster.runYaml(name, null, specBody));
+    }
+
     private BenchmarkRun get(String name) {
         return cluster.run(namespace, name);
     }
@@ -173,17 +178,13 @@ class BenchmarkRunLifecycleIT {
                         "missing-secret",
                         s -> s.condition(ConditionTypes.TARGET_READY).isPresent());
         // The spec has no secret; make a second run that references a missing one.
-        cluster.createRun(
-                namespace,
+        createSpec(
+                "needs-secret",
                 """
-                apiVersion: inferencebench.io/v1alpha1
-                kind: BenchmarkRun
-                metadata: {name: needs-secret}
-                spec:
-                  target:
-                    service: {name: vllm, port: 8000}
-                    apiKeySecretRef: {name: hf, key: token}
-                  load: {requestRates: [1], numPrompts: 5}
+                target:
+                  service: {name: vllm, port: 8000}
+                  apiKeySecretRef: {name: hf, key: token}
+                load: {requestRates: [1], numPrompts: 5}
                 """);
         status = awaitTargetReadyReason("needs-secret", "MissingReference");
         assertThat(status.getPhase()).isEqualTo(Phase.PENDING);
@@ -228,16 +229,12 @@ class BenchmarkRunLifecycleIT {
         assertThat(client.batch().v1().jobs().inNamespace(namespace).list().getItems()).isEmpty();
 
         // A run naming its own ServiceAccount is checked for that one.
-        cluster.createRun(
-                namespace,
+        createSpec(
+                "own-sa",
                 """
-                apiVersion: inferencebench.io/v1alpha1
-                kind: BenchmarkRun
-                metadata: {name: own-sa}
-                spec:
-                  target: {service: {name: vllm, port: 8000}}
-                  load: {requestRates: [1], numPrompts: 5}
-                  runner: {serviceAccountName: team-runner}
+                target: {service: {name: vllm, port: 8000}}
+                load: {requestRates: [1], numPrompts: 5}
+                runner: {serviceAccountName: team-runner}
                 """);
         status =
                 awaitStatus(
@@ -299,17 +296,13 @@ class BenchmarkRunLifecycleIT {
         assertThat(status.getMessage())
                 .contains("spec.target.tls.caConfigMapRef: ConfigMap server-ca has no key ca.crt");
 
-        cluster.createRun(
-                namespace,
+        createSpec(
+                "ca-secret",
                 """
-                apiVersion: inferencebench.io/v1alpha1
-                kind: BenchmarkRun
-                metadata: {name: ca-secret}
-                spec:
-                  target:
-                    service: {name: vllm, port: 8000, scheme: https}
-                    tls: {caSecretRef: {name: server-tls, key: ca.pem}}
-                  load: {requestRates: [1], numPrompts: 5}
+                target:
+                  service: {name: vllm, port: 8000, scheme: https}
+                  tls: {caSecretRef: {name: server-tls, key: ca.pem}}
+                load: {requestRates: [1], numPrompts: 5}
                 """);
         status = awaitTargetReadyReason("ca-secret", "MissingReference");
         assertThat(status.getPhase()).isEqualTo(Phase.PENDING);
@@ -631,16 +624,12 @@ class BenchmarkRunLifecycleIT {
     @Test
     void timeoutsFailTheRunWithTheirReasonAndTtlDeletesIt() {
         service("vllm", false);
-        cluster.createRun(
-                namespace,
+        createSpec(
+                "never-ready",
                 """
-                apiVersion: inferencebench.io/v1alpha1
-                kind: BenchmarkRun
-                metadata: {name: never-ready}
-                spec:
-                  target: {service: {name: vllm, port: 8000}, readinessTimeout: 1s}
-                  load: {requestRates: [1], numPrompts: 5}
-                  ttlSecondsAfterFinished: 2
+                target: {service: {name: vllm, port: 8000}, readinessTimeout: 1s}
+                load: {requestRates: [1], numPrompts: 5}
+                ttlSecondsAfterFinished: 2
                 """);
         BenchmarkRunStatus failed = awaitStatus("never-ready", s -> s.getPhase() == Phase.FAILED);
         assertThat(condition(failed, ConditionTypes.COMPLETED, "reason"))
@@ -650,16 +639,12 @@ class BenchmarkRunLifecycleIT {
         await().atMost(Duration.ofSeconds(20)).until(() -> get("never-ready") == null);
 
         service("ready", true);
-        cluster.createRun(
-                namespace,
+        createSpec(
+                "runners-late",
                 """
-                apiVersion: inferencebench.io/v1alpha1
-                kind: BenchmarkRun
-                metadata: {name: runners-late}
-                spec:
-                  target: {service: {name: ready, port: 8000}}
-                  load: {requestRates: [1], numPrompts: 5}
-                  runner: {startTimeout: 1s, cleanupPolicy: Always}
+                target: {service: {name: ready, port: 8000}}
+                load: {requestRates: [1], numPrompts: 5}
+                runner: {startTimeout: 1s, cleanupPolicy: Always}
                 """);
         BenchmarkRunStatus late = awaitStatus("runners-late", s -> s.getPhase() == Phase.FAILED);
         assertThat(condition(late, ConditionTypes.COMPLETED, "reason"))

@@ -1,9 +1,16 @@
 package io.inferencebench.testkit;
 
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -35,6 +42,54 @@ public final class ModelSim {
             dir = dir.getParent();
         }
         return cached = Path.of("model-sim");
+    }
+
+    /**
+     * Starts model-sim serving model {@code sim} (dummy tokenizer) on {@code 127.0.0.1:port} with
+     * {@code flags}, its output into {@code log}, and waits up to 30 s until {@code readyPath}
+     * answers 200; fails with the log when it exits or is not ready by then (and stops it).
+     */
+    public static Process startOnLoopback(int port, Path log, String readyPath, String... flags)
+            throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(binary().toString(), "--model", "sim"));
+        command.addAll(List.of("--host", "127.0.0.1", "--port", Integer.toString(port)));
+        command.add("--force-dummy-tokenizer");
+        command.addAll(List.of(flags));
+        Process process =
+                new ProcessBuilder(command)
+                        .redirectErrorStream(true)
+                        .redirectOutput(log.toFile())
+                        .start();
+        URI ready = URI.create("http://127.0.0.1:" + port + readyPath);
+        HttpClient client = HttpClient.newHttpClient();
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("model-sim exited: " + Files.readString(log));
+            }
+            try {
+                HttpResponse<Void> r =
+                        client.send(
+                                HttpRequest.newBuilder(ready).build(),
+                                HttpResponse.BodyHandlers.discarding());
+                if (r.statusCode() == 200) {
+                    return process;
+                }
+            } catch (IOException notYet) {
+                // still starting
+            }
+            Thread.sleep(50);
+        }
+        process.destroyForcibly();
+        throw new IllegalStateException("model-sim not ready: " + Files.readString(log));
+    }
+
+    /** Stops a model-sim {@link #startOnLoopback} started: gently, then after 5 s by force. */
+    public static void stop(Process process) throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(5, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+        }
     }
 
     private static Path provision(Path script) {

@@ -1,11 +1,15 @@
 package io.inferencebench.e2e.cluster;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.inferencebench.e2e.OperatorFixtures;
+import io.inferencebench.e2e.ProjectImages;
+import io.inferencebench.e2e.SimulatorDeployment;
 import io.inferencebench.testkit.RealNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -18,8 +22,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -41,7 +43,7 @@ final class ChartCluster implements AutoCloseable {
     static final String OPERATOR = "inferencebench-operator";
 
     final Path repo;
-    final Map<String, String> pom;
+    private final ProjectImages images;
 
     /** The cluster of the {@link TestCluster#PROPERTY} switch. */
     final TestCluster cluster;
@@ -54,8 +56,8 @@ final class ChartCluster implements AutoCloseable {
     private final Path logCopies;
 
     private ChartCluster(List<String> namespaces, Path logCopies, List<String> chartValues) {
-        this.repo = findRepo();
-        this.pom = rootPomProperties(repo.resolve("pom.xml"));
+        this.repo = OperatorFixtures.findRepoRoot();
+        this.images = ProjectImages.ofThisRepository();
         this.logCopies = logCopies;
         for (String image : List.of("operator", "runner", "model-sim")) {
             assertThat(tarball(image)).as("image tarball (built by `make images`)").exists();
@@ -85,21 +87,17 @@ final class ChartCluster implements AutoCloseable {
             List<String> install =
                     new ArrayList<>(
                             List.of(
-                                    "install",
-                                    RELEASE,
-                                    repo.resolve("charts/inferencebench").toString(),
-                                    "-n",
-                                    SYSTEM,
-                                    "--create-namespace",
-                                    "--set",
-                                    "image.pullPolicy=Never",
-                                    "--set",
-                                    "image.runnerPullPolicy=Never",
-                                    "--set",
-                                    "runner.namespaces={" + String.join(",", namespaces) + "}",
-                                    "--wait",
-                                    "--timeout",
-                                    "5m"));
+                                    argv(
+                                            "install %s %s -n %s --create-namespace"
+                                                    + " --set image.pullPolicy=Never"
+                                                    + " --set image.runnerPullPolicy=Never --set %s --wait"
+                                                    + " --timeout 5m",
+                                            RELEASE,
+                                            repo.resolve("charts/inferencebench").toString(),
+                                            SYSTEM,
+                                            "runner.namespaces={"
+                                                    + String.join(",", namespaces)
+                                                    + "}")));
             for (String value : chartValues) {
                 install.add("--set");
                 install.add(value);
@@ -198,15 +196,31 @@ final class ChartCluster implements AutoCloseable {
     }
 
     String reference(String image) {
-        return pom.get("image.registry")
-                + "/"
-                + pom.get("image." + image)
-                + ":"
-                + pom.get("project.version");
+        return images.reference(image);
+    }
+
+    /**
+     * The simulator from the cluster's model-sim image, admitted by Pod Security {@code
+     * restricted}, requesting 50m CPU and 32Mi, limited to 256Mi.
+     */
+    SimulatorDeployment simulator(String name, String model) {
+        return SimulatorDeployment.named(name)
+                .model(model)
+                .restricted(reference("model-sim"))
+                .requests("50m", "32Mi")
+                .limits(null, "256Mi");
+    }
+
+    /**
+     * The simulator the operator scenarios load: {@link #simulator}, limited to one CPU (so its
+     * latencies do not borrow the node's other cores), ready once it lists its model.
+     */
+    SimulatorDeployment scenarioSimulator(String name, String model) {
+        return simulator(name, model).limits("1", null).readinessPath("/v1/models");
     }
 
     Path tarball(String image) {
-        return repo.resolve("target/images").resolve(pom.get("image." + image) + ".tar");
+        return images.tarball(image);
     }
 
     String kubectl(String... args) {
@@ -269,41 +283,6 @@ final class ChartCluster implements AutoCloseable {
         if (cluster != null) {
             cluster.copyLogs(logCopies);
             cluster.close();
-        }
-    }
-
-    private static Path findRepo() {
-        Path d = Path.of("").toAbsolutePath();
-        while (d != null && !Files.exists(d.resolve("e2e/scripts/provision-node.sh"))) {
-            d = d.getParent();
-        }
-        if (d == null) {
-            throw new IllegalStateException(
-                    "repository root not found above " + Path.of("").toAbsolutePath());
-        }
-        return d;
-    }
-
-    /** The root pom's {@code image.*} properties plus {@code project.version}. */
-    private static Map<String, String> rootPomProperties(Path pomFile) {
-        try {
-            String text = Files.readString(pomFile);
-            var props = new HashMap<String, String>();
-            Matcher m = Pattern.compile("<(image\\.[a-z.-]+)>([^<]*)</\\1>").matcher(text);
-            while (m.find()) {
-                props.putIfAbsent(m.group(1), m.group(2));
-            }
-            Matcher v =
-                    Pattern.compile(
-                                    "<artifactId>inferencebench-parent</artifactId>\\s*<version>([^<]+)</version>")
-                            .matcher(text);
-            if (!v.find()) {
-                throw new IllegalStateException("no project version in " + pomFile);
-            }
-            props.put("project.version", v.group(1));
-            return props;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }

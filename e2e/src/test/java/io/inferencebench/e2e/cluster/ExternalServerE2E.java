@@ -1,5 +1,6 @@
 package io.inferencebench.e2e.cluster;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -7,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
-import io.inferencebench.crds.v1alpha1.Phase;
+import io.inferencebench.e2e.SimulatorDeployment;
 import io.inferencebench.testkit.ModelSim;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -58,18 +59,10 @@ class ExternalServerE2E {
         simulatorUrl = "http://" + host + ":" + port;
         simulator =
                 new ProcessBuilder(
-                                binary.toString(),
-                                "--model",
-                                MODEL,
-                                "--host",
-                                host,
-                                "--port",
-                                Integer.toString(port),
-                                "--time-to-first-token",
-                                "20ms",
-                                "--inter-token-latency",
-                                "5ms",
-                                "--force-dummy-tokenizer")
+                                argv(
+                                        "%s --model %s --host %s --port %s --time-to-first-token 20ms"
+                                                + " --inter-token-latency 5ms --force-dummy-tokenizer",
+                                        binary, MODEL, host, Integer.toString(port)))
                         .redirectErrorStream(true)
                         .redirectOutput(LOG_DIR.resolve("model-sim.log").toFile())
                         .start();
@@ -105,62 +98,21 @@ class ExternalServerE2E {
             throws Exception {
         URI url = URI.create(simulatorUrl);
         HostService.expose(client, NAMESPACE, "external", 8000, url.getHost(), url.getPort());
-        client.resource(
-                        """
-                        apiVersion: inferencebench.io/v1alpha1
-                        kind: BenchmarkRun
-                        metadata: {name: external, namespace: %s}
-                        spec:
-                          target:
-                            service: {name: external, port: 8000}
-                            backend: vllm
-                            api: completions
-                            model: %s
-                            readinessTimeout: 2m
-                          workload:
-                            dataset:
-                              type: random
-                              inputTokens: {type: fixed, mean: 16}
-                              outputTokens: {type: fixed, mean: 8}
-                              seed: 7
-                            streaming: true
-                            ignoreEos: true
-                          load:
-                            requestRates: [4]
-                            numPrompts: %d
-                            arrival: constant
-                            warmupRequests: %d
-                            cooldown: 1s
-                            requestTimeout: 30s
-                          metrics:
-                            interval: 1s
-                          runner:
-                            parallelism: 1
-                            startTimeout: 4m
-                            resources:
-                              requests: {cpu: 100m, memory: 256Mi}
-                              limits: {memory: 768Mi}
-                        """
-                                .formatted(NAMESPACE, MODEL, PROMPTS, WARMUP))
-                .create();
-        await().atMost(Duration.ofMinutes(5))
-                .pollInterval(Duration.ofSeconds(1))
-                .until(
-                        () -> {
-                            assertThat(simulator.isAlive()).as("model-sim on the host").isTrue();
-                            BenchmarkRun r = get();
-                            Phase p =
-                                    r == null || r.getStatus() == null
-                                            ? null
-                                            : r.getStatus().getPhase();
-                            return p == Phase.SUCCEEDED
-                                    || p == Phase.FAILED
-                                    || p == Phase.CANCELLED;
-                        });
-        BenchmarkRun done = get();
-        assertThat(done.getStatus().getPhase())
-                .as("phase (message: %s)", done.getStatus().getMessage())
-                .isEqualTo(Phase.SUCCEEDED);
+        Runs.create(
+                client,
+                NAMESPACE,
+                RunYaml.named("external")
+                        .target("external", MODEL)
+                        .load("4", PROMPTS, WARMUP)
+                        .metricsEverySecond("")
+                        .yaml());
+        BenchmarkRun done =
+                Runs.awaitSucceeded(
+                        client,
+                        NAMESPACE,
+                        "external",
+                        Duration.ofMinutes(5),
+                        () -> assertThat(simulator.isAlive()).as("model-sim on the host").isTrue());
         assertThat(done.getStatus().condition(ConditionTypes.TARGET_READY))
                 .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
         var collected =
@@ -179,7 +131,8 @@ class ExternalServerE2E {
         assertThat(metrics.get("completed").asLong()).isEqualTo(PROMPTS);
         long sent = metrics.get("requests_sent").asLong();
         // The server's own count: every request the runner sent in the stage, plus its warm-up.
-        assertThat(successes(get(simulatorUrl + "/metrics"))).isEqualTo((double) sent + WARMUP);
+        assertThat(SimulatorDeployment.requestSuccesses(get(simulatorUrl + "/metrics")))
+                .isEqualTo((double) sent + WARMUP);
         // ... and the operator's window increase at the slice's address: the stage's requests.
         assertThat(
                         Double.parseDouble(
@@ -199,20 +152,5 @@ class ExternalServerE2E {
                         HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as("GET %s", url).isEqualTo(200);
         return r.body();
-    }
-
-    /** The sum of {@code vllm:request_success_total} over its label sets. */
-    private static double successes(String page) {
-        return page.lines()
-                .filter(l -> l.startsWith("vllm:request_success_total"))
-                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
-                .sum();
-    }
-
-    private static BenchmarkRun get() {
-        return client.resources(BenchmarkRun.class)
-                .inNamespace(NAMESPACE)
-                .withName("external")
-                .get();
     }
 }

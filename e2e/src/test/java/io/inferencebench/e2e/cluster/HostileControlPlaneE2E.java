@@ -14,20 +14,18 @@ import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
-import io.inferencebench.crds.workorder.PartReport;
+import io.inferencebench.e2e.SimulatorDeployment;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
-import java.util.regex.Pattern;
 import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -504,17 +502,15 @@ class HostileControlPlaneE2E {
     }
 
     private static Instant awaitStageStart(String ns, String run, int stage) {
-        await().atMost(Duration.ofMinutes(4))
-                .pollInterval(Duration.ofMillis(200))
-                .until(
-                        () -> {
-                            BenchmarkRun r = run(ns, run);
-                            return (r != null
-                                            && r.getStatus() != null
-                                            && r.getStatus().getStageStartTimes() != null
-                                            && r.getStatus().getStageStartTimes().size() >= stage)
-                                    || Runs.ended(phase(ns, run));
-                        });
+        Runs.awaitOrEnd(
+                client,
+                ns,
+                run,
+                Duration.ofMinutes(4),
+                r ->
+                        r.getStatus() != null
+                                && r.getStatus().getStageStartTimes() != null
+                                && r.getStatus().getStageStartTimes().size() >= stage);
         assertThat(phase(ns, run)).isEqualTo(Phase.RUNNING);
         Instant barrier =
                 Instant.parse(run(ns, run).getStatus().getStageStartTimes().get(stage - 1));
@@ -522,63 +518,13 @@ class HostileControlPlaneE2E {
         return barrier;
     }
 
+    /** The simulator as Deployment and Service {@code sim:8000}, 20 ms TTFT, 5 ms ITL. */
     private static void deploySimulator(String ns) {
-        for (String doc :
-                """
-                apiVersion: apps/v1
-                kind: Deployment
-                metadata: {name: sim, namespace: %1$s}
-                spec:
-                  replicas: 1
-                  selector: {matchLabels: {app: sim}}
-                  template:
-                    metadata: {labels: {app: sim}}
-                    spec:
-                      automountServiceAccountToken: false
-                      securityContext:
-                        runAsNonRoot: true
-                        seccompProfile: {type: RuntimeDefault}
-                      containers:
-                      - name: sim
-                        image: %2$s
-                        imagePullPolicy: Never
-                        args: [--model, %3$s, --port, "8000", --time-to-first-token, "20",
-                               --inter-token-latency, "5", --max-num-seqs, "256"]
-                        ports: [{name: http, containerPort: 8000}]
-                        readinessProbe:
-                          httpGet: {path: /v1/models, port: http}
-                          periodSeconds: 1
-                        resources:
-                          requests: {cpu: 50m, memory: 32Mi}
-                          limits: {cpu: "1", memory: 256Mi}
-                        securityContext:
-                          allowPrivilegeEscalation: false
-                          readOnlyRootFilesystem: true
-                          capabilities: {drop: [ALL]}
-                ---
-                apiVersion: v1
-                kind: Service
-                metadata: {name: sim, namespace: %1$s}
-                spec:
-                  selector: {app: sim}
-                  ports: [{name: http, port: 8000, targetPort: http}]
-                """
-                        .formatted(ns, cluster.reference("model-sim"), MODEL)
-                        .split("(?m)^---$")) {
-            client.resource(doc).serverSideApply();
-        }
-        await().atMost(Duration.ofMinutes(2))
-                .pollInterval(Duration.ofMillis(250))
-                .until(
-                        () ->
-                                client
-                                        .pods()
-                                        .inNamespace(ns)
-                                        .withLabel("app", "sim")
-                                        .list()
-                                        .getItems()
-                                        .stream()
-                                        .anyMatch(ChartCluster::ready));
+        cluster.scenarioSimulator("sim", MODEL)
+                .timeToFirstToken(20)
+                .interTokenLatency(5)
+                .maxNumSeqs(256)
+                .deploy(client, ns, Duration.ofMinutes(2));
     }
 
     /**
@@ -586,47 +532,15 @@ class HostileControlPlaneE2E {
      * target's metrics scraped every second.
      */
     private static void createRun(String ns, String name) {
-        String yaml =
-                """
-                apiVersion: inferencebench.io/v1alpha1
-                kind: BenchmarkRun
-                metadata: {name: %s}
-                spec:
-                  target:
-                    service: {name: sim, port: 8000}
-                    backend: vllm
-                    api: completions
-                    model: %s
-                    readinessTimeout: 2m
-                  workload:
-                    dataset:
-                      type: random
-                      inputTokens: {type: fixed, mean: 16}
-                      outputTokens: {type: fixed, mean: 8}
-                      seed: 7
-                    streaming: true
-                    ignoreEos: true
-                  load:
-                    requestRates: [1, 1]
-                    numPrompts: %d
-                    arrival: constant
-                    warmupRequests: %d
-                    cooldown: 1s
-                    requestTimeout: 30s
-                  metrics: {interval: 1s}
-                  runner:
-                    parallelism: 2
-                    startTimeout: 4m
-                    cleanupPolicy: OnSuccess
-                    resources:
-                      requests: {cpu: 100m, memory: 256Mi}
-                      limits: {memory: 768Mi}
-                """
-                        .formatted(name, MODEL, PROMPTS, WARMUP_REQUESTS);
-        client.resources(BenchmarkRun.class)
-                .inNamespace(ns)
-                .load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)))
-                .create();
+        Runs.create(
+                client,
+                ns,
+                RunYaml.named(name)
+                        .target("sim", MODEL)
+                        .load("1, 1", PROMPTS, WARMUP_REQUESTS)
+                        .metricsEverySecond("")
+                        .runner(2, "OnSuccess")
+                        .yaml());
     }
 
     private static BenchmarkRun run(String ns, String name) {
@@ -644,36 +558,19 @@ class HostileControlPlaneE2E {
 
     private static long sumOfParts(String ns, String run, int stage, String field)
             throws IOException {
-        long sum = 0;
-        for (int i = 0; i < 2; i++) {
-            ConfigMap part =
-                    client.configMaps().inNamespace(ns).withName(ResourceNames.part(run, i)).get();
-            assertThat(part).as("part ConfigMap %d of %s", i, run).isNotNull();
-            String json = part.getData().get(PartReport.stageResultKey(stage));
-            assertThat(json).as("stage %d result in part %d", stage, i).isNotNull();
-            sum += JSON.readTree(json).get(field).asLong();
-        }
-        return sum;
+        return Runs.sumOfParts(client, ns, run, 2, stage, field);
     }
 
     /** The simulator's own request counter, read by the test from its /metrics (ClusterIP). */
     private double simulatorSuccesses(String ns) throws Exception {
         String ip =
                 client.services().inNamespace(ns).withName("sim").get().getSpec().getClusterIP();
-        String page =
+        return SimulatorDeployment.requestSuccesses(
                 http.send(
                                 HttpRequest.newBuilder(URI.create("http://" + ip + ":8000/metrics"))
                                         .timeout(Duration.ofSeconds(5))
                                         .build(),
                                 HttpResponse.BodyHandlers.ofString())
-                        .body();
-        double total = 0;
-        var m =
-                Pattern.compile("(?m)^vllm:request_success_total(?:\\{[^}]*\\})? ([0-9.eE+-]+)$")
-                        .matcher(page);
-        while (m.find()) {
-            total += Double.parseDouble(m.group(1));
-        }
-        return total;
+                        .body());
     }
 }

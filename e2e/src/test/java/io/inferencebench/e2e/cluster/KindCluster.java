@@ -81,14 +81,7 @@ final class KindCluster implements TestCluster {
 
     /** Attaches to (or creates) the cluster for the repository this test runs in. */
     static KindCluster start() {
-        Path repo = Path.of("").toAbsolutePath();
-        while (repo != null && !Files.exists(repo.resolve("e2e/scripts/kind-cluster.sh"))) {
-            repo = repo.getParent();
-        }
-        if (repo == null) {
-            throw new IllegalStateException(
-                    "repository root not found above " + Path.of("").toAbsolutePath());
-        }
+        Path repo = io.inferencebench.e2e.OperatorFixtures.findRepoRoot();
         return attach(repo, repo.resolve("e2e/target/chart-cluster"));
     }
 

@@ -16,16 +16,14 @@ import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.v1alpha1.StageResult;
-import io.inferencebench.crds.workorder.PartReport;
+import io.inferencebench.e2e.SimulatorDeployment;
 import io.inferencebench.e2e.operator.AuthCheckProxy;
 import io.inferencebench.e2e.programs.RunnerRbacProbe;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,6 +32,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -307,12 +306,7 @@ class OperatorClusterE2E {
         String ns = NS_CANCEL;
         deploySimulator(ns, "sim");
         createRun(ns, sweep("cancelled", "sim", "4, 4, 4", 12, 1, "", "OnSuccess"));
-        await().atMost(Duration.ofMinutes(4))
-                .pollInterval(Duration.ofMillis(200))
-                .until(
-                        () ->
-                                finishedStages(ns, "cancelled") >= 1
-                                        || Runs.ended(phase(ns, "cancelled")));
+        awaitOrEnd(ns, "cancelled", r -> finishedStages(r) >= 1);
         assertThat(phase(ns, "cancelled")).isEqualTo(Phase.RUNNING);
         client.resources(BenchmarkRun.class)
                 .inNamespace(ns)
@@ -345,12 +339,7 @@ class OperatorClusterE2E {
         String ns = NS_LOSS;
         deploySimulator(ns, "sim");
         createRun(ns, sweep("podloss", "sim", "4, 4, 4", 12, 2, "", "OnSuccess"));
-        await().atMost(Duration.ofMinutes(4))
-                .pollInterval(Duration.ofMillis(200))
-                .until(
-                        () ->
-                                finishedStages(ns, "podloss") >= 1
-                                        || Runs.ended(phase(ns, "podloss")));
+        awaitOrEnd(ns, "podloss", r -> finishedStages(r) >= 1);
         assertThat(phase(ns, "podloss")).isEqualTo(Phase.RUNNING);
         Pod victim =
                 runnerPods(ns, "podloss").stream()
@@ -387,12 +376,10 @@ class OperatorClusterE2E {
         deploySimulator(ns, "sim");
         int numPrompts = 16;
         createRun(ns, sweep("restarted", "sim", "4, 4", numPrompts, 2, "", "OnSuccess"));
-        await().atMost(Duration.ofMinutes(4))
-                .pollInterval(Duration.ofMillis(200))
-                .until(
-                        () ->
-                                phase(ns, "restarted") == Phase.RUNNING
-                                        || Runs.ended(phase(ns, "restarted")));
+        awaitOrEnd(
+                ns,
+                "restarted",
+                r -> r.getStatus() != null && r.getStatus().getPhase() == Phase.RUNNING);
         assertThat(phase(ns, "restarted")).isEqualTo(Phase.RUNNING);
         Pod old = cluster.awaitOperatorReady(Duration.ofSeconds(30));
         client.pods().inNamespace(ChartCluster.SYSTEM).resource(old).withGracePeriod(0).delete();
@@ -893,15 +880,8 @@ class OperatorClusterE2E {
 
     /** The simulator's own request counter, read by the test from its /metrics (ClusterIP). */
     private double simulatorSuccesses(String ns) throws Exception {
-        String page = get("http://" + clusterIp(ns, "sim") + ":8000/metrics").body();
-        double total = 0;
-        var m =
-                Pattern.compile("(?m)^vllm:request_success_total(?:\\{[^}]*\\})? ([0-9.eE+-]+)$")
-                        .matcher(page);
-        while (m.find()) {
-            total += Double.parseDouble(m.group(1));
-        }
-        return total;
+        return SimulatorDeployment.requestSuccesses(
+                get("http://" + clusterIp(ns, "sim") + ":8000/metrics").body());
     }
 
     private static double number(JsonNode stat, String field) {
@@ -918,55 +898,11 @@ class OperatorClusterE2E {
 
     private static void deploySimulator(
             String ns, String name, int ttftMs, int itlMs, int maxNumSeqs) {
-        apply(
-                """
-                        apiVersion: apps/v1
-                        kind: Deployment
-                        metadata: {name: %1$s, namespace: %2$s}
-                        spec:
-                          replicas: 1
-                          selector: {matchLabels: {app: %1$s}}
-                          template:
-                            metadata: {labels: {app: %1$s}}
-                            spec:
-                              automountServiceAccountToken: false
-                              securityContext:
-                                runAsNonRoot: true
-                                seccompProfile: {type: RuntimeDefault}
-                              containers:
-                              - name: sim
-                                image: %3$s
-                                imagePullPolicy: Never
-                                args: [--model, %4$s, --port, "8000", --time-to-first-token, "%5$d",
-                                       --inter-token-latency, "%6$d", --max-num-seqs, "%7$d"]
-                                ports: [{name: http, containerPort: 8000}]
-                                readinessProbe:
-                                  httpGet: {path: /v1/models, port: http}
-                                  periodSeconds: 1
-                                resources:
-                                  requests: {cpu: 50m, memory: 32Mi}
-                                  limits: {cpu: "1", memory: 256Mi}
-                                securityContext:
-                                  allowPrivilegeEscalation: false
-                                  readOnlyRootFilesystem: true
-                                  capabilities: {drop: [ALL]}
-                        ---
-                        apiVersion: v1
-                        kind: Service
-                        metadata: {name: %1$s, namespace: %2$s}
-                        spec:
-                          selector: {app: %1$s}
-                          ports: [{name: http, port: 8000, targetPort: http}]
-                        """
-                        .formatted(
-                                name,
-                                ns,
-                                cluster.reference("model-sim"),
-                                MODEL,
-                                ttftMs,
-                                itlMs,
-                                maxNumSeqs));
-        awaitReadyPod(ns, name, Duration.ofMinutes(2));
+        cluster.scenarioSimulator(name, MODEL)
+                .timeToFirstToken(ttftMs)
+                .interTokenLatency(itlMs)
+                .maxNumSeqs(maxNumSeqs)
+                .deploy(client, ns, Duration.ofMinutes(2));
     }
 
     /**
@@ -1108,10 +1044,7 @@ class OperatorClusterE2E {
     }
 
     private static void createRun(String ns, String yaml) {
-        client.resources(BenchmarkRun.class)
-                .inNamespace(ns)
-                .load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)))
-                .create();
+        Runs.create(client, ns, yaml);
     }
 
     /** A streaming completions sweep against {@code service}, 16 input and 8 output tokens. */
@@ -1123,51 +1056,12 @@ class OperatorClusterE2E {
             int parallelism,
             String extraTarget,
             String cleanup) {
-        return """
-                apiVersion: inferencebench.io/v1alpha1
-                kind: BenchmarkRun
-                metadata: {name: %s}
-                spec:
-                  target:
-                    service: {name: %s, port: 8000}
-                    backend: vllm
-                    api: completions
-                    model: %s
-                    readinessTimeout: 2m
-                %s
-                  workload:
-                    dataset:
-                      type: random
-                      inputTokens: {type: fixed, mean: 16}
-                      outputTokens: {type: fixed, mean: 8}
-                      seed: 7
-                    streaming: true
-                    ignoreEos: true
-                  load:
-                    requestRates: [%s]
-                    numPrompts: %d
-                    arrival: constant
-                    warmupRequests: %d
-                    cooldown: 1s
-                    requestTimeout: 30s
-                  runner:
-                    parallelism: %d
-                    startTimeout: 4m
-                    cleanupPolicy: %s
-                    resources:
-                      requests: {cpu: 100m, memory: 256Mi}
-                      limits: {memory: 768Mi}
-                """
-                .formatted(
-                        name,
-                        service,
-                        MODEL,
-                        extraTarget,
-                        rates,
-                        numPrompts,
-                        WARMUP_REQUESTS,
-                        parallelism,
-                        cleanup);
+        return RunYaml.named(name)
+                .target(service, MODEL)
+                .targetExtra(extraTarget)
+                .load(rates, numPrompts, WARMUP_REQUESTS)
+                .runner(parallelism, cleanup)
+                .yaml();
     }
 
     private static BenchmarkRun run(String ns, String name) {
@@ -1183,11 +1077,15 @@ class OperatorClusterE2E {
         return Runs.awaitPhase(client, ns, name, atMost, phases);
     }
 
-    private static int finishedStages(String ns, String name) {
-        BenchmarkRun run = run(ns, name);
+    private static int finishedStages(BenchmarkRun run) {
         return run == null || run.getStatus() == null || run.getStatus().getResults() == null
                 ? 0
                 : run.getStatus().getResults().size();
+    }
+
+    /** Waits up to 4 minutes until the run has {@code reached} a point or has ended. */
+    private static void awaitOrEnd(String ns, String name, Predicate<BenchmarkRun> reached) {
+        Runs.awaitOrEnd(client, ns, name, Duration.ofMinutes(4), reached);
     }
 
     private static List<Pod> runnerPods(String ns, String run) {
@@ -1200,16 +1098,7 @@ class OperatorClusterE2E {
 
     private static long sumOfParts(String ns, String run, int parallelism, int stage, String field)
             throws IOException {
-        long sum = 0;
-        for (int i = 0; i < parallelism; i++) {
-            ConfigMap part =
-                    client.configMaps().inNamespace(ns).withName(ResourceNames.part(run, i)).get();
-            assertThat(part).as("part ConfigMap %d of %s", i, run).isNotNull();
-            String json = part.getData().get(PartReport.stageResultKey(stage));
-            assertThat(json).as("stage %d result in part %d", stage, i).isNotNull();
-            sum += JSON.readTree(json).get(field).asLong();
-        }
-        return sum;
+        return Runs.sumOfParts(client, ns, run, parallelism, stage, field);
     }
 
     private static String clusterIp(String ns, String service) {

@@ -19,9 +19,8 @@ import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.v1alpha1.StageResult;
-import java.io.ByteArrayInputStream;
+import io.inferencebench.e2e.SimulatorDeployment;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -681,107 +680,26 @@ class OperatorSpeedBench {
      * One stage at 50 req/s, tiny requests; runner pods request {@link #RUNNER_CPU} CPU and 128Mi.
      */
     private static String runYaml(String name, int numPrompts) {
-        return """
-                apiVersion: inferencebench.io/v1alpha1
-                kind: BenchmarkRun
-                metadata: {name: %s}
-                spec:
-                  target:
-                    service: {name: sim, port: 8000}
-                    backend: vllm
-                    api: completions
-                    model: %s
-                    readinessTimeout: 2m
-                  workload:
-                    dataset:
-                      type: random
-                      inputTokens: {type: fixed, mean: 8}
-                      outputTokens: {type: fixed, mean: 4}
-                      seed: 7
-                    streaming: true
-                    ignoreEos: true
-                  load:
-                    requestRates: [50]
-                    numPrompts: %d
-                    arrival: constant
-                    warmupRequests: 0
-                    cooldown: 1s
-                    requestTimeout: 60s
-                  runner:
-                    parallelism: 1
-                    startTimeout: 20m
-                    resources:
-                      requests: {cpu: %s, memory: 128Mi}
-                      limits: {memory: 512Mi}
-                """
-                .formatted(name, MODEL, numPrompts, RUNNER_CPU);
+        return RunYaml.named(name)
+                .target("sim", MODEL)
+                .tokens(8, 4)
+                .load("50", numPrompts, 0)
+                .timeouts("2m", "60s", "20m")
+                .runnerResources(RUNNER_CPU, "128Mi", "512Mi")
+                .yaml();
     }
 
     private static void createRun(String ns, String yaml) {
-        client.resources(BenchmarkRun.class)
-                .inNamespace(ns)
-                .load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)))
-                .create();
+        Runs.create(client, ns, yaml);
     }
 
-    /** The simulator image as a Deployment + Service {@code sim:8000}, 5 ms TTFT, 1 ms ITL. */
+    /** The simulator as Deployment and Service {@code sim:8000}, 5 ms TTFT, 1 ms ITL. */
     private static void deploySimulator(String ns) {
-        String yaml =
-                """
-                apiVersion: apps/v1
-                kind: Deployment
-                metadata: {name: sim, namespace: %1$s}
-                spec:
-                  replicas: 1
-                  selector: {matchLabels: {app: sim}}
-                  template:
-                    metadata: {labels: {app: sim}}
-                    spec:
-                      automountServiceAccountToken: false
-                      securityContext:
-                        runAsNonRoot: true
-                        seccompProfile: {type: RuntimeDefault}
-                      containers:
-                      - name: sim
-                        image: %2$s
-                        imagePullPolicy: Never
-                        args: [--model, %3$s, --port, "8000", --time-to-first-token, "5",
-                               --inter-token-latency, "1", --max-num-seqs, "1024"]
-                        ports: [{name: http, containerPort: 8000}]
-                        readinessProbe:
-                          httpGet: {path: /v1/models, port: http}
-                          periodSeconds: 1
-                        resources:
-                          requests: {cpu: 50m, memory: 32Mi}
-                          limits: {cpu: "1", memory: 256Mi}
-                        securityContext:
-                          allowPrivilegeEscalation: false
-                          readOnlyRootFilesystem: true
-                          capabilities: {drop: [ALL]}
-                ---
-                apiVersion: v1
-                kind: Service
-                metadata: {name: sim, namespace: %1$s}
-                spec:
-                  selector: {app: sim}
-                  ports: [{name: http, port: 8000, targetPort: http}]
-                """
-                        .formatted(ns, cluster.reference("model-sim"), MODEL);
-        for (String doc : yaml.split("(?m)^---$")) {
-            client.resource(doc).serverSideApply();
-        }
-        await().atMost(Duration.ofMinutes(2))
-                .pollInterval(Duration.ofMillis(250))
-                .until(
-                        () ->
-                                client
-                                        .pods()
-                                        .inNamespace(ns)
-                                        .withLabel("app", "sim")
-                                        .list()
-                                        .getItems()
-                                        .stream()
-                                        .anyMatch(ChartCluster::ready));
+        cluster.scenarioSimulator("sim", MODEL)
+                .timeToFirstToken(5)
+                .interTokenLatency(1)
+                .maxNumSeqs(1024)
+                .deploy(client, ns, Duration.ofMinutes(2));
     }
 
     /**
@@ -789,16 +707,7 @@ class OperatorSpeedBench {
      * (no route from the test to the ClusterIP needed, so the same on Kind).
      */
     private static double simulatorSuccesses(String ns) {
-        String page =
-                client.raw("/api/v1/namespaces/" + ns + "/services/http:sim:8000/proxy/metrics");
-        double total = 0;
-        var m =
-                java.util.regex.Pattern.compile(
-                                "(?m)^vllm:request_success_total(?:\\{[^}]*\\})? ([0-9.eE+-]+)$")
-                        .matcher(page);
-        while (m.find()) {
-            total += Double.parseDouble(m.group(1));
-        }
-        return total;
+        return SimulatorDeployment.requestSuccesses(
+                client.raw("/api/v1/namespaces/" + ns + "/services/http:sim:8000/proxy/metrics"));
     }
 }

@@ -1,14 +1,12 @@
 package io.inferencebench.e2e.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
-import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.testkit.TransformersServe;
 import io.inferencebench.testkit.TransformersServe.AccessLine;
 import io.inferencebench.testkit.UsageTap;
@@ -169,23 +167,8 @@ class OperatorTransformersIT {
         tap.clear();
         int logFrom = server.logText().length();
         client.resource(run(name, api)).create();
-        await().atMost(Duration.ofMinutes(10))
-                .pollInterval(Duration.ofSeconds(1))
-                .until(
-                        () -> {
-                            BenchmarkRun r = get(name);
-                            Phase p =
-                                    r == null || r.getStatus() == null
-                                            ? null
-                                            : r.getStatus().getPhase();
-                            return p == Phase.SUCCEEDED
-                                    || p == Phase.FAILED
-                                    || p == Phase.CANCELLED;
-                        });
-        BenchmarkRun done = get(name);
-        assertThat(done.getStatus().getPhase())
-                .as("phase (message: %s)", done.getStatus().getMessage())
-                .isEqualTo(Phase.SUCCEEDED);
+        BenchmarkRun done =
+                Runs.awaitSucceeded(client, NAMESPACE, name, Duration.ofMinutes(10), () -> {});
         assertThat(done.getStatus().condition(ConditionTypes.TARGET_READY))
                 .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
         // No /metrics on this server: said in the condition, and the run still succeeds.
@@ -259,9 +242,5 @@ class OperatorTransformersIT {
         assertThat(metrics.get("total_input_tokens").asLong()).isEqualTo(answered.promptTokens());
         assertThat(metrics.get("count_ttft_ms").asInt()).isEqualTo(PROMPTS);
         return metrics;
-    }
-
-    private static BenchmarkRun get(String name) {
-        return client.resources(BenchmarkRun.class).inNamespace(NAMESPACE).withName(name).get();
     }
 }

@@ -1,5 +1,6 @@
 package io.inferencebench.e2e.cluster;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -7,7 +8,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
-import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.testkit.VllmCpu;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -41,7 +41,7 @@ class OperatorVllmIT {
     static final int PROMPTS = 16;
     static final int IN = 64;
     static final int OUT = 16;
-    static final int SERVICE_PORT = 8000;
+    static final int SERVICE_PORT = RunYaml.PORT;
 
     private static ChartCluster cluster;
     private static KubernetesClient client;
@@ -61,13 +61,9 @@ class OperatorVllmIT {
         vllmUrl = "http://" + host + ":" + port;
         ProcessBuilder serve =
                 new ProcessBuilder(
-                                "bash",
-                                VllmCpu.script().toString(),
-                                "serve",
-                                "--host",
-                                host,
-                                "--port",
-                                Integer.toString(port))
+                                argv(
+                                        "bash %s serve --host %s --port %s",
+                                        VllmCpu.script().toString(), host, Integer.toString(port)))
                         .redirectErrorStream(true)
                         .redirectOutput(LOG_DIR.resolve("vllm.log").toFile());
         serve.environment().put("IB_CACHE_DIR", venv.getParent().toString());
@@ -115,66 +111,32 @@ class OperatorVllmIT {
         }
     }
 
+    /** Poisson arrivals at 2 requests/s, prompts of {@link #IN} tokens asking for {@link #OUT}. */
     static String run(String name) {
-        return """
-                apiVersion: inferencebench.io/v1alpha1
-                kind: BenchmarkRun
-                metadata: {name: %s, namespace: %s}
-                spec:
-                  target:
-                    service: {name: vllm, port: %d}
-                    backend: vllm
-                    api: completions
-                    model: %s
-                    readinessTimeout: 5m
-                  workload:
-                    dataset:
-                      type: random
-                      inputTokens: {type: fixed, mean: %d}
-                      outputTokens: {type: fixed, mean: %d}
-                      seed: 7
-                    streaming: true
-                    ignoreEos: true
-                  load:
-                    requestRates: [2]
-                    numPrompts: %d
-                    arrival: poisson
-                    warmupRequests: 4
-                    cooldown: 1s
-                    requestTimeout: 3m
-                  metrics:
-                    interval: 1s
-                  runner:
-                    parallelism: 1
-                    startTimeout: 5m
-                """
-                .formatted(name, NAMESPACE, SERVICE_PORT, MODEL, IN, OUT, PROMPTS);
+        return RunYaml.named(name)
+                .target("vllm", MODEL)
+                .tokens(IN, OUT)
+                .load("2", PROMPTS, 4)
+                .poisson()
+                .metricsEverySecond("")
+                .timeouts("5m", "3m", "5m")
+                .runnerResources(null, null, null)
+                .yaml();
     }
 
     @Test
     void aRunAgainstVllmBehindAServiceGetsTheServersOwnMetrics() throws Exception {
         URI url = URI.create(vllmUrl);
         HostService.expose(client, NAMESPACE, "vllm", SERVICE_PORT, url.getHost(), url.getPort());
-        client.resource(run("vllm")).create();
+        Runs.create(client, NAMESPACE, run("vllm"));
 
-        await().atMost(Duration.ofMinutes(10))
-                .pollInterval(Duration.ofSeconds(1))
-                .until(
-                        () -> {
-                            assertThat(vllm.isAlive()).as("vllm serve").isTrue();
-                            BenchmarkRun r = get();
-                            Phase p =
-                                    r == null || r.getStatus() == null
-                                            ? null
-                                            : r.getStatus().getPhase();
-                            return p == Phase.SUCCEEDED
-                                    || p == Phase.FAILED
-                                    || p == Phase.CANCELLED;
-                        });
-        BenchmarkRun done = get();
-        assertThat(done.getStatus().getPhase())
-                .as("phase (message: %s)", done.getStatus().getMessage())
-                .isEqualTo(Phase.SUCCEEDED);
+        BenchmarkRun done =
+                Runs.awaitSucceeded(
+                        client,
+                        NAMESPACE,
+                        "vllm",
+                        Duration.ofMinutes(10),
+                        () -> assertThat(vllm.isAlive()).as("vllm serve").isTrue());
         assertThat(done.getStatus().condition(ConditionTypes.SERVER_METRICS_COLLECTED))
                 .hasValueSatisfying(
                         c ->
@@ -216,9 +178,5 @@ class OperatorVllmIT {
         JsonNode m = server.get(name);
         assertThat(m).as("%s in %s", name, server).isNotNull();
         return Double.parseDouble(m.get("Increase").asText());
-    }
-
-    private static BenchmarkRun get() {
-        return client.resources(BenchmarkRun.class).inNamespace(NAMESPACE).withName("vllm").get();
     }
 }

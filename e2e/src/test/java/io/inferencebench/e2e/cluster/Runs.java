@@ -3,16 +3,37 @@ package io.inferencebench.e2e.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.Phase;
+import io.inferencebench.crds.v1alpha1.ResourceNames;
+import io.inferencebench.crds.workorder.PartReport;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Predicate;
 
-/** A BenchmarkRun as the cluster tests follow it: read, its phase, waiting for a phase. */
+/**
+ * A BenchmarkRun as the cluster tests follow it: created from YAML, read, its phase, waiting for a
+ * phase, and what its runner pods wrote in their part ConfigMaps.
+ */
 final class Runs {
 
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     private Runs() {}
+
+    /** Creates the run a BenchmarkRun YAML document describes in namespace {@code ns}. */
+    static void create(KubernetesClient client, String ns, String yaml) {
+        client.resources(BenchmarkRun.class)
+                .inNamespace(ns)
+                .load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)))
+                .create();
+    }
 
     /** The run as the API server has it now, or {@code null}. */
     static BenchmarkRun get(KubernetesClient client, String ns, String name) {
@@ -53,5 +74,76 @@ final class Runs {
                 .as("phase of %s (message: %s)", name, run.getStatus().getMessage())
                 .isIn(phases);
         return run;
+    }
+
+    /**
+     * Waits, polling every 200 ms, until the run (read as it is then) satisfies {@code reached} or
+     * has ended; the caller asserts which.
+     */
+    static void awaitOrEnd(
+            KubernetesClient client,
+            String ns,
+            String name,
+            Duration atMost,
+            Predicate<BenchmarkRun> reached) {
+        await().atMost(atMost)
+                .pollInterval(Duration.ofMillis(200))
+                .until(
+                        () -> {
+                            BenchmarkRun run = get(client, ns, name);
+                            return (run != null && reached.test(run))
+                                    || ended(phase(client, ns, name));
+                        });
+    }
+
+    /**
+     * Waits, polling every second, until the run has ended, checking {@code serverAlive} at each
+     * poll (an assertion it throws fails the wait at once: a server that died ends the test there,
+     * not at the timeout), and asserts that the run succeeded, naming its message otherwise.
+     *
+     * @return the run as read then
+     */
+    static BenchmarkRun awaitSucceeded(
+            KubernetesClient client,
+            String ns,
+            String name,
+            Duration atMost,
+            Runnable serverAlive) {
+        await().atMost(atMost)
+                .pollInterval(Duration.ofSeconds(1))
+                .until(
+                        () -> {
+                            serverAlive.run();
+                            return ended(phase(client, ns, name));
+                        });
+        BenchmarkRun done = get(client, ns, name);
+        assertThat(done.getStatus().getPhase())
+                .as("phase (message: %s)", done.getStatus().getMessage())
+                .isEqualTo(Phase.SUCCEEDED);
+        return done;
+    }
+
+    /**
+     * The sum of a numeric {@code field} of stage {@code stage}'s result over the part ConfigMaps
+     * of the run's {@code parallelism} runner pods, asserting that each pod wrote that result.
+     */
+    static long sumOfParts(
+            KubernetesClient client,
+            String ns,
+            String run,
+            int parallelism,
+            int stage,
+            String field)
+            throws IOException {
+        long sum = 0;
+        for (int i = 0; i < parallelism; i++) {
+            ConfigMap part =
+                    client.configMaps().inNamespace(ns).withName(ResourceNames.part(run, i)).get();
+            assertThat(part).as("part ConfigMap %d of %s", i, run).isNotNull();
+            String json = part.getData().get(PartReport.stageResultKey(stage));
+            assertThat(json).as("stage %d result in part %d", stage, i).isNotNull();
+            sum += JSON.readTree(json).get(field).asLong();
+        }
+        return sum;
     }
 }

@@ -6,14 +6,11 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.e2e.SimulatorDeployment;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -138,8 +135,7 @@ class ServerMetricsClusterE2E {
         }
 
         SimulatorDeployment deployment() {
-            return SimulatorDeployment.named("sim-" + name)
-                    .model(MODEL)
+            return cluster.simulator("sim-" + name, MODEL)
                     .appLabel("sim")
                     .podLabel("replica", name)
                     .service(null)
@@ -250,14 +246,10 @@ class ServerMetricsClusterE2E {
         int itlMs = 5;
         int prompts = 24;
         String ns = NS_LATENCY;
-        create(
-                        SimulatorDeployment.named("sim")
-                                .model(MODEL)
-                                .timeToFirstToken(ttftMs)
-                                .interTokenLatency(itlMs),
-                        ns,
-                        "sim")
-                .awaitReady(client, ns, Duration.ofMinutes(2));
+        cluster.simulator("sim", MODEL)
+                .timeToFirstToken(ttftMs)
+                .interTokenLatency(itlMs)
+                .deploy(client, ns, Duration.ofMinutes(2));
         createRun(ns, run("latency", "sim", 8, prompts, ""));
 
         BenchmarkRun done = awaitPhase(ns, "latency", Duration.ofMinutes(3), Phase.SUCCEEDED);
@@ -328,23 +320,19 @@ class ServerMetricsClusterE2E {
         // a 10 s stage; replica b dies 2 s into it
         createRun(ns, run("loss", "sim", 4, 40, ""));
 
-        await().atMost(Duration.ofMinutes(2))
-                .pollInterval(Duration.ofMillis(200))
-                .until(
-                        () -> {
-                            BenchmarkRun r = get(ns, "loss");
-                            if (r == null || r.getStatus() == null) {
-                                return false;
-                            }
-                            List<String> starts = r.getStatus().getStageStartTimes();
-                            return Runs.ended(r.getStatus().getPhase())
-                                    || starts != null
-                                            && !starts.isEmpty()
-                                            && Instant.now()
-                                                    .isAfter(
-                                                            Instant.parse(starts.get(0))
-                                                                    .plusSeconds(2));
-                        });
+        // two seconds into the first stage
+        Runs.awaitOrEnd(
+                client,
+                ns,
+                "loss",
+                Duration.ofMinutes(2),
+                r -> {
+                    List<String> starts =
+                            r.getStatus() == null ? null : r.getStatus().getStageStartTimes();
+                    return starts != null
+                            && !starts.isEmpty()
+                            && Instant.now().isAfter(Instant.parse(starts.get(0)).plusSeconds(2));
+                });
         assertThat(phase(ns, "loss")).isEqualTo(Phase.RUNNING);
         // kill replica b: no replacement (scaled to 0) and no graceful shutdown
         client.apps().deployments().inNamespace(ns).withName("sim-b").scale(0);
@@ -459,14 +447,10 @@ class ServerMetricsClusterE2E {
         int rate = 8;
         int prompts = 24;
         SimulatorDeployment real =
-                create(
-                                SimulatorDeployment.named("real")
-                                        .model(MODEL)
-                                        .timeToFirstToken(ttftMs)
-                                        .interTokenLatency(itlMs),
-                                ns,
-                                "real")
-                        .awaitReady(client, ns, Duration.ofMinutes(2));
+                cluster.simulator("real", MODEL)
+                        .timeToFirstToken(ttftMs)
+                        .interTokenLatency(itlMs)
+                        .deploy(client, ns, Duration.ofMinutes(2));
         Pod realPod = real.pods(client, ns).get(0);
 
         Map<String, String> targets = new LinkedHashMap<>();
@@ -778,54 +762,6 @@ class ServerMetricsClusterE2E {
 
     // ---------------------------------------------------------------- fixtures
 
-    /**
-     * Creates the simulator Deployment from the model-sim image, its pods admitted by Pod Security
-     * {@code restricted} (non-root, read-only root filesystem, no capabilities, RuntimeDefault
-     * seccomp), and, when {@code service} is given, a Service of that name in front of it.
-     */
-    private static SimulatorDeployment create(
-            SimulatorDeployment simulator, String ns, String service) {
-        Deployment deployment = simulator.deployment();
-        var pod = deployment.getSpec().getTemplate().getSpec();
-        pod.setAutomountServiceAccountToken(false);
-        pod.setSecurityContext(
-                new io.fabric8.kubernetes.api.model.PodSecurityContextBuilder()
-                        .withRunAsNonRoot(true)
-                        .withNewSeccompProfile()
-                        .withType("RuntimeDefault")
-                        .endSeccompProfile()
-                        .build());
-        var container = pod.getContainers().get(0);
-        container.setImage(cluster.reference("model-sim"));
-        container.setImagePullPolicy("Never");
-        container.setSecurityContext(restrictedContainer());
-        container.setResources(
-                new io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder()
-                        .addToRequests("cpu", new Quantity("50m"))
-                        .addToRequests("memory", new Quantity("32Mi"))
-                        .addToLimits("memory", new Quantity("256Mi"))
-                        .build());
-        client.apps().deployments().inNamespace(ns).resource(deployment).create();
-        if (service != null) {
-            SimulatorDeployment.createService(
-                    client,
-                    ns,
-                    service,
-                    deployment.getSpec().getSelector().getMatchLabels().get("app"));
-        }
-        return simulator;
-    }
-
-    private static io.fabric8.kubernetes.api.model.SecurityContext restrictedContainer() {
-        return new io.fabric8.kubernetes.api.model.SecurityContextBuilder()
-                .withAllowPrivilegeEscalation(false)
-                .withReadOnlyRootFilesystem(true)
-                .withNewCapabilities()
-                .withDrop("ALL")
-                .endCapabilities()
-                .build();
-    }
-
     /** The test-only Prometheus image, built into target/ by e2e/scripts/prometheus-image.sh. */
     private static Path prometheusImage() {
         Path script = cluster.repo.resolve("e2e/scripts/prometheus-image.sh");
@@ -1007,8 +943,8 @@ class ServerMetricsClusterE2E {
 
     /** Replicas a and b (fake metrics) behind one Service {@code sim}; replica name to pod name. */
     private static Map<String, String> deployFakePair(String ns) {
-        SimulatorDeployment a = create(REPLICA_A.deployment(), ns, null);
-        SimulatorDeployment b = create(REPLICA_B.deployment(), ns, null);
+        SimulatorDeployment a = REPLICA_A.deployment().create(client, ns);
+        SimulatorDeployment b = REPLICA_B.deployment().create(client, ns);
         SimulatorDeployment.createService(client, ns, "sim", "sim");
         a.awaitReady(client, ns, Duration.ofMinutes(2));
         b.awaitReady(client, ns, Duration.ofMinutes(2));
@@ -1055,50 +991,15 @@ class ServerMetricsClusterE2E {
      * spec.metrics}.
      */
     static String run(String name, String service, int rate, int prompts, String metricsExtra) {
-        return """
-                apiVersion: inferencebench.io/v1alpha1
-                kind: BenchmarkRun
-                metadata: {name: %s}
-                spec:
-                  target:
-                    service: {name: %s, port: 8000}
-                    backend: vllm
-                    api: completions
-                    model: %s
-                    readinessTimeout: 2m
-                  workload:
-                    dataset:
-                      type: random
-                      inputTokens: {type: fixed, mean: 16}
-                      outputTokens: {type: fixed, mean: 8}
-                      seed: 7
-                    streaming: true
-                    ignoreEos: true
-                  load:
-                    requestRates: [%d]
-                    numPrompts: %d
-                    arrival: constant
-                    warmupRequests: 4
-                    cooldown: 1s
-                    requestTimeout: 30s
-                  metrics:
-                    interval: 1s
-                %s
-                  runner:
-                    parallelism: 1
-                    startTimeout: 4m
-                    resources:
-                      requests: {cpu: 100m, memory: 256Mi}
-                      limits: {memory: 768Mi}
-                """
-                .formatted(name, service, MODEL, rate, prompts, metricsExtra);
+        return RunYaml.named(name)
+                .target(service, MODEL)
+                .load(Integer.toString(rate), prompts, 4)
+                .metricsEverySecond(metricsExtra)
+                .yaml();
     }
 
     private static void createRun(String ns, String yaml) {
-        client.resources(BenchmarkRun.class)
-                .inNamespace(ns)
-                .load(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)))
-                .create();
+        Runs.create(client, ns, yaml);
     }
 
     private static BenchmarkRun get(String ns, String name) {

@@ -1,5 +1,6 @@
 package io.inferencebench.e2e.images;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -11,6 +12,8 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.e2e.OperatorFixtures;
+import io.inferencebench.e2e.ProjectImages;
+import io.inferencebench.e2e.SimulatorDeployment;
 import io.inferencebench.testkit.ApiServerFixture;
 import io.inferencebench.testkit.Containerd;
 import io.inferencebench.testkit.Containerd.ContainerOptions;
@@ -30,7 +33,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -60,9 +62,8 @@ class ImagesIT {
     private static final Path CONTAINERD_PARENT = Path.of("/var/tmp/inferencebench/containerd");
 
     private final Path repo = OperatorFixtures.findRepoRoot();
-    private final Path imagesDir = repo.resolve("target/images");
-    private final Map<String, String> pom = rootPomProperties(repo.resolve("pom.xml"));
-    private final String tag = pom.get("project.version");
+    private final ProjectImages images = ProjectImages.ofThisRepository();
+    private final String tag = images.property("project.version");
     private final HttpClient http = HttpClient.newHttpClient();
 
     private Containerd containerd;
@@ -71,9 +72,7 @@ class ImagesIT {
     @BeforeAll
     void startContainerdWithTheImages() throws Exception {
         for (String image : List.of("operator", "runner", "model-sim")) {
-            assertThat(imagesDir.resolve(pom.get("image." + image) + ".tar"))
-                    .as("image tarball (built by `make images`)")
-                    .exists();
+            assertThat(images.tarball(image)).as("image tarball (built by `make images`)").exists();
         }
         assertThat(Containerd.available())
                 .as("containerd, ctr and runc on PATH (Debian packages containerd, runc)")
@@ -130,7 +129,7 @@ class ImagesIT {
             JsonNode labels = config.get("Labels");
             assertThat(labels.get("org.opencontainers.image.version").asText()).isEqualTo(tag);
             assertThat(labels.get("org.opencontainers.image.source").asText())
-                    .isEqualTo(pom.get("image.source"));
+                    .isEqualTo(images.property("image.source"));
             assertThat(labels.get("org.opencontainers.image.revision").asText())
                     .as(image + " revision label names a commit of this repository")
                     .matches("[0-9a-f]{40}(-dirty)?");
@@ -204,21 +203,11 @@ class ImagesIT {
                         withEntrypoint(
                                 "runner",
                                 List.of(
-                                        "run",
-                                        "--base-url",
-                                        "http://127.0.0.1:" + simPort,
-                                        "--backend",
-                                        "vllm",
-                                        "--random-input-len",
-                                        "16",
-                                        "--random-output-len",
-                                        "8",
-                                        "--request-rate",
-                                        "20",
-                                        "--num-prompts",
-                                        "30",
-                                        "--result-dir",
-                                        "/results")));
+                                        argv(
+                                                "run --base-url %s --backend vllm --random-input-len 16"
+                                                        + " --random-output-len 8 --request-rate 20 --num-prompts 30"
+                                                        + " --result-dir /results",
+                                                "http://127.0.0.1:" + simPort))));
         assertThat(run.ok()).as("runner container:\n" + run.output()).isTrue();
         // The image's JVM compiles with C1 only, and the runner says so.
         assertThat(run.output()).contains("JIT: C1 only (-XX:TieredStopAtLevel=1)");
@@ -260,23 +249,12 @@ class ImagesIT {
                         withEntrypoint(
                                 "runner",
                                 List.of(
-                                        "run",
-                                        "--base-url",
-                                        "http://127.0.0.1:" + simPort,
-                                        "--backend",
-                                        "vllm",
-                                        "--tokenizer",
-                                        "/data/tokenizer.json",
-                                        "--random-input-len",
-                                        "12",
-                                        "--random-output-len",
-                                        "4",
-                                        "--request-rate",
-                                        "20",
-                                        "--num-prompts",
-                                        "10",
-                                        "--result-dir",
-                                        "/data/results")));
+                                        argv(
+                                                "run --base-url %s --backend vllm"
+                                                        + " --tokenizer /data/tokenizer.json --random-input-len 12"
+                                                        + " --random-output-len 4 --request-rate 20 --num-prompts 10"
+                                                        + " --result-dir /data/results",
+                                                "http://127.0.0.1:" + simPort))));
         assertThat(run.ok()).as("runner container:\n" + run.output()).isTrue();
         assertThat(successCount() - before).isEqualTo(10.0);
         JsonNode profile;
@@ -426,15 +404,8 @@ class ImagesIT {
     }
 
     private double successCount() throws Exception {
-        String page = get("http://127.0.0.1:" + simPort + "/metrics").body();
-        double total = 0;
-        Matcher m =
-                Pattern.compile("(?m)^vllm:request_success_total(?:\\{[^}]*\\})? ([0-9.eE+-]+)$")
-                        .matcher(page);
-        while (m.find()) {
-            total += Double.parseDouble(m.group(1));
-        }
-        return total;
+        return SimulatorDeployment.requestSuccesses(
+                get("http://127.0.0.1:" + simPort + "/metrics").body());
     }
 
     private HttpResponse<String> get(String url) throws Exception {
@@ -444,11 +415,11 @@ class ImagesIT {
     }
 
     private Path tarball(String image) {
-        return imagesDir.resolve(pom.get("image." + image) + ".tar");
+        return images.tarball(image);
     }
 
     private String reference(String image) {
-        return pom.get("image.registry") + "/" + pom.get("image." + image) + ":" + tag;
+        return images.reference(image);
     }
 
     private List<String> entrypoint(String image) throws IOException {
@@ -497,30 +468,6 @@ class ImagesIT {
     private static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
-        }
-    }
-
-    /** The root pom's {@code <properties>} plus {@code project.version}. */
-    static Map<String, String> rootPomProperties(Path pomFile) {
-        try {
-            String pomText = Files.readString(pomFile);
-            var props = new java.util.HashMap<String, String>();
-            Matcher m = Pattern.compile("<(image\\.[a-z.-]+)>([^<]*)</\\1>").matcher(pomText);
-            while (m.find()) {
-                props.putIfAbsent(m.group(1), m.group(2));
-            }
-            Matcher v =
-                    Pattern.compile(
-                                    "<artifactId>inferencebench-parent</artifactId>\\s*<version>([^<]+)</version>")
-                            .matcher(pomText);
-            if (!v.find()) {
-                throw new IllegalStateException("no project version in " + pomFile);
-            }
-            props.put("project.version", v.group(1));
-            props.replaceAll((k, val) -> val.replace("${project.version}", v.group(1)));
-            return props;
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
         }
     }
 }

@@ -9,6 +9,9 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.inferencebench.e2e.OperatorFixtures;
+import io.inferencebench.e2e.ProjectImages;
+import io.inferencebench.e2e.SimulatorDeployment;
 import io.inferencebench.testkit.HostState;
 import io.inferencebench.testkit.MachineLock;
 import io.inferencebench.testkit.RealNode;
@@ -21,8 +24,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -45,8 +46,8 @@ class RealNodeE2E {
     private static final String NS = "real-node";
     private static final Path NODE_DIR = Path.of("/var/tmp/inferencebench/node");
 
-    private final Path repo = findRepo();
-    private final Map<String, String> pom = rootPomProperties(repo.resolve("pom.xml"));
+    private final Path repo = OperatorFixtures.findRepoRoot();
+    private final ProjectImages images = ProjectImages.ofThisRepository();
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
     private MachineLock machineLock;
@@ -163,50 +164,15 @@ class RealNodeE2E {
     @Test
     @Order(2)
     void simulatorPodBecomesReadyAndItsServiceAnswersTheHost() throws Exception {
-        client.resource(
-                        """
-                        apiVersion: apps/v1
-                        kind: Deployment
-                        metadata: {name: sim, namespace: %s}
-                        spec:
-                          replicas: 1
-                          selector: {matchLabels: {app: sim}}
-                          template:
-                            metadata: {labels: {app: sim}}
-                            spec:
-                              automountServiceAccountToken: false
-                              securityContext:
-                                runAsNonRoot: true
-                                seccompProfile: {type: RuntimeDefault}
-                              containers:
-                              - name: sim
-                                image: %s
-                                imagePullPolicy: Never
-                                args: [--model, tiny, --port, "8000", --time-to-first-token, "5", --inter-token-latency, "1", --max-num-seqs, "64"]
-                                ports: [{name: http, containerPort: 8000}]
-                                readinessProbe:
-                                  httpGet: {path: /v1/models, port: http}
-                                  periodSeconds: 1
-                                resources:
-                                  limits: {cpu: "1", memory: 256Mi}
-                                securityContext:
-                                  allowPrivilegeEscalation: false
-                                  readOnlyRootFilesystem: true
-                                  capabilities: {drop: [ALL]}
-                        """
-                                .formatted(NS, reference("model-sim")))
-                .serverSideApply();
-        client.resource(
-                        """
-                        apiVersion: v1
-                        kind: Service
-                        metadata: {name: sim, namespace: %s}
-                        spec:
-                          selector: {app: sim}
-                          ports: [{name: http, port: 8000, targetPort: http}]
-                        """
-                                .formatted(NS))
-                .serverSideApply();
+        SimulatorDeployment.named("sim")
+                .model("tiny")
+                .timeToFirstToken(5)
+                .interTokenLatency(1)
+                .maxNumSeqs(64)
+                .restricted(reference("model-sim"))
+                .readinessPath("/v1/models")
+                .limits("1", "256Mi")
+                .create(client, NS);
         long start = System.nanoTime();
         await().atMost(Duration.ofSeconds(90))
                 .pollInterval(Duration.ofMillis(250))
@@ -423,15 +389,8 @@ class RealNodeE2E {
     }
 
     private double successCount(String clusterIp) throws Exception {
-        String page = get("http://" + clusterIp + ":8000/metrics").body();
-        double total = 0;
-        Matcher m =
-                Pattern.compile("(?m)^vllm:request_success_total(?:\\{[^}]*\\})? ([0-9.eE+-]+)$")
-                        .matcher(page);
-        while (m.find()) {
-            total += Double.parseDouble(m.group(1));
-        }
-        return total;
+        return SimulatorDeployment.requestSuccesses(
+                get("http://" + clusterIp + ":8000/metrics").body());
     }
 
     private HttpResponse<String> get(String url) throws Exception {
@@ -441,49 +400,10 @@ class RealNodeE2E {
     }
 
     private Path tarball(String image) {
-        return repo.resolve("target/images").resolve(pom.get("image." + image) + ".tar");
+        return images.tarball(image);
     }
 
     private String reference(String image) {
-        return pom.get("image.registry")
-                + "/"
-                + pom.get("image." + image)
-                + ":"
-                + pom.get("project.version");
-    }
-
-    private static Path findRepo() {
-        Path d = Path.of("").toAbsolutePath();
-        while (d != null && !Files.exists(d.resolve("e2e/scripts/provision-node.sh"))) {
-            d = d.getParent();
-        }
-        if (d == null) {
-            throw new IllegalStateException(
-                    "repository root not found above " + Path.of("").toAbsolutePath());
-        }
-        return d;
-    }
-
-    /** The root pom's {@code image.*} properties plus {@code project.version}. */
-    private static Map<String, String> rootPomProperties(Path pomFile) {
-        try {
-            String text = Files.readString(pomFile);
-            var props = new java.util.HashMap<String, String>();
-            Matcher m = Pattern.compile("<(image\\.[a-z.-]+)>([^<]*)</\\1>").matcher(text);
-            while (m.find()) {
-                props.putIfAbsent(m.group(1), m.group(2));
-            }
-            Matcher v =
-                    Pattern.compile(
-                                    "<artifactId>inferencebench-parent</artifactId>\\s*<version>([^<]+)</version>")
-                            .matcher(text);
-            if (!v.find()) {
-                throw new IllegalStateException("no project version in " + pomFile);
-            }
-            props.put("project.version", v.group(1));
-            return props;
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
+        return images.reference(image);
     }
 }

@@ -171,28 +171,13 @@ class ServerMetricsIT {
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void scrapesTakenBeforeAnOperatorRestartCountInTheStageAfterIt() throws Exception {
         List<Long> scrapeTimes = new CopyOnWriteArrayList<>();
-        com.sun.net.httpserver.HttpServer server =
-                com.sun.net.httpserver.HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.createContext(
-                "/metrics",
-                exchange -> {
-                    scrapeTimes.add(System.currentTimeMillis());
-                    byte[] body =
-                            ("# TYPE vllm:num_requests_running gauge\n"
-                                            + "vllm:num_requests_running{model_name=\"m\"} 4\n")
-                                    .getBytes(StandardCharsets.UTF_8);
-                    exchange.getResponseHeaders().add("Content-Type", "text/plain; version=0.0.4");
-                    exchange.sendResponseHeaders(200, body.length);
-                    exchange.getResponseBody().write(body);
-                    exchange.close();
-                });
+        com.sun.net.httpserver.HttpServer server = metricsServer(4, scrapeTimes);
         server.createContext(
                 "/",
                 exchange -> {
                     exchange.sendResponseHeaders(200, -1);
                     exchange.close();
                 });
-        server.start();
         try {
             BenchmarkRun run =
                     create(
@@ -245,9 +230,7 @@ class ServerMetricsIT {
                     .until(() -> scrapeTimes.stream().filter(t -> t >= restartedAt).count() >= 4);
 
             long doneAt = System.currentTimeMillis();
-            RunParts.finishRun(client, run, 0, stageDone(1, run.getMetadata().getUid()));
-            BenchmarkRunStatus status =
-                    awaitStatus("restart", s -> s.getPhase() == Phase.SUCCEEDED);
+            BenchmarkRunStatus status = finishAndAwaitSucceeded(run);
             // scrapes before the stage ended are all in its window; a few more may follow
             // until the run is Succeeded
             long afterRestartInWindow =
@@ -268,12 +251,7 @@ class ServerMetricsIT {
             assertThat(coverage.path("failed").asInt()).isZero();
             // the gap without an operator shows in the ratio
             assertThat(coverage.path("ratio").asDouble()).isLessThan(1.0);
-            assertThat(
-                            status.getProfiles()
-                                    .getFirst()
-                                    .at("/metrics/server_metrics/vllm:num_requests_running/Mean")
-                                    .asText())
-                    .isEqualTo("4");
+            assertThat(runningMean(status)).isEqualTo("4");
             // the checkpoint is deleted when the run finishes
             await().atMost(Duration.ofSeconds(10))
                     .until(
@@ -588,9 +566,7 @@ class ServerMetricsIT {
                                                                                     .UTF_8)))
                                     .build())
                     .create();
-            RunParts.finishRun(client, run, 0, stageDone(1, run.getMetadata().getUid()));
-            BenchmarkRunStatus status =
-                    awaitStatus("prom-auth", s -> s.getPhase() == Phase.SUCCEEDED);
+            BenchmarkRunStatus status = finishAndAwaitSucceeded(run);
             // the token file's trailing newline is trimmed, as Prometheus does for its own files
             assertThat(authorizations).isNotEmpty().allMatch(a -> a.equals("Bearer " + TOKEN));
             // with a Prometheus source the target itself is never scraped
@@ -696,10 +672,7 @@ class ServerMetricsIT {
             for (int i = 0; i < 5; i++) {
                 completions.add(endedAt);
             }
-            RunParts.finishRun(client, run, 0, stageDone(1, run.getMetadata().getUid()));
-
-            BenchmarkRunStatus status =
-                    awaitStatus("prom-edge", s -> s.getPhase() == Phase.SUCCEEDED);
+            BenchmarkRunStatus status = finishAndAwaitSucceeded(run);
             JsonNode metrics = status.getProfiles().getFirst().path("metrics");
             long lastEvaluation = rangeQueries.stream().mapToLong(q -> q[1]).max().orElse(0);
             System.out.printf(
@@ -945,7 +918,7 @@ class ServerMetricsIT {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void aHealthyRunScrapesEveryExpectedRoundAndNoMore() throws Exception {
-        com.sun.net.httpserver.HttpServer server = metricsServer(4);
+        com.sun.net.httpserver.HttpServer server = metricsServer(4, new CopyOnWriteArrayList<>());
         try {
             int port = server.getAddress().getPort();
             BenchmarkRun run =
@@ -971,12 +944,7 @@ class ServerMetricsIT {
                     .isGreaterThanOrEqualTo(8);
             assertThat(coverage.path("failed").asInt()).isZero();
             assertThat(coverage.path("ratio").asDouble()).isEqualTo(1.0);
-            assertThat(
-                            status.getProfiles()
-                                    .getFirst()
-                                    .at("/metrics/server_metrics/vllm:num_requests_running/Mean")
-                                    .asText())
-                    .isEqualTo("4");
+            assertThat(runningMean(status)).isEqualTo("4");
             assertThat(status.condition(ConditionTypes.SERVER_METRICS_COLLECTED))
                     .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
         } finally {
@@ -984,13 +952,18 @@ class ServerMetricsIT {
         }
     }
 
-    /** Serves {@code /metrics} with {@code vllm:num_requests_running} at a fixed value. */
-    private static com.sun.net.httpserver.HttpServer metricsServer(int running) throws IOException {
+    /**
+     * Serves {@code /metrics} with {@code vllm:num_requests_running} at a fixed value, adding each
+     * scrape's time (epoch ms) to {@code scrapeTimes}.
+     */
+    private static com.sun.net.httpserver.HttpServer metricsServer(
+            int running, List<Long> scrapeTimes) throws IOException {
         com.sun.net.httpserver.HttpServer server =
                 com.sun.net.httpserver.HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext(
                 "/metrics",
                 exchange -> {
+                    scrapeTimes.add(System.currentTimeMillis());
                     byte[] body =
                             ("# TYPE vllm:num_requests_running gauge\n"
                                             + "vllm:num_requests_running{model_name=\"m\"} "
@@ -1004,6 +977,20 @@ class ServerMetricsIT {
                 });
         server.start();
         return server;
+    }
+
+    /** The profile's mean of {@code vllm:num_requests_running} over the stage window. */
+    private static String runningMean(BenchmarkRunStatus status) {
+        return status.getProfiles()
+                .getFirst()
+                .at("/metrics/server_metrics/vllm:num_requests_running/Mean")
+                .asText();
+    }
+
+    /** The runner pod (part 0) finished the run's one stage; waits until it has Succeeded. */
+    private BenchmarkRunStatus finishAndAwaitSucceeded(BenchmarkRun run) {
+        RunParts.finishRun(client, run, 0, stageDone(1, run.getMetadata().getUid()));
+        return awaitStatus(run.getMetadata().getName(), s -> s.getPhase() == Phase.SUCCEEDED);
     }
 
     // ------------------------------------------------------------------ helpers

@@ -1,8 +1,11 @@
 package io.inferencebench.operator.run;
 
+import static io.inferencebench.operator.run.SweepStages.bothDone;
+import static io.inferencebench.operator.run.SweepStages.firstStageFinished;
+import static io.inferencebench.operator.run.SweepStages.running;
+import static io.inferencebench.operator.run.SweepStages.stageDone;
 import static io.inferencebench.operator.run.Turns.CLOCK;
 import static io.inferencebench.operator.run.Turns.NOW;
-import static io.inferencebench.operator.run.Turns.UID;
 import static io.inferencebench.operator.run.Turns.condition;
 import static io.inferencebench.operator.run.Turns.decided;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -12,15 +15,11 @@ import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.workorder.PartReport;
 import io.inferencebench.operator.EventRecorder;
-import io.inferencebench.operator.RunParts;
 import io.inferencebench.operator.StatusAggregator;
-import io.inferencebench.profile.lpg.StageResult;
 import io.inferencebench.profile.server.ScrapeCoverage;
 import io.inferencebench.profile.server.ServerMetricsReport;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -42,43 +41,6 @@ class RunningStepTest {
                     new StageAssembly(cluster, windows, CLOCK),
                     new SearchStep(),
                     CLOCK);
-
-    /** Running stage {@code starts.length} of the sweep since each barrier in {@code starts}. */
-    static BenchmarkRunStatus running(Instant... starts) {
-        BenchmarkRunStatus status = new BenchmarkRunStatus();
-        status.setPhase(Phase.RUNNING);
-        status.setModel("google/gemma-7b");
-        status.setStartTime(StatusAggregator.format(starts[0]));
-        List<String> times = new ArrayList<>();
-        for (Instant start : starts) {
-            times.add(StatusAggregator.format(start));
-        }
-        status.setStageStartTimes(times);
-        status.setStage(starts.length + "/2");
-        return status;
-    }
-
-    /** What runner {@code index} writes when it finished {@code stage} (10 requests). */
-    static Map<String, String> stageDone(int stage, int index, double rateShare) {
-        StageResult result =
-                RunParts.completedStage(
-                        stage,
-                        rateShare,
-                        10,
-                        RunParts.epochNanos(NOW.minusSeconds(25)),
-                        3_600_000_000L,
-                        4_000_000_000L);
-        RunParts.recordSteadyRequests(result, index);
-        return RunParts.report(PartReport.STATE_RUNNING, stage, UID, result);
-    }
-
-    /** Runner {@code index} after both stages of the sweep. */
-    static Map<String, String> bothDone(int index) {
-        Map<String, String> data = new LinkedHashMap<>(stageDone(1, index, 2.5));
-        data.putAll(stageDone(2, index, 5));
-        data.put(PartReport.STATE, PartReport.STATE_DONE);
-        return data;
-    }
 
     private static Map<String, String> progress(
             int stage, int completed, double rate, double ttft) {
@@ -138,12 +100,7 @@ class RunningStepTest {
 
     @Test
     void whenEveryRunnerFinishedAStageItsProfileIsStoredAndTheNextBarrierOpens() {
-        RunTurn turn =
-                Turns.sweep()
-                        .status(running(STAGE_ONE))
-                        .part(0, stageDone(1, 0, 2.5))
-                        .part(1, stageDone(1, 1, 2.5))
-                        .build();
+        RunTurn turn = firstStageFinished(Turns.sweep(), running(STAGE_ONE));
 
         assertThat(step.step(turn)).isEqualTo(Requeue.PROGRESS_REFRESH);
 
@@ -245,12 +202,7 @@ class RunningStepTest {
     @Test
     void aPrometheusWindowNotDueYetIsWaitedForWithoutAssembling() {
         windows.dueIn = Duration.ofMillis(2_500);
-        RunTurn turn =
-                Turns.sweep()
-                        .status(running(STAGE_ONE))
-                        .part(0, stageDone(1, 0, 2.5))
-                        .part(1, stageDone(1, 1, 2.5))
-                        .build();
+        RunTurn turn = firstStageFinished(Turns.sweep(), running(STAGE_ONE));
 
         assertThat(step.step(turn)).isEqualTo(Duration.ofMillis(2_500));
 
@@ -268,12 +220,7 @@ class RunningStepTest {
                         Map.of(),
                         new ScrapeCoverage(
                                 4, 0, 4, 1, List.of("10.1.2.3: connection refused"), Map.of()));
-        RunTurn turn =
-                Turns.sweep()
-                        .status(running(STAGE_ONE))
-                        .part(0, stageDone(1, 0, 2.5))
-                        .part(1, stageDone(1, 1, 2.5))
-                        .build();
+        RunTurn turn = firstStageFinished(Turns.sweep(), running(STAGE_ONE));
 
         assertThat(step.step(turn)).isEqualTo(Requeue.PROGRESS_REFRESH);
 
@@ -340,12 +287,7 @@ class RunningStepTest {
 
     /** The turn in which stage 1 of the sweep was assembled and stage 2's barrier opened. */
     private RunTurn stageOneAssembled() {
-        RunTurn turn =
-                Turns.sweep()
-                        .status(running(STAGE_ONE))
-                        .part(0, stageDone(1, 0, 2.5))
-                        .part(1, stageDone(1, 1, 2.5))
-                        .build();
+        RunTurn turn = firstStageFinished(Turns.sweep(), running(STAGE_ONE));
         step.step(turn);
         return turn;
     }

@@ -1,7 +1,8 @@
 package io.inferencebench.operator.run;
 
-import static io.inferencebench.operator.run.RunningStepTest.running;
-import static io.inferencebench.operator.run.RunningStepTest.stageDone;
+import static io.inferencebench.operator.run.SweepStages.firstStageFinished;
+import static io.inferencebench.operator.run.SweepStages.running;
+import static io.inferencebench.operator.run.SweepStages.stageDone;
 import static io.inferencebench.operator.run.Turns.CLOCK;
 import static io.inferencebench.operator.run.Turns.NOW;
 import static io.inferencebench.operator.run.Turns.decided;
@@ -34,12 +35,7 @@ class StageAssemblyTest {
 
     @Test
     void aStageIsAssembledOnceWhateverHowOftenItIsAskedFor() {
-        RunTurn turn =
-                Turns.sweep()
-                        .status(running(STAGE_ONE))
-                        .part(0, stageDone(1, 0, 2.5))
-                        .part(1, stageDone(1, 1, 2.5))
-                        .build();
+        RunTurn turn = firstStageFinished(Turns.sweep(), running(STAGE_ONE));
         assembly.assemble(turn, 1);
         assembly.assemble(turn, 1);
 
@@ -58,17 +54,15 @@ class StageAssemblyTest {
     @Test
     void theRunsDialectAndFormatsReachStatusAndTheOutputConfigMaps() {
         RunTurn turn =
-                Turns.run(
+                firstStageFinished(
+                        Turns.run(
                                 """
                                 target: {service: {name: vllm, port: 8000}, model: google/gemma-7b}
                                 load: {requestRates: [5, 10], numPrompts: 100, cooldown: 0s}
                                 runner: {parallelism: 2}
                                 output: {lpgDialect: final, formats: [lpg, br0.2]}
-                                """)
-                        .status(running(STAGE_ONE))
-                        .part(0, stageDone(1, 0, 2.5))
-                        .part(1, stageDone(1, 1, 2.5))
-                        .build();
+                                """),
+                        running(STAGE_ONE));
         assembly.assemble(turn, 1);
 
         BenchmarkRunStatus status = decided(turn);
@@ -104,12 +98,7 @@ class StageAssemblyTest {
 
         // the defaults: seed, no report
         FakeCluster plainCluster = new FakeCluster();
-        RunTurn plain =
-                Turns.sweep()
-                        .status(running(STAGE_ONE))
-                        .part(0, stageDone(1, 0, 2.5))
-                        .part(1, stageDone(1, 1, 2.5))
-                        .build();
+        RunTurn plain = firstStageFinished(Turns.sweep(), running(STAGE_ONE));
         new StageAssembly(plainCluster, new RecordedWindows(), CLOCK).assemble(plain, 1);
         BenchmarkRunStatus plainStatus = decided(plain);
         var seed = plainStatus.getProfiles().getFirst();
@@ -140,12 +129,7 @@ class StageAssemblyTest {
         EnvironmentStatus environment = new EnvironmentStatus();
         environment.setReadyReplicas(EnvironmentFingerprint.sample(null, 2, NOW.minusSeconds(600)));
         before.setEnvironment(environment);
-        RunTurn turn =
-                Turns.sweep()
-                        .status(before)
-                        .part(0, stageDone(1, 0, 2.5))
-                        .part(1, stageDone(1, 1, 2.5))
-                        .build();
+        RunTurn turn = firstStageFinished(Turns.sweep(), before);
 
         assembly.assemble(turn, 1);
 
@@ -158,12 +142,7 @@ class StageAssemblyTest {
     @Test
     void profilesTooLargeForStatusAreNamedByTheirConfigMapsAndTheConditionSaysSo() {
         cluster.profilesFitStatus = false;
-        RunTurn turn =
-                Turns.sweep()
-                        .status(running(STAGE_ONE))
-                        .part(0, stageDone(1, 0, 2.5))
-                        .part(1, stageDone(1, 1, 2.5))
-                        .build();
+        RunTurn turn = firstStageFinished(Turns.sweep(), running(STAGE_ONE));
 
         assembly.assemble(turn, 1);
 

@@ -130,6 +130,17 @@ class BenchmarkScheduleIT {
                 .create();
     }
 
+    /**
+     * Creates the schedule one second into the next whole minute on the test's clock; returns that
+     * minute, the first run's scheduled time.
+     */
+    private Instant createScheduleAtNextMinute(String name, String extraSpec) {
+        Instant t1 = nextMinute();
+        clock.jumpTo(t1.plusSeconds(1));
+        createSchedule(name, extraSpec);
+        return t1;
+    }
+
     private BenchmarkSchedule schedule(String name) {
         return client.resources(BenchmarkSchedule.class)
                 .inNamespace(namespace)
@@ -224,12 +235,11 @@ class BenchmarkScheduleIT {
 
     @Test
     void runsFollowTheScheduleWithBaselinesForbidSkipsHistoryIsPrunedAndRegressionsAreReported() {
-        Instant t1 = nextMinute();
-        clock.jumpTo(t1.plusSeconds(1));
         // futureField: not in the operator's model (a newer CRD), the schedule is still served.
-        createSchedule(
-                "nightly",
-                """
+        Instant t1 =
+                createScheduleAtNextMinute(
+                        "nightly",
+                        """
                   schedule: "* * * * *"
                   historyLimit: 2
                   baseline: {policy: previousSucceeded}
@@ -315,11 +325,10 @@ class BenchmarkScheduleIT {
 
     @Test
     void replaceDeletesTheRunningRunForTheDueOne() {
-        Instant t1 = nextMinute();
-        clock.jumpTo(t1.plusSeconds(1));
-        createSchedule(
-                "replacing",
-                """
+        Instant t1 =
+                createScheduleAtNextMinute(
+                        "replacing",
+                        """
                   schedule: "* * * * *"
                   concurrencyPolicy: Replace
                   baseline: {runName: release-1}
@@ -343,11 +352,10 @@ class BenchmarkScheduleIT {
 
     @Test
     void aSuspendedScheduleCreatesNothingAndResumingDoesNotMakeUpMissedRuns() {
-        Instant t1 = nextMinute();
-        clock.jumpTo(t1.plusSeconds(1));
-        createSchedule(
-                "paused",
-                """
+        Instant t1 =
+                createScheduleAtNextMinute(
+                        "paused",
+                        """
                   schedule: "* * * * *"
                   suspend: true
                 """);
@@ -383,11 +391,10 @@ class BenchmarkScheduleIT {
      */
     @Test
     void anUnknownTimeZoneIsAConditionAndAWarningEventAndCreatesNoRunUntilItIsCorrected() {
-        Instant t1 = nextMinute();
-        clock.jumpTo(t1.plusSeconds(1));
-        createSchedule(
-                "on-mars",
-                """
+        Instant t1 =
+                createScheduleAtNextMinute(
+                        "on-mars",
+                        """
                   schedule: "* * * * *"
                   timeZone: Mars/Olympus_Mons
                 """);

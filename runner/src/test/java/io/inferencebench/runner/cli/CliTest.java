@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -24,11 +25,10 @@ class CliTest {
 
     record Outcome(int code, String out, String err) {}
 
+    /** The CLI run in-process ({@link SimServer#cli}). */
     static Outcome run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
-        return new Outcome(code, out.toString(), err.toString());
+        SimServer.Outcome o = SimServer.cli(args);
+        return new Outcome(o.code(), o.out(), o.err());
     }
 
     /** The OpenAI stub plus GET /v1/models, recording request headers. */
@@ -113,41 +113,27 @@ class CliTest {
     void aConcurrencyAboveTheLimitNeedsPromptsToBoundIt() {
         assertThat(
                         expectUsageError(
-                                        "run",
-                                        "--concurrency",
-                                        "2147483647",
-                                        "--duration",
-                                        "10s",
-                                        "--base-url",
-                                        "http://127.0.0.1:9")
+                                        argv(
+                                                "run --concurrency 2147483647 --duration 10s"
+                                                        + " --base-url http://127.0.0.1:9"))
                                 .err())
                 .contains(
                         "--concurrency: at most 100000 requests in flight, got 2147483647 (more"
                                 + " only with --num-prompts at most 100000");
         assertThat(
                         expectUsageError(
-                                        "run",
-                                        "--concurrency",
-                                        "200000",
-                                        "--num-prompts",
-                                        "300000",
-                                        "--base-url",
-                                        "http://127.0.0.1:9")
+                                        argv(
+                                                "run --concurrency 200000 --num-prompts 300000"
+                                                        + " --base-url http://127.0.0.1:9"))
                                 .err())
                 .contains("--concurrency: at most 100000 requests in flight, got 200000");
         // An unbounded rate for a duration would start that many at once (it never returned to
         // its event loop); the warm-up sends all of its requests at once too.
         assertThat(
                         expectUsageError(
-                                        "run",
-                                        "--request-rate",
-                                        "inf",
-                                        "--duration",
-                                        "2s",
-                                        "--max-concurrency",
-                                        "2147483647",
-                                        "--base-url",
-                                        "http://127.0.0.1:9")
+                                        argv(
+                                                "run --request-rate inf --duration 2s"
+                                                        + " --max-concurrency 2147483647 --base-url http://127.0.0.1:9"))
                                 .err())
                 .contains(
                         "--max-concurrency: at most 100000 requests in flight, got 2147483647"
@@ -173,33 +159,13 @@ class CliTest {
             Path results = dir.resolve("results");
             Outcome o =
                     run(
-                            "run",
-                            "--base-url",
-                            server.baseUrl(),
-                            "--backend",
-                            "vllm",
-                            "--random-input-len",
-                            "16",
-                            "--random-output-len",
-                            "8",
-                            "--request-rate",
-                            "40,inf",
-                            "--num-prompts",
-                            "20",
-                            "--num-warmups",
-                            "2",
-                            "--cooldown",
-                            "100ms",
-                            "--seed",
-                            "3",
-                            "--api-key-file",
-                            keyFile.toString(),
-                            "--header",
-                            "X-Team=bench",
-                            "--result-dir",
-                            results.toString(),
-                            "--progress",
-                            "lines");
+                            argv(
+                                    "run --base-url %s --backend vllm --random-input-len 16"
+                                            + " --random-output-len 8 --request-rate 40,inf"
+                                            + " --num-prompts 20 --num-warmups 2 --cooldown 100ms --seed 3"
+                                            + " --api-key-file %s --header X-Team=bench --result-dir %s"
+                                            + " --progress lines",
+                                    server.baseUrl(), keyFile.toString(), results.toString()));
             assertThat(o.code()).as(o.err()).isZero();
             assertThat(o.out()).contains("achieved").contains("lag p99").contains("ttft p50");
             List<Path> files;
@@ -252,20 +218,11 @@ class CliTest {
                 new StubServer((req, ex) -> ex.respond(500, "text/plain", "broken"))) {
             Outcome o =
                     run(
-                            "run",
-                            "--base-url",
-                            server.baseUrl(),
-                            "--model",
-                            "m",
-                            "--request-rate",
-                            "inf",
-                            "--num-prompts",
-                            "5",
-                            "--result-dir",
-                            dir.toString(),
-                            "--progress",
-                            "none",
-                            "--no-self-warmup");
+                            argv(
+                                    "run --base-url %s --model m --request-rate inf"
+                                            + " --num-prompts 5 --result-dir %s --progress none"
+                                            + " --no-self-warmup",
+                                    server.baseUrl(), dir.toString()));
             assertThat(o.code()).isEqualTo(1);
             assertThat(o.err()).contains("no successful request").contains("http_5xx");
             try (Stream<Path> s = Files.list(dir)) {
@@ -292,18 +249,10 @@ class CliTest {
                         })) {
             Outcome o =
                     run(
-                            "run",
-                            "--base-url",
-                            server.baseUrl(),
-                            "--model",
-                            "m",
-                            "--num-prompts",
-                            "4",
-                            "--result-dir",
-                            dir.toString(),
-                            "--progress",
-                            "none",
-                            "--no-self-warmup");
+                            argv(
+                                    "run --base-url %s --model m --num-prompts 4 --result-dir %s"
+                                            + " --progress none --no-self-warmup",
+                                    server.baseUrl(), dir.toString()));
             assertThat(o.code()).as(o.err()).isEqualTo(1);
             assertThat(o.err())
                     .contains("no successful request")
@@ -388,18 +337,12 @@ class CliTest {
                     """);
             Outcome o =
                     run(
-                            "run",
-                            "--base-url",
-                            server.baseUrl(),
-                            "--config",
-                            config.toString(),
-                            "--backend",
-                            "openai",
-                            "--result-dir",
-                            dir.resolve("r").toString(),
-                            "--progress",
-                            "none",
-                            "--no-self-warmup");
+                            argv(
+                                    "run --base-url %s --config %s --backend openai"
+                                            + " --result-dir %s --progress none --no-self-warmup",
+                                    server.baseUrl(),
+                                    config.toString(),
+                                    dir.resolve("r").toString()));
             assertThat(o.code()).as(o.err()).isZero();
             List<JsonNode> profiles = new ArrayList<>();
             try (Stream<Path> s = Files.list(dir.resolve("r"))) {
@@ -469,18 +412,10 @@ class CliTest {
                             .formatted(server.baseUrl()));
             Outcome o =
                     run(
-                            "run",
-                            "--config",
-                            config.toString(),
-                            "--header",
-                            "X-Both=flag",
-                            "--num-prompts",
-                            "3",
-                            "--result-dir",
-                            dir.resolve("r").toString(),
-                            "--progress",
-                            "none",
-                            "--no-self-warmup");
+                            argv(
+                                    "run --config %s --header X-Both=flag --num-prompts 3"
+                                            + " --result-dir %s --progress none --no-self-warmup",
+                                    config.toString(), dir.resolve("r").toString()));
             assertThat(o.code()).as(o.err()).isZero();
             // No --base-url: the config's target.url; its API, model and headers; --header wins.
             assertThat(seen)
@@ -524,24 +459,11 @@ class CliTest {
                                             Main.execute(
                                                     new PrintWriter(new StringWriter(), true),
                                                     new PrintWriter(err, true),
-                                                    "run",
-                                                    "--base-url",
-                                                    server.baseUrl(),
-                                                    "--model",
-                                                    "m",
-                                                    "--request-rate",
-                                                    "inf",
-                                                    "--num-prompts",
-                                                    "3",
-                                                    "--random-output-len",
-                                                    "2",
-                                                    "--metrics-port",
-                                                    "0",
-                                                    "--progress",
-                                                    "none",
-                                                    "--no-self-warmup",
-                                                    "--result-dir",
-                                                    dir.toString()));
+                                                    argv(
+                                                            "run --base-url %s --model m --request-rate inf"
+                                                                    + " --num-prompts 3 --random-output-len 2 --metrics-port 0"
+                                                                    + " --progress none --no-self-warmup --result-dir %s",
+                                                            server.baseUrl(), dir.toString())));
             java.util.regex.Pattern url =
                     java.util.regex.Pattern.compile("live metrics on (http://\\S+/metrics)");
             String metricsUrl = null;
@@ -592,30 +514,15 @@ class CliTest {
         try (StubServer server = new StubServer(stub)) {
             Outcome o =
                     run(
-                            "run",
-                            "--base-url",
-                            server.baseUrl(),
-                            "--model",
-                            "m",
-                            "--backend",
-                            "sglang",
-                            "--api",
-                            "chat",
-                            "--dataset-name",
-                            "sharegpt",
-                            "--dataset-path",
-                            data.toString(),
-                            "--tokenizer",
-                            "src/test/resources/tokenizer/tokenizer.json",
-                            "--request-rate",
-                            "inf",
-                            "--num-prompts",
-                            "6",
-                            "--progress",
-                            "none",
-                            "--no-self-warmup",
-                            "--result-dir",
-                            dir.resolve("r").toString());
+                            argv(
+                                    "run --base-url %s --model m --backend sglang --api chat"
+                                            + " --dataset-name sharegpt --dataset-path %s"
+                                            + " --tokenizer src/test/resources/tokenizer/tokenizer.json"
+                                            + " --request-rate inf --num-prompts 6 --progress none"
+                                            + " --no-self-warmup --result-dir %s",
+                                    server.baseUrl(),
+                                    data.toString(),
+                                    dir.resolve("r").toString()));
             assertThat(o.code()).as(o.err()).isZero();
             JsonNode profile;
             try (Stream<Path> s = Files.list(dir.resolve("r"))) {
@@ -639,22 +546,11 @@ class CliTest {
             long start = System.nanoTime();
             Outcome o =
                     run(
-                            "run",
-                            "--base-url",
-                            server.baseUrl(),
-                            "--model",
-                            "m",
-                            "--concurrency",
-                            "2",
-                            "--duration",
-                            "1s",
-                            "--random-output-len",
-                            "2",
-                            "--progress",
-                            "none",
-                            "--no-self-warmup",
-                            "--result-dir",
-                            dir.toString());
+                            argv(
+                                    "run --base-url %s --model m --concurrency 2 --duration 1s"
+                                            + " --random-output-len 2 --progress none --no-self-warmup"
+                                            + " --result-dir %s",
+                                    server.baseUrl(), dir.toString()));
             assertThat(o.code()).as(o.err()).isZero();
             assertThat((System.nanoTime() - start) / 1e9).isLessThan(10);
             JsonNode profile;

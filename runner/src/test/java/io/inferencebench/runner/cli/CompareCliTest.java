@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -54,12 +55,7 @@ class CompareCliTest {
                     SimServer.cli(
                             sim.run(
                                     tmp.resolve("jit-warm-up"),
-                                    "--request-rate",
-                                    "40",
-                                    "--num-prompts",
-                                    "300",
-                                    "--seed",
-                                    "2")));
+                                    argv("--request-rate 40 --num-prompts 300 --seed 2"))));
             assertRan(SimServer.cli(sim.run(first, LOAD)));
             assertRan(SimServer.cli(sim.run(second, LOAD)));
         }
@@ -329,28 +325,12 @@ class CompareCliTest {
             java.util.function.BiFunction<Path, String, Outcome> run =
                     (dir, rates) ->
                             SimServer.cli(
-                                    "run",
-                                    "--base-url",
-                                    server.baseUrl(),
-                                    "--backend",
-                                    "openai",
-                                    "--model",
-                                    "m",
-                                    "--random-input-len",
-                                    "8",
-                                    "--random-output-len",
-                                    "4",
-                                    "--no-self-warmup",
-                                    "--cooldown",
-                                    "0",
-                                    "--progress",
-                                    "none",
-                                    "--request-rate",
-                                    rates,
-                                    "--num-prompts",
-                                    "5",
-                                    "--result-dir",
-                                    dir.toString());
+                                    argv(
+                                            "run --base-url %s --backend openai --model m"
+                                                    + " --random-input-len 8 --random-output-len 4 --no-self-warmup"
+                                                    + " --cooldown 0 --progress none --request-rate %s"
+                                                    + " --num-prompts 5 --result-dir %s",
+                                            server.baseUrl(), rates, dir.toString()));
             Path good = tmp.resolve("good");
             assertRan(run.apply(good, "50,100"));
             failAfter.set(0);

@@ -1,15 +1,11 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.inferencebench.testkit.FreePorts;
 import io.inferencebench.testkit.ModelSim;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,38 +31,8 @@ class JitPlanJarTest {
     static void startSimulator(@TempDir Path dir) throws Exception {
         port = FreePorts.claim();
         sim =
-                new ProcessBuilder(
-                                ModelSim.binary().toString(),
-                                "--model",
-                                "sim",
-                                "--host",
-                                "127.0.0.1",
-                                "--port",
-                                Integer.toString(port),
-                                "--max-num-seqs",
-                                "2000")
-                        .redirectErrorStream(true)
-                        .redirectOutput(dir.resolve("sim.log").toFile())
-                        .start();
-        HttpClient client = HttpClient.newHttpClient();
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (System.nanoTime() < deadline) {
-            try {
-                HttpResponse<Void> r =
-                        client.send(
-                                HttpRequest.newBuilder(
-                                                URI.create(
-                                                        "http://127.0.0.1:" + port + "/v1/models"))
-                                        .build(),
-                                HttpResponse.BodyHandlers.discarding());
-                if (r.statusCode() == 200) {
-                    return;
-                }
-            } catch (java.io.IOException e) {
-                Thread.sleep(50);
-            }
-        }
-        throw new AssertionError("model-sim did not start on port " + port);
+                ModelSim.startOnLoopback(
+                        port, dir.resolve("sim.log"), "/v1/models", argv("--max-num-seqs 2000"));
     }
 
     @AfterAll
@@ -122,28 +88,14 @@ class JitPlanJarTest {
                 dir,
                 List.of(),
                 jvm,
-                "run",
-                "--base-url",
-                "http://127.0.0.1:" + port,
-                "--backend",
-                "openai",
                 // model-sim honours ignore_eos: exact output lengths (openai leaves it out unless
                 // asked)
-                "--ignore-eos",
-                "--model",
-                "sim",
-                "--random-input-len",
-                "16",
-                "--random-output-len",
-                "16",
-                "--request-rate",
-                "400",
-                "--duration",
-                "3s",
-                "--progress",
-                "none",
-                "--result-dir",
-                dir.resolve("results").toString());
+                argv(
+                        "run --base-url %s --backend openai --ignore-eos --model sim"
+                                + " --random-input-len 16 --random-output-len 16"
+                                + " --request-rate 400 --duration 3s --progress none"
+                                + " --result-dir %s",
+                        "http://127.0.0.1:" + port, dir.resolve("results").toString()));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -29,30 +30,13 @@ class JvmErrorJarTest {
                     NoHangJarTest.start(
                             dir,
                             List.of("-Xmx64m"),
-                            "run",
-                            "--base-url",
-                            server.baseUrl(),
-                            "--backend",
-                            "openai",
-                            "--model",
-                            "m",
-                            "--random-input-len",
-                            "8",
-                            "--random-output-len",
-                            "4",
-                            "--no-stream",
                             // stage 1 gets honest answers, stage 2 the enormous ones
-                            "--request-rate",
-                            "inf,inf",
-                            "--num-prompts",
-                            "5",
-                            "--cooldown",
-                            "0",
-                            "--no-self-warmup",
-                            "--progress",
-                            "none",
-                            "--result-dir",
-                            results.toString());
+                            argv(
+                                    "run --base-url %s --backend openai --model m"
+                                            + " --random-input-len 8 --random-output-len 4 --no-stream"
+                                            + " --request-rate inf,inf --num-prompts 5 --cooldown 0"
+                                            + " --no-self-warmup --progress none --result-dir %s",
+                                    server.baseUrl(), results.toString()));
             try {
                 assertThat(p.waitFor(90, TimeUnit.SECONDS)).as("the run ended").isTrue();
             } finally {

@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -83,30 +84,15 @@ class NoHangJarTest {
                     start(
                             dir,
                             List.of(),
-                            "run",
-                            "--base-url",
-                            server.baseUrl(),
-                            "--backend",
-                            "openai",
-                            "--model",
-                            "m",
-                            "--random-input-len",
-                            "8",
-                            "--random-output-len",
-                            "4",
-                            "--request-rate",
-                            "inf,inf",
-                            "--num-prompts",
-                            "5",
-                            "--cooldown",
-                            "0",
-                            "--no-self-warmup",
-                            "--progress",
-                            "none",
-                            "--prometheus-url",
-                            prometheus.url().replace("/metrics", ""),
-                            "--result-dir",
-                            results.toString());
+                            argv(
+                                    "run --base-url %s --backend openai --model m"
+                                            + " --random-input-len 8 --random-output-len 4"
+                                            + " --request-rate inf,inf --num-prompts 5 --cooldown 0"
+                                            + " --no-self-warmup --progress none --prometheus-url %s"
+                                            + " --result-dir %s",
+                                    server.baseUrl(),
+                                    prometheus.url().replace("/metrics", ""),
+                                    results.toString()));
             try {
                 // The runner asks Prometheus once stage 1 has ended; this one never answers.
                 await("the runner queries Prometheus", () -> prometheus.requests() > 0, p, 60);
@@ -136,34 +122,28 @@ class NoHangJarTest {
         }
     }
 
+    /**
+     * The jar in a closed loop of 2,147,483,647 concurrent requests against {@code server}: {@code
+     * prompts} requests of 8 tokens asking for {@code outputLen}, profiles into {@code results}.
+     */
+    private static Process startHugeConcurrency(
+            Path dir, StubServer server, int outputLen, int prompts, Path results)
+            throws Exception {
+        return start(
+                dir,
+                List.of(),
+                argv(
+                        "run --base-url %s --backend openai --model m --random-input-len 8"
+                                + " --random-output-len %s --concurrency 2147483647"
+                                + " --num-prompts %s --no-self-warmup --progress none --result-dir %s",
+                        server.baseUrl(), outputLen, prompts, results));
+    }
+
     @Test
     void aConcurrencyFarAboveThePromptsEndsWithTheLastRequest(@TempDir Path dir) throws Exception {
         try (StubServer server = new StubServer(new OpenAiStub(1, 0, true))) {
             Path results = dir.resolve("results");
-            Process p =
-                    start(
-                            dir,
-                            List.of(),
-                            "run",
-                            "--base-url",
-                            server.baseUrl(),
-                            "--backend",
-                            "openai",
-                            "--model",
-                            "m",
-                            "--random-input-len",
-                            "8",
-                            "--random-output-len",
-                            "4",
-                            "--concurrency",
-                            "2147483647",
-                            "--num-prompts",
-                            "5",
-                            "--no-self-warmup",
-                            "--progress",
-                            "none",
-                            "--result-dir",
-                            results.toString());
+            Process p = startHugeConcurrency(dir, server, 4, 5, results);
             try {
                 // Five requests of a few ms; it took minutes at 100 % CPU.
                 assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("the run ended").isTrue();
@@ -186,30 +166,7 @@ class NoHangJarTest {
         // 20 tokens 200 ms apart: every request would take 4 s.
         try (StubServer server = new StubServer(new OpenAiStub(0, 200, true))) {
             Path results = dir.resolve("results");
-            Process p =
-                    start(
-                            dir,
-                            List.of(),
-                            "run",
-                            "--base-url",
-                            server.baseUrl(),
-                            "--backend",
-                            "openai",
-                            "--model",
-                            "m",
-                            "--random-input-len",
-                            "8",
-                            "--random-output-len",
-                            "20",
-                            "--concurrency",
-                            "2147483647",
-                            "--num-prompts",
-                            "50",
-                            "--no-self-warmup",
-                            "--progress",
-                            "none",
-                            "--result-dir",
-                            results.toString());
+            Process p = startHugeConcurrency(dir, server, 20, 50, results);
             try {
                 await("the stage is sending", () -> server.requests() >= 5, p, 60);
                 sigterm(p);
@@ -240,24 +197,12 @@ class NoHangJarTest {
                         dir,
                         List.of(),
                         List.of("-Xmx64m"),
-                        "run",
-                        "--base-url",
-                        "http://127.0.0.1:9",
-                        "--backend",
-                        "openai",
-                        "--model",
-                        "m",
-                        "--random-input-len",
-                        "4000",
-                        "--random-output-len",
-                        "4",
-                        "--request-rate",
-                        "10",
-                        "--num-prompts",
-                        "100000",
-                        "--no-self-warmup",
-                        "--result-dir",
-                        dir.resolve("results").toString());
+                        argv(
+                                "run --base-url http://127.0.0.1:9 --backend openai --model m"
+                                        + " --random-input-len 4000 --random-output-len 4"
+                                        + " --request-rate 10 --num-prompts 100000 --no-self-warmup"
+                                        + " --result-dir %s",
+                                dir.resolve("results").toString()));
         assertThat(r.code()).as(r.err()).isEqualTo(2);
         assertThat(r.err())
                 .contains(

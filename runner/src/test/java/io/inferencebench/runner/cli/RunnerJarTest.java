@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -64,6 +65,14 @@ class RunnerJarTest {
                 Files.readString(err, StandardCharsets.UTF_8));
     }
 
+    /** {@code java -jar} the runner jar with {@code args}. */
+    private static List<String> jarCommand(String... args) {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> command = new ArrayList<>(List.of(java, "-jar", JAR.toString()));
+        command.addAll(List.of(args));
+        return command;
+    }
+
     @Test
     void jarRunsARateSweepAndWritesLpgProfiles(@TempDir Path dir) throws Exception {
         try (StubServer server =
@@ -82,23 +91,11 @@ class RunnerJarTest {
             Result r =
                     runJar(
                             dir,
-                            "run",
-                            "--base-url",
-                            server.baseUrl(),
-                            "--backend",
-                            "openai",
-                            "--random-input-len",
-                            "32",
-                            "--random-output-len",
-                            "6",
-                            "--request-rate",
-                            "25,inf",
-                            "--num-prompts",
-                            "15",
-                            "--cooldown",
-                            "200ms",
-                            "--result-dir",
-                            results.toString());
+                            argv(
+                                    "run --base-url %s --backend openai --random-input-len 32"
+                                            + " --random-output-len 6 --request-rate 25,inf"
+                                            + " --num-prompts 15 --cooldown 200ms --result-dir %s",
+                                    server.baseUrl(), results.toString()));
             assertThat(r.code()).as(r.err()).isZero();
             assertThat(r.out()).contains("achieved").contains("lag p99");
             List<Path> files;
@@ -172,28 +169,16 @@ class RunnerJarTest {
                                 () ->
                                         runJar(
                                                 own,
-                                                "run",
-                                                "--base-url",
-                                                server.baseUrl(),
-                                                "--backend",
-                                                "openai",
-                                                "--random-input-len",
-                                                "8",
-                                                "--random-output-len",
-                                                "2",
-                                                "--request-rate",
-                                                String.join(
-                                                        ",",
-                                                        java.util.Collections.nCopies(
-                                                                stages, "inf")),
-                                                "--num-prompts",
-                                                "1",
-                                                "--cooldown",
-                                                "0",
-                                                "--progress",
-                                                "none",
-                                                "--result-dir",
-                                                results.toString())));
+                                                argv(
+                                                        "run --base-url %s --backend openai --random-input-len 8"
+                                                                + " --random-output-len 2 --request-rate %s --num-prompts 1"
+                                                                + " --cooldown 0 --progress none --result-dir %s",
+                                                        server.baseUrl(),
+                                                        String.join(
+                                                                ",",
+                                                                java.util.Collections.nCopies(
+                                                                        stages, "inf")),
+                                                        results.toString()))));
             }
             List<Path> printed = new ArrayList<>();
             for (java.util.concurrent.Future<Result> f : started) {
@@ -235,28 +220,16 @@ class RunnerJarTest {
                                 new OpenAiStub(1, 0, true).handle(req, ex);
                             }
                         })) {
-            String java = ProcessHandle.current().info().command().orElse("java");
+            // an OpenAI stub: the vllm default would ask it for /tokenize
             Process p =
                     new ProcessBuilder(
-                                    java,
-                                    "-jar",
-                                    JAR.toString(),
-                                    "run",
-                                    "--base-url",
-                                    server.baseUrl(),
-                                    // an OpenAI stub: the vllm default would ask it for /tokenize
-                                    "--backend",
-                                    "openai",
-                                    "--random-input-len",
-                                    "8",
-                                    "--random-output-len",
-                                    "2",
-                                    "--num-prompts",
-                                    "5",
-                                    "--progress",
-                                    "none",
-                                    "--result-dir",
-                                    dir.resolve("results").toString())
+                                    jarCommand(
+                                            argv(
+                                                    "run --base-url %s --backend openai --random-input-len 8"
+                                                            + " --random-output-len 2 --num-prompts 5 --progress none"
+                                                            + " --result-dir %s",
+                                                    server.baseUrl(),
+                                                    dir.resolve("results").toString())))
                             .redirectOutput(dir.resolve("stdout.txt").toFile())
                             .redirectError(dir.resolve("stderr.txt").toFile())
                             .start();
@@ -291,27 +264,15 @@ class RunnerJarTest {
         try (StubServer server = new StubServer(new OpenAiStub(0, 50, true))) {
             String java = ProcessHandle.current().info().command().orElse("java");
             String run =
-                    String.join(
-                            " ",
-                            java,
-                            "-jar",
-                            JAR.toAbsolutePath().toString(),
-                            "run",
-                            "--base-url",
-                            server.baseUrl(),
-                            "--model",
-                            "m",
-                            "--random-input-len",
-                            "8",
-                            "--random-output-len",
-                            "3",
-                            "--request-rate",
-                            "20",
-                            "--num-prompts",
-                            "20",
-                            "--no-self-warmup",
-                            "--result-dir",
-                            dir.resolve("results").toString());
+                    String.join(" ", java, "-jar", JAR.toAbsolutePath().toString())
+                            + " "
+                            + String.join(
+                                    " ",
+                                    argv(
+                                            "run --base-url %s --model m --random-input-len 8"
+                                                    + " --random-output-len 3 --request-rate 20 --num-prompts 20"
+                                                    + " --no-self-warmup --result-dir %s",
+                                            server.baseUrl(), dir.resolve("results").toString()));
             // stderr on a terminal (script's pty), stdout into a file: the bar is drawn.
             Path terminal = dir.resolve("terminal.txt");
             Path stdout = dir.resolve("stdout.txt");
@@ -357,39 +318,18 @@ class RunnerJarTest {
         // 10 tokens 100 ms apart: about 1 s per request.
         try (StubServer server = new StubServer(new OpenAiStub(0, 100, true))) {
             Path results = dir.resolve("results");
-            String java = ProcessHandle.current().info().command().orElse("java");
+            // stage 2 at a constant 2 req/s dispatches for 5 s: the interrupt lands inside it even
+            // when this machine is busy (at 10 req/s poisson it finished first on a loaded run)
             Process p =
                     new ProcessBuilder(
-                                    java,
-                                    "-jar",
-                                    JAR.toString(),
-                                    "run",
-                                    "--base-url",
-                                    server.baseUrl(),
-                                    "--backend",
-                                    "openai",
-                                    "--model",
-                                    "m",
-                                    "--random-input-len",
-                                    "8",
-                                    "--random-output-len",
-                                    "10",
-                                    // stage 2 at a constant 2 req/s dispatches for 5 s: the
-                                    // interrupt lands inside it even when this machine is busy
-                                    // (at 10 req/s poisson it finished first on a loaded run)
-                                    "--request-rate",
-                                    "50,2",
-                                    "--arrival",
-                                    "constant",
-                                    "--num-prompts",
-                                    "10",
-                                    "--cooldown",
-                                    "0",
-                                    "--no-self-warmup",
-                                    "--progress",
-                                    "lines",
-                                    "--result-dir",
-                                    results.toString())
+                                    jarCommand(
+                                            argv(
+                                                    "run --base-url %s --backend openai --model m"
+                                                            + " --random-input-len 8 --random-output-len 10"
+                                                            + " --request-rate 50,2 --arrival constant --num-prompts 10"
+                                                            + " --cooldown 0 --no-self-warmup --progress lines"
+                                                            + " --result-dir %s",
+                                                    server.baseUrl(), results.toString())))
                             .redirectOutput(dir.resolve("stdout.txt").toFile())
                             .redirectError(dir.resolve("stderr.txt").toFile())
                             .start();
@@ -478,27 +418,13 @@ class RunnerJarTest {
                     runJar(
                             dir,
                             List.of("/usr/bin/prlimit", "--nofile=96:96"),
-                            "run",
-                            "--base-url",
-                            server.baseUrl(),
                             // an OpenAI stub: the vllm default would ask it for /tokenize
-                            "--backend",
-                            "openai",
-                            "--model",
-                            "m",
-                            "--random-input-len",
-                            "8",
-                            "--random-output-len",
-                            "1",
-                            "--request-rate",
-                            "inf",
-                            "--num-prompts",
-                            "200",
-                            "--no-self-warmup",
-                            "--progress",
-                            "none",
-                            "--result-dir",
-                            results.toString());
+                            argv(
+                                    "run --base-url %s --backend openai --model m"
+                                            + " --random-input-len 8 --random-output-len 1"
+                                            + " --request-rate inf --num-prompts 200 --no-self-warmup"
+                                            + " --progress none --result-dir %s",
+                                    server.baseUrl(), results.toString()));
             assertThat(r.code()).as(r.err()).isEqualTo(1);
             assertThat(r.err())
                     .contains("of requests failed (connect: ")
@@ -546,18 +472,10 @@ class RunnerJarTest {
                         dir,
                         List.of(),
                         List.of("-Xmx32m"),
-                        "run",
-                        "--model",
-                        "m",
-                        "--dataset-name",
-                        "sharegpt",
-                        "--dataset-path",
-                        file.toString(),
-                        "--num-prompts",
-                        "10",
-                        "--no-self-warmup",
-                        "--result-dir",
-                        dir.resolve("results").toString());
+                        argv(
+                                "run --model m --dataset-name sharegpt --dataset-path %s"
+                                        + " --num-prompts 10 --no-self-warmup --result-dir %s",
+                                file.toString(), dir.resolve("results").toString()));
         assertThat(r.code()).as(r.err()).isEqualTo(2);
         assertThat(r.err())
                 .contains("--dataset-path: " + file + ": too large for the heap")

@@ -1,21 +1,15 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.testkit.Argv.argv;
+
 import io.inferencebench.testkit.FreePorts;
 import io.inferencebench.testkit.ModelSim;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /** A model-sim process on a free loopback port, stopped on close; and the CLI run in-process. */
 final class SimServer implements AutoCloseable {
@@ -27,44 +21,8 @@ final class SimServer implements AutoCloseable {
 
     SimServer(Path log, String... flags) throws Exception {
         int port = FreePorts.claim();
-        List<String> command = new ArrayList<>();
-        command.add(ModelSim.binary().toString());
-        command.addAll(
-                List.of(
-                        "--model",
-                        "sim",
-                        "--host",
-                        "127.0.0.1",
-                        "--port",
-                        Integer.toString(port),
-                        "--force-dummy-tokenizer"));
-        command.addAll(Arrays.asList(flags));
-        process =
-                new ProcessBuilder(command)
-                        .redirectErrorStream(true)
-                        .redirectOutput(log.toFile())
-                        .start();
+        process = ModelSim.startOnLoopback(port, log, "/v1/models", flags);
         baseUrl = "http://127.0.0.1:" + port;
-        HttpClient client = HttpClient.newHttpClient();
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("model-sim exited: " + Files.readString(log));
-            }
-            try {
-                HttpResponse<Void> r =
-                        client.send(
-                                HttpRequest.newBuilder(URI.create(baseUrl + "/v1/models")).build(),
-                                HttpResponse.BodyHandlers.discarding());
-                if (r.statusCode() == 200) {
-                    return;
-                }
-            } catch (IOException notYet) {
-                // still starting
-            }
-            Thread.sleep(50);
-        }
-        throw new IllegalStateException("model-sim not ready: " + Files.readString(log));
     }
 
     /**
@@ -86,23 +44,11 @@ final class SimServer implements AutoCloseable {
         List<String> args =
                 new ArrayList<>(
                         List.of(
-                                "run",
-                                "--base-url",
-                                baseUrl,
-                                "--backend",
-                                "openai",
-                                "--model",
-                                "sim",
-                                "--random-input-len",
-                                "16",
-                                "--random-output-len",
-                                "16",
-                                "--progress",
-                                "none",
-                                "--cooldown",
-                                "0",
-                                "--result-dir",
-                                results.toString()));
+                                argv(
+                                        "run --base-url %s --backend openai --model sim"
+                                                + " --random-input-len 16 --random-output-len 16"
+                                                + " --progress none --cooldown 0 --result-dir %s",
+                                        baseUrl, results.toString())));
         if (ignoreEos) {
             args.add("--ignore-eos");
         }
@@ -119,9 +65,6 @@ final class SimServer implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        process.destroy();
-        if (!process.waitFor(5, TimeUnit.SECONDS)) {
-            process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-        }
+        ModelSim.stop(process);
     }
 }

@@ -1,7 +1,9 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,17 +56,10 @@ class StartupErrorsTest {
                         + "{\"prompt\": \"there\", \"max_tokens\": 99999999999}\n");
         assertThat(
                         usage(
-                                        "run",
-                                        "--backend",
-                                        "openai",
-                                        "--model",
-                                        "m",
-                                        "--result-dir",
-                                        dir.resolve("r").toString(),
-                                        "--dataset-name",
-                                        "jsonl",
-                                        "--dataset-path",
-                                        file.toString())
+                                        argv(
+                                                "run --backend openai --model m --result-dir %s"
+                                                        + " --dataset-name jsonl --dataset-path %s",
+                                                dir.resolve("r").toString(), file.toString()))
                                 .err())
                 .contains(
                         "--dataset-path: "
@@ -76,53 +71,51 @@ class StartupErrorsTest {
     @Test
     void configErrorsNameFileLineColumnAndTheYamlFieldPath(@TempDir Path dir) throws Exception {
         Path config = dir.resolve("bench.yaml");
-        Files.writeString(
-                config,
-                """
+        assertThat(
+                        configError(
+                                config,
+                                """
                 load:
                   requestRates: [5]
                   numPrompts: 10
                   requestTimout: 30s
-                """);
-        assertThat(usage("run", "--config", config.toString()).err())
+                """))
                 .contains("--config " + config + " line 4, column ")
                 .contains(": load.requestTimout: ")
                 .contains("unknown field 'requestTimout'")
                 .contains("requestTimeout");
-        Files.writeString(
-                config,
-                """
+        assertThat(
+                        configError(
+                                config,
+                                """
                 load:
                   requestRates: [5]
                   numPrompts: lots
-                """);
-        assertThat(usage("run", "--config", config.toString()).err())
+                """))
                 .contains("line 3, column ")
                 .contains(": load.numPrompts: 'lots' is not a valid whole number");
-        Files.writeString(
-                config,
-                """
+        // The YAML's name, not the flag's.
+        assertThat(
+                        configError(
+                                config,
+                                """
                 load:
                   requestRates: [5]
                   numPrompts: 10
                   requestTimeout: 0s
-                """);
-        // The YAML's name, not the flag's.
-        assertThat(usage("run", "--config", config.toString()).err())
+                """))
                 .contains("load.requestTimeout")
                 .doesNotContain("--request-timeout");
-        Files.writeString(
-                config,
-                """
+        assertThat(
+                        configError(
+                                config,
+                                """
                 load:
                   requestRates: [0]
                   numPrompts: 10
-                """);
-        assertThat(usage("run", "--config", config.toString()).err())
+                """))
                 .contains("load.requestRates[0]: must be greater than 0");
-        Files.writeString(config, "load: [1, 2\n");
-        assertThat(usage("run", "--config", config.toString()).err())
-                .contains("--config " + config + " line ");
+        assertThat(configError(config, "load: [1, 2\n")).contains("--config " + config + " line ");
     }
 
     @Test
@@ -131,15 +124,11 @@ class StartupErrorsTest {
         Files.writeString(jsonl, "{\"prompt\": \"hello there\"}\n{\"prompt\": \"again\"}\n");
         assertThat(
                         usage(
-                                        "run",
-                                        "--model",
-                                        "m",
-                                        "--result-dir",
-                                        dir.resolve("results").toString(),
-                                        "--dataset-name",
-                                        "sharegpt",
-                                        "--dataset-path",
-                                        jsonl.toString())
+                                        argv(
+                                                "run --model m --result-dir %s --dataset-name sharegpt"
+                                                        + " --dataset-path %s",
+                                                dir.resolve("results").toString(),
+                                                jsonl.toString()))
                                 .err())
                 .contains("not a ShareGPT file")
                 .contains("--dataset-name jsonl");
@@ -147,15 +136,11 @@ class StartupErrorsTest {
         Files.writeString(array, "[{\"prompt\": \"hello there\"}, {\"prompt\": \"again\"}]");
         assertThat(
                         usage(
-                                        "run",
-                                        "--model",
-                                        "m",
-                                        "--result-dir",
-                                        dir.resolve("results").toString(),
-                                        "--dataset-name",
-                                        "sharegpt",
-                                        "--dataset-path",
-                                        array.toString())
+                                        argv(
+                                                "run --model m --result-dir %s --dataset-name sharegpt"
+                                                        + " --dataset-path %s",
+                                                dir.resolve("results").toString(),
+                                                array.toString()))
                                 .err())
                 .contains("not a ShareGPT file: none of its 2 entries has a \"conversations\"")
                 .contains("(the first has: prompt)");
@@ -169,14 +154,10 @@ class StartupErrorsTest {
         }
         TrueNumbersTest.Outcome o =
                 TrueNumbersTest.run(
-                        "run",
-                        "--base-url",
-                        "http://127.0.0.1:" + port,
-                        "--result-dir",
-                        dir.toString(),
-                        "--no-self-warmup",
-                        "--num-prompts",
-                        "1");
+                        argv(
+                                "run --base-url %s --result-dir %s --no-self-warmup"
+                                        + " --num-prompts 1",
+                                "http://127.0.0.1:" + port, dir.toString()));
         assertThat(o.code()).as(o.err()).isEqualTo(1);
         assertThat(o.err())
                 .contains("cannot reach http://127.0.0.1:" + port)
@@ -201,67 +182,60 @@ class StartupErrorsTest {
     void aConfigKeyGivenTwiceIsRefusedNamingTheKeyAndBothLines(@TempDir Path dir) throws Exception {
         Path config = dir.resolve("bench.yaml");
         // Jackson kept the last value: this sent 50,000 requests.
-        Files.writeString(
-                config,
-                """
+        assertThat(
+                        configError(
+                                config,
+                                """
                 load:
                   requestRates: [5]
                   numPrompts: 5
                   numPrompts: 50000
-                """);
-        assertThat(usage("run", "--config", config.toString()).err())
+                """))
                 .contains("--config " + config + " line 4, column 3: load.numPrompts: ")
                 .contains("duplicate key 'numPrompts' (first on line 3)");
-        Files.writeString(
-                config,
-                """
+        assertThat(
+                        configError(
+                                config,
+                                """
                 load:
                   stages:
                     - {requestRate: 1, numPrompts: 2, requestRate: 3}
-                """);
-        assertThat(usage("run", "--config", config.toString()).err())
+                """))
                 .contains("line 3, column ")
                 .contains("load.stages[0].requestRate: duplicate key 'requestRate'");
-        Files.writeString(config, "load: {requestRates: [1], numPrompts: 2}\nload: {}\n");
-        assertThat(usage("run", "--config", config.toString()).err())
+        assertThat(configError(config, "load: {requestRates: [1], numPrompts: 2}\nload: {}\n"))
                 .contains("line 2, column 1: load: duplicate key 'load' (first on line 1)");
     }
 
     @Test
     void anIntegerFieldTakesIntegersAndNullIsNotTheDefault(@TempDir Path dir) throws Exception {
         Path config = dir.resolve("bench.yaml");
-        Files.writeString(config, "load:\n  requestRates: [5]\n  numPrompts: 5.9\n");
-        assertThat(usage("run", "--config", config.toString()).err())
+        assertThat(configError(config, "load:\n  requestRates: [5]\n  numPrompts: 5.9\n"))
                 .contains("--config " + config + " line 3, column ")
                 .contains("load.numPrompts: '5.9' is not a valid whole number");
         // null used to mean "unset", so the run sent the default 1000 requests.
-        Files.writeString(config, "load:\n  requestRates: [5]\n  numPrompts: null\n");
-        assertThat(usage("run", "--config", config.toString()).err())
+        assertThat(configError(config, "load:\n  requestRates: [5]\n  numPrompts: null\n"))
                 .contains("--config " + config + " line 3, column ")
                 .contains("load.numPrompts: null is not a value here");
-        Files.writeString(config, "load:\n  requestRates: [5]\n  numPrompts:\n");
-        assertThat(usage("run", "--config", config.toString()).err())
+        assertThat(configError(config, "load:\n  requestRates: [5]\n  numPrompts:\n"))
                 .contains("load.numPrompts: null is not a value here");
-        Files.writeString(
-                config,
-                "workload:\n  dataset:\n    seed: 1.5\nload: {requestRates: [1], numPrompts: 2}\n");
-        assertThat(usage("run", "--config", config.toString()).err())
+        assertThat(
+                        configError(
+                                config,
+                                "workload:\n  dataset:\n    seed: 1.5\nload: {requestRates: [1], numPrompts: 2}\n"))
                 .contains("workload.dataset.seed: '1.5' is not a valid whole number");
         // 2.0 is a whole number written as a float: still not an integer in YAML.
-        Files.writeString(config, "load:\n  requestRates: [5]\n  numPrompts: 2.0\n");
-        assertThat(usage("run", "--config", config.toString()).err())
+        assertThat(configError(config, "load:\n  requestRates: [5]\n  numPrompts: 2.0\n"))
                 .contains("load.numPrompts: '2.0' is not a valid whole number");
     }
 
     @Test
     void aTabInTheConfigIsNamedAtItsLineAndColumn(@TempDir Path dir) throws Exception {
         Path config = dir.resolve("bench.yaml");
-        Files.writeString(config, "load:\n\trequestRates: [5]\n  numPrompts: 5\n");
-        assertThat(usage("run", "--config", config.toString()).err())
+        assertThat(configError(config, "load:\n\trequestRates: [5]\n  numPrompts: 5\n"))
                 .contains("--config " + config + " line 2, column 1: ")
                 .contains("tabs are not allowed in YAML");
-        Files.writeString(config, "load:\n  requestRates: [5]\n  numPrompts:\t5\n");
-        assertThat(usage("run", "--config", config.toString()).err())
+        assertThat(configError(config, "load:\n  requestRates: [5]\n  numPrompts:\t5\n"))
                 .contains("--config " + config + " line 3, column 14: ")
                 .contains("tabs are not allowed in YAML");
     }
@@ -278,12 +252,12 @@ class StartupErrorsTest {
             }
             laughs.append("]\n");
         }
-        Files.writeString(
-                config,
-                "metadata:\n  annotations:\n"
-                        + laughs.toString().indent(4)
-                        + "load: {requestRates: [1], numPrompts: 2}\n");
-        assertThat(usage("run", "--config", config.toString()).err())
+        assertThat(
+                        configError(
+                                config,
+                                "metadata:\n  annotations:\n"
+                                        + laughs.toString().indent(4)
+                                        + "load: {requestRates: [1], numPrompts: 2}\n"))
                 .contains("--config " + config + " line ")
                 .contains("metadata.annotations")
                 .contains("aliases expand to more than 100000 YAML nodes");
@@ -292,17 +266,15 @@ class StartupErrorsTest {
         for (int i = 0; i < 51; i++) {
             many.append(i == 0 ? "" : ", ").append("*x");
         }
-        Files.writeString(config, many + "]\nload: {requestRates: [1], numPrompts: 2}\n");
-        assertThat(usage("run", "--config", config.toString()).err())
+        assertThat(configError(config, many + "]\nload: {requestRates: [1], numPrompts: 2}\n"))
                 .contains("more than 50 aliases of mappings or lists");
-        Files.writeString(
-                config,
-                "load:\n  stages:\n    - *stage\n    - &stage {requestRate: 1, numPrompts: 2}\n");
-        assertThat(usage("run", "--config", config.toString()).err())
+        assertThat(
+                        configError(
+                                config,
+                                "load:\n  stages:\n    - *stage\n    - &stage {requestRate: 1, numPrompts: 2}\n"))
                 .contains("line 3, column 7: ")
                 .contains("alias *stage has no anchor &stage before it");
-        Files.writeString(config, "load: &load\n  stages: [*load]\n");
-        assertThat(usage("run", "--config", config.toString()).err())
+        assertThat(configError(config, "load: &load\n  stages: [*load]\n"))
                 .contains("alias *load refers to the node that contains it");
     }
 
@@ -352,12 +324,9 @@ class StartupErrorsTest {
     void anEmptyPathFlagIsRefusedNamingTheFlag(@TempDir Path dir) throws Exception {
         for (String flag :
                 List.of(
-                        "--result-dir",
-                        "--config",
-                        "--dataset-path",
-                        "--tokenizer",
-                        "--ca-cert",
-                        "--api-key-file")) {
+                        argv(
+                                "--result-dir --config --dataset-path --tokenizer --ca-cert"
+                                        + " --api-key-file"))) {
             assertThat(usage("run", flag, "").err())
                     .as(flag)
                     .contains(flag)
@@ -365,15 +334,10 @@ class StartupErrorsTest {
         }
         assertThat(
                         usage(
-                                        "search",
-                                        "--min-rate",
-                                        "1",
-                                        "--max-rate",
-                                        "2",
-                                        "--goodput",
-                                        "ttft:9",
-                                        "--result-dir",
-                                        "")
+                                        argv(
+                                                "search --min-rate 1 --max-rate 2 --goodput ttft:9"
+                                                        + " --result-dir %s",
+                                                ""))
                                 .err())
                 .contains("--result-dir")
                 .contains("the path is empty");
@@ -385,15 +349,10 @@ class StartupErrorsTest {
         Files.write(binary, new byte[] {'{', '"', (byte) 0xFE, (byte) 0xFF, 0, 0});
         String err =
                 usage(
-                                "run",
-                                "--model",
-                                "m",
-                                "--result-dir",
-                                dir.resolve("results").toString(),
-                                "--dataset-name",
-                                "jsonl",
-                                "--dataset-path",
-                                binary.toString())
+                                argv(
+                                        "run --model m --result-dir %s --dataset-name jsonl"
+                                                + " --dataset-path %s",
+                                        dir.resolve("results").toString(), binary.toString()))
                         .err();
         assertThat(err)
                 .contains(
@@ -406,15 +365,11 @@ class StartupErrorsTest {
         Files.writeString(empty, "[]");
         assertThat(
                         usage(
-                                        "run",
-                                        "--model",
-                                        "m",
-                                        "--result-dir",
-                                        dir.resolve("results").toString(),
-                                        "--dataset-name",
-                                        "sharegpt",
-                                        "--dataset-path",
-                                        empty.toString())
+                                        argv(
+                                                "run --model m --result-dir %s --dataset-name sharegpt"
+                                                        + " --dataset-path %s",
+                                                dir.resolve("results").toString(),
+                                                empty.toString()))
                                 .err())
                 .contains("--dataset-path: " + empty + ": the file has no prompts");
     }
@@ -445,17 +400,26 @@ class StartupErrorsTest {
         assertThat(usage("run", "--model", "m", "--min-input-len", "10").err())
                 .contains("--min-input-len: applies to --dataset-name sharegpt or jsonl");
         Path config = dir.resolve("bench.yaml");
-        Files.writeString(
-                config,
-                """
+        assertThat(
+                        configError(
+                                config,
+                                """
                 workload:
                   sampling: {topP: 1.5}
                   dataset: {seed: -3}
                 load: {requestRates: [1], numPrompts: 2}
-                """);
-        assertThat(usage("run", "--config", config.toString()).err())
+                """))
                 .contains("workload.sampling.topP: must be within (0, 1], got 1.5")
                 .contains("workload.dataset.seed: must not be negative, got -3");
+    }
+
+    /**
+     * What {@code run --config} says (on stderr, exiting 2) of a file {@code config} holding {@code
+     * yaml}.
+     */
+    private static String configError(Path config, String yaml) throws IOException {
+        Files.writeString(config, yaml);
+        return usage("run", "--config", config.toString()).err();
     }
 
     private static String[] concat(String[] first, String... more) {

@@ -1,18 +1,13 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.inferencebench.testkit.FreePorts;
 import io.inferencebench.testkit.ModelSim;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -60,26 +55,14 @@ class StarvedRunnerJarTest {
         assumeTrue(tasksetWorks(), "taskset is needed to pin the runner to one CPU");
         int port = FreePorts.claim();
         Process sim =
-                new ProcessBuilder(
-                                ModelSim.binary().toString(),
-                                "--model",
-                                "sim",
-                                "--host",
-                                "127.0.0.1",
-                                "--port",
-                                Integer.toString(port),
-                                "--time-to-first-token",
-                                "1",
-                                "--inter-token-latency",
-                                "1",
-                                "--max-num-seqs",
-                                "2000")
-                        .redirectErrorStream(true)
-                        .redirectOutput(dir.resolve("sim.log").toFile())
-                        .start();
+                ModelSim.startOnLoopback(
+                        port,
+                        dir.resolve("sim.log"),
+                        "/v1/models",
+                        argv(
+                                "--time-to-first-token 1 --inter-token-latency 1 --max-num-seqs 2000"));
         List<Process> hogs = new java.util.ArrayList<>();
         try {
-            awaitUp("http://127.0.0.1:" + port + "/v1/models");
             // the competitors: always runnable on CPU 0, where the runner is pinned too
             for (int i = 0; i < HOGS; i++) {
                 hogs.add(
@@ -95,26 +78,15 @@ class StarvedRunnerJarTest {
                             dir,
                             List.of("taskset", "-c", "0"),
                             List.of("-XX:ActiveProcessorCount=1"),
-                            "run",
-                            "--base-url",
-                            "http://127.0.0.1:" + port,
-                            "--backend",
-                            "openai",
                             // model-sim honours ignore_eos: exact output lengths (openai leaves it
                             // out unless asked)
-                            "--ignore-eos",
-                            "--model",
-                            "sim",
-                            "--random-input-len",
-                            "16",
-                            "--random-output-len",
-                            "4",
-                            "--request-rate",
-                            RATE,
-                            "--duration",
-                            "3s",
-                            "--result-dir",
-                            dir.resolve("results").toString());
+                            argv(
+                                    "run --base-url %s --backend openai --ignore-eos --model sim"
+                                            + " --random-input-len 16 --random-output-len 4"
+                                            + " --request-rate %s --duration 3s --result-dir %s",
+                                    "http://127.0.0.1:" + port,
+                                    RATE,
+                                    dir.resolve("results").toString()));
             double hogsUsed = -hogsBefore;
             for (Process hog : hogs) {
                 hogsUsed += cpuSeconds(hog.pid());
@@ -143,25 +115,5 @@ class StarvedRunnerJarTest {
             sim.destroy();
             sim.waitFor();
         }
-    }
-
-    private static void awaitUp(String url) throws Exception {
-        HttpClient client = HttpClient.newHttpClient();
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (System.nanoTime() < deadline) {
-            try {
-                HttpResponse<String> response =
-                        client.send(
-                                HttpRequest.newBuilder(URI.create(url)).build(),
-                                HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-                if (response.statusCode() == 200) {
-                    return;
-                }
-            } catch (java.io.IOException e) {
-                // not listening yet
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("the simulator did not answer " + url + " in 30 s");
     }
 }

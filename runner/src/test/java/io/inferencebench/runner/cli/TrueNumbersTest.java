@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -7,8 +8,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.inferencebench.runner.stub.OpenAiStub;
 import io.inferencebench.runner.stub.StubServer;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,11 +21,10 @@ class TrueNumbersTest {
 
     record Outcome(int code, String out, String err) {}
 
+    /** The CLI run in-process ({@link SimServer#cli}). */
     static Outcome run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int code = Main.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
-        return new Outcome(code, out.toString(), err.toString());
+        SimServer.Outcome o = SimServer.cli(args);
+        return new Outcome(o.code(), o.out(), o.err());
     }
 
     static List<JsonNode> profiles(Path dir) throws IOException {
@@ -39,28 +37,22 @@ class TrueNumbersTest {
         return result;
     }
 
+    /** {@link #common} and the words of {@code more}, run in-process. */
+    private static Outcome runCommon(String baseUrl, Path results, String more) {
+        return run(common(baseUrl, results, argv(more)).toArray(String[]::new));
+    }
+
     static List<String> common(String baseUrl, Path results, String... more) {
         List<String> args =
                 new ArrayList<>(
                         List.of(
-                                "run",
-                                "--base-url",
-                                baseUrl,
                                 // The stubs speak OpenAI's API only: with the default
                                 // backend (vllm) the runner would first ask them for /tokenize.
-                                "--backend",
-                                "openai",
-                                "--model",
-                                "m",
-                                "--random-input-len",
-                                "8",
-                                "--cooldown",
-                                "0",
-                                "--no-self-warmup",
-                                "--progress",
-                                "none",
-                                "--result-dir",
-                                results.toString()));
+                                argv(
+                                        "run --base-url %s --backend openai --model m"
+                                                + " --random-input-len 8 --cooldown 0 --no-self-warmup"
+                                                + " --progress none --result-dir %s",
+                                        baseUrl, results.toString())));
         args.addAll(List.of(more));
         return args;
     }
@@ -72,19 +64,11 @@ class TrueNumbersTest {
         try (StubServer server = new StubServer(stub)) {
             Path results = dir.resolve("r");
             Outcome o =
-                    run(
-                            common(
-                                            server.baseUrl(),
-                                            results,
-                                            "--random-output-len",
-                                            "4",
-                                            "--request-rate",
-                                            "inf,inf",
-                                            "--num-prompts",
-                                            "12",
-                                            "--goodput",
-                                            "tpot:50")
-                                    .toArray(String[]::new));
+                    runCommon(
+                            server.baseUrl(),
+                            results,
+                            "--random-output-len 4 --request-rate inf,inf"
+                                    + " --num-prompts 12 --goodput tpot:50");
             // Before: TTFT = latency, TPOT = 0, and the tpot SLO passed at 100 %.
             assertThat(o.code()).as(o.err()).isEqualTo(1);
             assertThat(o.err()).contains("SLO missed");
@@ -113,20 +97,11 @@ class TrueNumbersTest {
         try (StubServer server = new StubServer(new OpenAiStub(2, 1, true))) {
             Path results = dir.resolve("r");
             Outcome o =
-                    run(
-                            common(
-                                            server.baseUrl(),
-                                            results,
-                                            "--no-stream",
-                                            "--random-output-len",
-                                            "4",
-                                            "--request-rate",
-                                            "inf",
-                                            "--num-prompts",
-                                            "10",
-                                            "--goodput",
-                                            "e2el:10000")
-                                    .toArray(String[]::new));
+                    runCommon(
+                            server.baseUrl(),
+                            results,
+                            "--no-stream --random-output-len 4 --request-rate inf"
+                                    + " --num-prompts 10 --goodput e2el:10000");
             assertThat(o.code()).as(o.err()).isZero();
             assertThat(o.err()).contains("not streamed").contains("TTFT, ITL and TPOT");
             assertThat(o.err()).doesNotContain("warning:");
@@ -145,21 +120,11 @@ class TrueNumbersTest {
         try (StubServer server = new StubServer(stub)) {
             Path results = dir.resolve("r");
             Outcome o =
-                    run(
-                            common(
-                                            server.baseUrl(),
-                                            results,
-                                            "--random-output-len",
-                                            "1",
-                                            "--event-loops",
-                                            "1",
-                                            "--max-connections",
-                                            "1",
-                                            "--request-rate",
-                                            "inf",
-                                            "--num-prompts",
-                                            "4")
-                                    .toArray(String[]::new));
+                    runCommon(
+                            server.baseUrl(),
+                            results,
+                            "--random-output-len 1 --event-loops 1 --max-connections 1"
+                                    + " --request-rate inf --num-prompts 4");
             assertThat(o.code()).as(o.err()).isZero();
             JsonNode m = profiles(results).get(0).get("metrics");
             // What the server saw: each request read -> its first token written.
@@ -190,17 +155,10 @@ class TrueNumbersTest {
         try (StubServer server = new StubServer(new OpenAiStub(1, 0, true))) {
             Path results = dir.resolve("r");
             Outcome o =
-                    run(
-                            common(
-                                            server.baseUrl(),
-                                            results,
-                                            "--random-output-len",
-                                            "4",
-                                            "--request-rate",
-                                            "inf",
-                                            "--num-prompts",
-                                            "5")
-                                    .toArray(String[]::new));
+                    runCommon(
+                            server.baseUrl(),
+                            results,
+                            "--random-output-len 4 --request-rate inf --num-prompts 5");
             assertThat(o.code()).as(o.err()).isZero();
             String row = o.out().lines().filter(l -> l.trim().startsWith("1 ")).findFirst().get();
             assertThat(row).contains("n/a");

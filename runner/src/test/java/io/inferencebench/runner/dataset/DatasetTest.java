@@ -16,32 +16,22 @@ class DatasetTest {
         return Path.of("src/test/resources/tokenizer/tokenizer.json");
     }
 
+    /** 50 token-id prompts of 50 to 150 tokens, each asking for 64, drawn with {@code seed}. */
+    private static List<Prompt> fiftyTokenIdPrompts(long seed) {
+        return RandomDataset.generate(
+                50,
+                LengthDistribution.rangeRatio(100, 0.5),
+                LengthDistribution.fixed(64),
+                true,
+                null,
+                seed);
+    }
+
     @Test
     void randomTokenIdPromptsHaveExactLengthsAndAreReproducible() {
-        List<Prompt> a =
-                RandomDataset.generate(
-                        50,
-                        LengthDistribution.rangeRatio(100, 0.5),
-                        LengthDistribution.fixed(64),
-                        true,
-                        null,
-                        7);
-        List<Prompt> b =
-                RandomDataset.generate(
-                        50,
-                        LengthDistribution.rangeRatio(100, 0.5),
-                        LengthDistribution.fixed(64),
-                        true,
-                        null,
-                        7);
-        List<Prompt> c =
-                RandomDataset.generate(
-                        50,
-                        LengthDistribution.rangeRatio(100, 0.5),
-                        LengthDistribution.fixed(64),
-                        true,
-                        null,
-                        8);
+        List<Prompt> a = fiftyTokenIdPrompts(7);
+        List<Prompt> b = fiftyTokenIdPrompts(7);
+        List<Prompt> c = fiftyTokenIdPrompts(8);
         for (int i = 0; i < a.size(); i++) {
             Prompt p = a.get(i);
             assertThat(p.tokenIds()).hasSize(p.inputTokens());

@@ -41,6 +41,30 @@ class FailureClassificationTest {
         }
     }
 
+    /** Streams {@code events} as server-sent events and ends the stream as it should. */
+    private static StubServer.Handler events(String... events) {
+        return sse(true, events);
+    }
+
+    /** Streams {@code events}, then closes the connection without ending the stream. */
+    private static StubServer.Handler eventsThenClose(String... events) {
+        return sse(false, events);
+    }
+
+    private static StubServer.Handler sse(boolean endTheStream, String... events) {
+        return (req, ex) -> {
+            ex.startSse();
+            for (String event : events) {
+                ex.chunk(event);
+            }
+            if (endTheStream) {
+                ex.endChunked();
+            } else {
+                ex.close();
+            }
+        };
+    }
+
     private static void assertOnly(StageResult r, String errorClass) {
         assertThat(r.completed).isZero();
         assertThat(r.failed).isEqualTo(REQUESTS);
@@ -133,37 +157,22 @@ class FailureClassificationTest {
     void connectionClosedMidStream() throws Exception {
         StageResult r =
                 runAgainst(
-                        (req, ex) -> {
-                            ex.startSse();
-                            ex.chunk("data: {\"choices\":[{\"text\":\"a\"}]}\n\n");
-                            ex.chunk("data: {\"choices\":[{\"text\":\"b\"}]}\n\n");
-                            ex.close();
-                        });
+                        eventsThenClose(
+                                "data: {\"choices\":[{\"text\":\"a\"}]}\n\n",
+                                "data: {\"choices\":[{\"text\":\"b\"}]}\n\n"));
         assertOnly(r, "reset");
     }
 
     @Test
     void garbageInsteadOfAnEventStream() throws Exception {
-        StageResult r =
-                runAgainst(
-                        (req, ex) -> {
-                            ex.startSse();
-                            ex.chunk("<html><body>502 Bad Gateway</body></html>\n");
-                            ex.endChunked();
-                        });
+        StageResult r = runAgainst(events("<html><body>502 Bad Gateway</body></html>\n"));
         assertOnly(r, "malformed_stream");
     }
 
     @Test
     void eventThatIsNotJson() throws Exception {
         StageResult r =
-                runAgainst(
-                        (req, ex) -> {
-                            ex.startSse();
-                            ex.chunk(
-                                    "data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: {not json\n\n");
-                            ex.endChunked();
-                        });
+                runAgainst(events("data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: {not json\n\n"));
         assertOnly(r, "malformed_stream");
     }
 
@@ -171,14 +180,10 @@ class FailureClassificationTest {
     void errorObjectInTheStream() throws Exception {
         StageResult r =
                 runAgainst(
-                        (req, ex) -> {
-                            ex.startSse();
-                            ex.chunk("data: {\"choices\":[{\"text\":\"a\"}]}\n\n");
-                            ex.chunk(
-                                    "data: {\"error\":{\"message\":\"out of memory\",\"code\":500}}\n\n");
-                            ex.chunk("data: [DONE]\n\n");
-                            ex.endChunked();
-                        });
+                        events(
+                                "data: {\"choices\":[{\"text\":\"a\"}]}\n\n",
+                                "data: {\"error\":{\"message\":\"out of memory\",\"code\":500}}\n\n",
+                                "data: [DONE]\n\n"));
         assertOnly(r, "error_payload");
     }
 
@@ -227,28 +232,20 @@ class FailureClassificationTest {
         // No content event at all: the usage event is the only data.
         assertOnly(
                 runAgainst(
-                        (req, ex) -> {
-                            ex.startSse();
-                            ex.chunk(
-                                    "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,"
-                                            + "\"completion_tokens\":0}}\n\n");
-                            ex.chunk("data: [DONE]\n\n");
-                            ex.endChunked();
-                        }),
+                        events(
+                                "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,"
+                                        + "\"completion_tokens\":0}}\n\n",
+                                "data: [DONE]\n\n")),
                 "empty_response");
         // Empty text in the choices and usage that claims tokens: still no text.
         assertOnly(
                 runAgainst(
-                        (req, ex) -> {
-                            ex.startSse();
-                            ex.chunk("data: {\"choices\":[{\"index\":0,\"text\":\"\"}]}\n\n");
-                            ex.chunk(
-                                    "data: {\"choices\":[{\"index\":0,\"text\":\"\","
-                                            + "\"finish_reason\":\"length\"}],\"usage\":"
-                                            + "{\"prompt_tokens\":5,\"completion_tokens\":7}}\n\n");
-                            ex.chunk("data: [DONE]\n\n");
-                            ex.endChunked();
-                        }),
+                        events(
+                                "data: {\"choices\":[{\"index\":0,\"text\":\"\"}]}\n\n",
+                                "data: {\"choices\":[{\"index\":0,\"text\":\"\","
+                                        + "\"finish_reason\":\"length\"}],\"usage\":"
+                                        + "{\"prompt_tokens\":5,\"completion_tokens\":7}}\n\n",
+                                "data: [DONE]\n\n")),
                 "empty_response");
     }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import io.inferencebench.profile.lpg.StageResult;
 import io.inferencebench.runner.backend.OpenAiChat;
 import io.inferencebench.runner.backend.OpenAiCompletions;
+import io.inferencebench.runner.backend.Protocol;
 import io.inferencebench.runner.stub.OpenAiStub;
 import io.inferencebench.runner.stub.OpenAiStub.Written;
 import io.inferencebench.runner.stub.StubServer;
@@ -30,16 +31,27 @@ class MeasurementAccuracyTest {
     private static final int TOKENS = 10;
     private static final double LATENCY = TTFT + ITL * (TOKENS - 1);
 
+    /** A fixture against {@code server} with the 1000-sample cap these tests read back in full. */
+    private static EngineFixture fixture(StubServer server, Protocol protocol, boolean stream) {
+        return new EngineFixture(
+                server.baseUrl(), protocol, stream, TOKENS, Duration.ofSeconds(10), Slo.NONE, 1000);
+    }
+
+    /** After a warm-up, 12 requests one at a time; asserts all 12 completed. */
+    private static StageResult warmThenTwelveInARow(EngineFixture f) throws Exception {
+        f.engine.warmUp(4, 2);
+        StageResult r = f.engine.runStage(EngineFixture.closed(1, 12));
+        assertThat(r.completed).isEqualTo(12);
+        return r;
+    }
+
     @Test
     void streamedCompletionsMatchInjectedDelaysWithinOneMillisecond() throws Exception {
         OpenAiStub stub = new OpenAiStub(TTFT, ITL, true);
         try (StubServer server = new StubServer(stub);
                 EngineFixture f =
                         new EngineFixture(server.baseUrl(), TOKENS, Duration.ofSeconds(10))) {
-            f.engine.warmUp(4, 2);
-            StageResult r = f.engine.runStage(EngineFixture.closed(1, 12));
-
-            assertThat(r.completed).isEqualTo(12);
+            StageResult r = warmThenTwelveInARow(f);
             assertThat(r.failed).isZero();
             assertAccurate(r, f.finished, stub);
             assertThat(r.outputTokenSource).isEqualTo("usage");
@@ -76,9 +88,7 @@ class MeasurementAccuracyTest {
         try (StubServer server = new StubServer(stub);
                 EngineFixture f =
                         new EngineFixture(server.baseUrl(), TOKENS, Duration.ofSeconds(10))) {
-            f.engine.warmUp(4, 2);
-            StageResult r = f.engine.runStage(EngineFixture.closed(1, 12));
-            assertThat(r.completed).isEqualTo(12);
+            StageResult r = warmThenTwelveInARow(f);
             assertAccurate(r, f.finished, stub);
             assertThat(r.outputTokenSource).isEqualTo("content_events");
             assertThat(r.inputTokenSource).isEqualTo("approximation");
@@ -91,18 +101,8 @@ class MeasurementAccuracyTest {
     void chatStreamsIgnoreTheRoleOnlyFirstChunk() throws Exception {
         OpenAiStub stub = new OpenAiStub(TTFT, ITL, true);
         try (StubServer server = new StubServer(stub);
-                EngineFixture f =
-                        new EngineFixture(
-                                server.baseUrl(),
-                                new OpenAiChat(),
-                                true,
-                                TOKENS,
-                                Duration.ofSeconds(10),
-                                Slo.NONE,
-                                1000)) {
-            f.engine.warmUp(4, 2);
-            StageResult r = f.engine.runStage(EngineFixture.closed(1, 12));
-            assertThat(r.completed).isEqualTo(12);
+                EngineFixture f = fixture(server, new OpenAiChat(), true)) {
+            StageResult r = warmThenTwelveInARow(f);
             assertAccurate(r, f.finished, stub);
         }
     }
@@ -111,18 +111,8 @@ class MeasurementAccuracyTest {
     void nonStreamedResponsesHaveALatencyButNoTtftItlOrTpot() throws Exception {
         OpenAiStub stub = new OpenAiStub(TTFT, ITL, true);
         try (StubServer server = new StubServer(stub);
-                EngineFixture f =
-                        new EngineFixture(
-                                server.baseUrl(),
-                                new OpenAiCompletions(),
-                                false,
-                                TOKENS,
-                                Duration.ofSeconds(10),
-                                Slo.NONE,
-                                1000)) {
-            f.engine.warmUp(4, 2);
-            StageResult r = f.engine.runStage(EngineFixture.closed(1, 12));
-            assertThat(r.completed).isEqualTo(12);
+                EngineFixture f = fixture(server, new OpenAiCompletions(), false)) {
+            StageResult r = warmThenTwelveInARow(f);
             List<Written> written = new ArrayList<>(stub.written);
             written = written.subList(written.size() - 12, written.size());
             double[] error = new double[12];

@@ -1,5 +1,6 @@
 package io.inferencebench.runner.metrics;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -11,12 +12,8 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -47,57 +44,13 @@ class ScrapeMetricsCliTest {
         }
 
         Sim(int port, Path log, String... flags) throws Exception {
-            List<String> command = new ArrayList<>();
-            command.add(ModelSim.binary().toString());
-            command.addAll(
-                    List.of(
-                            "--model",
-                            "sim",
-                            "--host",
-                            "127.0.0.1",
-                            "--port",
-                            Integer.toString(port),
-                            "--force-dummy-tokenizer"));
-            command.addAll(Arrays.asList(flags));
-            process =
-                    new ProcessBuilder(command)
-                            .redirectErrorStream(true)
-                            .redirectOutput(log.toFile())
-                            .start();
+            process = ModelSim.startOnLoopback(port, log, "/metrics", flags);
             baseUrl = "http://127.0.0.1:" + port;
-            awaitMetrics(Duration.ofSeconds(30), log);
-        }
-
-        private void awaitMetrics(Duration limit, Path log) throws Exception {
-            HttpClient client = HttpClient.newHttpClient();
-            long deadline = System.nanoTime() + limit.toNanos();
-            while (System.nanoTime() < deadline) {
-                if (!process.isAlive()) {
-                    throw new IllegalStateException("model-sim exited: " + Files.readString(log));
-                }
-                try {
-                    HttpResponse<Void> r =
-                            client.send(
-                                    HttpRequest.newBuilder(URI.create(baseUrl + "/metrics"))
-                                            .build(),
-                                    HttpResponse.BodyHandlers.discarding());
-                    if (r.statusCode() == 200) {
-                        return;
-                    }
-                } catch (IOException notYet) {
-                    // still starting
-                }
-                Thread.sleep(50);
-            }
-            throw new IllegalStateException("model-sim not ready: " + Files.readString(log));
         }
 
         @Override
         public void close() throws Exception {
-            process.destroy();
-            if (!process.waitFor(5, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-            }
+            ModelSim.stop(process);
         }
     }
 
@@ -116,26 +69,12 @@ class ScrapeMetricsCliTest {
         List<String> args =
                 new ArrayList<>(
                         List.of(
-                                "run",
-                                "--base-url",
-                                baseUrl,
-                                "--backend",
-                                "vllm",
-                                "--model",
-                                "sim",
-                                "--random-input-len",
-                                "16",
-                                "--random-output-len",
-                                "8",
-                                "--arrival",
-                                "constant",
-                                "--no-self-warmup",
-                                "--progress",
-                                "none",
-                                "--cooldown",
-                                "0",
-                                "--result-dir",
-                                results.toString()));
+                                argv(
+                                        "run --base-url %s --backend vllm --model sim"
+                                                + " --random-input-len 16 --random-output-len 8"
+                                                + " --arrival constant --no-self-warmup --progress none"
+                                                + " --cooldown 0 --result-dir %s",
+                                        baseUrl, results.toString())));
         args.addAll(Arrays.asList(extra));
         return args.toArray(String[]::new);
     }
@@ -180,13 +119,9 @@ class ScrapeMetricsCliTest {
                             load(
                                     sim.baseUrl,
                                     results,
-                                    "--request-rate",
-                                    "20,40",
-                                    "--num-prompts",
-                                    "20",
-                                    "--scrape-metrics",
-                                    "--scrape-interval",
-                                    "200ms"));
+                                    argv(
+                                            "--request-rate 20,40 --num-prompts 20 --scrape-metrics"
+                                                    + " --scrape-interval 200ms")));
             assertThat(o.code()).as(o.err()).isZero();
             List<JsonNode> profiles = profiles(results);
             assertThat(profiles).hasSize(2);
@@ -271,13 +206,9 @@ class ScrapeMetricsCliTest {
                             load(
                                     server.baseUrl(),
                                     results,
-                                    "--request-rate",
-                                    "20",
-                                    "--num-prompts",
-                                    "10",
-                                    "--scrape-metrics",
-                                    "--scrape-interval",
-                                    "200ms"));
+                                    argv(
+                                            "--request-rate 20 --num-prompts 10 --scrape-metrics"
+                                                    + " --scrape-interval 200ms")));
             assertThat(o.code()).as(o.err()).isZero();
             assertThat(o.out())
                     .contains("stage 1 server:")
@@ -314,14 +245,13 @@ class ScrapeMetricsCliTest {
                             load(
                                     first.baseUrl,
                                     results,
-                                    "--request-rate",
-                                    "20",
-                                    "--num-prompts",
-                                    "10",
-                                    "--scrape-metrics",
-                                    first.baseUrl + "/metrics," + second.baseUrl + "/metrics",
-                                    "--scrape-interval",
-                                    "200ms"));
+                                    argv(
+                                            "--request-rate 20 --num-prompts 10 --scrape-metrics %s"
+                                                    + " --scrape-interval 200ms",
+                                            first.baseUrl
+                                                    + "/metrics,"
+                                                    + second.baseUrl
+                                                    + "/metrics")));
             assertThat(o.code()).as(o.err()).isZero();
             JsonNode metrics = profiles(results).get(0).path("metrics");
             JsonNode server = metrics.path("server_metrics");
@@ -351,12 +281,9 @@ class ScrapeMetricsCliTest {
         try (Sim sim =
                 new Sim(
                         tmp.resolve("sim.log"),
-                        "--time-to-first-token",
-                        "30",
-                        "--inter-token-latency",
-                        "5",
-                        "--max-num-seqs",
-                        "100")) {
+                        argv(
+                                "--time-to-first-token 30 --inter-token-latency 5"
+                                        + " --max-num-seqs 100"))) {
             Path results = tmp.resolve("results");
             int prompts = 40;
             Outcome o =
@@ -364,14 +291,10 @@ class ScrapeMetricsCliTest {
                             load(
                                     sim.baseUrl,
                                     results,
-                                    "--request-rate",
-                                    "20",
-                                    "--num-prompts",
-                                    Integer.toString(prompts),
-                                    "--scrape-metrics",
-                                    sim.baseUrl + "/metrics",
-                                    "--scrape-interval",
-                                    "500ms"));
+                                    argv(
+                                            "--request-rate 20 --num-prompts %s --scrape-metrics %s"
+                                                    + " --scrape-interval 500ms",
+                                            Integer.toString(prompts), sim.baseUrl + "/metrics")));
             assertThat(o.code()).as(o.err()).isZero();
             JsonNode metrics = profiles(results).get(0).path("metrics");
             JsonNode ttft = metrics.path("server_metrics").path("vllm:time_to_first_token_seconds");
@@ -405,14 +328,10 @@ class ScrapeMetricsCliTest {
                             load(
                                     sim.baseUrl,
                                     results,
-                                    "--request-rate",
-                                    "20,20",
-                                    "--num-prompts",
-                                    "10",
-                                    "--scrape-metrics",
-                                    "http://127.0.0.1:" + dead + "/metrics",
-                                    "--scrape-interval",
-                                    "200ms"));
+                                    argv(
+                                            "--request-rate 20,20 --num-prompts 10 --scrape-metrics %s"
+                                                    + " --scrape-interval 200ms",
+                                            "http://127.0.0.1:" + dead + "/metrics")));
             assertThat(o.code()).as(o.err()).isZero();
             assertThat(o.err().split("warning: server metrics", -1)).hasSize(2);
             assertThat(o.err()).contains("127.0.0.1:" + dead).contains("connection refused");
@@ -442,14 +361,10 @@ class ScrapeMetricsCliTest {
                             load(
                                     sim.baseUrl,
                                     results,
-                                    "--request-rate",
-                                    "20,20",
-                                    "--num-prompts",
-                                    "5",
-                                    "--prometheus-url",
-                                    "http://127.0.0.1:" + dead,
-                                    "--prometheus-selector",
-                                    "{job=\"model-sim\"}"));
+                                    argv(
+                                            "--request-rate 20,20 --num-prompts 5 --prometheus-url %s"
+                                                    + " --prometheus-selector %s",
+                                            "http://127.0.0.1:" + dead, "{job=\"model-sim\"}")));
             assertThat(o.code()).as(o.err()).isZero();
             JsonNode coverage =
                     profiles(results).get(0).path("metrics").path("server_metrics_coverage");
@@ -488,12 +403,9 @@ class ScrapeMetricsCliTest {
     void badFlagsAreUsageErrorsNamingTheFlag() {
         Outcome both =
                 run(
-                        "run",
-                        "--scrape-metrics",
-                        "--prometheus-url",
-                        "http://127.0.0.1:9",
-                        "--request-rate",
-                        "1");
+                        argv(
+                                "run --scrape-metrics --prometheus-url http://127.0.0.1:9"
+                                        + " --request-rate 1"));
         assertThat(both.code()).isEqualTo(Main.EXIT_USAGE);
         assertThat(both.err()).contains("--scrape-metrics and --prometheus-url");
 
@@ -504,14 +416,10 @@ class ScrapeMetricsCliTest {
 
         Outcome selector =
                 run(
-                        "run",
-                        "--scrape-metrics",
-                        "--metrics-include",
-                        "bad-name",
-                        "--metrics-exclude",
-                        "a b",
-                        "--request-rate",
-                        "1");
+                        argv(
+                                "run --scrape-metrics --metrics-include bad-name"
+                                        + " --metrics-exclude %s --request-rate 1",
+                                "a b"));
         assertThat(selector.code()).isEqualTo(Main.EXIT_USAGE);
         assertThat(selector.err())
                 .contains("--metrics-include[0]")

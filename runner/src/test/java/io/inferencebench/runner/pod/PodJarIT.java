@@ -85,23 +85,13 @@ class PodJarIT {
     @Test
     void theJarRunsAStageFromTheMountedWorkOrder(@TempDir Path dir) throws Exception {
         PodModeIT.Run run = PodModeIT.newRun("jar");
-        LoadSpec load = new LoadSpec();
-        load.setRequestRates(List.of(8.0));
-        load.setNumPrompts(6);
+        LoadSpec load = PodModeIT.oneStage(8.0, 6);
         Path log = dir.resolve("pod.log");
         Process process = startJar(run, PodModeIT.workOrder(run, load, 1, false), dir, log);
         Path tmp = dir.resolve("pod-tmp");
         try {
-            await().atMost(Duration.ofSeconds(60))
-                    .until(
-                            () ->
-                                    PartReport.STATE_READY.equals(
-                                            PodModeIT.data(run, 0, PartReport.STATE)));
-            PodModeIT.control(
-                    run,
-                    Map.of(
-                            RunnerWorkOrder.stageStartKey(1),
-                            Instant.now().plusSeconds(1).toString()));
+            PodModeIT.awaitReady(run, 0);
+            PodModeIT.openBarrier(run, 1, Instant.now().plusSeconds(1));
             assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
             String output = Files.readString(log);
             assertThat(process.exitValue()).as(output).isZero();
@@ -125,16 +115,8 @@ class PodJarIT {
         Path log = dir.resolve("pod.log");
         Process process = startJar(run, PodModeIT.workOrder(run, load, 1, false), dir, log);
         try {
-            await().atMost(Duration.ofSeconds(60))
-                    .until(
-                            () ->
-                                    PartReport.STATE_READY.equals(
-                                            PodModeIT.data(run, 0, PartReport.STATE)));
-            PodModeIT.control(
-                    run,
-                    Map.of(
-                            RunnerWorkOrder.stageStartKey(1),
-                            Instant.now().plusMillis(500).toString()));
+            PodModeIT.awaitReady(run, 0);
+            PodModeIT.openBarrier(run, 1, Instant.now().plusMillis(500));
             await().atMost(Duration.ofSeconds(30))
                     .until(
                             () -> {
@@ -192,23 +174,11 @@ class PodJarIT {
             Path log = dir.resolve("pod.log");
             Process process = startJar(run, order, dir, log, List.of("-Xmx64m"));
             try {
-                await().atMost(Duration.ofSeconds(60))
-                        .until(
-                                () ->
-                                        PartReport.STATE_READY.equals(
-                                                PodModeIT.data(run, 0, PartReport.STATE)));
-                PodModeIT.control(
-                        run,
-                        Map.of(
-                                RunnerWorkOrder.stageStartKey(1),
-                                Instant.now().plusMillis(500).toString()));
+                PodModeIT.awaitReady(run, 0);
+                PodModeIT.openBarrier(run, 1, Instant.now().plusMillis(500));
                 await().atMost(Duration.ofSeconds(60))
                         .until(() -> "1".equals(PodModeIT.data(run, 0, PartReport.STAGES_DONE)));
-                PodModeIT.control(
-                        run,
-                        Map.of(
-                                RunnerWorkOrder.stageStartKey(2),
-                                Instant.now().plusMillis(500).toString()));
+                PodModeIT.openBarrier(run, 2, Instant.now().plusMillis(500));
                 assertThat(process.waitFor(90, TimeUnit.SECONDS)).as("the pod ended").isTrue();
             } finally {
                 process.destroyForcibly();

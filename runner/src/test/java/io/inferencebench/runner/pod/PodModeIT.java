@@ -311,6 +311,25 @@ class PodModeIT {
                 .get();
     }
 
+    /** One stage of {@code numPrompts} prompts at {@code rate} requests/s. */
+    static LoadSpec oneStage(double rate, int numPrompts) {
+        LoadSpec load = new LoadSpec();
+        load.setRequestRates(List.of(rate));
+        load.setNumPrompts(numPrompts);
+        return load;
+    }
+
+    /** Waits up to 60 s until runner pod {@code index} reports ready at the first barrier. */
+    static void awaitReady(Run run, int index) {
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> PartReport.STATE_READY.equals(data(run, index, PartReport.STATE)));
+    }
+
+    /** Opens stage {@code stage}'s start barrier at {@code at} in the control ConfigMap. */
+    static void openBarrier(Run run, int stage, Instant at) {
+        control(run, Map.of(RunnerWorkOrder.stageStartKey(stage), at.toString()));
+    }
+
     static String data(Run run, int index, String key) {
         ConfigMap cm = part(run, index);
         return cm == null || cm.getData() == null ? null : cm.getData().get(key);
@@ -441,7 +460,7 @@ class PodModeIT {
         assertThat(data(run, 0, PartReport.stageResultKey(2))).isNull();
 
         Instant start2 = Instant.now().plusSeconds(2);
-        control(run, Map.of(RunnerWorkOrder.stageStartKey(2), start2.toString()));
+        openBarrier(run, 2, start2);
         assertThat(pod0.get(60, TimeUnit.SECONDS)).as(log0.toString()).isZero();
         assertThat(pod1.get(60, TimeUnit.SECONDS)).as(log1.toString()).isZero();
         long sent2 = 0;
@@ -611,11 +630,8 @@ class PodModeIT {
         publishWorkOrder(run, workOrder(run, load, 1, false));
         StringWriter log = new StringWriter();
         CompletableFuture<Integer> pod = startPod(run, settings(run, 0, null, null), log);
-        await().atMost(Duration.ofSeconds(60))
-                .until(() -> PartReport.STATE_READY.equals(data(run, 0, PartReport.STATE)));
-        control(
-                run,
-                Map.of(RunnerWorkOrder.stageStartKey(1), Instant.now().plusMillis(500).toString()));
+        awaitReady(run, 0);
+        openBarrier(run, 1, Instant.now().plusMillis(500));
         // Live progress is published while the stage runs.
         await().atMost(Duration.ofSeconds(30))
                 .until(
@@ -643,14 +659,11 @@ class PodModeIT {
     @Test
     void aDeletedRunEndsAPodWaitingAtTheBarrier() throws Exception {
         Run run = newRun("deleted");
-        LoadSpec load = new LoadSpec();
-        load.setRequestRates(List.of(5.0));
-        load.setNumPrompts(5);
+        LoadSpec load = oneStage(5.0, 5);
         publishWorkOrder(run, workOrder(run, load, 1, false));
         StringWriter log = new StringWriter();
         CompletableFuture<Integer> pod = startPod(run, settings(run, 0, null, null), log);
-        await().atMost(Duration.ofSeconds(60))
-                .until(() -> PartReport.STATE_READY.equals(data(run, 0, PartReport.STATE)));
+        awaitReady(run, 0);
         admin.resources(BenchmarkRun.class)
                 .inNamespace(run.namespace())
                 .withName(run.name())
@@ -702,9 +715,7 @@ class PodModeIT {
     @Test
     void aPodWithoutAModelDiscoversItReportsItWhenReadyAndAsksForIt() throws Exception {
         Run run = newRun("discover");
-        LoadSpec load = new LoadSpec();
-        load.setRequestRates(List.of(20.0));
-        load.setNumPrompts(3);
+        LoadSpec load = oneStage(20.0, 3);
         publishWorkOrder(run, workOrder(run, load, 1, false, null));
         int discoveriesBefore = modelsCalls.get();
         requestedModels.clear();
@@ -714,9 +725,7 @@ class PodModeIT {
         // The operator puts this into status.model (the MODEL column) and the profiles.
         assertThat(data(run, 0, PartReport.MODEL)).isEqualTo(DISCOVERED_MODEL);
         assertThat(modelsCalls.get() - discoveriesBefore).isEqualTo(1);
-        control(
-                run,
-                Map.of(RunnerWorkOrder.stageStartKey(1), Instant.now().plusSeconds(1).toString()));
+        openBarrier(run, 1, Instant.now().plusSeconds(1));
         assertThat(pod.get(60, TimeUnit.SECONDS)).as(log.toString()).isZero();
         assertThat(stageResult(run, 0, 1).completed).isEqualTo(3);
         assertThat(requestedModels).hasSize(3).containsOnly(DISCOVERED_MODEL);
@@ -727,9 +736,7 @@ class PodModeIT {
     @Test
     void aMissingApiKeyFailsThePodWithAReason() throws Exception {
         Run run = newRun("nokey");
-        LoadSpec load = new LoadSpec();
-        load.setRequestRates(List.of(5.0));
-        load.setNumPrompts(5);
+        LoadSpec load = oneStage(5.0, 5);
         publishWorkOrder(run, workOrder(run, load, 1, true));
         StringWriter log = new StringWriter();
         int code = startPod(run, settings(run, 0, null, null), log).get(60, TimeUnit.SECONDS);
