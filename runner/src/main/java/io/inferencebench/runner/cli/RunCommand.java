@@ -198,15 +198,9 @@ public final class RunCommand implements Callable<Integer> {
                     engine =
                             new LoadEngine(
                                     transport,
-                                    protocol,
-                                    params,
-                                    plan.wire().path(),
                                     prompts,
                                     tokenizer,
-                                    plan.slo(),
-                                    output.sampleCap(),
-                                    plan.dataset().seed(),
-                                    plan.requestTimeout(),
+                                    plan.engine(params, output.sampleCap()),
                                     observer);
                 } catch (OutOfMemoryError e) {
                     throw promptsTooLarge(plan);

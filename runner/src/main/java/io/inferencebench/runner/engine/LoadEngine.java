@@ -123,31 +123,30 @@ public final class LoadEngine {
     private final java.util.concurrent.atomic.AtomicReference<VirtualMachineError> jvmError =
             new java.util.concurrent.atomic.AtomicReference<>();
 
+    /**
+     * An engine over {@code prompts}, each encoded once here as {@code settings} asks.
+     *
+     * @param tokenCounter counts output tokens of non-streamed responses, or {@code null}
+     */
     public LoadEngine(
             HttpTransport transport,
-            Protocol protocol,
-            GenerationParams params,
-            String path,
             List<Prompt> prompts,
             TokenCounter tokenCounter,
-            Slo slo,
-            int sampleCap,
-            long seed,
-            Duration requestTimeout,
+            EngineSettings settings,
             StageObserver observer) {
         if (prompts.isEmpty()) {
             throw new IllegalArgumentException("the dataset yielded no prompts");
         }
         this.transport = transport;
-        this.protocol = protocol;
-        this.params = params;
-        this.path = path;
+        this.protocol = settings.protocol();
+        this.params = settings.params();
+        this.path = settings.path();
         this.prompts = List.copyOf(prompts);
         this.tokenCounter = tokenCounter;
-        this.slo = slo;
-        this.sampleCap = sampleCap;
-        this.seed = seed;
-        this.requestTimeout = requestTimeout;
+        this.slo = settings.slo();
+        this.sampleCap = settings.sampleCap();
+        this.seed = settings.seed();
+        this.requestTimeout = settings.requestTimeout();
         this.observer = observer;
         this.accept = params.stream() ? "text/event-stream" : "application/json";
         // Requests are encoded once, before any clock starts, so the hot path only wraps bytes.

@@ -241,15 +241,12 @@ public final class PodRun {
             LoadEngine engine =
                     new LoadEngine(
                             transport,
-                            protocol,
-                            params,
-                            path,
                             prompts,
                             tokenizer,
-                            plan.slo(),
-                            io.inferencebench.profile.stats.MetricRecorder.DEFAULT_SAMPLE_CAP,
-                            seed,
-                            timeout,
+                            plan.engine(
+                                    params,
+                                    io.inferencebench.profile.stats.MetricRecorder
+                                            .DEFAULT_SAMPLE_CAP),
                             tracker);
             engine.setSettleBeforeStage(false);
             io.inferencebench.runner.engine.HeapHeadroom.apply();
