@@ -152,13 +152,11 @@ final class CommandLineSession implements AutoCloseable {
         errors = new ErrorSampler(RequestFields.extensions(plan.wire().api(), params));
         try {
             session =
-                    RunSession.open(
-                            plan,
+                    new RunSession(
                             transport,
                             prepared.prompts(),
                             tokenizer,
-                            params,
-                            output.sampleCap(),
+                            plan.engine(params, output.sampleCap()),
                             StageObservers.of(progress, metrics, errors));
         } catch (OutOfMemoryError e) {
             throw promptsTooLarge();
@@ -329,7 +327,7 @@ final class CommandLineSession implements AutoCloseable {
                 count,
                 count == 1 ? "" : "s",
                 warmups > 0 ? "" : " (checks that the server accepts the token ids)");
-        return session.warmUp(count, FAILURES);
+        return session.warmUp(count, plan.maxConcurrency(), FAILURES);
     }
 
     private ProfileContext context(Instant start) {
@@ -371,37 +369,20 @@ final class CommandLineSession implements AutoCloseable {
 
     /** How the command line words what stops the set-up: by the flag to change. */
     private static final RunSession.Failures FAILURES =
-            new RunSession.Failures() {
-                @Override
-                public RuntimeException unreachable(String message) {
-                    // The server is down or unreachable: a failure of the target (exit 1), not
-                    // of the flags; --model would not help.
-                    return new IllegalStateException(message);
-                }
-
-                @Override
-                public RuntimeException redirected(String message) {
-                    return new Main.UsageError("--base-url: " + message);
-                }
-
-                @Override
-                public RuntimeException noModel(String message) {
-                    return new Main.UsageError(
-                            "--model: not given, and "
-                                    + message
-                                    + "; give --model NAME (the model name the server serves)");
-                }
-
-                @Override
-                public RuntimeException warmupJvmError(VirtualMachineError error) {
-                    return new Main.JvmFailure(
-                            JvmErrors.describe(error)
-                                    + " during the warm-up requests; no stage ran");
-                }
-
-                @Override
-                public RuntimeException vocabularyRejected(String message) {
-                    return new Main.UsageError(message);
-                }
-            };
+            new RunSession.Failures(
+                    // The server is down or unreachable: a failure of the target (exit 1), not of
+                    // the flags; --model would not help.
+                    IllegalStateException::new,
+                    message -> new Main.UsageError("--base-url: " + message),
+                    message ->
+                            new Main.UsageError(
+                                    "--model: not given, and "
+                                            + message
+                                            + "; give --model NAME (the model name the server"
+                                            + " serves)"),
+                    error ->
+                            new Main.JvmFailure(
+                                    JvmErrors.describe(error)
+                                            + " during the warm-up requests; no stage ran"),
+                    Main.UsageError::new);
 }

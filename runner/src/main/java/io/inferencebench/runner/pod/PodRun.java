@@ -202,13 +202,11 @@ public final class PodRun {
             String model = RunSession.model(plan, transport, order.baseUrl(), failures);
             ready.put(PartReport.MODEL, model);
             RunSession session =
-                    RunSession.open(
-                            plan,
+                    new RunSession(
                             transport,
                             prompts,
                             tokenizer,
-                            plan.generation(model),
-                            MetricRecorder.DEFAULT_SAMPLE_CAP,
+                            plan.engine(plan.generation(model), MetricRecorder.DEFAULT_SAMPLE_CAP),
                             tracker);
             LoadEngine engine = session.engine();
             engine.setSettleBeforeStage(false);
@@ -222,7 +220,7 @@ public final class PodRun {
             long warmupSent = 0;
             int mine = plan.warmupRequests();
             if (mine > 0) {
-                warmupSent = session.warmUp(mine, failures);
+                warmupSent = session.warmUp(mine, plan.maxConcurrency(), failures);
             }
             control.start();
             ready.put(PartReport.STATE, PartReport.STATE_READY);
@@ -248,38 +246,15 @@ public final class PodRun {
                 StagePlan stagePlan;
                 String label;
                 if (search) {
-                    String rateKey = RunnerWorkOrder.stageRateKey(stage);
-                    Map<String, String> published =
-                            control.awaitAny(
-                                    d ->
-                                            (present(d, key) && present(d, rateKey))
-                                                    || present(d, RunnerWorkOrder.STAGES_KEY));
-                    if (published == null) {
+                    SearchProbes.Published probe = SearchProbes.await(control, order, stage);
+                    if (probe == null) {
                         return cancelled(control.stopReason(), i);
                     }
-                    if (!(present(published, key) && present(published, rateKey))) {
-                        int ran = searchStages(published.get(RunnerWorkOrder.STAGES_KEY));
-                        if (ran < stage) {
-                            break;
-                        }
-                        throw new PodFailure(
-                                "control "
-                                        + RunnerWorkOrder.STAGES_KEY
-                                        + "="
-                                        + ran
-                                        + " but "
-                                        + key
-                                        + " or "
-                                        + rateKey
-                                        + " is missing");
+                    if (probe == SearchProbes.ENDED) {
+                        break;
                     }
-                    startText = published.get(key);
-                    share =
-                            PodWorkload.probeShare(
-                                    order,
-                                    stage,
-                                    rate(rateKey, published),
-                                    size(RunnerWorkOrder.stageSizeKey(stage), published));
+                    startText = probe.startText();
+                    share = probe.share();
                     stagePlan = PodWorkload.probe(order, index, share);
                     label = stage + " (search)";
                 } else {
@@ -415,42 +390,6 @@ public final class PodRun {
         }
     }
 
-    private static boolean present(Map<String, String> data, String key) {
-        String value = data.get(key);
-        return value != null && !value.isBlank();
-    }
-
-    /** The operator's {@code stages} key: how many stages the search ran. */
-    private static int searchStages(String text) {
-        try {
-            return Integer.parseInt(text.strip());
-        } catch (NumberFormatException e) {
-            throw new PodFailure(
-                    "control " + RunnerWorkOrder.STAGES_KEY + ": not a number of stages: " + text);
-        }
-    }
-
-    private static double rate(String key, Map<String, String> data) {
-        try {
-            return Double.parseDouble(data.get(key).strip());
-        } catch (NumberFormatException e) {
-            throw new PodFailure("control " + key + ": not a request rate: " + data.get(key));
-        }
-    }
-
-    /** A search probe's size (absent: 1, as published by an operator that never grows one). */
-    private static int size(String key, Map<String, String> data) {
-        String text = data.get(key);
-        if (text == null) {
-            return 1;
-        }
-        try {
-            return Integer.parseInt(text.strip());
-        } catch (NumberFormatException e) {
-            throw new PodFailure("control " + key + ": not a whole number: " + text);
-        }
-    }
-
     private static StageResult empty(StageShare share) {
         StageResult r = new StageResult();
         r.requestedRate =
@@ -572,36 +511,19 @@ public final class PodRun {
 
     /** How a pod words what stops its set-up: the work order's fields, in its part. */
     private final RunSession.Failures failures =
-            new RunSession.Failures() {
-                @Override
-                public RuntimeException unreachable(String message) {
-                    return new PodFailure(message);
-                }
-
-                @Override
-                public RuntimeException redirected(String message) {
-                    return new PodFailure("target: " + message);
-                }
-
-                @Override
-                public RuntimeException noModel(String message) {
-                    return new PodFailure(
-                            "target.model is not set, and "
-                                    + message
-                                    + "; set target.model (the model name the server serves)");
-                }
-
-                @Override
-                public RuntimeException warmupJvmError(VirtualMachineError error) {
-                    return new PodFailure(
-                            jvmErrorMessage(error, null) + " during the warm-up requests");
-                }
-
-                @Override
-                public RuntimeException vocabularyRejected(String message) {
-                    return new PodFailure(message);
-                }
-            };
+            new RunSession.Failures(
+                    PodFailure::new,
+                    message -> new PodFailure("target: " + message),
+                    message ->
+                            new PodFailure(
+                                    "target.model is not set, and "
+                                            + message
+                                            + "; set target.model (the model name the server"
+                                            + " serves)"),
+                    error ->
+                            new PodFailure(
+                                    jvmErrorMessage(error, null) + " during the warm-up requests"),
+                    PodFailure::new);
 
     private static String describe(Throwable e) {
         return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();

@@ -1,8 +1,8 @@
 package io.inferencebench.runner.session;
 
-import io.inferencebench.runner.backend.GenerationParams;
 import io.inferencebench.runner.dataset.Prompt;
 import io.inferencebench.runner.dataset.TokenCounter;
+import io.inferencebench.runner.engine.EngineSettings;
 import io.inferencebench.runner.engine.HeapHeadroom;
 import io.inferencebench.runner.engine.JitPlan;
 import io.inferencebench.runner.engine.LoadEngine;
@@ -14,6 +14,7 @@ import io.inferencebench.runner.plan.ModelDiscovery;
 import io.inferencebench.runner.plan.RunPlan;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * The client of one run, set up once and shared by every stage: the engine over the prepared
@@ -30,42 +31,42 @@ public final class RunSession {
     /**
      * How a road words what stops the set-up: the command line names its flags, a runner pod the
      * fields of its work order.
+     *
+     * @param unreachable the server did not answer the model list (a failure of the target)
+     * @param redirected the model list was redirected
+     * @param noModel no model was given and the server's list names none to choose
+     * @param warmupJvmError the JVM failed during the warm-up requests
+     * @param vocabularyRejected the server refused the prompts' token ids during the warm-up
      */
-    public interface Failures {
+    public record Failures(
+            Function<String, RuntimeException> unreachable,
+            Function<String, RuntimeException> redirected,
+            Function<String, RuntimeException> noModel,
+            Function<VirtualMachineError, RuntimeException> warmupJvmError,
+            Function<String, RuntimeException> vocabularyRejected) {}
 
-        /** The server did not answer the model list (a failure of the target). */
-        RuntimeException unreachable(String message);
-
-        /** The model list was redirected. */
-        RuntimeException redirected(String message);
-
-        /** No model was given and the server's list names none to choose. */
-        RuntimeException noModel(String message);
-
-        /** The JVM failed during the warm-up requests. */
-        RuntimeException warmupJvmError(VirtualMachineError error);
-
-        /** The server refused the prompts' token ids during the warm-up. */
-        RuntimeException vocabularyRejected(String message);
-    }
-
-    private final RunPlan plan;
+    private final LoadEngine engine;
     private final HttpTransport transport;
     private final List<Prompt> prompts;
-    private final GenerationParams params;
-    private final LoadEngine engine;
+    private final EngineSettings settings;
 
-    private RunSession(
-            RunPlan plan,
+    /**
+     * Builds the engine over {@code prompts}; every prompt's request is encoded here once (as much
+     * memory again as the prompts).
+     *
+     * @param tokenCounter counts the output tokens of non-streamed responses, or {@code null}
+     * @param settings what the engine sends ({@link RunPlan#engine})
+     */
+    public RunSession(
             HttpTransport transport,
             List<Prompt> prompts,
-            GenerationParams params,
-            LoadEngine engine) {
-        this.plan = plan;
+            TokenCounter tokenCounter,
+            EngineSettings settings,
+            StageObserver observer) {
+        this.engine = new LoadEngine(transport, prompts, tokenCounter, settings, observer);
         this.transport = transport;
         this.prompts = prompts;
-        this.params = params;
-        this.engine = engine;
+        this.settings = settings;
     }
 
     /** The model the requests ask for: the plan's, else the one the server lists. */
@@ -77,34 +78,12 @@ public final class RunSession {
         try {
             return ModelDiscovery.discover(transport, baseUrl);
         } catch (ModelDiscovery.Unreachable e) {
-            throw failures.unreachable(e.getMessage());
+            throw failures.unreachable().apply(e.getMessage());
         } catch (ModelDiscovery.Redirected e) {
-            throw failures.redirected(e.getMessage());
+            throw failures.redirected().apply(e.getMessage());
         } catch (ModelDiscovery.NoModel e) {
-            throw failures.noModel(e.getMessage());
+            throw failures.noModel().apply(e.getMessage());
         }
-    }
-
-    /**
-     * Builds the engine of the plan over {@code prompts}; every prompt's request is encoded here
-     * once (as much memory again as the prompts).
-     *
-     * @param params the generation parameters ({@link RunPlan#generation}) of the model asked for
-     * @param tokenCounter counts the output tokens of non-streamed responses, or {@code null}
-     * @param sampleCap most samples kept per metric
-     */
-    public static RunSession open(
-            RunPlan plan,
-            HttpTransport transport,
-            List<Prompt> prompts,
-            TokenCounter tokenCounter,
-            GenerationParams params,
-            int sampleCap,
-            StageObserver observer) {
-        LoadEngine engine =
-                new LoadEngine(
-                        transport, prompts, tokenCounter, plan.engine(params, sampleCap), observer);
-        return new RunSession(plan, transport, prompts, params, engine);
     }
 
     /** The engine every stage of the run goes through. */
@@ -137,8 +116,8 @@ public final class RunSession {
      */
     public long selfWarmup(SelfWarmup.Cancel cancel) {
         return SelfWarmup.run(
-                plan.wire().protocol(),
-                params,
+                settings.protocol(),
+                settings.params(),
                 transport,
                 SELF_WARMUP_BUDGET,
                 prompts.get(0).maxTokens(),
@@ -146,20 +125,23 @@ public final class RunSession {
     }
 
     /**
-     * Sends {@code count} warm-up requests to the target (at most the plan's cap in flight), whose
-     * results are left out; they also tell whether the server accepts the prompts' token ids.
+     * Sends {@code count} warm-up requests to the target, whose results are left out; they also
+     * tell whether the server accepts the prompts' token ids.
      *
+     * @param maxConcurrency the run's cap on requests in flight, or {@code null}
      * @return the requests sent (recorded as excluded from the first stage)
      */
-    public long warmUp(int count, Failures failures) {
+    public long warmUp(int count, Integer maxConcurrency, Failures failures) {
         VocabularyCheck vocabulary = new VocabularyCheck();
-        long sent = engine.warmUp(count, plan.maxConcurrency(), vocabulary);
+        long sent = engine.warmUp(count, maxConcurrency, vocabulary);
         if (engine.jvmError() != null) {
-            throw failures.warmupJvmError(engine.jvmError());
+            throw failures.warmupJvmError().apply(engine.jvmError());
         }
         if (vocabulary.rejection() != null) {
-            throw failures.vocabularyRejected(
-                    VocabularyCheck.message(vocabulary.rejection(), prompts.get(0).inputSource()));
+            throw failures.vocabularyRejected()
+                    .apply(
+                            VocabularyCheck.message(
+                                    vocabulary.rejection(), prompts.get(0).inputSource()));
         }
         return sent;
     }
