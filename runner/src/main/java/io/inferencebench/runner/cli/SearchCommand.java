@@ -107,6 +107,9 @@ public final class SearchCommand implements Callable<Integer> {
 
     @Mixin RunFlags flags = new RunFlags();
 
+    /** The client all probes share, set up for the first; {@code null} before it. */
+    private CommandLineSession session;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
@@ -148,17 +151,17 @@ public final class SearchCommand implements Callable<Integer> {
         Path dir = flags.output.resultDir.toAbsolutePath().normalize();
         List<ObjectNode> probeNodes = new ArrayList<>();
         List<ProbeResult> finished = new ArrayList<>();
-        try (CommandLineSession session =
-                CommandLineSession.open(flags, first, progressFlag(), INTERRUPT_NOTICE, err)) {
+        try {
             CapacitySearch.Probe probe =
                     (rate, size) -> {
                         if (!finished.isEmpty() && !pauseValue.isZero()) {
                             pause(pauseValue, session);
                         }
-                        if (session.cancelled()) {
+                        CommandLineSession shared = session(first, err);
+                        if (shared.cancelled()) {
                             throw new ProbeStopped(Interrupts.EXIT_INTERRUPTED);
                         }
-                        ProbeResult result = runProbe(session, rate, size, dir, err);
+                        ProbeResult result = runProbe(shared, rate, size, dir, err);
                         finished.add(result);
                         return result;
                     };
@@ -214,7 +217,29 @@ public final class SearchCommand implements Callable<Integer> {
                             && result.outcome() != CapacitySearch.Outcome.INDETERMINATE
                     ? 0
                     : Main.EXIT_RESULTS_FAILED;
+        } finally {
+            if (session != null) {
+                session.close();
+            }
         }
+    }
+
+    /**
+     * The session every probe runs on, set up before the first (as that probe's {@code run} would
+     * be): a set-up the JVM fails stops the search like a probe it fails, with the probes so far.
+     */
+    private CommandLineSession session(CommandLinePlan first, PrintWriter err) throws Exception {
+        if (session == null) {
+            try {
+                session =
+                        CommandLineSession.open(
+                                flags, first, progressFlag(), INTERRUPT_NOTICE, err);
+            } catch (Main.JvmFailure e) {
+                err.println("error: " + e.getMessage());
+                throw new ProbeStopped(Main.EXIT_JVM_ERROR);
+            }
+        }
+        return session;
     }
 
     /** What the first Ctrl-C prints: the probe in flight is dropped, the bracket so far kept. */
@@ -294,7 +319,7 @@ public final class SearchCommand implements Callable<Integer> {
             throws InterruptedException {
         long end = System.nanoTime() + pause.toNanos();
         long left;
-        while (!session.cancelled() && (left = end - System.nanoTime()) > 0) {
+        while (!(session != null && session.cancelled()) && (left = end - System.nanoTime()) > 0) {
             Thread.sleep(Math.max(1, Math.min(100, left / 1_000_000)));
         }
     }
