@@ -1,7 +1,5 @@
 package io.inferencebench.runner.cli;
 
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.inferencebench.crds.v1alpha1.Durations;
 import io.inferencebench.profile.lpg.LoadVerdict;
@@ -10,7 +8,6 @@ import io.inferencebench.profile.search.CapacitySearch;
 import io.inferencebench.profile.search.ProbeResult;
 import io.inferencebench.profile.text.TerminalText;
 import io.inferencebench.runner.plan.RunPlan;
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.Writer;
 import java.nio.file.Path;
@@ -142,14 +139,15 @@ public final class SearchCommand implements Callable<Integer> {
                             + ": search chooses the rates itself; give --min-rate and --max-rate");
         }
         Duration pauseValue = pauseDuration();
-        ObjectNode slo = slo(attainment);
+        ObjectNode slo = CapacityFile.slo(flags.slo.goodput, attainment);
         // Every probe is judged at the search's attainment, whatever --config says.
         flags.slo.sloMinAttainment = attainment;
         String arrival = flags.load.probe(minRate, 1).arrival;
         CommandLineSession.checkFlags(flags);
         CommandLinePlan first = flags.resolve(flags.load.probe(minRate, 1), err);
         Path dir = flags.output.resultDir.toAbsolutePath().normalize();
-        List<ObjectNode> probeNodes = new ArrayList<>();
+        CapacityFile capacity =
+                new CapacityFile(dir.resolve(CAPACITY_FILE), settings, slo, arrival);
         List<ProbeResult> finished = new ArrayList<>();
         try {
             CapacitySearch.Probe probe =
@@ -172,34 +170,30 @@ public final class SearchCommand implements Callable<Integer> {
                                 settings,
                                 probe,
                                 p -> {
-                                    probeNodes.add(probeNode(p));
-                                    printProbe(out, probeNodes.size(), p);
-                                    writeCapacity(dir, inProgress(slo, arrival, probeNodes));
+                                    capacity.probed(p);
+                                    printProbe(out, capacity.probes(), p);
                                 });
             } catch (ProbeStopped stopped) {
                 out.flush();
                 CapacitySearch.Result sofar = CapacitySearch.interrupted(settings, finished);
-                writeCapacity(dir, capacity(sofar, slo, arrival, probeNodes));
+                capacity.finish(sofar);
                 if (stopped.code == Main.EXIT_JVM_ERROR) {
                     // The probe said what failed; the probes before it are kept.
                     err.println(
                             "search stopped: the runner failed (above); "
-                                    + probeNodes.size()
+                                    + capacity.probes()
                                     + " probe(s) in "
-                                    + dir.resolve(CAPACITY_FILE));
+                                    + capacity.path());
                     err.flush();
                     return Main.EXIT_JVM_ERROR;
                 }
                 err.println(sofar.message());
                 err.println(
-                        "interrupted: "
-                                + probeNodes.size()
-                                + " probe(s) in "
-                                + dir.resolve(CAPACITY_FILE));
+                        "interrupted: " + capacity.probes() + " probe(s) in " + capacity.path());
                 err.flush();
                 return Interrupts.EXIT_INTERRUPTED;
             }
-            writeCapacity(dir, capacity(result, slo, arrival, probeNodes));
+            capacity.finish(result);
             out.println(result.message());
             out.printf(
                     Locale.ROOT,
@@ -208,10 +202,10 @@ public final class SearchCommand implements Callable<Integer> {
                     rateText(result.maxRequestRate()),
                     rateText(result.passingRate()),
                     rateText(result.failingRate()),
-                    outcomeName(result.outcome()),
+                    CapacityFile.outcomeName(result.outcome()),
                     precision,
                     result.probes().size());
-            out.println("capacity: " + dir.resolve(CAPACITY_FILE));
+            out.println("capacity: " + capacity.path());
             out.flush();
             return result.passingRate() != null
                             && result.outcome() != CapacitySearch.Outcome.INDETERMINATE
@@ -333,33 +327,6 @@ public final class SearchCommand implements Callable<Integer> {
         }
     }
 
-    /** The SLO as capacity.json records it; the probes' plan checks the values again. */
-    private ObjectNode slo(double attainment) {
-        ObjectNode slo = ProfileInputs.JSON.createObjectNode();
-        for (String item : flags.slo.goodput) {
-            String[] kv = item.split(":", 2);
-            double value;
-            try {
-                value = kv.length == 2 ? Double.parseDouble(kv[1]) : Double.NaN;
-            } catch (NumberFormatException e) {
-                value = Double.NaN;
-            }
-            String name = kv[0].toLowerCase(Locale.ROOT);
-            if (!(value > 0)
-                    || Double.isInfinite(value)
-                    || !List.of("ttft", "tpot", "e2el").contains(name)) {
-                throw new Main.UsageError(
-                        "--goodput: '"
-                                + item
-                                + "' must be NAME:MILLISECONDS with NAME one of ttft, tpot, e2el and a"
-                                + " positive number");
-            }
-            slo.put(name + "_ms", value);
-        }
-        slo.put("min_attainment", attainment);
-        return slo;
-    }
-
     private static String flagOf(String message) {
         if (message.startsWith("min rate")) {
             return "--min-rate";
@@ -379,31 +346,6 @@ public final class SearchCommand implements Callable<Integer> {
         return "--max-probes";
     }
 
-    private static ObjectNode probeNode(CapacitySearch.Probed p) {
-        ObjectNode node = ProfileInputs.JSON.createObjectNode();
-        ProbeResult r = p.result();
-        node.put("request_rate", r.requestRate());
-        if (r.size() > 1) {
-            node.put("size", r.size());
-        }
-        node.put("achieved_rate", r.achievedRate());
-        node.put("slo_attainment", r.sloAttainment());
-        node.put("attempted", r.attemptedRequests());
-        node.put("failed", r.failedRequests());
-        if (r.failureClasses() != null) {
-            node.put("failure_classes", r.failureClasses());
-        }
-        node.put("passed", p.passed());
-        node.put("verdict", p.verdict());
-        node.put("load_delivered", r.loadDelivered());
-        node.put("load_reason", r.load().reason());
-        if (!r.load().delivered()) {
-            node.put("load_message", r.load().message());
-        }
-        node.put("profile", r.profile());
-        return node;
-    }
-
     private static void printProbe(PrintWriter out, int n, CapacitySearch.Probed p) {
         ProbeResult r = p.result();
         out.printf(
@@ -417,61 +359,6 @@ public final class SearchCommand implements Callable<Integer> {
                 p.verdict(),
                 r.profile() == null ? "profile not written" : r.profile());
         out.flush();
-    }
-
-    private ObjectNode inProgress(ObjectNode slo, String arrival, List<ObjectNode> probes) {
-        ObjectNode node = base(slo, arrival);
-        node.putNull("max_request_rate");
-        node.putNull("passing_rate");
-        node.putNull("failing_rate");
-        node.put("outcome", "in_progress");
-        node.putArray("probes").addAll(probes);
-        return node;
-    }
-
-    private ObjectNode capacity(
-            CapacitySearch.Result result, ObjectNode slo, String arrival, List<ObjectNode> probes) {
-        ObjectNode node = base(slo, arrival);
-        node.put("max_request_rate", result.maxRequestRate());
-        node.put("passing_rate", result.passingRate());
-        node.put("passing_achieved_rate", result.passingAchievedRate());
-        node.put("failing_rate", result.failingRate());
-        node.put("undelivered_rate", result.undeliveredRate());
-        node.put("outcome", outcomeName(result.outcome()));
-        node.put("message", result.message());
-        ArrayNode list = node.putArray("probes");
-        list.addAll(probes);
-        return node;
-    }
-
-    private static String outcomeName(CapacitySearch.Outcome outcome) {
-        return outcome.name().toLowerCase(Locale.ROOT);
-    }
-
-    private ObjectNode base(ObjectNode slo, String arrival) {
-        ObjectNode node = ProfileInputs.JSON.createObjectNode();
-        node.set("slo", slo);
-        node.put("precision", precision);
-        node.put("min_rate", minRate);
-        node.put("max_rate", maxRate);
-        node.put("arrival", arrival.toLowerCase(Locale.ROOT));
-        return node;
-    }
-
-    private static void writeCapacity(Path dir, ObjectNode capacity) {
-        try {
-            // complete or absent, never half-written (a disk that fills keeps the last whole one)
-            AtomicFiles.replace(
-                    dir.resolve(CAPACITY_FILE),
-                    ProfileInputs.JSON
-                                    .copy()
-                                    .enable(SerializationFeature.INDENT_OUTPUT)
-                                    .writeValueAsString(capacity)
-                            + "\n");
-        } catch (IOException e) {
-            throw new IllegalStateException(
-                    "cannot write " + dir.resolve(CAPACITY_FILE) + ": " + Main.describe(e), e);
-        }
     }
 
     private static String rateText(Double rate) {
