@@ -86,6 +86,41 @@ public final class LoadOptions {
                             + " (0-1, default 0.1; load.maxFailureRatio in --config).")
     Double maxFailureRatio;
 
+    /**
+     * These flags as one probe of a capacity search: a single stage at {@code rate}, {@code size}
+     * times the probe's requests ({@code --num-prompts}, else {@value #DEFAULT_NUM_PROMPTS}) or
+     * length ({@code --duration}), so a probe too short to judge runs again larger; arrivals are
+     * Poisson unless {@code --arrival} says otherwise.
+     */
+    LoadOptions probe(double rate, int size) {
+        LoadOptions probe = new LoadOptions();
+        probe.requestRates = List.of(Double.toString(rate));
+        if (numPrompts != null) {
+            probe.numPrompts = (int) Math.min((long) numPrompts * size, Integer.MAX_VALUE);
+        } else if (duration == null && size > 1) {
+            probe.numPrompts = DEFAULT_NUM_PROMPTS * size;
+        }
+        probe.duration =
+                duration == null || size == 1
+                        ? duration
+                        : Durations.format(flagDuration("--duration", duration).multipliedBy(size));
+        probe.arrival = arrival != null ? arrival : "poisson";
+        probe.burstiness = burstiness;
+        probe.maxConcurrency = maxConcurrency;
+        probe.numWarmups = numWarmups;
+        probe.cooldown = cooldown;
+        probe.requestTimeout = requestTimeout;
+        probe.maxFailureRatio = maxFailureRatio;
+        return probe;
+    }
+
+    /** The stage flags a capacity search refuses (it chooses the rates), or {@code null}. */
+    String stageFlag() {
+        return requestRates != null
+                ? "--request-rate"
+                : concurrencies != null ? "--concurrency" : null;
+    }
+
     /** Whether the failure gate was given as a flag (messages name the flag, else the field). */
     public boolean failureRatioFromFlag() {
         return maxFailureRatio != null;

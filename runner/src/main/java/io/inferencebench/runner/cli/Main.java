@@ -63,15 +63,6 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
         return execute(new CommandLine(new Main()), out, err, args);
     }
 
-    /**
-     * Runs one command object (e.g. a {@link RunCommand} whose outcome the caller reads afterwards)
-     * with the given arguments, with the same error handling and exit codes as the command line.
-     */
-    static int execute(
-            Object command, java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
-        return execute(new CommandLine(command), out, err, args);
-    }
-
     private static int execute(
             CommandLine cli, java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
         if (out != null) {

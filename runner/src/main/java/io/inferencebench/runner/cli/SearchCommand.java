@@ -1,32 +1,33 @@
 package io.inferencebench.runner.cli;
 
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.inferencebench.crds.v1alpha1.Durations;
 import io.inferencebench.profile.lpg.LoadVerdict;
 import io.inferencebench.profile.lpg.StageResult;
 import io.inferencebench.profile.search.CapacitySearch;
 import io.inferencebench.profile.search.ProbeResult;
-import java.io.IOException;
+import io.inferencebench.profile.text.TerminalText;
+import io.inferencebench.runner.plan.RunPlan;
 import java.io.PrintWriter;
-import java.io.StringWriter;
+import java.io.Writer;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Unmatched;
 
 /**
  * {@code search}: the highest request rate that meets the SLO. Each probe is one {@code run} stage
- * at one rate, run in-process with the {@code run} flags given here (target, workload, ...), so a
- * probe measures exactly what {@code run} measures and writes the same profile.
+ * at one rate, run in this process on one {@link CommandLineSession} for the whole search (the
+ * prompts, connections and warm-up set up once), with the {@code run} flags ({@link RunFlags}), so
+ * a probe measures exactly what {@code run} measures and writes the same profile.
  */
 @Command(
         name = "search",
@@ -37,8 +38,9 @@ import picocli.CommandLine.Unmatched;
                     + " probes grow geometrically from --min-rate, then the bracket is bisected"
                     + " until it is within --precision; both edges are probed again.",
             "Every other flag is a 'run' flag (target, workload, --max-concurrency, ...; see 'run"
-                    + " --help') and applies to every probe. Writes each probe's LPG profile and"
-                    + " capacity.json into --result-dir.",
+                    + " --help') and applies to every probe; --goodput is required,"
+                    + " --num-prompts or --duration is the size of each probe. Writes each probe's"
+                    + " LPG profile and capacity.json into --result-dir.",
             "Each probe is judged as run judges LoadDelivered: on the schedule it drew (random"
                     + " arrivals draw more or fewer requests than the nominal rate), whether every"
                     + " request due was sent, the achieved rate within 5 % of the drawn schedule's,"
@@ -50,13 +52,20 @@ import picocli.CommandLine.Unmatched;
                     + " SLO and are named. The capacity is never above the rate its passing probes"
                     + " achieved.",
             "Exit codes: 0 a passing rate was found, 1 --min-rate already fails, nothing could be"
-                    + " measured or the outcome is indeterminate, 2 bad flags, 130 interrupted"
-                    + " (capacity.json then has outcome interrupted and the bracket so far)."
+                    + " measured or the outcome is indeterminate, 2 bad flags, 3 the runner itself"
+                    + " failed (the probes before are kept), 130 interrupted (capacity.json then"
+                    + " has outcome interrupted and the bracket so far)."
         })
 public final class SearchCommand implements Callable<Integer> {
 
     /** Name of the search's result file in the result directory. */
     public static final String CAPACITY_FILE = "capacity.json";
+
+    /** The SLO attainment a probe must reach when {@code --slo-min-attainment} is not given. */
+    private static final double DEFAULT_MIN_ATTAINMENT = 0.95;
+
+    /** Discards the warnings of a probe's plan: the session's plan printed them once. */
+    private static final PrintWriter QUIET = new PrintWriter(Writer.nullWriter());
 
     @Spec CommandSpec spec;
 
@@ -73,36 +82,6 @@ public final class SearchCommand implements Callable<Integer> {
                             + " ${DEFAULT-VALUE}).",
             defaultValue = "0.05")
     double precision;
-
-    @Option(
-            names = "--goodput",
-            arity = "1..*",
-            required = true,
-            description =
-                    "The SLO a probe must meet, as for run: e.g. ttft:500 tpot:50 e2el:10000 (ms).")
-    List<String> goodput;
-
-    @Option(
-            names = "--slo-min-attainment",
-            description =
-                    "Share of a probe's requests that must meet every SLO for its rate to pass"
-                            + " (default ${DEFAULT-VALUE}).",
-            defaultValue = "0.95")
-    double sloMinAttainment;
-
-    @Option(
-            names = "--arrival",
-            description = "poisson, gamma or constant, for every probe (default ${DEFAULT-VALUE}).",
-            defaultValue = "poisson")
-    String arrival;
-
-    @Option(
-            names = "--num-prompts",
-            description = "Requests per probe (run's default without --duration).")
-    Integer numPrompts;
-
-    @Option(names = "--duration", description = "Length of each probe, e.g. 30s.")
-    String duration;
 
     @Option(
             names = "--confirm",
@@ -123,20 +102,22 @@ public final class SearchCommand implements Callable<Integer> {
             defaultValue = "5s")
     String pause;
 
-    @Option(
-            names = "--result-dir",
-            description =
-                    "Directory for the probes' profiles and capacity.json (default ${DEFAULT-VALUE}).",
-            defaultValue = "results")
-    Path resultDir;
+    @Mixin RunFlags flags = new RunFlags();
 
-    @Unmatched List<String> runFlags = new ArrayList<>();
+    /** The client all probes share, set up for the first; {@code null} before it. */
+    private CommandLineSession session;
 
     @Override
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        reclaimSwallowedFlags();
+        if (flags.slo.goodput == null || flags.slo.goodput.isEmpty()) {
+            throw new Main.UsageError("--goodput: needs at least one SLO, e.g. --goodput ttft:500");
+        }
+        double attainment =
+                flags.slo.sloMinAttainment != null
+                        ? flags.slo.sloMinAttainment
+                        : DEFAULT_MIN_ATTAINMENT;
         CapacitySearch.Settings settings;
         try {
             settings =
@@ -144,52 +125,41 @@ public final class SearchCommand implements Callable<Integer> {
                             minRate,
                             maxRate,
                             precision,
-                            sloMinAttainment,
+                            attainment,
                             CapacitySearch.Settings.DEFAULT_GROWTH,
                             confirmations,
                             maxProbes);
         } catch (IllegalArgumentException e) {
             throw new Main.UsageError(flagOf(e.getMessage()) + ": " + e.getMessage());
         }
-        for (String flag : runFlags) {
-            for (String owned : List.of("--request-rate", "--concurrency")) {
-                if (flag.equals(owned) || flag.startsWith(owned + "=")) {
-                    throw new Main.UsageError(
-                            owned
-                                    + ": search chooses the rates itself; give --min-rate and"
-                                    + " --max-rate");
-                }
-            }
-            if (flag.startsWith("-") && !flag.startsWith("--")) {
-                throw new Main.UsageError(
-                        "unknown flag '" + flag + "'; see 'search --help' and 'run --help'");
-            }
+        String stageFlag = flags.load.stageFlag();
+        if (stageFlag != null) {
+            throw new Main.UsageError(
+                    stageFlag
+                            + ": search chooses the rates itself; give --min-rate and --max-rate");
         }
         Duration pauseValue = pauseDuration();
-        Duration durationValue = durationValue();
-        ResultFiles.prepare(resultDir);
-        Path dir = resultDir.toAbsolutePath().normalize();
-        ObjectNode slo = slo();
-        List<ObjectNode> probeNodes = new ArrayList<>();
+        ObjectNode slo = CapacityFile.slo(flags.slo.goodput, attainment);
+        // Every probe is judged at the search's attainment, whatever --config says.
+        flags.slo.sloMinAttainment = attainment;
+        String arrival = flags.load.probe(minRate, 1).arrival;
+        CommandLineSession.checkFlags(flags);
+        CommandLinePlan first = flags.resolve(flags.load.probe(minRate, 1), err);
+        Path dir = flags.output.resultDir.toAbsolutePath().normalize();
+        CapacityFile capacity =
+                new CapacityFile(dir.resolve(CAPACITY_FILE), settings, slo, arrival);
         List<ProbeResult> finished = new ArrayList<>();
-        int[] probeCount = {0};
-        try (Interrupts interrupts =
-                Interrupts.install(
-                        () -> {},
-                        err,
-                        "interrupted: stopping the search after this probe; capacity.json keeps"
-                                + " the bracket so far (interrupt again to quit at once)")) {
+        try {
             CapacitySearch.Probe probe =
                     (rate, size) -> {
-                        if (probeCount[0] > 0 && !pauseValue.isZero()) {
-                            pause(pauseValue, interrupts);
+                        if (!finished.isEmpty() && !pauseValue.isZero()) {
+                            pause(pauseValue, session);
                         }
-                        if (interrupts.interrupted()) {
+                        CommandLineSession shared = session(first, err);
+                        if (shared.cancelled()) {
                             throw new ProbeStopped(Interrupts.EXIT_INTERRUPTED);
                         }
-                        ProbeResult result =
-                                runProbe(rate, size, dir, durationValue, probeCount[0] == 0, err);
-                        probeCount[0]++;
+                        ProbeResult result = runProbe(shared, rate, size, dir, err);
                         finished.add(result);
                         return result;
                     };
@@ -200,38 +170,30 @@ public final class SearchCommand implements Callable<Integer> {
                                 settings,
                                 probe,
                                 p -> {
-                                    probeNodes.add(probeNode(p));
-                                    printProbe(out, probeNodes.size(), p);
-                                    writeCapacity(dir, inProgress(slo, probeNodes));
+                                    capacity.probed(p);
+                                    printProbe(out, capacity.probes(), p);
                                 });
             } catch (ProbeStopped stopped) {
                 out.flush();
-                if (stopped.code == Main.EXIT_USAGE) {
-                    return Main.EXIT_USAGE;
-                }
                 CapacitySearch.Result sofar = CapacitySearch.interrupted(settings, finished);
-                writeCapacity(dir, capacity(sofar, slo, probeNodes));
+                capacity.finish(sofar);
                 if (stopped.code == Main.EXIT_JVM_ERROR) {
                     // The probe said what failed; the probes before it are kept.
                     err.println(
                             "search stopped: the runner failed (above); "
-                                    + probeNodes.size()
+                                    + capacity.probes()
                                     + " probe(s) in "
-                                    + dir.resolve(CAPACITY_FILE));
+                                    + capacity.path());
                     err.flush();
                     return Main.EXIT_JVM_ERROR;
                 }
                 err.println(sofar.message());
                 err.println(
-                        "interrupted: "
-                                + probeNodes.size()
-                                + " probe(s) in "
-                                + dir.resolve(CAPACITY_FILE));
+                        "interrupted: " + capacity.probes() + " probe(s) in " + capacity.path());
                 err.flush();
                 return Interrupts.EXIT_INTERRUPTED;
             }
-            ObjectNode capacity = capacity(result, slo, probeNodes);
-            writeCapacity(dir, capacity);
+            capacity.finish(result);
             out.println(result.message());
             out.printf(
                     Locale.ROOT,
@@ -240,51 +202,80 @@ public final class SearchCommand implements Callable<Integer> {
                     rateText(result.maxRequestRate()),
                     rateText(result.passingRate()),
                     rateText(result.failingRate()),
-                    outcomeName(result.outcome()),
+                    CapacityFile.outcomeName(result.outcome()),
                     precision,
                     result.probes().size());
-            out.println("capacity: " + dir.resolve(CAPACITY_FILE));
+            out.println("capacity: " + capacity.path());
             out.flush();
             return result.passingRate() != null
                             && result.outcome() != CapacitySearch.Outcome.INDETERMINATE
                     ? 0
                     : Main.EXIT_RESULTS_FAILED;
+        } finally {
+            if (session != null) {
+                session.close();
+            }
         }
     }
 
     /**
-     * Runs one probe in this process, as {@code run} with the search's flags at {@code rate}, and
-     * judges it from the stage it measured and the profile it wrote (never by looking at what
-     * appeared in the directory: other runs may write there too).
+     * The session every probe runs on, set up before the first (as that probe's {@code run} would
+     * be): a set-up the JVM fails stops the search like a probe it fails, with the probes so far.
+     */
+    private CommandLineSession session(CommandLinePlan first, PrintWriter err) throws Exception {
+        if (session == null) {
+            try {
+                session =
+                        CommandLineSession.open(
+                                flags, first, progressFlag(), INTERRUPT_NOTICE, err);
+            } catch (Main.JvmFailure e) {
+                err.println("error: " + e.getMessage());
+                throw new ProbeStopped(Main.EXIT_JVM_ERROR);
+            }
+        }
+        return session;
+    }
+
+    /** What the first Ctrl-C prints: the probe in flight is dropped, the bracket so far kept. */
+    private static final String INTERRUPT_NOTICE =
+            "interrupted: stopping the search; the probe in flight is dropped and capacity.json"
+                    + " keeps the bracket so far (interrupt again to quit at once)";
+
+    /** The probes print no progress unless {@code --progress} asks for it. */
+    private String progressFlag() {
+        return spec.commandLine().getParseResult().hasMatchedOption("--progress")
+                ? flags.output.progress()
+                : "none";
+    }
+
+    /**
+     * Runs one probe on the session, as {@code run} would run one stage at {@code rate}, and judges
+     * it from the stage it measured and the profile it wrote (never by looking at what appeared in
+     * the directory: other runs may write there too).
      */
     private ProbeResult runProbe(
-            double rate,
-            int size,
-            Path dir,
-            Duration durationValue,
-            boolean first,
-            PrintWriter err) {
-        RunCommand run = new RunCommand();
-        StringWriter runOut = new StringWriter();
-        int code =
-                Main.execute(
-                        run,
-                        new PrintWriter(runOut, true),
-                        err,
-                        runArgs(rate, size, dir, durationValue, first).toArray(String[]::new));
-        if (code == Main.EXIT_USAGE
-                || code == Interrupts.EXIT_INTERRUPTED
-                || code == Main.EXIT_JVM_ERROR) {
-            throw new ProbeStopped(code);
+            CommandLineSession session, double rate, int size, Path dir, PrintWriter err)
+            throws Exception {
+        // The probe's flags pass the checks a run's do (a schedule that fits, ...): a usage
+        // error ends the search with exit 2.
+        RunPlan plan = flags.resolve(flags.load.probe(rate, size), QUIET).plan();
+        StageLoop.Outcome outcome =
+                session.runStages(plan.stages(), plan.cooldown(), Instant.now());
+        if (outcome.failure() instanceof StageLoop.JvmErrorStop stop) {
+            err.println("error: " + stop.failure(outcome.files()).getMessage());
+            throw new ProbeStopped(Main.EXIT_JVM_ERROR);
         }
-        StageLoop.Outcome outcome = run.outcome();
-        if (outcome == null || outcome.results().isEmpty()) {
+        if (session.cancelled()) {
+            throw new ProbeStopped(Interrupts.EXIT_INTERRUPTED);
+        }
+        if (outcome.failure() != null) {
+            err.println("error: " + TerminalText.multiLine(Main.describe(outcome.failure())));
+        }
+        if (outcome.results().isEmpty()) {
             throw new IllegalStateException(
                     "the probe at "
                             + CapacitySearch.fmt(rate)
-                            + " req/s measured nothing (exit "
-                            + code
-                            + "); see the errors above");
+                            + " req/s measured nothing; see the errors above");
         }
         StageResult stage = outcome.results().get(0);
         ResultFiles.Written file = outcome.files().isEmpty() ? null : outcome.files().get(0);
@@ -302,7 +293,7 @@ public final class SearchCommand implements Callable<Integer> {
         LoadVerdict load =
                 LoadVerdict.judge(
                         LoadVerdict.Figures.of(stage),
-                        run.maxFailureRatio(),
+                        plan.maxFailureRatio(),
                         Summary.FAILURE_LIMIT_NAME);
         Double achieved = LoadVerdict.Figures.of(stage).achievedRate();
         return new ProbeResult(
@@ -318,81 +309,12 @@ public final class SearchCommand implements Callable<Integer> {
     }
 
     /** Sleeps between probes; an interrupt ends the sleep (and the search). */
-    private static void pause(Duration pause, Interrupts interrupts) throws InterruptedException {
+    private static void pause(Duration pause, CommandLineSession session)
+            throws InterruptedException {
         long end = System.nanoTime() + pause.toNanos();
         long left;
-        while (!interrupts.interrupted() && (left = end - System.nanoTime()) > 0) {
+        while (!(session != null && session.cancelled()) && (left = end - System.nanoTime()) > 0) {
             Thread.sleep(Math.max(1, Math.min(100, left / 1_000_000)));
-        }
-    }
-
-    /**
-     * {@code --goodput} takes values up to the next flag it knows, so the run flags right after it
-     * (unknown to this command) arrive as its values: hand them back to the run flags.
-     */
-    private void reclaimSwallowedFlags() {
-        for (int i = 0; i < goodput.size(); i++) {
-            if (goodput.get(i).startsWith("-")) {
-                List<String> swallowed = new ArrayList<>(goodput.subList(i, goodput.size()));
-                goodput = new ArrayList<>(goodput.subList(0, i));
-                swallowed.addAll(runFlags);
-                runFlags = swallowed;
-                break;
-            }
-        }
-        if (goodput.isEmpty()) {
-            throw new Main.UsageError("--goodput: needs at least one SLO, e.g. --goodput ttft:500");
-        }
-    }
-
-    private List<String> runArgs(
-            double rate, int size, Path dir, Duration durationValue, boolean firstProbe) {
-        List<String> args = new ArrayList<>(runFlags);
-        args.addAll(
-                List.of("--request-rate", Double.toString(rate), "--result-dir", dir.toString()));
-        args.addAll(List.of("--arrival", arrival));
-        args.add("--goodput");
-        args.addAll(goodput);
-        args.addAll(List.of("--slo-min-attainment", Double.toString(sloMinAttainment)));
-        // A probe too short to judge runs again `size` times larger.
-        if (numPrompts != null) {
-            args.addAll(
-                    List.of(
-                            "--num-prompts",
-                            Long.toString(Math.min((long) numPrompts * size, Integer.MAX_VALUE))));
-        } else if (duration == null && size > 1) {
-            args.addAll(
-                    List.of(
-                            "--num-prompts",
-                            Long.toString((long) LoadOptions.DEFAULT_NUM_PROMPTS * size)));
-        }
-        if (duration != null) {
-            args.addAll(
-                    List.of(
-                            "--duration",
-                            size == 1
-                                    ? duration
-                                    : Durations.format(durationValue.multipliedBy(size))));
-        }
-        if (!runFlags.contains("--progress")) {
-            args.addAll(List.of("--progress", "none"));
-        }
-        // the client is warm after the first probe (same JVM)
-        if (!firstProbe && !runFlags.contains("--no-self-warmup")) {
-            args.add("--no-self-warmup");
-        }
-        return args;
-    }
-
-    private Duration durationValue() {
-        if (duration == null) {
-            return null;
-        }
-        try {
-            return Durations.parse(duration);
-        } catch (IllegalArgumentException e) {
-            throw new Main.UsageError(
-                    "--duration: '" + duration + "' is not a duration; use e.g. 500ms, 30s, 2m");
         }
     }
 
@@ -403,33 +325,6 @@ public final class SearchCommand implements Callable<Integer> {
             throw new Main.UsageError(
                     "--pause: '" + pause + "' is not a duration; use e.g. 0, 500ms, 5s");
         }
-    }
-
-    /** The SLO as capacity.json records it; run checks the values again when the probe starts. */
-    private ObjectNode slo() {
-        ObjectNode slo = ProfileInputs.JSON.createObjectNode();
-        for (String item : goodput) {
-            String[] kv = item.split(":", 2);
-            double value;
-            try {
-                value = kv.length == 2 ? Double.parseDouble(kv[1]) : Double.NaN;
-            } catch (NumberFormatException e) {
-                value = Double.NaN;
-            }
-            String name = kv[0].toLowerCase(Locale.ROOT);
-            if (!(value > 0)
-                    || Double.isInfinite(value)
-                    || !List.of("ttft", "tpot", "e2el").contains(name)) {
-                throw new Main.UsageError(
-                        "--goodput: '"
-                                + item
-                                + "' must be NAME:MILLISECONDS with NAME one of ttft, tpot, e2el and a"
-                                + " positive number");
-            }
-            slo.put(name + "_ms", value);
-        }
-        slo.put("min_attainment", sloMinAttainment);
-        return slo;
     }
 
     private static String flagOf(String message) {
@@ -451,31 +346,6 @@ public final class SearchCommand implements Callable<Integer> {
         return "--max-probes";
     }
 
-    private static ObjectNode probeNode(CapacitySearch.Probed p) {
-        ObjectNode node = ProfileInputs.JSON.createObjectNode();
-        ProbeResult r = p.result();
-        node.put("request_rate", r.requestRate());
-        if (r.size() > 1) {
-            node.put("size", r.size());
-        }
-        node.put("achieved_rate", r.achievedRate());
-        node.put("slo_attainment", r.sloAttainment());
-        node.put("attempted", r.attemptedRequests());
-        node.put("failed", r.failedRequests());
-        if (r.failureClasses() != null) {
-            node.put("failure_classes", r.failureClasses());
-        }
-        node.put("passed", p.passed());
-        node.put("verdict", p.verdict());
-        node.put("load_delivered", r.loadDelivered());
-        node.put("load_reason", r.load().reason());
-        if (!r.load().delivered()) {
-            node.put("load_message", r.load().message());
-        }
-        node.put("profile", r.profile());
-        return node;
-    }
-
     private static void printProbe(PrintWriter out, int n, CapacitySearch.Probed p) {
         ProbeResult r = p.result();
         out.printf(
@@ -491,66 +361,11 @@ public final class SearchCommand implements Callable<Integer> {
         out.flush();
     }
 
-    private ObjectNode inProgress(ObjectNode slo, List<ObjectNode> probes) {
-        ObjectNode node = base(slo);
-        node.putNull("max_request_rate");
-        node.putNull("passing_rate");
-        node.putNull("failing_rate");
-        node.put("outcome", "in_progress");
-        node.putArray("probes").addAll(probes);
-        return node;
-    }
-
-    private ObjectNode capacity(
-            CapacitySearch.Result result, ObjectNode slo, List<ObjectNode> probes) {
-        ObjectNode node = base(slo);
-        node.put("max_request_rate", result.maxRequestRate());
-        node.put("passing_rate", result.passingRate());
-        node.put("passing_achieved_rate", result.passingAchievedRate());
-        node.put("failing_rate", result.failingRate());
-        node.put("undelivered_rate", result.undeliveredRate());
-        node.put("outcome", outcomeName(result.outcome()));
-        node.put("message", result.message());
-        ArrayNode list = node.putArray("probes");
-        list.addAll(probes);
-        return node;
-    }
-
-    private static String outcomeName(CapacitySearch.Outcome outcome) {
-        return outcome.name().toLowerCase(Locale.ROOT);
-    }
-
-    private ObjectNode base(ObjectNode slo) {
-        ObjectNode node = ProfileInputs.JSON.createObjectNode();
-        node.set("slo", slo);
-        node.put("precision", precision);
-        node.put("min_rate", minRate);
-        node.put("max_rate", maxRate);
-        node.put("arrival", arrival.toLowerCase(Locale.ROOT));
-        return node;
-    }
-
-    private static void writeCapacity(Path dir, ObjectNode capacity) {
-        try {
-            // complete or absent, never half-written (a disk that fills keeps the last whole one)
-            AtomicFiles.replace(
-                    dir.resolve(CAPACITY_FILE),
-                    ProfileInputs.JSON
-                                    .copy()
-                                    .enable(SerializationFeature.INDENT_OUTPUT)
-                                    .writeValueAsString(capacity)
-                            + "\n");
-        } catch (IOException e) {
-            throw new IllegalStateException(
-                    "cannot write " + dir.resolve(CAPACITY_FILE) + ": " + Main.describe(e), e);
-        }
-    }
-
     private static String rateText(Double rate) {
         return rate == null ? "null" : CapacitySearch.fmt(rate);
     }
 
-    /** A probe's run ended the search: bad flags (exit 2) or an interrupt (exit 130). */
+    /** A probe ended the search: the runner failed (exit 3) or an interrupt (exit 130). */
     private static final class ProbeStopped extends RuntimeException {
         final int code;
 

@@ -25,6 +25,39 @@ public final class SloOptions {
     Double sloMinAttainment;
 
     /**
+     * One {@code --goodput} item, {@code NAME:MILLISECONDS}.
+     *
+     * @param name the name as given (not checked)
+     * @param millis the threshold, positive and finite
+     */
+    record Goodput(String name, double millis) {
+
+        /** Parses an item; its name is checked by the caller. */
+        static Goodput parse(String item) {
+            String[] kv = item.split(":", 2);
+            double value;
+            try {
+                value = kv.length == 2 ? Double.parseDouble(kv[1]) : Double.NaN;
+            } catch (NumberFormatException e) {
+                value = Double.NaN;
+            }
+            if (kv.length != 2 || !(value > 0) || Double.isInfinite(value)) {
+                throw malformed(item);
+            }
+            return new Goodput(kv[0], value);
+        }
+
+        /** The error of an item that is not {@code NAME:MILLISECONDS}. */
+        static Main.UsageError malformed(String item) {
+            return new Main.UsageError(
+                    "--goodput: '"
+                            + item
+                            + "' must be NAME:MILLISECONDS with NAME one of ttft, tpot, e2el and a"
+                            + " positive number");
+        }
+    }
+
+    /**
      * A copy of the config's SLO with the flags laid over it: {@code --goodput} replaces the
      * thresholds, {@code --slo-min-attainment} the attainment. {@code null} when neither gives one.
      */
@@ -44,28 +77,17 @@ public final class SloOptions {
             slo.setTpot(null);
             slo.setE2eLatency(null);
             for (String item : goodput) {
-                String[] kv = item.split(":", 2);
-                double value;
-                try {
-                    value = kv.length == 2 ? Double.parseDouble(kv[1]) : Double.NaN;
-                } catch (NumberFormatException e) {
-                    value = Double.NaN;
-                }
-                if (kv.length != 2 || !(value > 0) || Double.isInfinite(value)) {
-                    throw new Main.UsageError(
-                            "--goodput: '"
-                                    + item
-                                    + "' must be NAME:MILLISECONDS with NAME one of ttft, tpot, e2el and a positive number");
-                }
-                String ms = BigDecimal.valueOf(value).stripTrailingZeros().toPlainString() + "ms";
-                switch (kv[0].toLowerCase(Locale.ROOT)) {
+                Goodput g = Goodput.parse(item);
+                String ms =
+                        BigDecimal.valueOf(g.millis()).stripTrailingZeros().toPlainString() + "ms";
+                switch (g.name().toLowerCase(Locale.ROOT)) {
                     case "ttft" -> slo.setTtft(ms);
                     case "tpot" -> slo.setTpot(ms);
                     case "e2el" -> slo.setE2eLatency(ms);
                     default ->
                             throw new Main.UsageError(
                                     "--goodput: unknown SLO '"
-                                            + kv[0]
+                                            + g.name()
                                             + "'; allowed: ttft, tpot, e2el");
                 }
             }

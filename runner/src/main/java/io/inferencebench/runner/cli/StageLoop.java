@@ -36,6 +36,21 @@ final class StageLoop {
             this.error = error;
             this.stage = stage;
         }
+
+        /**
+         * The failure the command line reports: what failed, the stage it stopped, what was kept.
+         */
+        Main.JvmFailure failure(List<ResultFiles.Written> files) {
+            long written = files.stream().filter(ResultFiles.Written::ok).count();
+            return new Main.JvmFailure(
+                    JvmErrors.describe(error)
+                            + "; stage "
+                            + stage
+                            + " stopped; finished stages kept ("
+                            + written
+                            + (written == 1 ? " profile" : " profiles")
+                            + " written)");
+        }
     }
 
     /**

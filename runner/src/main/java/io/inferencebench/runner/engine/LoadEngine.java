@@ -123,31 +123,30 @@ public final class LoadEngine {
     private final java.util.concurrent.atomic.AtomicReference<VirtualMachineError> jvmError =
             new java.util.concurrent.atomic.AtomicReference<>();
 
+    /**
+     * An engine over {@code prompts}, each encoded once here as {@code settings} asks.
+     *
+     * @param tokenCounter counts output tokens of non-streamed responses, or {@code null}
+     */
     public LoadEngine(
             HttpTransport transport,
-            Protocol protocol,
-            GenerationParams params,
-            String path,
             List<Prompt> prompts,
             TokenCounter tokenCounter,
-            Slo slo,
-            int sampleCap,
-            long seed,
-            Duration requestTimeout,
+            EngineSettings settings,
             StageObserver observer) {
         if (prompts.isEmpty()) {
             throw new IllegalArgumentException("the dataset yielded no prompts");
         }
         this.transport = transport;
-        this.protocol = protocol;
-        this.params = params;
-        this.path = path;
+        this.protocol = settings.protocol();
+        this.params = settings.params();
+        this.path = settings.path();
         this.prompts = List.copyOf(prompts);
         this.tokenCounter = tokenCounter;
-        this.slo = slo;
-        this.sampleCap = sampleCap;
-        this.seed = seed;
-        this.requestTimeout = requestTimeout;
+        this.slo = settings.slo();
+        this.sampleCap = settings.sampleCap();
+        this.seed = settings.seed();
+        this.requestTimeout = settings.requestTimeout();
         this.observer = observer;
         this.accept = params.stream() ? "text/event-stream" : "application/json";
         // Requests are encoded once, before any clock starts, so the hot path only wraps bytes.
@@ -403,33 +402,6 @@ public final class LoadEngine {
         return (int) ((total + transport.loops() - 1) / transport.loops());
     }
 
-    /**
-     * When the dispatcher was blocked waiting for a max-concurrency slot. A request's slot wait is
-     * all blocked time between its due instant and its dispatch, including time spent queued behind
-     * earlier requests that were waiting for slots (FIFO), not only its own wait. Due instants
-     * never decrease, so intervals ending before the current due instant are dropped.
-     */
-    static final class BlockedIntervals {
-        private final java.util.ArrayDeque<long[]> intervals = new java.util.ArrayDeque<>();
-        private long total;
-
-        void add(long start, long end) {
-            intervals.addLast(new long[] {start, end, total});
-            total += end - start;
-        }
-
-        long blockedSince(long due) {
-            while (!intervals.isEmpty() && intervals.peekFirst()[1] <= due) {
-                intervals.removeFirst();
-            }
-            if (intervals.isEmpty()) {
-                return 0;
-            }
-            long[] first = intervals.peekFirst();
-            return total - first[2] - Math.max(0, due - first[0]);
-        }
-    }
-
     /** Mutable state of one running stage. */
     private final class StageRun {
         final StagePlan plan;
@@ -463,7 +435,7 @@ public final class LoadEngine {
             int loops = transport.loops();
             this.slots =
                     !plan.closedLoop() && plan.maxConcurrency() != null
-                            ? new SlotGate(plan.maxConcurrency(), loops)
+                            ? new SlotGate(plan.maxConcurrency(), loops, this::grantSlot)
                             : null;
             this.shares = new LoopShare[plan.closedLoop() ? 0 : loops];
             for (int loop = 0; loop < shares.length; loop++) {
@@ -473,6 +445,11 @@ public final class LoadEngine {
         }
 
         /** Starts dispatching (open loop) or the first requests (closed loop). */
+        /** A slot freed for {@code loop}'s waiting request: it is sent on that loop. */
+        private void grantSlot(int loop) {
+            transport.execute(loop, shares[loop]::granted);
+        }
+
         void begin() {
             if (plan.closedLoop()) {
                 startClosedLoop();
@@ -783,60 +760,6 @@ public final class LoadEngine {
                 if (sharesLeft.decrementAndGet() == 0) {
                     markDispatchDone();
                 }
-            }
-        }
-
-        /**
-         * Max-concurrency slots shared by the loops. A slot freed while loops wait goes to the
-         * waiting request due first (ties: the lower loop), as one FIFO queue would.
-         */
-        private final class SlotGate {
-            private int free;
-            private final long[] waitingDue;
-
-            SlotGate(int slots, int loops) {
-                this.free = slots;
-                this.waitingDue = new long[loops];
-                java.util.Arrays.fill(waitingDue, Long.MIN_VALUE);
-            }
-
-            /** Takes a slot for {@code loop}'s request due at {@code due}, or queues the loop. */
-            synchronized boolean acquire(int loop, long due) {
-                // While any loop waits, no slot is free: release() hands it over at once.
-                if (free > 0) {
-                    free--;
-                    return true;
-                }
-                waitingDue[loop] = due;
-                return false;
-            }
-
-            /** Gives up {@code loop}'s place in the queue; false when a slot was granted first. */
-            synchronized boolean withdraw(int loop) {
-                if (waitingDue[loop] == Long.MIN_VALUE) {
-                    return false;
-                }
-                waitingDue[loop] = Long.MIN_VALUE;
-                return true;
-            }
-
-            void release() {
-                int grantee = -1;
-                synchronized (this) {
-                    for (int loop = 0; loop < waitingDue.length; loop++) {
-                        if (waitingDue[loop] != Long.MIN_VALUE
-                                && (grantee < 0 || waitingDue[loop] < waitingDue[grantee])) {
-                            grantee = loop;
-                        }
-                    }
-                    if (grantee < 0) {
-                        free++;
-                        return;
-                    }
-                    waitingDue[grantee] = Long.MIN_VALUE;
-                }
-                LoopShare share = shares[grantee];
-                transport.execute(grantee, share::granted);
             }
         }
     }

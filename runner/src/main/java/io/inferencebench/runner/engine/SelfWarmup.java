@@ -152,15 +152,16 @@ public final class SelfWarmup {
                 LoadEngine engine =
                         new LoadEngine(
                                 transport,
-                                protocol,
-                                params,
-                                protocol.defaultPath(),
                                 prompts,
                                 null,
-                                new Slo(1e9, 1e9, 1e9, 0),
-                                1000,
-                                1,
-                                Duration.ofSeconds(5),
+                                new EngineSettings(
+                                        protocol,
+                                        params,
+                                        protocol.defaultPath(),
+                                        new Slo(1e9, 1e9, 1e9, 0),
+                                        1000,
+                                        1,
+                                        Duration.ofSeconds(5)),
                                 StageObserver.NONE);
                 engine.setSettleBeforeStage(false);
                 engine.setSelfWarmup();

@@ -216,12 +216,6 @@ public final class PlanResolver {
             new com.fasterxml.jackson.databind.ObjectMapper();
 
     private static List<StagePlan> stages(LoadSpec load, String at) {
-        ArrivalKind arrival =
-                load.getArrival() == null
-                        ? ArrivalKind.POISSON
-                        : ArrivalKind.parse(load.getArrival().wireName());
-        double burstiness = load.getBurstiness() == null ? 1.0 : load.getBurstiness();
-        Integer cap = load.getMaxConcurrency();
         String field = load.getStages() != null ? "load.stages" : "load.requestRates";
         List<StagePlan> plans = new ArrayList<>();
         for (StageSpec s : load.resolvedStages()) {
@@ -231,25 +225,61 @@ public final class PlanResolver {
                             ? null
                             : duration(at + field + "[" + i + "].duration", s.getDuration(), null);
             long prompts = s.getNumPrompts() == null ? 0 : s.getNumPrompts();
-            try {
-                plans.add(
-                        new StagePlan(
-                                i,
-                                s.getRequestRate() == null
-                                        ? Double.POSITIVE_INFINITY
-                                        : s.getRequestRate(),
-                                s.getConcurrency(),
-                                prompts,
-                                d,
-                                s.getConcurrency() == null ? cap : null,
-                                arrival,
-                                burstiness));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(
-                        at + field + "[" + i + "]: " + e.getMessage(), e);
-            }
+            plans.add(
+                    stage(
+                            load,
+                            i,
+                            s.getRequestRate(),
+                            s.getConcurrency(),
+                            prompts,
+                            d,
+                            load.getMaxConcurrency(),
+                            at + field + "[" + i + "]"));
         }
         return plans;
+    }
+
+    /**
+     * One stage as the engine runs it, under the load's arrival process: the one rule for the whole
+     * run's stages and a runner pod's share of one.
+     *
+     * @param index the stage's position in the run (0-based)
+     * @param rate requests/s, or {@code null} (with {@code concurrency}: a closed loop; without:
+     *     every request at once)
+     * @param concurrency requests kept in flight of a closed-loop stage, or {@code null}
+     * @param prompts requests to send, {@code 0} for a stage bounded by its duration only
+     * @param duration the stage's length, or {@code null}
+     * @param cap the cap on requests in flight of a rate stage, or {@code null}
+     * @param field names the stage in the message of a problem
+     * @throws IllegalArgumentException naming {@code field}
+     */
+    public static StagePlan stage(
+            LoadSpec load,
+            int index,
+            Double rate,
+            Integer concurrency,
+            long prompts,
+            Duration duration,
+            Integer cap,
+            String field) {
+        ArrivalKind arrival =
+                load.getArrival() == null
+                        ? ArrivalKind.POISSON
+                        : ArrivalKind.parse(load.getArrival().wireName());
+        double burstiness = load.getBurstiness() == null ? 1.0 : load.getBurstiness();
+        try {
+            return new StagePlan(
+                    index,
+                    rate == null ? Double.POSITIVE_INFINITY : rate,
+                    concurrency,
+                    prompts,
+                    duration,
+                    concurrency == null ? cap : null,
+                    arrival,
+                    burstiness);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(field + ": " + e.getMessage(), e);
+        }
     }
 
     private static DatasetPlan dataset(DatasetSpec spec, String at) {

@@ -1,6 +1,7 @@
 package io.inferencebench.runner.plan;
 
 import io.inferencebench.runner.backend.GenerationParams;
+import io.inferencebench.runner.engine.EngineSettings;
 import io.inferencebench.runner.engine.Slo;
 import io.inferencebench.runner.engine.StagePlan;
 import io.inferencebench.runner.http.TlsOptions;
@@ -107,6 +108,23 @@ public record RunPlan(
     public GenerationParams generation(String modelName) {
         return new GenerationParams(
                 modelName, wire.stream(), ignoreEos, temperature, topP, topK, null);
+    }
+
+    /**
+     * The settings of an engine that runs this plan.
+     *
+     * @param params the generation parameters ({@link #generation}) of the model asked for
+     * @param sampleCap most samples kept per metric
+     */
+    public EngineSettings engine(GenerationParams params, int sampleCap) {
+        return new EngineSettings(
+                wire.protocol(),
+                params,
+                wire.path(),
+                slo,
+                sampleCap,
+                dataset.seed(),
+                requestTimeout);
     }
 
     /** Prompts to prepare: the largest stage, 1000 for a stage bounded by duration only. */

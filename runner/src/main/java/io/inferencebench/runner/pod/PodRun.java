@@ -2,7 +2,6 @@ package io.inferencebench.runner.pod;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.workorder.PartReport;
@@ -10,24 +9,20 @@ import io.inferencebench.crds.workorder.ProgressReport;
 import io.inferencebench.crds.workorder.RunnerWorkOrder;
 import io.inferencebench.crds.workorder.StageShare;
 import io.inferencebench.profile.lpg.StageResult;
+import io.inferencebench.profile.stats.MetricRecorder;
 import io.inferencebench.profile.text.TerminalText;
-import io.inferencebench.runner.backend.GenerationParams;
-import io.inferencebench.runner.backend.Protocol;
 import io.inferencebench.runner.dataset.HfTokenizer;
 import io.inferencebench.runner.dataset.Prompt;
-import io.inferencebench.runner.dataset.ServerTokenizer;
 import io.inferencebench.runner.engine.LoadEngine;
 import io.inferencebench.runner.engine.SelfWarmup;
 import io.inferencebench.runner.engine.StagePlan;
-import io.inferencebench.runner.engine.VocabularyCheck;
 import io.inferencebench.runner.http.HttpTransport;
 import io.inferencebench.runner.http.TlsOptions;
-import io.inferencebench.runner.plan.PromptSource;
 import io.inferencebench.runner.plan.RunPlan;
+import io.inferencebench.runner.session.RunSession;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -106,7 +101,7 @@ public final class PodRun {
     }
 
     private int execute() throws Exception {
-        RunnerWorkOrder order = readWorkOrder();
+        RunnerWorkOrder order = WorkOrderReader.read(settings, client);
         int index = settings.index();
         if (index < 0 || index >= order.parallelism()) {
             throw new PodFailure(
@@ -153,10 +148,7 @@ public final class PodRun {
             throws Exception {
         int index = settings.index();
         List<StagePlan> plans = plan.stages();
-        Protocol protocol = plan.wire().protocol();
         String path = plan.wire().path();
-        long seed = plan.dataset().seed();
-        boolean random = plan.dataset().random();
         Map<String, String> headers = new LinkedHashMap<>(plan.headers());
         if (order.apiKeyFromEnv()) {
             if (settings.apiKey() == null || settings.apiKey().isBlank()) {
@@ -167,47 +159,20 @@ public final class PodRun {
             }
             headers.put("Authorization", "Bearer " + settings.apiKey());
         }
-        // Without a tokenizer, only ids (or text) the server's own tokenizer made are sure to exist
-        // in the model; blind ids can be out of a small model's vocabulary.
-        ServerTokenizer server = null;
-        if (random && tokenizer == null) {
-            ServerTokenizer.Probe probe =
-                    ServerTokenizer.probe(
-                            plan.wire().backend(),
-                            order.baseUrl(),
-                            headers,
-                            plan.model(),
-                            Duration.ofSeconds(10),
-                            plan.tls());
-            server = probe.tokenizer();
-            if (server == null) {
-                log("prompts: no server tokenizer (%s): common-word text prompts", probe.reason());
-            }
-        }
-        boolean tokenIds =
-                PromptSource.tokenIdsByDefault(plan.wire(), random, tokenizer != null, server);
-        Files.createDirectories(settings.scratchDir());
-        boolean search = PodWorkload.searched(order);
-        int datasetSize = PodWorkload.datasetSize(order, index, plan);
         List<Prompt> prompts =
-                server != null
-                        ? PromptSource.fromServer(
-                                plan.dataset(), datasetSize, tokenIds, server, seed)
-                        : PromptSource.load(
-                                plan.dataset(),
-                                random
-                                        ? null
-                                        : PodWorkload.datasetFile(
-                                                plan.dataset(),
-                                                settings.datasetFile(),
-                                                settings.scratchDir()),
-                                datasetSize,
-                                tokenIds,
-                                tokenizer,
-                                seed);
-        if (prompts.isEmpty()) {
-            throw new PodFailure("the dataset yielded no prompts after filtering");
-        }
+                PodPrompts.prepare(
+                        order,
+                        index,
+                        plan,
+                        headers,
+                        tokenizer,
+                        settings,
+                        reason ->
+                                log(
+                                        "prompts: no server tokenizer (%s): common-word text"
+                                                + " prompts",
+                                        reason));
+        boolean search = PodWorkload.searched(order);
         int loops = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
         Duration timeout = plan.requestTimeout();
         ProgressTracker tracker = new ProgressTracker(clock);
@@ -234,49 +199,28 @@ public final class PodRun {
             // The model is reported with the ready state, so the operator can name a discovered one
             // in the status, the MODEL column and the profiles.
             Map<String, String> ready = new LinkedHashMap<>();
-            String model =
-                    plan.model() != null ? plan.model() : discoverModel(transport, order.baseUrl());
+            String model = RunSession.model(plan, transport, order.baseUrl(), failures);
             ready.put(PartReport.MODEL, model);
-            GenerationParams params = plan.generation(model);
-            LoadEngine engine =
-                    new LoadEngine(
+            RunSession session =
+                    new RunSession(
                             transport,
-                            protocol,
-                            params,
-                            path,
                             prompts,
                             tokenizer,
-                            plan.slo(),
-                            io.inferencebench.profile.stats.MetricRecorder.DEFAULT_SAMPLE_CAP,
-                            seed,
-                            timeout,
+                            plan.engine(plan.generation(model), MetricRecorder.DEFAULT_SAMPLE_CAP),
                             tracker);
+            LoadEngine engine = session.engine();
             engine.setSettleBeforeStage(false);
-            io.inferencebench.runner.engine.HeapHeadroom.apply();
-            logJitPlan();
+            String jitChange = session.prepareJvm();
+            if (jitChange != null) {
+                log("%s", jitChange);
+            }
             if (settings.selfWarmup()) {
-                SelfWarmup.run(
-                        protocol,
-                        params,
-                        transport,
-                        Duration.ofMillis(1500),
-                        prompts.get(0).maxTokens());
+                session.selfWarmup(new SelfWarmup.Cancel());
             }
             long warmupSent = 0;
             int mine = plan.warmupRequests();
             if (mine > 0) {
-                VocabularyCheck vocabulary = new VocabularyCheck();
-                warmupSent = engine.warmUp(mine, plan.maxConcurrency(), vocabulary);
-                if (engine.jvmError() != null) {
-                    throw new PodFailure(
-                            jvmErrorMessage(engine.jvmError(), null)
-                                    + " during the warm-up requests");
-                }
-                if (vocabulary.rejection() != null) {
-                    throw new PodFailure(
-                            VocabularyCheck.message(
-                                    vocabulary.rejection(), prompts.get(0).inputSource()));
-                }
+                warmupSent = session.warmUp(mine, plan.maxConcurrency(), failures);
             }
             control.start();
             ready.put(PartReport.STATE, PartReport.STATE_READY);
@@ -302,38 +246,15 @@ public final class PodRun {
                 StagePlan stagePlan;
                 String label;
                 if (search) {
-                    String rateKey = RunnerWorkOrder.stageRateKey(stage);
-                    Map<String, String> published =
-                            control.awaitAny(
-                                    d ->
-                                            (present(d, key) && present(d, rateKey))
-                                                    || present(d, RunnerWorkOrder.STAGES_KEY));
-                    if (published == null) {
+                    SearchProbes.Published probe = SearchProbes.await(control, order, stage);
+                    if (probe == null) {
                         return cancelled(control.stopReason(), i);
                     }
-                    if (!(present(published, key) && present(published, rateKey))) {
-                        int ran = searchStages(published.get(RunnerWorkOrder.STAGES_KEY));
-                        if (ran < stage) {
-                            break;
-                        }
-                        throw new PodFailure(
-                                "control "
-                                        + RunnerWorkOrder.STAGES_KEY
-                                        + "="
-                                        + ran
-                                        + " but "
-                                        + key
-                                        + " or "
-                                        + rateKey
-                                        + " is missing");
+                    if (probe == SearchProbes.ENDED) {
+                        break;
                     }
-                    startText = published.get(key);
-                    share =
-                            PodWorkload.probeShare(
-                                    order,
-                                    stage,
-                                    rate(rateKey, published),
-                                    size(RunnerWorkOrder.stageSizeKey(stage), published));
+                    startText = probe.startText();
+                    share = probe.share();
                     stagePlan = PodWorkload.probe(order, index, share);
                     label = stage + " (search)";
                 } else {
@@ -469,42 +390,6 @@ public final class PodRun {
         }
     }
 
-    private static boolean present(Map<String, String> data, String key) {
-        String value = data.get(key);
-        return value != null && !value.isBlank();
-    }
-
-    /** The operator's {@code stages} key: how many stages the search ran. */
-    private static int searchStages(String text) {
-        try {
-            return Integer.parseInt(text.strip());
-        } catch (NumberFormatException e) {
-            throw new PodFailure(
-                    "control " + RunnerWorkOrder.STAGES_KEY + ": not a number of stages: " + text);
-        }
-    }
-
-    private static double rate(String key, Map<String, String> data) {
-        try {
-            return Double.parseDouble(data.get(key).strip());
-        } catch (NumberFormatException e) {
-            throw new PodFailure("control " + key + ": not a request rate: " + data.get(key));
-        }
-    }
-
-    /** A search probe's size (absent: 1, as published by an operator that never grows one). */
-    private static int size(String key, Map<String, String> data) {
-        String text = data.get(key);
-        if (text == null) {
-            return 1;
-        }
-        try {
-            return Integer.parseInt(text.strip());
-        } catch (NumberFormatException e) {
-            throw new PodFailure("control " + key + ": not a whole number: " + text);
-        }
-    }
-
     private static StageResult empty(StageShare share) {
         StageResult r = new StageResult();
         r.requestedRate =
@@ -624,78 +509,21 @@ public final class PodRun {
         return key == null || key.isBlank() ? text : text.replace(key, "<redacted>");
     }
 
-    private RunnerWorkOrder readWorkOrder() throws IOException {
-        String json;
-        if (settings.workOrderFile() != null && Files.isRegularFile(settings.workOrderFile())) {
-            json = Files.readString(settings.workOrderFile(), StandardCharsets.UTF_8);
-        } else {
-            if (settings.runName() == null || settings.namespace() == null) {
-                throw new PodFailure(
-                        "no work order: file "
-                                + settings.workOrderFile()
-                                + " is missing and "
-                                + PodSettings.RUN_NAME_ENV
-                                + "/"
-                                + PodSettings.NAMESPACE_ENV
-                                + " are not both set to read ConfigMap <run>-runner");
-            }
-            String name = ResourceNames.runner(settings.runName());
-            ConfigMap cm =
-                    ApiRetry.standard()
-                            .call(
-                                    "reading ConfigMap " + settings.namespace() + "/" + name,
-                                    () ->
-                                            client.configMaps()
-                                                    .inNamespace(settings.namespace())
-                                                    .withName(name)
-                                                    .get());
-            if (cm == null
-                    || cm.getData() == null
-                    || cm.getData().get(RunnerWorkOrder.KEY) == null) {
-                throw new PodFailure(
-                        "no work order: ConfigMap "
-                                + settings.namespace()
-                                + "/"
-                                + name
-                                + (cm == null
-                                        ? " does not exist"
-                                        : " has no key " + RunnerWorkOrder.KEY));
-            }
-            json = cm.getData().get(RunnerWorkOrder.KEY);
-        }
-        RunnerWorkOrder order;
-        try {
-            order = JSON.readValue(json, RunnerWorkOrder.class);
-        } catch (IOException e) {
-            throw new PodFailure("work order is not valid JSON: " + describe(e));
-        }
-        if (order.runName() == null || order.baseUrl() == null || order.parallelism() < 1) {
-            throw new PodFailure("work order: runName, baseUrl and parallelism >= 1 are required");
-        }
-        if (settings.runName() != null && !settings.runName().equals(order.runName())) {
-            throw new PodFailure(
-                    "work order is for run "
-                            + order.runName()
-                            + " but this pod belongs to "
-                            + settings.runName());
-        }
-        return order;
-    }
-
-    private static String discoverModel(HttpTransport transport, String baseUrl) {
-        try {
-            return io.inferencebench.runner.plan.ModelDiscovery.discover(transport, baseUrl);
-        } catch (io.inferencebench.runner.plan.ModelDiscovery.Unreachable e) {
-            throw new PodFailure(e.getMessage());
-        } catch (io.inferencebench.runner.plan.ModelDiscovery.Redirected e) {
-            throw new PodFailure("target: " + e.getMessage());
-        } catch (io.inferencebench.runner.plan.ModelDiscovery.NoModel e) {
-            throw new PodFailure(
-                    "target.model is not set, and "
-                            + e.getMessage()
-                            + "; set target.model (the model name the server serves)");
-        }
-    }
+    /** How a pod words what stops its set-up: the work order's fields, in its part. */
+    private final RunSession.Failures failures =
+            new RunSession.Failures(
+                    PodFailure::new,
+                    message -> new PodFailure("target: " + message),
+                    message ->
+                            new PodFailure(
+                                    "target.model is not set, and "
+                                            + message
+                                            + "; set target.model (the model name the server"
+                                            + " serves)"),
+                    error ->
+                            new PodFailure(
+                                    jvmErrorMessage(error, null) + " during the warm-up requests"),
+                    PodFailure::new);
 
     private static String describe(Throwable e) {
         return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
@@ -710,13 +538,6 @@ public final class PodRun {
                     order.baseUrl(), order.apiKeyFromEnv() ? " and the API key" : "");
         }
         return plan.tls();
-    }
-
-    private void logJitPlan() {
-        String change = io.inferencebench.runner.engine.JitPlan.apply();
-        if (change != null) {
-            log("%s", change);
-        }
     }
 
     private void log(String format, Object... args) {

@@ -9,7 +9,6 @@ import io.inferencebench.crds.workorder.RunnerWorkOrder;
 import io.inferencebench.crds.workorder.StageShare;
 import io.inferencebench.crds.workorder.StageShares;
 import io.inferencebench.crds.workorder.TlsOrder;
-import io.inferencebench.runner.engine.ArrivalKind;
 import io.inferencebench.runner.engine.StagePlan;
 import io.inferencebench.runner.http.TlsOptions;
 import io.inferencebench.runner.plan.DatasetPlan;
@@ -135,18 +134,6 @@ final class PodWorkload {
     private static StagePlan stagePlan(
             RunnerWorkOrder order, int index, StageShare share, String field) {
         LoadSpec load = order.load() == null ? new LoadSpec() : order.load();
-        ArrivalKind arrival =
-                load.getArrival() == null
-                        ? ArrivalKind.POISSON
-                        : ArrivalKind.parse(load.getArrival().wireName());
-        double burstiness = load.getBurstiness() == null ? 1.0 : load.getBurstiness();
-        Integer cap =
-                load.getMaxConcurrency() == null
-                        ? null
-                        : Math.max(
-                                1,
-                                StageShares.split(load.getMaxConcurrency(), order.parallelism())
-                                        .get(index));
         int i = share.stage() - 1;
         Duration duration = null;
         if (share.duration() != null) {
@@ -163,28 +150,33 @@ final class PodWorkload {
                 return null;
             }
         }
-        try {
-            if (share.concurrency() != null) {
-                int c = pick(share.concurrencyPerPod(), index, field + ".concurrencyPerPod");
-                if (c == 0) {
-                    return null;
-                }
-                return new StagePlan(
-                        i,
-                        Double.POSITIVE_INFINITY,
-                        c,
-                        prompts,
-                        duration,
-                        null,
-                        arrival,
-                        burstiness);
+        Integer concurrency = null;
+        if (share.concurrency() != null) {
+            concurrency = pick(share.concurrencyPerPod(), index, field + ".concurrencyPerPod");
+            if (concurrency == 0) {
+                return null;
             }
-            double rate =
-                    share.ratePerPod() != null ? share.ratePerPod() : Double.POSITIVE_INFINITY;
-            return new StagePlan(i, rate, null, prompts, duration, cap, arrival, burstiness);
-        } catch (IllegalArgumentException e) {
-            throw new PodFailure(field + ": " + e.getMessage());
         }
+        try {
+            return PlanResolver.stage(
+                    load,
+                    i,
+                    concurrency == null ? share.ratePerPod() : null,
+                    concurrency,
+                    prompts,
+                    duration,
+                    podCap(load.getMaxConcurrency(), order, index),
+                    field);
+        } catch (IllegalArgumentException e) {
+            throw new PodFailure(e.getMessage());
+        }
+    }
+
+    /** This pod's share of the run's cap on requests in flight (at least 1), or {@code null}. */
+    private static Integer podCap(Integer cap, RunnerWorkOrder order, int index) {
+        return cap == null
+                ? null
+                : Math.max(1, StageShares.split(cap, order.parallelism()).get(index));
     }
 
     /**
@@ -230,13 +222,7 @@ final class PodWorkload {
         } catch (IllegalArgumentException e) {
             throw new PodFailure(e.getMessage());
         }
-        Integer cap =
-                whole.maxConcurrency() == null
-                        ? null
-                        : Math.max(
-                                1,
-                                StageShares.split(whole.maxConcurrency(), order.parallelism())
-                                        .get(index));
+        Integer cap = podCap(whole.maxConcurrency(), order, index);
         int warmups = StageShares.split(whole.warmupRequests(), order.parallelism()).get(index);
         // Pod 0 keeps the run's seed, so one pod sends what the command line sends.
         long seed = whole.dataset().seed() + 1_000_003L * index;

@@ -35,15 +35,17 @@ final class EngineFixture implements AutoCloseable {
         engine =
                 new LoadEngine(
                         transport,
-                        protocol,
-                        new GenerationParams("stub-model", stream, true, 0.0, null, null, null),
-                        protocol.defaultPath(),
                         prompts(8, maxTokens),
                         null,
-                        slo,
-                        sampleCap,
-                        42,
-                        timeout,
+                        new EngineSettings(
+                                protocol,
+                                new GenerationParams(
+                                        "stub-model", stream, true, 0.0, null, null, null),
+                                protocol.defaultPath(),
+                                slo,
+                                sampleCap,
+                                42,
+                                timeout),
                         new StageObserver() {
                             @Override
                             public void onFinished(RequestExecution execution) {

@@ -26,15 +26,16 @@ class PreconnectTest {
             LoadEngine engine =
                     new LoadEngine(
                             transport,
-                            new OpenAiCompletions(),
-                            new GenerationParams("m", true, true, 0.0, null, null, null),
-                            "/v1/completions",
                             EngineFixture.prompts(4, 4),
                             null,
-                            Slo.NONE,
-                            1000,
-                            1,
-                            Duration.ofSeconds(10),
+                            new EngineSettings(
+                                    new OpenAiCompletions(),
+                                    new GenerationParams("m", true, true, 0.0, null, null, null),
+                                    "/v1/completions",
+                                    Slo.NONE,
+                                    1000,
+                                    1,
+                                    Duration.ofSeconds(10)),
                             new StageObserver() {
                                 @Override
                                 public void onStageStart(
