@@ -29,7 +29,7 @@ import picocli.CommandLine.Spec;
             "LoadDelivered (the summary's load column) is judged on what the client controls: the"
                     + " schedule the stage drew (random arrivals draw more or fewer requests than"
                     + " the nominal rate; the drawn column), whether every request due was sent,"
-                    + " the achieved rate within 5 % of the drawn schedule's, p99 schedule lag <="
+                    + " the achieved rate within 5 %% of the drawn schedule's, p99 schedule lag <="
                     + " 100 ms, the runner's CPU and --max-failure-ratio. 'indeterminate': the"
                     + " stage fell short of its drawn schedule by less than 2 ms in all, too short"
                     + " to tell from timer jitter; a longer stage decides it."

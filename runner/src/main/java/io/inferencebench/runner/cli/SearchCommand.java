@@ -43,7 +43,7 @@ import picocli.CommandLine.Spec;
                     + " LPG profile and capacity.json into --result-dir.",
             "Each probe is judged as run judges LoadDelivered: on the schedule it drew (random"
                     + " arrivals draw more or fewer requests than the nominal rate), whether every"
-                    + " request due was sent, the achieved rate within 5 % of the drawn schedule's,"
+                    + " request due was sent, the achieved rate within 5 %% of the drawn schedule's,"
                     + " p99 schedule lag <= 100 ms and the runner's CPU. A probe whose client fell"
                     + " behind is neither pass nor fail ('load not delivered'); one too short to"
                     + " judge ('indeterminate': it fell short by less than 2 ms over its whole"
