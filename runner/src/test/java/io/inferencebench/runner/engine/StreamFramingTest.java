@@ -39,12 +39,14 @@ class StreamFramingTest {
                                     + "data: {\"choices\":[{\"text\":\"c\"}]}\r\n\r\n"
                                     + "data: {\"choices\":[{\"text\":\"d\"}]}\n\n");
                     Thread.sleep(20);
+                    // Recorded before the stream ends: once [DONE] is written the client may
+                    // finish and read the queue before this thread runs again.
+                    serverInstants.add(new long[] {read, firstComplete, batch});
                     // A usage event whose data spans two lines of one event, split across reads.
                     ex.chunk("data: {\"choices\":[],\n");
                     ex.chunk("data: \"usage\":{\"prompt_tokens\":4,\"completion_tokens\":4}}\n\n");
                     ex.chunk("data: [DONE]\n\n");
                     ex.endChunked();
-                    serverInstants.add(new long[] {read, firstComplete, batch});
                 };
         try (StubServer server = new StubServer(handler);
                 EngineFixture f = new EngineFixture(server.baseUrl(), 4, Duration.ofSeconds(10))) {
