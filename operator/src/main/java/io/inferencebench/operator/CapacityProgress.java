@@ -3,8 +3,8 @@ package io.inferencebench.operator;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.CapacityStatus;
 import io.inferencebench.crds.v1alpha1.SearchSpec;
-import io.inferencebench.crds.v1alpha1.StageResult;
 import io.inferencebench.crds.v1alpha1.StageSpec;
+import io.inferencebench.crds.v1alpha1.StageSummary;
 import io.inferencebench.profile.lpg.LoadVerdict;
 import io.inferencebench.profile.search.CapacitySearch;
 import io.inferencebench.profile.search.ProbeResult;
@@ -110,7 +110,7 @@ public final class CapacityProgress {
      * @param size the probe's size (times the configured probe size)
      * @return the probe
      */
-    public static ProbeResult probe(StageResult result, int size) {
+    public static ProbeResult probe(StageSummary result, int size) {
         long sent = result.getSent() == null ? 0 : result.getSent();
         long failed = result.getFailed() == null ? 0 : result.getFailed();
         double attainment = result.getSloAttainment() == null ? 0 : result.getSloAttainment();
@@ -154,7 +154,7 @@ public final class CapacityProgress {
                 result.getProfileKey());
     }
 
-    private static String failureClasses(StageResult result) {
+    private static String failureClasses(StageSummary result) {
         if (result.getErrorsByClass() == null || result.getErrorsByClass().isEmpty()) {
             return null;
         }
@@ -184,12 +184,12 @@ public final class CapacityProgress {
     public static CapacitySearch.Step next(
             BenchmarkRun run,
             io.inferencebench.crds.v1alpha1.BenchmarkRunStatus status,
-            List<StageResult> results) {
+            List<StageSummary> results) {
         return CapacitySearch.next(settings(run), probes(status, results));
     }
 
     private static List<ProbeResult> probes(
-            io.inferencebench.crds.v1alpha1.BenchmarkRunStatus status, List<StageResult> results) {
+            io.inferencebench.crds.v1alpha1.BenchmarkRunStatus status, List<StageSummary> results) {
         List<Integer> sizes = sizes(status);
         List<ProbeResult> done = new ArrayList<>();
         for (int i = 0; i < results.size(); i++) {
@@ -210,7 +210,7 @@ public final class CapacityProgress {
     public static CapacityStatus status(
             BenchmarkRun run,
             io.inferencebench.crds.v1alpha1.BenchmarkRunStatus previous,
-            List<StageResult> results,
+            List<StageSummary> results,
             CapacitySearch.Step step) {
         CapacitySearch.Settings settings = settings(run);
         CapacityStatus status = new CapacityStatus();

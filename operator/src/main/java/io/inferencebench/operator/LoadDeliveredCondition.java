@@ -1,6 +1,6 @@
 package io.inferencebench.operator;
 
-import io.inferencebench.crds.v1alpha1.StageResult;
+import io.inferencebench.crds.v1alpha1.StageSummary;
 import io.inferencebench.profile.lpg.LoadVerdict;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -22,11 +22,11 @@ public record LoadDeliveredCondition(String status, String reason, String messag
      * @param results the stage results (may be {@code null} when none was assembled)
      * @return the condition
      */
-    public static LoadDeliveredCondition of(List<StageResult> results) {
-        List<StageResult> stages = results == null ? List.of() : results;
-        List<StageResult> undelivered =
+    public static LoadDeliveredCondition of(List<StageSummary> results) {
+        List<StageSummary> stages = results == null ? List.of() : results;
+        List<StageSummary> undelivered =
                 stages.stream().filter(r -> Boolean.FALSE.equals(r.getLoadDelivered())).toList();
-        List<StageResult> undecided =
+        List<StageSummary> undecided =
                 stages.stream().filter(r -> r.getLoadDelivered() == null).toList();
         if (!undelivered.isEmpty()) {
             return new LoadDeliveredCondition(
@@ -53,7 +53,7 @@ public record LoadDeliveredCondition(String status, String reason, String messag
      * TooManyFailures when any stage had them (the gate a pipeline reads most often), else the
      * first undelivered stage's reason.
      */
-    private static String undeliveredReason(List<StageResult> undelivered) {
+    private static String undeliveredReason(List<StageSummary> undelivered) {
         List<String> reasons =
                 undelivered.stream()
                         .map(
@@ -67,7 +67,7 @@ public record LoadDeliveredCondition(String status, String reason, String messag
                 : reasons.get(0);
     }
 
-    private static String describe(List<StageResult> stages, String fallback) {
+    private static String describe(List<StageSummary> stages, String fallback) {
         return stages.stream()
                 .map(
                         r ->

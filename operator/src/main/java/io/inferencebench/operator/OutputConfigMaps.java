@@ -191,7 +191,7 @@ public final class OutputConfigMaps {
             BenchmarkRun run,
             List<JsonNode> statusProfiles,
             List<String> configMaps,
-            List<io.inferencebench.crds.v1alpha1.StageResult> resultsBefore,
+            List<io.inferencebench.crds.v1alpha1.StageSummary> resultsBefore,
             String key,
             JsonNode profile,
             Map<String, String> besides) {
@@ -246,7 +246,7 @@ public final class OutputConfigMaps {
             BenchmarkRun run,
             List<JsonNode> statusProfiles,
             List<String> configMaps,
-            List<io.inferencebench.crds.v1alpha1.StageResult> results) {
+            List<io.inferencebench.crds.v1alpha1.StageSummary> results) {
         if (statusProfiles != null && statusProfiles.size() == results.size()) {
             return statusProfiles;
         }
@@ -262,11 +262,11 @@ public final class OutputConfigMaps {
             BenchmarkRun run,
             List<JsonNode> statusProfiles,
             List<String> configMaps,
-            List<io.inferencebench.crds.v1alpha1.StageResult> results,
+            List<io.inferencebench.crds.v1alpha1.StageSummary> results,
             boolean withBesides) {
         boolean inStatus = statusProfiles != null && statusProfiles.size() == results.size();
         List<String> wanted = new ArrayList<>();
-        for (io.inferencebench.crds.v1alpha1.StageResult r : results) {
+        for (io.inferencebench.crds.v1alpha1.StageSummary r : results) {
             if (!inStatus) {
                 wanted.add(r.getProfileKey());
             }
@@ -285,7 +285,7 @@ public final class OutputConfigMaps {
                                 wanted);
         SequencedMap<String, String> stored = new LinkedHashMap<>();
         for (int i = 0; i < results.size(); i++) {
-            io.inferencebench.crds.v1alpha1.StageResult r = results.get(i);
+            io.inferencebench.crds.v1alpha1.StageSummary r = results.get(i);
             String profile = inStatus ? pretty(statusProfiles.get(i)) : read.get(r.getProfileKey());
             if (profile != null) {
                 stored.put(r.getProfileKey(), profile);

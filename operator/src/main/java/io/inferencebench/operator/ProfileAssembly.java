@@ -46,7 +46,7 @@ public final class ProfileAssembly {
      */
     public record Assembled(
             JsonNode profile,
-            io.inferencebench.crds.v1alpha1.StageResult result,
+            io.inferencebench.crds.v1alpha1.StageSummary result,
             Map<String, String> besides) {}
 
     private ProfileAssembly() {}
@@ -116,7 +116,7 @@ public final class ProfileAssembly {
                             BenchmarkReportWriter.write(merged, experimentId(run))));
         }
 
-        var result = new io.inferencebench.crds.v1alpha1.StageResult();
+        var result = new io.inferencebench.crds.v1alpha1.StageSummary();
         result.setStage(stage);
         if (!Double.isInfinite(merged.requestedRate)) {
             result.setRequestRate(merged.requestedRate);
@@ -228,7 +228,7 @@ public final class ProfileAssembly {
     }
 
     /** Keys in use, for {@link #assemble}. */
-    public static Set<String> keys(List<io.inferencebench.crds.v1alpha1.StageResult> results) {
+    public static Set<String> keys(List<io.inferencebench.crds.v1alpha1.StageSummary> results) {
         Set<String> keys = new HashSet<>();
         if (results != null) {
             results.forEach(r -> keys.add(r.getProfileKey()));
@@ -257,8 +257,8 @@ public final class ProfileAssembly {
     }
 
     /** Results list copy helper. */
-    static List<io.inferencebench.crds.v1alpha1.StageResult> copy(
-            List<io.inferencebench.crds.v1alpha1.StageResult> results) {
+    static List<io.inferencebench.crds.v1alpha1.StageSummary> copy(
+            List<io.inferencebench.crds.v1alpha1.StageSummary> results) {
         return results == null ? new ArrayList<>() : new ArrayList<>(results);
     }
 }

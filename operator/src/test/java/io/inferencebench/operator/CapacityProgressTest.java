@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.CapacityStatus;
-import io.inferencebench.crds.v1alpha1.StageResult;
+import io.inferencebench.crds.v1alpha1.StageSummary;
 import io.inferencebench.profile.lpg.LoadVerdict;
 import io.inferencebench.profile.search.CapacitySearch;
 import java.util.List;
@@ -27,9 +27,9 @@ class CapacityProgressTest {
                 BenchmarkRun.class);
     }
 
-    private static StageResult stage(
+    private static StageSummary stage(
             int n, double rate, long sent, double attainment, boolean delivered, String reason) {
-        StageResult r = new StageResult();
+        StageSummary r = new StageSummary();
         r.setStage(n);
         r.setRequestRate(rate);
         r.setAchievedRate(rate);
@@ -44,7 +44,7 @@ class CapacityProgressTest {
     @Test
     void aServerThatFailsRequestsMissesTheSloButALaggingClientSaysNothing() {
         BenchmarkRun run = searchRun();
-        List<StageResult> results =
+        List<StageSummary> results =
                 List.of(
                         stage(1, 2, 100, 1.0, true, LoadVerdict.DELIVERED),
                         stage(2, 4, 100, 0.5, false, LoadVerdict.TOO_MANY_FAILURES),
@@ -79,7 +79,7 @@ class CapacityProgressTest {
     @Test
     void aServerFasterThanTheMaxRateIsShownAsAtLeastIt() {
         BenchmarkRun run = searchRun();
-        List<StageResult> results =
+        List<StageSummary> results =
                 List.of(
                         stage(1, 2, 100, 1, true, null),
                         stage(2, 4, 100, 1, true, null),
@@ -100,7 +100,7 @@ class CapacityProgressTest {
     @Test
     void aProbeTooShortToJudgeRunsAgainLargerAndThePodsAreToldTheSize() {
         BenchmarkRun run = searchRun();
-        StageResult tooShort = stage(1, 2, 100, 1.0, true, null);
+        StageSummary tooShort = stage(1, 2, 100, 1.0, true, null);
         tooShort.setLoadDelivered(null);
         tooShort.setLoadDeliveredReason(LoadVerdict.SCHEDULE_TOO_SHORT);
         tooShort.setLoadDeliveredReasons(List.of(LoadVerdict.SCHEDULE_TOO_SHORT));
@@ -126,7 +126,7 @@ class CapacityProgressTest {
                 .containsEntry("stage-2-size", "4")
                 .doesNotContainKey("stage-1-size");
         // the grown probe, judged: the search goes on from it at the grown size's verdict
-        StageResult grown = stage(2, 2, 400, 1.0, true, null);
+        StageSummary grown = stage(2, 2, 400, 1.0, true, null);
         step = CapacityProgress.next(run, withNext, List.of(tooShort, grown));
         assertThat(step.nextRate()).isEqualTo(4.0);
         assertThat(step.nextSize()).isEqualTo(1);
@@ -135,7 +135,7 @@ class CapacityProgressTest {
     @Test
     void aServerThatFailsEveryRequestIsNamedInTheOutcome() {
         BenchmarkRun run = searchRun();
-        StageResult failing = stage(1, 2, 100, 0.0, false, LoadVerdict.TOO_MANY_FAILURES);
+        StageSummary failing = stage(1, 2, 100, 0.0, false, LoadVerdict.TOO_MANY_FAILURES);
         failing.setFailed(100L);
         failing.setErrorsByClass(java.util.Map.of("http_5xx", 100L));
         failing.setLoadDeliveredReasons(List.of(LoadVerdict.TOO_MANY_FAILURES));

@@ -91,14 +91,14 @@ class LargeRunResultsIT {
             long largestPartBytes,
             BenchmarkRun run,
             List<JsonNode> profiles,
-            List<io.inferencebench.crds.v1alpha1.StageResult> results,
+            List<io.inferencebench.crds.v1alpha1.StageSummary> results,
             OutputConfigMaps.Stored last) {}
 
     /** Stage by stage, what the reconciler does when a stage's parts are all done. */
     private Stored runThroughTheOperatorsPath(BenchmarkRun run, int stages, int parallelism)
             throws Exception {
         OutputConfigMaps outputs = new OutputConfigMaps(client);
-        List<io.inferencebench.crds.v1alpha1.StageResult> results = new ArrayList<>();
+        List<io.inferencebench.crds.v1alpha1.StageSummary> results = new ArrayList<>();
         List<JsonNode> profiles = new ArrayList<>();
         Set<String> keys = new HashSet<>();
         OutputConfigMaps.Stored stored = null;

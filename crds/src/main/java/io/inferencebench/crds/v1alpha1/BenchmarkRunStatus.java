@@ -54,7 +54,7 @@ public class BenchmarkRunStatus {
     private RunSummary summary;
 
     @JsonPropertyDescription("Per-stage results, in stage order.")
-    private List<StageResult> results;
+    private List<StageSummary> results;
 
     @JsonPropertyDescription(
             "One LPG latency profile document per finished stage (metrics, dimensions, config,"
@@ -195,11 +195,11 @@ public class BenchmarkRunStatus {
         this.summary = summary;
     }
 
-    public List<StageResult> getResults() {
+    public List<StageSummary> getResults() {
         return results;
     }
 
-    public void setResults(List<StageResult> results) {
+    public void setResults(List<StageSummary> results) {
         this.results = results;
     }
 

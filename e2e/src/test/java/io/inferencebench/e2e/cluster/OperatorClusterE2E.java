@@ -15,7 +15,7 @@ import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
-import io.inferencebench.crds.v1alpha1.StageResult;
+import io.inferencebench.crds.v1alpha1.StageSummary;
 import io.inferencebench.e2e.SimulatorDeployment;
 import io.inferencebench.e2e.operator.AuthCheckProxy;
 import io.inferencebench.e2e.programs.RunnerRbacProbe;
@@ -152,7 +152,7 @@ class OperatorClusterE2E {
             JsonNode profile = status.getProfiles().get(stage - 1);
             assertMatchesWhatTheSimulatorObserved(profile, numPrompts);
             assertThat(profile.get("metrics").get("runner_count").asInt()).isEqualTo(2);
-            StageResult result = status.getResults().get(stage - 1);
+            StageSummary result = status.getResults().get(stage - 1);
             assertThat(result.getSent()).isEqualTo(sent);
             assertThat(result.getCompleted()).isEqualTo(sent);
             assertThat(result.getStatistics()).isEqualTo("merged");

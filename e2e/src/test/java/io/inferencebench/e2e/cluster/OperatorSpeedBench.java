@@ -18,7 +18,7 @@ import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
-import io.inferencebench.crds.v1alpha1.StageResult;
+import io.inferencebench.crds.v1alpha1.StageSummary;
 import io.inferencebench.e2e.SimulatorDeployment;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -522,7 +522,7 @@ class OperatorSpeedBench {
             return "results " + status.getResults();
         }
         JsonNode metrics = status.getProfiles().get(0).get("metrics");
-        StageResult result = status.getResults().get(0);
+        StageSummary result = status.getResults().get(0);
         if (metrics == null
                 || metrics.path("requests_sent").asLong() != NUM_PROMPTS
                 || metrics.path("completed").asLong() != NUM_PROMPTS

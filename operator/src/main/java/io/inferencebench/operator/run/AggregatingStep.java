@@ -4,7 +4,7 @@ import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
-import io.inferencebench.crds.v1alpha1.StageResult;
+import io.inferencebench.crds.v1alpha1.StageSummary;
 import io.inferencebench.operator.LoadDeliveredCondition;
 import io.inferencebench.operator.StatusAggregator;
 import io.inferencebench.operator.metrics.ServerMetricsCondition;
@@ -27,7 +27,7 @@ public final class AggregatingStep implements RunStep {
     public Duration step(RunTurn turn) {
         BenchmarkRun run = turn.run();
         StatusAggregator status = turn.status();
-        List<StageResult> results = status.view().getResults();
+        List<StageSummary> results = status.view().getResults();
         LoadDeliveredCondition load = LoadDeliveredCondition.of(results);
         status.condition(
                 ConditionTypes.LOAD_DELIVERED, load.status(), load.reason(), load.message());

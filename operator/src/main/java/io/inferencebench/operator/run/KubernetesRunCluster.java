@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.EnvironmentStatus;
-import io.inferencebench.crds.v1alpha1.StageResult;
+import io.inferencebench.crds.v1alpha1.StageSummary;
 import io.inferencebench.operator.EventRecorder;
 import io.inferencebench.operator.OutputConfigMaps;
 import io.inferencebench.operator.ReferenceCheck;
@@ -61,7 +61,7 @@ public final class KubernetesRunCluster implements RunCluster {
             BenchmarkRun run,
             List<JsonNode> statusProfiles,
             List<String> configMaps,
-            List<StageResult> resultsBefore,
+            List<StageSummary> resultsBefore,
             String key,
             JsonNode profile,
             java.util.Map<String, String> besides) {
@@ -73,7 +73,7 @@ public final class KubernetesRunCluster implements RunCluster {
             BenchmarkRun run,
             List<JsonNode> statusProfiles,
             List<String> configMaps,
-            List<StageResult> results) {
+            List<StageSummary> results) {
         return outputs.profiles(run, statusProfiles, configMaps, results);
     }
 

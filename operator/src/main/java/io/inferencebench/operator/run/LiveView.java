@@ -4,8 +4,8 @@ import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
 import io.inferencebench.crds.v1alpha1.LiveStatus;
 import io.inferencebench.crds.v1alpha1.RunProgress;
 import io.inferencebench.crds.v1alpha1.RunSummary;
-import io.inferencebench.crds.v1alpha1.StageResult;
 import io.inferencebench.crds.v1alpha1.StageSpec;
+import io.inferencebench.crds.v1alpha1.StageSummary;
 import io.inferencebench.crds.workorder.ProgressReport;
 import io.inferencebench.operator.Parts;
 import io.inferencebench.operator.StatusAggregator;
@@ -73,7 +73,7 @@ public final class LiveView {
         long doneBefore = 0;
         long failedBefore = 0;
         if (status.view().getResults() != null) {
-            for (StageResult r : status.view().getResults()) {
+            for (StageSummary r : status.view().getResults()) {
                 doneBefore += r.getCompleted() == null ? 0 : r.getCompleted();
                 failedBefore += r.getFailed() == null ? 0 : r.getFailed();
             }
@@ -105,10 +105,10 @@ public final class LiveView {
      * The progress once a stage's results are in status: the finished stages' completed and failed
      * requests.
      */
-    static RunProgress finished(int stage, List<StageSpec> stages, List<StageResult> results) {
+    static RunProgress finished(int stage, List<StageSpec> stages, List<StageSummary> results) {
         long completed = 0;
         long failed = 0;
-        for (StageResult r : results) {
+        for (StageSummary r : results) {
             completed += r.getCompleted() == null ? 0 : r.getCompleted();
             failed += r.getFailed() == null ? 0 : r.getFailed();
         }

@@ -3,7 +3,7 @@ package io.inferencebench.operator.run;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.EnvironmentStatus;
-import io.inferencebench.crds.v1alpha1.StageResult;
+import io.inferencebench.crds.v1alpha1.StageSummary;
 import io.inferencebench.operator.OutputConfigMaps;
 import io.inferencebench.operator.TargetProbe;
 import io.inferencebench.operator.baseline.BaselineProfiles;
@@ -46,7 +46,7 @@ public interface RunCluster {
             BenchmarkRun run,
             List<JsonNode> statusProfiles,
             List<String> configMaps,
-            List<StageResult> resultsBefore,
+            List<StageSummary> resultsBefore,
             String key,
             JsonNode profile,
             java.util.Map<String, String> besides);
@@ -60,7 +60,7 @@ public interface RunCluster {
             BenchmarkRun run,
             List<JsonNode> statusProfiles,
             List<String> configMaps,
-            List<StageResult> results);
+            List<StageSummary> results);
 
     /** The profiles of {@code spec.baseline}'s run, or why there are none (yet). */
     BaselineProfiles.Result baseline(BenchmarkRun run);

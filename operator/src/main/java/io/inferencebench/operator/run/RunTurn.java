@@ -5,7 +5,7 @@ import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.BenchmarkRunSpec;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Phase;
-import io.inferencebench.crds.v1alpha1.StageResult;
+import io.inferencebench.crds.v1alpha1.StageSummary;
 import io.inferencebench.operator.Parts;
 import io.inferencebench.operator.StatusAggregator;
 import java.time.Instant;
@@ -97,8 +97,8 @@ public final class RunTurn {
     }
 
     /** The finished stages' results so far, in a list of the caller's own. */
-    public List<StageResult> results() {
-        List<StageResult> results = status.view().getResults();
+    public List<StageSummary> results() {
+        List<StageSummary> results = status.view().getResults();
         return results == null ? new ArrayList<>() : new ArrayList<>(results);
     }
 

@@ -3,7 +3,7 @@ package io.inferencebench.operator.run;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.CapacityStatus;
 import io.inferencebench.crds.v1alpha1.Phase;
-import io.inferencebench.crds.v1alpha1.StageResult;
+import io.inferencebench.crds.v1alpha1.StageSummary;
 import io.inferencebench.operator.CapacityProgress;
 import java.util.Comparator;
 import java.util.List;
@@ -41,8 +41,8 @@ public final class SearchStep {
      */
     public boolean probed(RunTurn turn) {
         BenchmarkRun run = turn.run();
-        List<StageResult> probed = turn.results();
-        probed.sort(Comparator.comparingInt(StageResult::getStage));
+        List<StageSummary> probed = turn.results();
+        probed.sort(Comparator.comparingInt(StageSummary::getStage));
         var step = CapacityProgress.next(run, turn.status().view(), probed);
         CapacityStatus capacity = CapacityProgress.status(run, turn.status().view(), probed, step);
         turn.status().apply(s -> s.setCapacity(capacity));

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.RunSummary;
-import io.inferencebench.crds.v1alpha1.StageResult;
+import io.inferencebench.crds.v1alpha1.StageSummary;
 import io.inferencebench.operator.EventRecorder;
 import io.inferencebench.operator.OutputConfigMaps;
 import io.inferencebench.operator.Parts;
@@ -56,7 +56,7 @@ public final class StageAssembly {
         if (stageParts.isEmpty()) {
             return;
         }
-        List<StageResult> results = turn.results();
+        List<StageSummary> results = turn.results();
         if (results.stream().anyMatch(r -> r.getStage() == stage)) {
             return;
         }
@@ -128,7 +128,7 @@ public final class StageAssembly {
                     s.setProfileConfigMap(configMaps.getFirst());
                     s.setProfileConfigMaps(configMaps);
                     RunSummary summary = LiveView.summary(s);
-                    StageResult r = assembled.result();
+                    StageSummary r = assembled.result();
                     summary.setRps(
                             r.getThroughput() == null
                                     ? null

@@ -10,7 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Phase;
-import io.inferencebench.crds.v1alpha1.StageResult;
+import io.inferencebench.crds.v1alpha1.StageSummary;
 import io.inferencebench.operator.StatusAggregator;
 import io.inferencebench.operator.metrics.ServerMetricsCondition;
 import io.inferencebench.profile.lpg.LoadVerdict;
@@ -27,8 +27,8 @@ class AggregatingStepTest {
     private final AggregatingStep step =
             new AggregatingStep(new StageAssembly(cluster, new RecordedWindows(), CLOCK));
 
-    private static StageResult stage(int n, Boolean delivered, String reason, String message) {
-        StageResult r = new StageResult();
+    private static StageSummary stage(int n, Boolean delivered, String reason, String message) {
+        StageSummary r = new StageSummary();
         r.setStage(n);
         r.setProfileKey("p" + n + ".json");
         r.setLoadDelivered(delivered);
@@ -38,12 +38,12 @@ class AggregatingStepTest {
     }
 
     /** Aggregating with these stages, each with a profile without server metrics. */
-    private static BenchmarkRunStatus aggregating(StageResult... stages) {
+    private static BenchmarkRunStatus aggregating(StageSummary... stages) {
         BenchmarkRunStatus status = new BenchmarkRunStatus();
         status.setPhase(Phase.AGGREGATING);
         status.setResults(new ArrayList<>(List.of(stages)));
         List<com.fasterxml.jackson.databind.JsonNode> profiles = new ArrayList<>();
-        for (StageResult ignored : stages) {
+        for (StageSummary ignored : stages) {
             profiles.add(JSON.createObjectNode().set("metrics", JSON.createObjectNode()));
         }
         status.setProfiles(profiles);
@@ -165,9 +165,9 @@ class AggregatingStepTest {
                 slo: {ttft: 500ms}
                 metrics: {enabled: false}
                 """;
-        StageResult met = stage(1, true, LoadVerdict.DELIVERED, null);
+        StageSummary met = stage(1, true, LoadVerdict.DELIVERED, null);
         met.setSloMet(true);
-        StageResult missed = stage(2, true, LoadVerdict.DELIVERED, null);
+        StageSummary missed = stage(2, true, LoadVerdict.DELIVERED, null);
         missed.setSloMet(false);
 
         RunTurn allMet = Turns.run(spec).status(aggregating(met, met)).build();

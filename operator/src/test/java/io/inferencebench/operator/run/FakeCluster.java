@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.EnvironmentStatus;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
-import io.inferencebench.crds.v1alpha1.StageResult;
+import io.inferencebench.crds.v1alpha1.StageSummary;
 import io.inferencebench.operator.OutputConfigMaps;
 import io.inferencebench.operator.TargetProbe;
 import io.inferencebench.operator.baseline.BaselineProfiles;
@@ -68,7 +68,7 @@ final class FakeCluster implements RunCluster {
             BenchmarkRun run,
             List<JsonNode> statusProfiles,
             List<String> configMaps,
-            List<StageResult> resultsBefore,
+            List<StageSummary> resultsBefore,
             String key,
             JsonNode profile,
             Map<String, String> besides) {
@@ -91,7 +91,7 @@ final class FakeCluster implements RunCluster {
             BenchmarkRun run,
             List<JsonNode> statusProfiles,
             List<String> configMaps,
-            List<StageResult> results) {
+            List<StageSummary> results) {
         if (statusProfiles != null && statusProfiles.size() == results.size()) {
             return statusProfiles;
         }

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
 import io.inferencebench.crds.v1alpha1.RunProgress;
-import io.inferencebench.crds.v1alpha1.StageResult;
 import io.inferencebench.crds.v1alpha1.StageSpec;
+import io.inferencebench.crds.v1alpha1.StageSummary;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -53,12 +53,12 @@ class LiveViewTest {
 
     @Test
     void aFinishedStagesProgressAddsUpTheResultsSoFar() {
-        StageResult one = new StageResult();
+        StageSummary one = new StageSummary();
         one.setCompleted(20L);
         one.setFailed(1L);
-        StageResult two = new StageResult();
+        StageSummary two = new StageSummary();
         two.setCompleted(18L);
-        StageResult empty = new StageResult();
+        StageSummary empty = new StageSummary();
         List<StageSpec> counted =
                 stages(
                         """

@@ -10,7 +10,7 @@ import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.LiveStatus;
 import io.inferencebench.crds.v1alpha1.Phase;
-import io.inferencebench.crds.v1alpha1.StageResult;
+import io.inferencebench.crds.v1alpha1.StageSummary;
 import io.inferencebench.crds.workorder.PartReport;
 import io.inferencebench.operator.EventRecorder;
 import io.inferencebench.operator.StatusAggregator;
@@ -77,7 +77,7 @@ class RunGuardsTest {
     void cancelEndsTheRunKeepingItsFinishedStages() {
         BenchmarkRunStatus running = new BenchmarkRunStatus();
         running.setPhase(Phase.RUNNING);
-        StageResult first = new StageResult();
+        StageSummary first = new StageSummary();
         first.setStage(1);
         running.setResults(new ArrayList<>(List.of(first)));
         running.setLive(new LiveStatus());

@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
 import io.inferencebench.crds.v1alpha1.CapacityStatus;
 import io.inferencebench.crds.v1alpha1.Phase;
-import io.inferencebench.crds.v1alpha1.StageResult;
+import io.inferencebench.crds.v1alpha1.StageSummary;
 import io.inferencebench.operator.StatusAggregator;
 import io.inferencebench.profile.lpg.LoadVerdict;
 import java.util.ArrayList;
@@ -27,8 +27,8 @@ class SearchStepTest {
 
     private final SearchStep search = new SearchStep();
 
-    private static StageResult probe(int stage, double rate, double attainment) {
-        StageResult r = new StageResult();
+    private static StageSummary probe(int stage, double rate, double attainment) {
+        StageSummary r = new StageSummary();
         r.setStage(stage);
         r.setRequestRate(rate);
         r.setAchievedRate(rate);
@@ -41,7 +41,7 @@ class SearchStepTest {
     }
 
     /** Running a search whose probes so far are {@code results} (in any order). */
-    private static BenchmarkRunStatus probed(StageResult... results) {
+    private static BenchmarkRunStatus probed(StageSummary... results) {
         BenchmarkRunStatus status = new BenchmarkRunStatus();
         status.setPhase(Phase.RUNNING);
         status.setResults(new ArrayList<>(List.of(results)));

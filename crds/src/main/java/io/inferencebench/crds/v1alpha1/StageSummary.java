@@ -5,7 +5,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 
 /** The result of one stage; the full LPG profile is in status.profiles and the output ConfigMap. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public class StageResult {
+public class StageSummary {
 
     @JsonPropertyDescription("1-based stage number.")
     private Integer stage;
