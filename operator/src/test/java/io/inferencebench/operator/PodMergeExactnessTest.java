@@ -1,6 +1,7 @@
 package io.inferencebench.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -29,10 +30,11 @@ import org.junit.jupiter.api.Test;
  * StageResult} and once split unevenly across 7 pods, each pod's result taken through the JSON the
  * runner writes into its part ConfigMap and the operator parses back ({@link
  * ProfileAssembly#parse}), then merged as the operator merges them. A part carries no raw samples
- * (a ConfigMap holds 1 MiB), so what the test proves is: a percentile the single process took from
- * its histogram (a metric past its exact-sample cap, here ITL with about 220,000 gaps) is the same
- * double across pods; one the single process computed exactly from its samples is within one
- * histogram bucket of it, 2^-10 of its value; min, max and counts are always exact.
+ * (a ConfigMap holds 1 MiB), so what the test proves is: with one pod every percentile is the same
+ * double; across pods, a percentile the single process took from its histogram (a metric past its
+ * exact-sample cap, here ITL with about 220,000 gaps) is the same double, and one the single
+ * process computed exactly from its samples is within one histogram bucket of it, 2^-10 of its
+ * value; min, max and counts are always exact.
  */
 class PodMergeExactnessTest {
 
@@ -52,12 +54,6 @@ class PodMergeExactnessTest {
     private static final double[] PERCENTILES = {
         0, 0.1, 1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9, 100
     };
-
-    /**
-     * Percentiles a Benchmark Report carries beyond the standard quantiles: a snapshot does not
-     * keep them, so even one pod's come from its histogram.
-     */
-    private static final double[] REPORT_ONLY_PERCENTILES = {0.1, 1, 5, 10, 25, 75};
 
     /** As the runner pod writes its stage result (PodRun). */
     private static final ObjectMapper POD_JSON =
@@ -88,9 +84,8 @@ class PodMergeExactnessTest {
     @Test
     void sevenPodsGiveTheSingleProcessHistogramPercentilesBitForBitAndItsExactOnesWithinABucket()
             throws JsonProcessingException {
-        List<SimulatedRequest> requests = requests(new Random(25));
-        StageResult single = recordAll(requests);
-        StageResult merged = mergedAcrossPods(requests, new Random(4));
+        StageResult single = recordAll(requests(new Random(25)));
+        StageResult merged = mergedAcrossPods(requests(new Random(25)), new Random(4));
 
         // The regimes the claim distinguishes are both present: ITL past the cap, the rest exact.
         assertThat(single.itlMs.count()).isGreaterThan(MetricRecorder.DEFAULT_SAMPLE_CAP);
@@ -116,12 +111,16 @@ class PodMergeExactnessTest {
                             // More than one pod: every recorder answers from its histogram.
                             assertThat(m.exact()).as(name).isFalse();
                             assertMergedPercentiles(name, m, s, PERCENTILES);
+                            // Not percentiles, but in the profile too: equal up to rounding.
+                            assertThat(m.mean())
+                                    .as(name)
+                                    .isCloseTo(s.mean(), within(s.mean() * 1e-12));
+                            assertThat(m.sd()).as(name).isCloseTo(s.sd(), within(s.sd() * 1e-9));
                         });
     }
 
     @Test
-    void onePodKeepsItsExactStandardQuantilesAndGivesTheReportOnlyOnesWithinABucket()
-            throws JsonProcessingException {
+    void onePodGivesEveryPercentileOfTheSingleProcessBitForBit() throws JsonProcessingException {
         List<SimulatedRequest> requests = requests(new Random(26));
         StageResult single = recordAll(requests);
         StageResult carried = ProfileAssembly.parse(POD_JSON.writeValueAsString(single));
@@ -130,22 +129,33 @@ class PodMergeExactnessTest {
                 .forEach(
                         (name, s) -> {
                             MetricRecorder c = carried.recorders().get(name);
-                            for (double p : MetricRecorder.STANDARD_QUANTILES.values()) {
+                            for (double p : PERCENTILES) {
                                 assertBitForBit(name + " p" + p, c.percentile(p), s.percentile(p));
                             }
                             assertBitForBit(name + " median", c.median(), s.median());
-                            assertMergedPercentiles(name, c, s, REPORT_ONLY_PERCENTILES);
                         });
+        assertProfileFigures(lpgFigures(single), lpgFigures(carried), path -> true);
+        assertProfileFigures(reportFigures(single), reportFigures(carried), path -> true);
     }
 
     @Test
     void everyPercentileOfTheProfileAndTheBenchmarkReportFollowsTheSameRule()
             throws JsonProcessingException {
         List<SimulatedRequest> requests = requests(new Random(27));
-        StageResult single = recordAll(requests);
         StageResult merged = mergedAcrossPods(requests, new Random(5));
+        StageResult single = recordAll(requests);
         assertThat(single.itlMs.exact()).isFalse();
 
+        assertProfileFigures(
+                lpgFigures(single), lpgFigures(merged), path -> path.contains("itl_ms"));
+        assertProfileFigures(
+                reportFigures(single),
+                reportFigures(merged),
+                path -> path.contains("inter_token_latency"));
+    }
+
+    /** The statistics of the stage's LPG profile ({@code metrics}), by dotted path. */
+    private static Map<String, Double> lpgFigures(StageResult stage) {
         ProfileContext context =
                 new ProfileContext(
                         "vllm",
@@ -158,21 +168,16 @@ class PodMergeExactnessTest {
                         PODS,
                         "operator",
                         Map.of());
-        Pattern lpgStatistic = Pattern.compile("(median|p90|p95|p99|p999|min|max|count)_.+");
-        Map<String, Double> singleLpg =
-                numbers(LpgProfileWriter.write(single, context, null).get("metrics"), lpgStatistic);
-        Map<String, Double> mergedLpg =
-                numbers(LpgProfileWriter.write(merged, context, null).get("metrics"), lpgStatistic);
-        assertProfileFigures(singleLpg, mergedLpg, path -> path.contains("itl_ms"));
+        return numbers(
+                LpgProfileWriter.write(stage, context, null).get("metrics"),
+                Pattern.compile("(median|p90|p95|p99|p999|min|max|count)_.+"));
+    }
 
-        Pattern reportStatistic =
-                Pattern.compile("p0p1|p1|p5|p10|p25|p50|p75|p90|p95|p99|p99p9|min|max");
-        Map<String, Double> singleReport =
-                numbers(BenchmarkReportWriter.write(single, "eid"), reportStatistic);
-        Map<String, Double> mergedReport =
-                numbers(BenchmarkReportWriter.write(merged, "eid"), reportStatistic);
-        assertProfileFigures(
-                singleReport, mergedReport, path -> path.contains("inter_token_latency"));
+    /** The statistics of the stage's Benchmark Report, by dotted path. */
+    private static Map<String, Double> reportFigures(StageResult stage) {
+        return numbers(
+                BenchmarkReportWriter.write(stage, "eid"),
+                Pattern.compile("p0p1|p1|p5|p10|p25|p50|p75|p90|p95|p99|p99p9|min|max"));
     }
 
     /**
@@ -327,28 +332,31 @@ class PodMergeExactnessTest {
         return StageResult.merge(parts);
     }
 
-    /** What the runner's stage recorder records for a successful streamed request. */
+    /**
+     * What the runner's stage recorder records for a successful streamed request (the order of the
+     * recorders does not matter: each sees its values in request order).
+     */
     private static void record(StageResult result, SimulatedRequest q) {
-        result.sent++;
-        result.completed++;
-        result.scheduleLagMs.record(q.scheduleLagMs());
-        result.slotWaitMs.record(q.slotWaitMs());
-        double latency = q.latencyMs();
         int in = q.inputTokens();
         int out = q.outputTokens();
-        result.latencyMs.record(latency);
-        result.ttftMs.record(q.ttftMs());
+        result.sent++;
+        result.completed++;
+        result.totalInputTokens += in;
+        result.totalOutputTokens += out;
+        result.inputLen.record(in);
+        result.outputLen.record(out);
+        result.scheduleLagMs.record(q.scheduleLagMs());
+        result.slotWaitMs.record(q.slotWaitMs());
         for (double gap : q.gapsMs()) {
             result.itlMs.record(gap);
         }
+        double latency = q.latencyMs();
+        result.ttftMs.record(q.ttftMs());
+        result.latencyMs.record(latency);
+        result.perOutputTokenLatencyMs.record(latency / out);
+        result.perTokenLatencySec.record(latency / 1000.0 / (in + out));
         if (out > 1) {
             result.tpotMs.record((latency - q.ttftMs()) / (out - 1));
         }
-        result.perTokenLatencySec.record(latency / 1000.0 / (in + out));
-        result.perOutputTokenLatencyMs.record(latency / out);
-        result.inputLen.record(in);
-        result.outputLen.record(out);
-        result.totalInputTokens += in;
-        result.totalOutputTokens += out;
     }
 }
