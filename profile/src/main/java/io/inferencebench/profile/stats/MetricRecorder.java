@@ -25,6 +25,12 @@ import org.HdrHistogram.DoubleHistogramIterationValue;
  * significant digits (at most 0.1 % relative error), which is maintained from the first value on.
  * Memory therefore stays flat however many values are recorded.
  *
+ * <p>Across recorders (runner pods): merging adds the histograms' bucket counts, so the merge holds
+ * the very histogram one recorder of all the values holds, and its histogram percentiles are the
+ * same doubles. A {@link RecorderSnapshot} carries no raw samples (it has to fit a ConfigMap), so
+ * exact percentiles survive one snapshot (the {@link #STANDARD_QUANTILES}) but not a merge of
+ * several: those come from the merged histogram, within one bucket, 2^-10 of the value.
+ *
  * <p>Values must be finite. The histogram cannot hold negative values: for percentiles in histogram
  * mode negative values count as {@code 0}; exact mode and the moments are unaffected.
  *
@@ -34,12 +40,23 @@ import org.HdrHistogram.DoubleHistogramIterationValue;
  */
 public final class MetricRecorder {
 
-    /** Names and percentiles of the quantiles kept exactly in a {@link RecorderSnapshot}. */
+    /**
+     * Names and percentiles of the quantiles kept exactly in a {@link RecorderSnapshot}: every
+     * percentile a profile, a Benchmark Report or a run's status reads (min and max are exact
+     * anyway), so that a stage assembled from one runner pod's snapshot has the percentiles the pod
+     * itself computed.
+     */
     public static final Map<String, Double> STANDARD_QUANTILES;
 
     static {
         Map<String, Double> quantiles = new LinkedHashMap<>();
+        quantiles.put("p0.1", 0.1);
+        quantiles.put("p1", 1.0);
+        quantiles.put("p5", 5.0);
+        quantiles.put("p10", 10.0);
+        quantiles.put("p25", 25.0);
         quantiles.put("median", 50.0);
+        quantiles.put("p75", 75.0);
         quantiles.put("p90", 90.0);
         quantiles.put("p95", 95.0);
         quantiles.put("p99", 99.0);
