@@ -322,6 +322,9 @@ public final class LpgProfileWriter {
         ObjectNode startTime = config.putObject("start_time");
         startTime.put("seconds", start.getEpochSecond());
         startTime.put("nanos", start.getNano());
+        if (stage.rampUp != null) {
+            RampProfileJson.write(stage.rampUp, metrics, config);
+        }
 
         ObjectNode stats = root.putObject("summary_stats").putArray("stats").addObject();
         putRate(stats, "request_rate", stage.requestedRate);
