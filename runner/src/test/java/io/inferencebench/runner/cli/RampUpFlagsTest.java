@@ -39,6 +39,17 @@ class RampUpFlagsTest {
         return o.err();
     }
 
+    /** The ramp flags with {@code strategy}, {@code start} and {@code end}, then {@code extra}. */
+    private static String rampError(String strategy, String start, String end, String... extra) {
+        String[] args = new String[6 + extra.length];
+        String[] ramp = {
+            "--ramp-up-strategy", strategy, "--ramp-up-start-rate", start, "--ramp-up-end-rate", end
+        };
+        System.arraycopy(ramp, 0, args, 0, 6);
+        System.arraycopy(extra, 0, args, 6, extra.length);
+        return usageError(args);
+    }
+
     @Test
     void aRampOverADurationIsOneStageWhoseRateIsTheRampsMean() throws Exception {
         StagePlan stage =
@@ -110,63 +121,15 @@ class RampUpFlagsTest {
                 .contains(
                         "--ramp-up-strategy: needs both --ramp-up-start-rate and"
                                 + " --ramp-up-end-rate");
-        assertThat(
-                        usageError(
-                                "--ramp-up-strategy",
-                                "cubic",
-                                "--ramp-up-start-rate",
-                                "1",
-                                "--ramp-up-end-rate",
-                                "5"))
+        assertThat(rampError("cubic", "1", "5"))
                 .contains("--ramp-up-strategy: must be linear or exponential, got 'cubic'");
-        assertThat(
-                        usageError(
-                                "--ramp-up-strategy",
-                                "exponential",
-                                "--ramp-up-start-rate",
-                                "0",
-                                "--ramp-up-end-rate",
-                                "5",
-                                "--duration",
-                                "10s"))
+        assertThat(rampError("exponential", "0", "5", "--duration", "10s"))
                 .contains("--ramp-up-start-rate: an exponential ramp needs a start rate > 0");
-        assertThat(
-                        usageError(
-                                "--ramp-up-strategy",
-                                "linear",
-                                "--ramp-up-start-rate",
-                                "1",
-                                "--ramp-up-end-rate",
-                                "0"))
-                .contains("--ramp-up-end-rate: must be > 0");
-        assertThat(
-                        usageError(
-                                "--ramp-up-strategy",
-                                "linear",
-                                "--ramp-up-start-rate",
-                                "-2",
-                                "--ramp-up-end-rate",
-                                "5"))
-                .contains("--ramp-up-start-rate: must be >= 0");
-        assertThat(
-                        usageError(
-                                "--ramp-up-strategy",
-                                "linear",
-                                "--ramp-up-start-rate",
-                                "50",
-                                "--ramp-up-end-rate",
-                                "5"))
+        assertThat(rampError("linear", "1", "0")).contains("--ramp-up-end-rate: must be > 0");
+        assertThat(rampError("linear", "-2", "5")).contains("--ramp-up-start-rate: must be >= 0");
+        assertThat(rampError("linear", "50", "5"))
                 .contains("--ramp-up-start-rate: 50.0 is above --ramp-up-end-rate 5.0");
-        assertThat(
-                        usageError(
-                                "--ramp-up-strategy",
-                                "linear",
-                                "--ramp-up-start-rate",
-                                "0",
-                                "--ramp-up-end-rate",
-                                "5",
-                                "--num-prompts",
-                                "100"))
+        assertThat(rampError("linear", "0", "5", "--num-prompts", "100"))
                 .contains("--ramp-up-start-rate: 0 needs --duration");
     }
 
@@ -189,39 +152,12 @@ class RampUpFlagsTest {
 
     @Test
     void aRampWithRatesOrConcurrenciesIsRefusedNamingThem() {
-        assertThat(
-                        usageError(
-                                "--ramp-up-strategy",
-                                "linear",
-                                "--ramp-up-start-rate",
-                                "1",
-                                "--ramp-up-end-rate",
-                                "5",
-                                "--request-rate",
-                                "1,2,4"))
+        assertThat(rampError("linear", "1", "5", "--request-rate", "1,2,4"))
                 .contains("--request-rate: a ramp-up sets the stage's rate");
-        assertThat(
-                        usageError(
-                                "--ramp-up-strategy",
-                                "linear",
-                                "--ramp-up-start-rate",
-                                "1",
-                                "--ramp-up-end-rate",
-                                "5",
-                                "--concurrency",
-                                "8"))
+        assertThat(rampError("linear", "1", "5", "--concurrency", "8"))
                 .contains("--concurrency: a ramp-up sets the stage's rate");
         // an end rate whose requests cannot fit the stage is refused as a rate would be
-        assertThat(
-                        usageError(
-                                "--ramp-up-strategy",
-                                "linear",
-                                "--ramp-up-start-rate",
-                                "0.01",
-                                "--ramp-up-end-rate",
-                                "0.05",
-                                "--duration",
-                                "5s"))
+        assertThat(rampError("linear", "0.01", "0.05", "--duration", "5s"))
                 .contains("--ramp-up-end-rate 0.05: 0.05 requests/s puts 20.0 s between requests");
     }
 }

@@ -24,6 +24,11 @@ class RampScheduleTest {
         return new ArrivalSchedule(ramp, span, 0, kind, 1.0, s);
     }
 
+    /** The first {@code n} offsets of constant arrivals ramped over {@code seconds}. */
+    private static long[] constant(RampUp ramp, long seconds, int n) {
+        return offsets(overTime(ramp, Duration.ofSeconds(seconds), ArrivalKind.CONSTANT, 1), n);
+    }
+
     private static long[] offsets(ArrivalSchedule schedule, int n) {
         long[] offsets = new long[n];
         for (int i = 0; i < n; i++) {
@@ -35,10 +40,7 @@ class RampScheduleTest {
     @Test
     void aLinearRampFromZeroPutsConstantArrivalKAtTheSquareRootOfK() {
         // r(t) = 50 t over 2 s (0 -> 100 req/s): Λ(t) = 25 t², so arrival k is due at sqrt(k) / 5
-        long[] due =
-                offsets(
-                        overTime(linear(0, 100), Duration.ofSeconds(2), ArrivalKind.CONSTANT, 1),
-                        101);
+        long[] due = constant(linear(0, 100), 2, 101);
         for (int k = 0; k <= 100; k++) {
             assertThat(due[k])
                     .as("arrival %d", k)
@@ -51,10 +53,7 @@ class RampScheduleTest {
     void aLinearRampPutsConstantArrivalKWhereTheIntegratedRateReachesK() {
         // 5 -> 50 req/s over 4 s: Λ(t) = 5 t + 45 t² / 8, 110 requests in all; arrival k at the
         // positive root of 45/8 t² + 5 t - k = 0
-        long[] due =
-                offsets(
-                        overTime(linear(5, 50), Duration.ofSeconds(4), ArrivalKind.CONSTANT, 1),
-                        111);
+        long[] due = constant(linear(5, 50), 4, 111);
         double a = 45.0 / 8;
         for (int k = 0; k <= 110; k++) {
             double t = (-5 + Math.sqrt(25 + 4 * a * k)) / (2 * a);
@@ -72,14 +71,7 @@ class RampScheduleTest {
     @Test
     void anExponentialRampPutsConstantArrivalKAtTheLogOfOnePlusKOverTheStartRate() {
         // r(t) = 10 e^t over 1 s (10 -> 10e req/s): Λ(t) = 10 (e^t - 1), arrival k at ln(1 + k/10)
-        long[] due =
-                offsets(
-                        overTime(
-                                exponential(10, 10 * Math.E),
-                                Duration.ofSeconds(1),
-                                ArrivalKind.CONSTANT,
-                                1),
-                        17);
+        long[] due = constant(exponential(10, 10 * Math.E), 1, 17);
         for (int k = 0; k < due.length; k++) {
             assertThat(due[k])
                     .as("arrival %d", k)
@@ -90,10 +82,7 @@ class RampScheduleTest {
     @Test
     void constantArrivalsOfARisingRampComeCloserAndCloser() {
         for (RampUp ramp : new RampUp[] {linear(1, 200), exponential(1, 200)}) {
-            long[] due =
-                    offsets(
-                            overTime(ramp, Duration.ofSeconds(5), ArrivalKind.CONSTANT, 1),
-                            (int) Math.floor(ramp.integral(5, 5)));
+            long[] due = constant(ramp, 5, (int) Math.floor(ramp.integral(5, 5)));
             for (int k = 2; k < due.length; k++) {
                 assertThat(due[k] - due[k - 1])
                         .as("%s gap %d", ramp.strategy(), k)
