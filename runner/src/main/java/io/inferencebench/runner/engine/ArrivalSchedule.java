@@ -85,6 +85,24 @@ public final class ArrivalSchedule {
     }
 
     /**
+     * The schedule of an open-loop stage at a finite rate, constant or ramped.
+     *
+     * @param seed the stage's seed: every draw with it walks the same offsets
+     */
+    public static ArrivalSchedule of(StagePlan plan, long seed) {
+        if (plan.ramped()) {
+            return new ArrivalSchedule(
+                    plan.rampUp(),
+                    plan.duration(),
+                    plan.numPrompts(),
+                    plan.arrival(),
+                    plan.burstiness(),
+                    seed);
+        }
+        return new ArrivalSchedule(plan.requestRate(), plan.arrival(), plan.burstiness(), seed);
+    }
+
+    /**
      * Largest offset returned, nanoseconds (about 146 years): far beyond any stage's bounds, and
      * small enough that a start instant plus it never overflows.
      */

@@ -299,17 +299,8 @@ public final class LoadEngine {
         Live live = new Live(plan, recorder, System.nanoTime());
         stageObserver.onStageStart(plan, recorder, live);
         // Drawn before the schedule is anchored: the draw is off the stage's clock.
-        RampWindows windows =
-                plan.ramped() && !warmup
-                        ? new RampWindows(
-                                plan,
-                                () -> schedule(plan),
-                                plan.numPrompts() > 0 ? plan.numPrompts() : Long.MAX_VALUE,
-                                sampleCap)
-                        : null;
-        if (windows != null) {
-            recorder.rampWindows(windows);
-        }
+        RampWindows windows = warmup ? null : RampWindows.of(plan, () -> schedule(plan), sampleCap);
+        recorder.rampWindows(windows);
         RunnerCpuMeter.Mark cpuAtStart = cpuMeter.mark();
         // The schedule is anchored last: every loop has just run a task of this stage (a loop
         // slow to wake up on a loaded machine is not charged as lag to the first requests), and
@@ -376,20 +367,7 @@ public final class LoadEngine {
 
     /** A stage's arrival schedule, as every loop of it draws it. */
     private ArrivalSchedule schedule(StagePlan plan) {
-        if (plan.ramped()) {
-            return new ArrivalSchedule(
-                    plan.rampUp(),
-                    plan.duration(),
-                    plan.numPrompts(),
-                    plan.arrival(),
-                    plan.burstiness(),
-                    seed * 1_000_003L + plan.index());
-        }
-        return new ArrivalSchedule(
-                plan.requestRate(),
-                plan.arrival(),
-                plan.burstiness(),
-                seed * 1_000_003L + plan.index());
+        return ArrivalSchedule.of(plan, seed * 1_000_003L + plan.index());
     }
 
     /**

@@ -28,6 +28,22 @@ final class RampWindows {
     private final MetricRecorder[] e2elMs = new MetricRecorder[WINDOWS];
 
     /**
+     * The windows of a ramped stage, {@code null} for any other.
+     *
+     * @param schedules fresh draws of the stage's schedule
+     * @param sampleCap exact-sample cap of the window recorders
+     */
+    static RampWindows of(StagePlan plan, Supplier<ArrivalSchedule> schedules, int sampleCap) {
+        return plan.ramped()
+                ? new RampWindows(
+                        plan,
+                        schedules,
+                        plan.numPrompts() > 0 ? plan.numPrompts() : Long.MAX_VALUE,
+                        sampleCap)
+                : null;
+    }
+
+    /**
      * Windows over a stage's schedule.
      *
      * @param plan the ramped stage

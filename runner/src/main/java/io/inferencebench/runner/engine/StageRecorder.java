@@ -53,7 +53,7 @@ public final class StageRecorder {
         }
     }
 
-    /** A ramped stage's windows, set before its first request is sent. */
+    /** A ramped stage's windows (or {@code null}), set before its first request is sent. */
     synchronized void rampWindows(RampWindows windows) {
         this.rampWindows = windows;
     }
