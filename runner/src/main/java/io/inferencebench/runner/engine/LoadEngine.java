@@ -236,7 +236,8 @@ public final class LoadEngine {
                         null,
                         null,
                         ArrivalKind.CONSTANT,
-                        1.0);
+                        1.0,
+                        null);
         StageResult ignored = run(plan, true, observer);
         return ignored.sent;
     }

@@ -25,28 +25,6 @@ public record StagePlan(
         double burstiness,
         RampUp rampUp) {
 
-    /** A stage at a constant rate (or a closed loop). */
-    public StagePlan(
-            int index,
-            double requestRate,
-            Integer concurrency,
-            long numPrompts,
-            Duration duration,
-            Integer maxConcurrency,
-            ArrivalKind arrival,
-            double burstiness) {
-        this(
-                index,
-                requestRate,
-                concurrency,
-                numPrompts,
-                duration,
-                maxConcurrency,
-                arrival,
-                burstiness,
-                null);
-    }
-
     /**
      * A ramped open-loop stage; its {@code requestRate} is the ramp's mean rate.
      *

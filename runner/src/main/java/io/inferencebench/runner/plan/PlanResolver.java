@@ -106,31 +106,14 @@ public final class PlanResolver {
      */
     public static RunPlan resolve(
             PlanTarget target, WorkloadSpec workload, LoadSpec load, SloSpec slo, Road road) {
-        return resolve(target, workload, load, slo, road, false);
+        return resolve(target, workload, load, slo, road, false, null);
     }
 
     /**
-     * Resolves the sections of a run that may be a capacity search.
+     * Resolves the sections of a run that may be a capacity search, or whose rate stages ramp.
      *
      * @param searched whether the stages are decided at run time (a capacity search: the load has
      *     neither stages nor requestRates but a probe size, and the plan no stages)
-     * @throws InvalidSpec when a section breaks a rule of {@link SpecValidation}
-     * @throws IllegalArgumentException naming the field for other problems
-     */
-    public static RunPlan resolve(
-            PlanTarget target,
-            WorkloadSpec workload,
-            LoadSpec load,
-            SloSpec slo,
-            Road road,
-            boolean searched) {
-        return resolve(target, workload, load, slo, road, searched, null);
-    }
-
-    /**
-     * Resolves the sections, every rate stage ramped.
-     *
-     * @param searched whether the stages are decided at run time (see above)
      * @param rampUp the ramp of every rate stage (the command line's {@code --ramp-up-*} flags), or
      *     {@code null}; a ramped stage's {@code requestRate} is its end rate, checked by the rules
      *     of a rate, and becomes the ramp's mean rate in the plan
@@ -299,7 +282,8 @@ public final class PlanResolver {
                     duration,
                     concurrency == null ? cap : null,
                     arrival,
-                    burstiness);
+                    burstiness,
+                    null);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(field + ": " + e.getMessage(), e);
         }

@@ -19,13 +19,8 @@ import picocli.CommandLine;
 class RampUpFlagsTest {
 
     private static StagePlan onlyStage(String... args) throws Exception {
-        CommandLine cl = new CommandLine(new RunCommand());
-        cl.parseArgs(args);
-        var stages =
-                ((RunCommand) cl.getCommand())
-                        .resolvePlan(new PrintWriter(new StringWriter(), true))
-                        .plan()
-                        .stages();
+        RunCommand run = CommandLine.populateCommand(new RunCommand(), args);
+        var stages = run.resolvePlan(new PrintWriter(new StringWriter(), true)).plan().stages();
         assertThat(stages).hasSize(1);
         return stages.get(0);
     }
