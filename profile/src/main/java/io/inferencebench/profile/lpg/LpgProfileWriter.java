@@ -322,6 +322,9 @@ public final class LpgProfileWriter {
         ObjectNode startTime = config.putObject("start_time");
         startTime.put("seconds", start.getEpochSecond());
         startTime.put("nanos", start.getNano());
+        if (stage.rampUp != null) {
+            RampProfileJson.write(stage.rampUp, metrics, config);
+        }
 
         ObjectNode stats = root.putObject("summary_stats").putArray("stats").addObject();
         putRate(stats, "request_rate", stage.requestedRate);
@@ -357,11 +360,11 @@ public final class LpgProfileWriter {
     /**
      * LPG's file name for a stage's profile: {@code <backend>-<rate>qps-<model
      * basename>-<date>.json}, with the rate as Python prints a float ({@code 20.0}, {@code inf})
-     * and LPG's date format. A name is one path segment of at most {@link #MAX_FILE_NAME_BYTES}
-     * bytes: control characters and path separators in the model id become {@code _}, and a model
-     * basename too long for the bound is cut and followed by a hash of the whole basename (so two
-     * ids that differ only beyond the cut keep different names). The profile itself keeps the id as
-     * given.
+     * and LPG's date format; a ramped stage's rate is its start and end rate ({@code 5.0-50.0}). A
+     * name is one path segment of at most {@link #MAX_FILE_NAME_BYTES} bytes: control characters
+     * and path separators in the model id become {@code _}, and a model basename too long for the
+     * bound is cut and followed by a hash of the whole basename (so two ids that differ only beyond
+     * the cut keep different names). The profile itself keeps the id as given.
      *
      * @param stage the stage result (rate and first dispatch)
      * @param context run metadata
@@ -371,7 +374,11 @@ public final class LpgProfileWriter {
         String prefix =
                 truncateUtf8(safeFileNamePart(nullToEmpty(context.backend())), 32)
                         + "-"
-                        + RequestRate.pythonString(stage.requestedRate)
+                        + (stage.rampUp == null
+                                ? RequestRate.pythonString(stage.requestedRate)
+                                : RequestRate.pythonString(stage.rampUp.startRate)
+                                        + "-"
+                                        + RequestRate.pythonString(stage.rampUp.endRate))
                         + "qps-";
         String suffix = "-" + DATE_FORMAT.format(stageStart(stage, context)) + ".json";
         String basename = context.modelBasename();

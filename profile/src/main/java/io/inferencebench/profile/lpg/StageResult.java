@@ -200,6 +200,12 @@ public final class StageResult {
      */
     public RunnerCpu runnerCpu;
 
+    /**
+     * The ramp of a ramped stage and its windows; {@code null} for a constant rate. A merge of
+     * several runners has none: each runner's windows are its own.
+     */
+    public RampProfile rampUp;
+
     /** Creates an empty result with recorders of {@link MetricRecorder#DEFAULT_SAMPLE_CAP}. */
     public StageResult() {
         this(MetricRecorder.DEFAULT_SAMPLE_CAP);
@@ -383,6 +389,7 @@ public final class StageResult {
             }
         }
         m.concurrency = concurrency;
+        m.rampUp = parts.size() == 1 ? first.rampUp : null;
         m.runnerCpu = RunnerCpu.worst(parts.stream().map(p -> p.runnerCpu).toList());
         m.outputTokenSource = outputSources.isEmpty() ? null : String.join("+", outputSources);
         m.inputTokenSource = inputSources.isEmpty() ? null : String.join("+", inputSources);

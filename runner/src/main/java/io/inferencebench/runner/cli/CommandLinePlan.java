@@ -48,7 +48,9 @@ public record CommandLinePlan(RunPlan plan, String baseUrl, Map<String, String> 
                             workloadSpec,
                             loadSpec,
                             sloSpec,
-                            new PlanResolver.Road("", target.wireFields(file.target), true));
+                            new PlanResolver.Road("", target.wireFields(file.target), true),
+                            false,
+                            load.rampUp());
         } catch (PlanResolver.InvalidSpec e) {
             // What the flags give is checked with their names before; the rest is the file's.
             throw new Main.UsageError(

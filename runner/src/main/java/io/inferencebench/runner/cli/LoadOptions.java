@@ -8,6 +8,7 @@ import io.inferencebench.crds.v1alpha1.SpecValidation;
 import io.inferencebench.crds.v1alpha1.StageSpec;
 import io.inferencebench.profile.lpg.RequestRate;
 import io.inferencebench.runner.engine.ArrivalKind;
+import io.inferencebench.runner.engine.RampUp;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,6 +37,26 @@ public final class LoadOptions {
             split = ",",
             description = "Closed-loop stages: requests kept in flight (comma list = sweep).")
     List<Integer> concurrencies;
+
+    @Option(
+            names = "--ramp-up-strategy",
+            description =
+                    "linear or exponential: one stage whose rate ramps from --ramp-up-start-rate"
+                            + " to --ramp-up-end-rate over its --duration (else over its"
+                            + " --num-prompts requests, as vLLM does); in place of --request-rate.")
+    String rampUpStrategy;
+
+    @Option(
+            names = {"--ramp-up-start-rate", "--ramp-up-start-rps"},
+            description =
+                    "Requests/s at the ramp's start (> 0 for exponential; 0 only with"
+                            + " --duration).")
+    Double rampUpStartRate;
+
+    @Option(
+            names = {"--ramp-up-end-rate", "--ramp-up-end-rps"},
+            description = "Requests/s at the ramp's end (at least the start rate).")
+    Double rampUpEndRate;
 
     @Option(
             names = "--num-prompts",
@@ -118,7 +139,75 @@ public final class LoadOptions {
     String stageFlag() {
         return requestRates != null
                 ? "--request-rate"
-                : concurrencies != null ? "--concurrency" : null;
+                : concurrencies != null ? "--concurrency" : rampFlag();
+    }
+
+    /** The first ramp-up flag given, or {@code null}. */
+    private String rampFlag() {
+        return rampUpStrategy != null
+                ? "--ramp-up-strategy"
+                : rampUpStartRate != null
+                        ? "--ramp-up-start-rate"
+                        : rampUpEndRate != null ? "--ramp-up-end-rate" : null;
+    }
+
+    /**
+     * The ramp of the {@code --ramp-up-*} flags, or {@code null} without them; {@link #layOver}
+     * then makes the run one stage at the ramp's end rate, which the plan ramps.
+     *
+     * @throws Main.UsageError naming the flag when they are incomplete, invalid or given with
+     *     another stage flag
+     */
+    public RampUp rampUp() {
+        if (rampFlag() == null) {
+            return null;
+        }
+        if (rampUpStrategy == null) {
+            throw new Main.UsageError(
+                    rampFlag() + ": needs --ramp-up-strategy linear or exponential");
+        }
+        RampUp.Strategy strategy;
+        try {
+            strategy = RampUp.Strategy.parse(rampUpStrategy);
+        } catch (IllegalArgumentException e) {
+            throw new Main.UsageError("--ramp-up-strategy: " + e.getMessage());
+        }
+        if (rampUpStartRate == null || rampUpEndRate == null) {
+            throw new Main.UsageError(
+                    "--ramp-up-strategy: needs both --ramp-up-start-rate and --ramp-up-end-rate");
+        }
+        if (requestRates != null || concurrencies != null) {
+            throw new Main.UsageError(
+                    (requestRates != null ? "--request-rate" : "--concurrency")
+                            + ": a ramp-up sets the stage's rate; leave it out with"
+                            + " --ramp-up-strategy");
+        }
+        if (!Double.isFinite(rampUpEndRate)
+                || !(rampUpEndRate > 0)
+                || rampUpEndRate > StageSpec.MAX_REQUEST_RATE) {
+            throw new Main.UsageError(
+                    "--ramp-up-end-rate: must be > 0 and at most "
+                            + (long) StageSpec.MAX_REQUEST_RATE
+                            + " requests/s, got "
+                            + rampUpEndRate);
+        }
+        if (strategy == RampUp.Strategy.EXPONENTIAL && !(rampUpStartRate > 0)) {
+            throw new Main.UsageError(
+                    "--ramp-up-start-rate: an exponential ramp needs a start rate > 0, got "
+                            + rampUpStartRate);
+        }
+        if (!(rampUpStartRate >= 0)) {
+            throw new Main.UsageError("--ramp-up-start-rate: must be >= 0, got " + rampUpStartRate);
+        }
+        if (rampUpStartRate > rampUpEndRate) {
+            throw new Main.UsageError(
+                    "--ramp-up-start-rate: "
+                            + rampUpStartRate
+                            + " is above --ramp-up-end-rate "
+                            + rampUpEndRate
+                            + "; a ramp rises");
+        }
+        return new RampUp(strategy, rampUpStartRate, rampUpEndRate);
     }
 
     /** Whether the failure gate was given as a flag (messages name the flag, else the field). */
@@ -186,7 +275,8 @@ public final class LoadOptions {
             }
             l.setMaxFailureRatio(maxFailureRatio);
         }
-        boolean stageFlags = requestRates != null || concurrencies != null;
+        RampUp ramp = rampUp();
+        boolean stageFlags = requestRates != null || concurrencies != null || ramp != null;
         if (stageFlags || (l.getStages() == null && l.getRequestRates() == null)) {
             Integer n = numPrompts != null ? numPrompts : l.getNumPrompts();
             String d = duration != null ? duration : l.getDuration();
@@ -194,7 +284,26 @@ public final class LoadOptions {
             List<StageSpec> stages = new ArrayList<>();
             List<String> rates =
                     requestRates == null && concurrencies == null ? List.of("inf") : requestRates;
-            if (rates != null) {
+            if (ramp != null) {
+                if (ramp.startRate() == 0 && d == null) {
+                    throw new Main.UsageError(
+                            "--ramp-up-start-rate: 0 needs --duration (over --num-prompts the"
+                                    + " ramp spaces each request by its rate, and the first"
+                                    + " would never be followed)");
+                }
+                // One stage at the ramp's end rate, its highest: the rate's rules apply to it.
+                List<String> problems = new ArrayList<>();
+                SpecValidation.scheduleFits(
+                        "--ramp-up-end-rate " + ramp.endRate(),
+                        ramp.endRate(),
+                        prompts,
+                        d,
+                        problems);
+                if (!problems.isEmpty()) {
+                    throw new Main.UsageError(problems.get(0));
+                }
+                stages.add(stage(ramp.endRate(), null, prompts, d));
+            } else if (rates != null) {
                 for (String text : rates) {
                     Double rate = rate(text);
                     if (rate != null && Double.isFinite(rate)) {

@@ -195,10 +195,19 @@ final class Progress implements StageObserver, AutoCloseable {
         StringBuilder sb = new StringBuilder();
         if (plan.closedLoop()) {
             sb.append("concurrency ").append(plan.concurrency());
+        } else if (plan.ramped()) {
+            sb.append(plan.rampUp().strategy().wireName())
+                    .append(" ramp ")
+                    .append(RequestRate.pythonString(plan.rampUp().startRate()))
+                    .append(" -> ")
+                    .append(RequestRate.pythonString(plan.rampUp().endRate()))
+                    .append(" req/s");
         } else {
             sb.append("rate ")
                     .append(RequestRate.pythonString(plan.requestRate()))
                     .append(" req/s");
+        }
+        if (!plan.closedLoop()) {
             if (!Double.isInfinite(plan.requestRate())) {
                 sb.append(' ').append(plan.arrival().name().toLowerCase(Locale.ROOT));
                 if (plan.burstiness() != 1.0) {

@@ -66,7 +66,11 @@ final class Summary {
             row.add(
                     r.concurrency != null && Double.isInfinite(r.requestedRate)
                             ? "c=" + r.concurrency
-                            : RequestRate.pythonString(r.requestedRate));
+                            : r.rampUp != null
+                                    ? RequestRate.pythonString(r.rampUp.startRate)
+                                            + "->"
+                                            + RequestRate.pythonString(r.rampUp.endRate)
+                                    : RequestRate.pythonString(r.requestedRate));
             boolean rates = LpgProfileWriter.ratesMeaningful(r);
             Double drawn = LpgProfileWriter.scheduledRate(r);
             row.add(rates && drawn != null ? f(drawn) : "-");

@@ -6,6 +6,12 @@ import java.util.SplittableRandom;
  * Seeded generator of absolute arrival offsets: request i is due at stage start + t_i, with t_0 = 0
  * and t_i the sum of the first i gaps. Offsets are accumulated in double seconds and never re-based
  * on when a request was actually sent, so dispatch delays cannot drift the rate.
+ *
+ * <p>A {@link RampUp ramped} schedule draws the same gaps at rate 1 and rescales time: over a stage
+ * of length T, arrival i of the unit-rate process (its position {@code u_i}) is due when the ramp's
+ * integrated rate reaches {@code u_i} (constant arrivals: request k when it reaches k; Poisson: an
+ * inhomogeneous Poisson process of the ramp's rate). A ramp over the requests (no length) spaces
+ * request k from the next by a gap drawn at the rate of request k, as vLLM does.
  */
 public final class ArrivalSchedule {
 
@@ -13,7 +19,16 @@ public final class ArrivalSchedule {
     private final ArrivalKind kind;
     private final double burstiness;
     private final SplittableRandom random;
+    private final RampUp ramp;
+    private final double rampSeconds;
+    private final long rampRequests;
     private double nextOffsetSeconds;
+
+    /** Ramped over time: the unit-rate process's position of the next request. */
+    private double nextUnitDue;
+
+    /** Ramped over the requests: the index of the next request. */
+    private long nextIndex;
 
     public ArrivalSchedule(double rate, ArrivalKind kind, double burstiness, long seed) {
         if (!(rate > 0)) {
@@ -26,6 +41,65 @@ public final class ArrivalSchedule {
         this.kind = kind;
         this.burstiness = burstiness;
         this.random = new SplittableRandom(seed);
+        this.ramp = null;
+        this.rampSeconds = Double.NaN;
+        this.rampRequests = 0;
+    }
+
+    /**
+     * A ramped schedule.
+     *
+     * @param ramp the rate's ramp
+     * @param span the stage's length, over which the rate ramps, or {@code null} to ramp over the
+     *     requests
+     * @param requests the stage's number of prompts, over which the rate ramps without a {@code
+     *     span} (at least 1)
+     */
+    public ArrivalSchedule(
+            RampUp ramp,
+            java.time.Duration span,
+            long requests,
+            ArrivalKind kind,
+            double burstiness,
+            long seed) {
+        if (!(burstiness > 0) || !Double.isFinite(burstiness)) {
+            throw new IllegalArgumentException("burstiness must be > 0, got " + burstiness);
+        }
+        if (span == null && requests < 1) {
+            throw new IllegalArgumentException("a ramp needs a duration or a number of prompts");
+        }
+        if (span == null && !(ramp.startRate() > 0)) {
+            throw new IllegalArgumentException(
+                    "a ramp over the requests (no duration) needs a start rate > 0");
+        }
+        if (span != null && (span.isZero() || span.isNegative())) {
+            throw new IllegalArgumentException("a ramp needs a positive duration, got " + span);
+        }
+        this.rate = ramp.endRate();
+        this.kind = kind;
+        this.burstiness = burstiness;
+        this.random = new SplittableRandom(seed);
+        this.ramp = ramp;
+        this.rampSeconds = span == null ? Double.NaN : span.toNanos() / 1e9;
+        this.rampRequests = requests;
+    }
+
+    /**
+     * The schedule of an open-loop stage at a finite rate, constant or ramped.
+     *
+     * @param seed the stage's seed: every draw with it walks the same offsets
+     */
+    public static ArrivalSchedule of(StagePlan plan, long seed) {
+        if (plan.ramped()) {
+            return new ArrivalSchedule(
+                    plan.rampUp(),
+                    plan.duration(),
+                    plan.numPrompts(),
+                    plan.arrival(),
+                    plan.burstiness(),
+                    seed);
+        }
+        return new ArrivalSchedule(plan.requestRate(), plan.arrival(), plan.burstiness(), seed);
     }
 
     /**
@@ -41,9 +115,19 @@ public final class ArrivalSchedule {
         if (Double.isInfinite(rate)) {
             return 0;
         }
-        double nanos = nextOffsetSeconds * 1e9;
+        double seconds =
+                ramp == null || Double.isNaN(rampSeconds)
+                        ? nextOffsetSeconds
+                        : ramp.timeAt(nextUnitDue, rampSeconds);
+        double nanos = seconds * 1e9;
         long offset = nanos >= MAX_OFFSET_NANOS ? MAX_OFFSET_NANOS : Math.round(nanos);
-        nextOffsetSeconds += gapSeconds();
+        if (ramp == null) {
+            nextOffsetSeconds += gapSeconds();
+        } else if (Double.isNaN(rampSeconds)) {
+            nextOffsetSeconds += unitGap() / ramp.rateOfRequest(nextIndex++, rampRequests);
+        } else {
+            nextUnitDue += unitGap();
+        }
         return offset;
     }
 
@@ -85,6 +169,15 @@ public final class ArrivalSchedule {
             case CONSTANT -> 1.0 / rate;
             case POISSON -> exponential() / rate;
             case GAMMA -> gamma(burstiness) / (rate * burstiness);
+        };
+    }
+
+    /** A gap of the kind at rate 1 (mean 1). */
+    private double unitGap() {
+        return switch (kind) {
+            case CONSTANT -> 1.0;
+            case POISSON -> exponential();
+            case GAMMA -> gamma(burstiness) / burstiness;
         };
     }
 

@@ -236,7 +236,8 @@ public final class LoadEngine {
                         null,
                         null,
                         ArrivalKind.CONSTANT,
-                        1.0);
+                        1.0,
+                        null);
         StageResult ignored = run(plan, true, observer);
         return ignored.sent;
     }
@@ -298,6 +299,9 @@ public final class LoadEngine {
         event.begin();
         Live live = new Live(plan, recorder, System.nanoTime());
         stageObserver.onStageStart(plan, recorder, live);
+        // Drawn before the schedule is anchored: the draw is off the stage's clock.
+        RampWindows windows = warmup ? null : RampWindows.of(plan, () -> schedule(plan), sampleCap);
+        recorder.rampWindows(windows);
         RunnerCpuMeter.Mark cpuAtStart = cpuMeter.mark();
         // The schedule is anchored last: every loop has just run a task of this stage (a loop
         // slow to wake up on a loaded machine is not charged as lag to the first requests), and
@@ -305,6 +309,9 @@ public final class LoadEngine {
         transport.awaitLoops(Duration.ofSeconds(2));
         long start = System.nanoTime() + STAGE_LEAD_NANOS;
         live.startNanos = start;
+        if (windows != null) {
+            windows.startAt(start);
+        }
         StageRun run = new StageRun(plan, live, warmup, start);
         current = run;
         if (cancelled) {
@@ -361,11 +368,7 @@ public final class LoadEngine {
 
     /** A stage's arrival schedule, as every loop of it draws it. */
     private ArrivalSchedule schedule(StagePlan plan) {
-        return new ArrivalSchedule(
-                plan.requestRate(),
-                plan.arrival(),
-                plan.burstiness(),
-                seed * 1_000_003L + plan.index());
+        return ArrivalSchedule.of(plan, seed * 1_000_003L + plan.index());
     }
 
     /**

@@ -180,7 +180,8 @@ public final class SelfWarmup {
                                                     Duration.ofNanos(remaining / 2),
                                                     null,
                                                     ArrivalKind.CONSTANT,
-                                                    1))
+                                                    1,
+                                                    null))
                                     .completed;
                     remaining = deadline - System.nanoTime();
                     if (remaining <= 0) {
@@ -198,7 +199,8 @@ public final class SelfWarmup {
                                                     Duration.ofNanos(remaining / 2),
                                                     64,
                                                     ArrivalKind.CONSTANT,
-                                                    1))
+                                                    1,
+                                                    null))
                                     .completed;
                     remaining = deadline - System.nanoTime();
                     if (remaining <= 0) {
@@ -214,7 +216,8 @@ public final class SelfWarmup {
                                                     Duration.ofNanos(remaining),
                                                     64,
                                                     ArrivalKind.POISSON,
-                                                    1))
+                                                    1,
+                                                    null))
                                     .completed;
                 }
                 jvmError = engine.jvmError();

@@ -22,6 +22,7 @@ public final class StageRecorder {
     private final TreeSet<String> inputSources = new TreeSet<>();
     private final StageObserver observer;
     private final LagTrace trace = LagTrace.forStage();
+    private RampWindows rampWindows;
 
     private long firstSend = Long.MAX_VALUE;
     private long lastSend = Long.MIN_VALUE;
@@ -50,6 +51,11 @@ public final class StageRecorder {
             result.sloTpotMs = slo.tpotMs();
             result.sloE2elMs = slo.e2elMs();
         }
+    }
+
+    /** A ramped stage's windows (or {@code null}), set before its first request is sent. */
+    synchronized void rampWindows(RampWindows windows) {
+        this.rampWindows = windows;
     }
 
     public long finished() {
@@ -91,6 +97,9 @@ public final class StageRecorder {
         }
         if (recordSlotWait || e.poolWaitNanos > 0) {
             result.slotWaitMs.record(e.slotWaitNanos() / NANOS_PER_MS);
+        }
+        if (rampWindows != null) {
+            rampWindows.record(e);
         }
         if (!e.succeeded()) {
             result.countFailure(e.failure().wireName());
@@ -162,6 +171,9 @@ public final class StageRecorder {
         }
         result.outputTokenSource = outputSources.isEmpty() ? null : String.join("+", outputSources);
         result.inputTokenSource = inputSources.isEmpty() ? null : String.join("+", inputSources);
+        if (rampWindows != null) {
+            result.rampUp = rampWindows.profile();
+        }
         return result;
     }
 

@@ -17,6 +17,7 @@ import io.inferencebench.runner.backend.RequestFields;
 import io.inferencebench.runner.dataset.FileDatasets;
 import io.inferencebench.runner.dataset.LengthDistribution;
 import io.inferencebench.runner.engine.ArrivalKind;
+import io.inferencebench.runner.engine.RampUp;
 import io.inferencebench.runner.engine.Slo;
 import io.inferencebench.runner.engine.StagePlan;
 import io.inferencebench.runner.http.TlsOptions;
@@ -105,14 +106,17 @@ public final class PlanResolver {
      */
     public static RunPlan resolve(
             PlanTarget target, WorkloadSpec workload, LoadSpec load, SloSpec slo, Road road) {
-        return resolve(target, workload, load, slo, road, false);
+        return resolve(target, workload, load, slo, road, false, null);
     }
 
     /**
-     * Resolves the sections of a run that may be a capacity search.
+     * Resolves the sections of a run that may be a capacity search, or whose rate stages ramp.
      *
      * @param searched whether the stages are decided at run time (a capacity search: the load has
      *     neither stages nor requestRates but a probe size, and the plan no stages)
+     * @param rampUp the ramp of every rate stage (the command line's {@code --ramp-up-*} flags), or
+     *     {@code null}; a ramped stage's {@code requestRate} is its end rate, checked by the rules
+     *     of a rate, and becomes the ramp's mean rate in the plan
      * @throws InvalidSpec when a section breaks a rule of {@link SpecValidation}
      * @throws IllegalArgumentException naming the field for other problems
      */
@@ -122,7 +126,8 @@ public final class PlanResolver {
             LoadSpec load,
             SloSpec slo,
             Road road,
-            boolean searched) {
+            boolean searched,
+            RampUp rampUp) {
         WorkloadSpec w = workload == null ? new WorkloadSpec() : workload;
         LoadSpec l = load == null ? new LoadSpec() : load;
         String at = road.prefix();
@@ -174,7 +179,7 @@ public final class PlanResolver {
                         : Double.valueOf(0.0),
                 sampling != null ? sampling.getTopP() : null,
                 sampling != null ? sampling.getTopK() : null,
-                stages(l, at),
+                stages(l, at, rampUp),
                 l.getMaxConcurrency(),
                 l.getWarmupRequests() == null ? 0 : l.getWarmupRequests(),
                 duration(at + "load.requestTimeout", l.getRequestTimeout(), "5m"),
@@ -215,7 +220,7 @@ public final class PlanResolver {
     private static final com.fasterxml.jackson.databind.ObjectMapper COPY =
             new com.fasterxml.jackson.databind.ObjectMapper();
 
-    private static List<StagePlan> stages(LoadSpec load, String at) {
+    private static List<StagePlan> stages(LoadSpec load, String at, RampUp rampUp) {
         String field = load.getStages() != null ? "load.stages" : "load.requestRates";
         List<StagePlan> plans = new ArrayList<>();
         for (StageSpec s : load.resolvedStages()) {
@@ -225,6 +230,10 @@ public final class PlanResolver {
                             ? null
                             : duration(at + field + "[" + i + "].duration", s.getDuration(), null);
             long prompts = s.getNumPrompts() == null ? 0 : s.getNumPrompts();
+            if (rampUp != null) {
+                plans.add(rampedStage(load, i, rampUp, s, prompts, d, at + field + "[" + i + "]"));
+                continue;
+            }
             plans.add(
                     stage(
                             load,
@@ -262,10 +271,7 @@ public final class PlanResolver {
             Duration duration,
             Integer cap,
             String field) {
-        ArrivalKind arrival =
-                load.getArrival() == null
-                        ? ArrivalKind.POISSON
-                        : ArrivalKind.parse(load.getArrival().wireName());
+        ArrivalKind arrival = arrival(load);
         double burstiness = load.getBurstiness() == null ? 1.0 : load.getBurstiness();
         try {
             return new StagePlan(
@@ -276,10 +282,44 @@ public final class PlanResolver {
                     duration,
                     concurrency == null ? cap : null,
                     arrival,
-                    burstiness);
+                    burstiness,
+                    null);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(field + ": " + e.getMessage(), e);
         }
+    }
+
+    /** A rate stage of the load ramped by {@code rampUp}, under the load's arrival process. */
+    private static StagePlan rampedStage(
+            LoadSpec load,
+            int index,
+            RampUp rampUp,
+            StageSpec spec,
+            long prompts,
+            Duration duration,
+            String field) {
+        if (spec.getConcurrency() != null || spec.getRequestRate() == null) {
+            throw new IllegalArgumentException(
+                    field + ": a ramp-up ramps a request rate; this stage has none");
+        }
+        try {
+            return StagePlan.ramped(
+                    index,
+                    rampUp,
+                    prompts,
+                    duration,
+                    load.getMaxConcurrency(),
+                    arrival(load),
+                    load.getBurstiness() == null ? 1.0 : load.getBurstiness());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(field + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static ArrivalKind arrival(LoadSpec load) {
+        return load.getArrival() == null
+                ? ArrivalKind.POISSON
+                : ArrivalKind.parse(load.getArrival().wireName());
     }
 
     private static DatasetPlan dataset(DatasetSpec spec, String at) {

@@ -218,7 +218,9 @@ final class PodWorkload {
                             order.load(),
                             order.slo(),
                             PlanResolver.Road.pod(),
-                            searched(order));
+                            searched(order),
+                            // a work order carries no ramp: ramps run on the command line only
+                            null);
         } catch (IllegalArgumentException e) {
             throw new PodFailure(e.getMessage());
         }

@@ -73,11 +73,12 @@ final class EngineFixture implements AutoCloseable {
                 null,
                 null,
                 ArrivalKind.POISSON,
-                1);
+                1,
+                null);
     }
 
     static StagePlan open(double rate, int numPrompts, ArrivalKind arrival) {
-        return new StagePlan(0, rate, null, numPrompts, null, null, arrival, 1);
+        return new StagePlan(0, rate, null, numPrompts, null, null, arrival, 1, null);
     }
 
     @Override

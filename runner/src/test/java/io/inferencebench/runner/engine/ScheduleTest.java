@@ -191,7 +191,8 @@ class ScheduleTest {
                                     Duration.ofMillis(500),
                                     null,
                                     ArrivalKind.CONSTANT,
-                                    1));
+                                    1,
+                                    null));
             assertThat((System.nanoTime() - start) / 1e6).isLessThan(2000);
             assertThat(r.sent).isEqualTo(50);
             assertThat(r.completed).isEqualTo(50);
@@ -213,7 +214,8 @@ class ScheduleTest {
                                     null,
                                     2,
                                     ArrivalKind.POISSON,
-                                    1));
+                                    1,
+                                    null));
             assertThat(r.completed).isEqualTo(6);
             assertThat(r.inFlightPeak).isEqualTo(2);
             assertThat(r.concurrency).isEqualTo(2);
