@@ -261,9 +261,18 @@ public final class SimulatorDeployment {
         return deployment;
     }
 
-    /** Creates the Deployment and, unless {@code service(null)}, its Service. */
+    /**
+     * Applies the Deployment and, unless {@code service(null)}, its Service (server-side apply: a
+     * scenario that deploys the simulator another scenario deployed gets the same objects, not a
+     * conflict).
+     */
     public SimulatorDeployment create(KubernetesClient client, String namespace) {
-        client.apps().deployments().inNamespace(namespace).resource(deployment()).create();
+        client.apps()
+                .deployments()
+                .inNamespace(namespace)
+                .resource(deployment())
+                .forceConflicts()
+                .serverSideApply();
         if (serviceName != null) {
             createService(client, namespace, serviceName, appLabel);
         }
@@ -319,8 +328,8 @@ public final class SimulatorDeployment {
     }
 
     /**
-     * A Service {@code name:8000} forwarding to the {@code http} port of pods labelled {@code
-     * app=<appLabel>}.
+     * Applies a Service {@code name:8000} forwarding to the {@code http} port of pods labelled
+     * {@code app=<appLabel>}.
      */
     public static void createService(
             KubernetesClient client, String namespace, String name, String appLabel) {
@@ -340,6 +349,7 @@ public final class SimulatorDeployment {
                                 .endPort()
                                 .endSpec()
                                 .build())
-                .create();
+                .forceConflicts()
+                .serverSideApply();
     }
 }
