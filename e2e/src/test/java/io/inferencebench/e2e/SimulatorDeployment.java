@@ -9,10 +9,10 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.inferencebench.testkit.ServiceObjects;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -327,19 +327,8 @@ public final class SimulatorDeployment {
         client.services()
                 .inNamespace(namespace)
                 .resource(
-                        new ServiceBuilder()
-                                .withNewMetadata()
-                                .withName(name)
-                                .endMetadata()
-                                .withNewSpec()
-                                .addToSelector("app", appLabel)
-                                .addNewPort()
-                                .withName("http")
-                                .withPort(PORT)
-                                .withTargetPort(new IntOrString("http"))
-                                .endPort()
-                                .endSpec()
-                                .build())
+                        ServiceObjects.service(
+                                name, appLabel, "http", PORT, new IntOrString("http")))
                 .create();
     }
 }
