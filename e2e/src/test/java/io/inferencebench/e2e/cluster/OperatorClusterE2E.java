@@ -16,6 +16,7 @@ import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.v1alpha1.StageSummary;
+import io.inferencebench.e2e.PodYaml;
 import io.inferencebench.e2e.SimulatorDeployment;
 import io.inferencebench.e2e.operator.AuthCheckProxy;
 import io.inferencebench.e2e.programs.RunnerRbacProbe;
@@ -24,17 +25,14 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -619,43 +617,30 @@ class OperatorClusterE2E {
     @Order(8)
     void runnerServiceAccountFromTheChartHasExactlyTheRunnerRoleFromInsideAPod() throws Exception {
         String ns = NS_RBAC;
-        String items = classesConfigMap(ns, "probe-classes", RunnerRbacProbe.class);
+        ConfigMapClasses probe =
+                ConfigMapClasses.create(
+                        client, ns, "probe-classes", RunnerRbacProbe.class, "/probe");
         apply(
                 """
                 apiVersion: v1
                 kind: Pod
-                metadata: {name: rbac-probe, namespace: %1$s}
+                metadata: {name: rbac-probe, namespace: %s}
                 spec:
                   restartPolicy: Never
                   serviceAccountName: inferencebench-runner
-                  securityContext:
-                    runAsNonRoot: true
-                    seccompProfile: {type: RuntimeDefault}
-                  containers:
-                  - name: probe
-                    image: %2$s
-                    imagePullPolicy: Never
-                    command: [java, -XX:+UseSerialGC, -Xmx64m, -cp, /probe, %3$s, %4$s]
-                    resources:
-                      requests: {cpu: 50m, memory: 64Mi}
-                      limits: {memory: 256Mi}
-                    securityContext:
-                      allowPrivilegeEscalation: false
-                      readOnlyRootFilesystem: true
-                      capabilities: {drop: [ALL]}
-                    volumeMounts: [{name: classes, mountPath: /probe}]
-                  volumes:
-                  - name: classes
-                    configMap:
-                      name: probe-classes
-                      items:%5$s
+                  %s
+                  containers: [%s]
+                  volumes: [%s]
                 """
                         .formatted(
                                 ns,
-                                cluster.reference("runner"),
-                                RunnerRbacProbe.class.getName(),
-                                ChartCluster.SYSTEM,
-                                items.replace("\n              ", "\n          ")));
+                                PodYaml.RESTRICTED_POD_SECURITY,
+                                probe.container(
+                                        "probe",
+                                        cluster.reference("runner"),
+                                        "",
+                                        ChartCluster.SYSTEM),
+                                probe.volume()));
         await().atMost(Duration.ofMinutes(2))
                 .pollInterval(Duration.ofMillis(250))
                 .until(
@@ -910,113 +895,39 @@ class OperatorClusterE2E {
      * runner image's JVM ({@code java -cp}), the expected key from the Secret.
      */
     private static void deployAuthProxy(String ns) throws IOException {
-        String items = classesConfigMap(ns, "guard-classes", AuthCheckProxy.class);
+        ConfigMapClasses guard =
+                ConfigMapClasses.create(
+                        client, ns, "guard-classes", AuthCheckProxy.class, "/guard");
+        String env =
+                ("env: [{name: UPSTREAM, value: \"http://sim.%s.svc:8000\"},"
+                                + " {name: POD_IP, valueFrom: {fieldRef: {fieldPath: status.podIP}}},"
+                                + " {name: EXPECTED_API_KEY,"
+                                + " valueFrom: {secretKeyRef: {name: model-key, key: token}}}], ")
+                        .formatted(ns);
+        String ports =
+                "ports: [{name: http, containerPort: 8000}],"
+                        + " readinessProbe: {httpGet: {path: /auth-counts, port: http},"
+                        + " periodSeconds: 1}, ";
         apply(
-                """
-                        apiVersion: apps/v1
-                        kind: Deployment
-                        metadata: {name: guard, namespace: %1$s}
-                        spec:
-                          replicas: 1
-                          selector: {matchLabels: {app: guard}}
-                          template:
-                            metadata: {labels: {app: guard}}
-                            spec:
-                              automountServiceAccountToken: false
-                              securityContext:
-                                runAsNonRoot: true
-                                seccompProfile: {type: RuntimeDefault}
-                              containers:
-                              - name: guard
-                                image: %2$s
-                                imagePullPolicy: Never
-                                command: [java, -XX:+UseSerialGC, -Xmx64m, -cp, /guard, %3$s]
-                                env:
-                                - {name: UPSTREAM, value: "http://sim.%1$s.svc:8000"}
-                                - name: POD_IP
-                                  valueFrom: {fieldRef: {fieldPath: status.podIP}}
-                                - name: EXPECTED_API_KEY
-                                  valueFrom: {secretKeyRef: {name: model-key, key: token}}
-                                ports: [{name: http, containerPort: 8000}]
-                                readinessProbe:
-                                  httpGet: {path: /auth-counts, port: http}
-                                  periodSeconds: 1
-                                resources:
-                                  requests: {cpu: 50m, memory: 64Mi}
-                                  limits: {memory: 256Mi}
-                                securityContext:
-                                  allowPrivilegeEscalation: false
-                                  readOnlyRootFilesystem: true
-                                  capabilities: {drop: [ALL]}
-                                volumeMounts: [{name: classes, mountPath: /guard}]
-                              volumes:
-                              - name: classes
-                                configMap:
-                                  name: guard-classes
-                                  items:%4$s
-                        ---
-                        apiVersion: v1
-                        kind: Service
-                        metadata: {name: guard, namespace: %1$s}
-                        spec:
-                          selector: {app: guard}
-                          ports: [{name: http, port: 8000, targetPort: http}]
-                        """
-                        .formatted(
+                PodYaml.deployment(
                                 ns,
-                                cluster.reference("runner"),
-                                AuthCheckProxy.class.getName(),
-                                items));
+                                "guard",
+                                """
+                                automountServiceAccountToken: false
+                                %s
+                                containers: [%s]
+                                volumes: [%s]
+                                """
+                                        .formatted(
+                                                PodYaml.RESTRICTED_POD_SECURITY,
+                                                guard.container(
+                                                        "guard",
+                                                        cluster.reference("runner"),
+                                                        env + ports),
+                                                guard.volume()))
+                        + "---\n"
+                        + PodYaml.service(ns, "guard", 8000));
         awaitReadyPod(ns, "guard", Duration.ofMinutes(2));
-    }
-
-    /**
-     * A ConfigMap {@code name} holding {@code main}'s class files (and its nested classes) as
-     * binaryData; returns the {@code items} of a configMap volume that lays them out as a class
-     * path directory.
-     */
-    private static String classesConfigMap(String ns, String name, Class<?> main)
-            throws IOException {
-        Path classes = Path.of(main.getProtectionDomain().getCodeSource().getLocation().getPath());
-        String pkg = main.getPackageName().replace('.', '/');
-        String simple = main.getSimpleName();
-        Map<String, String> binary = new java.util.TreeMap<>();
-        StringBuilder items = new StringBuilder();
-        try (Stream<Path> files = Files.list(classes.resolve(pkg))) {
-            for (Path f :
-                    files.filter(
-                                    f ->
-                                            f.getFileName()
-                                                    .toString()
-                                                    .matches(
-                                                            Pattern.quote(simple)
-                                                                    + "(\\$.*)?\\.class"))
-                            .toList()) {
-                String file = f.getFileName().toString();
-                String key = file.replace('$', '_');
-                binary.put(key, Base64.getEncoder().encodeToString(Files.readAllBytes(f)));
-                items.append("\n              - {key: \"")
-                        .append(key)
-                        .append("\", path: \"")
-                        .append(pkg)
-                        .append('/')
-                        .append(file)
-                        .append("\"}");
-            }
-        }
-        assertThat(binary).containsKey(simple + ".class");
-        StringBuilder data = new StringBuilder();
-        binary.forEach((k, v) -> data.append("\n  ").append(k).append(": ").append(v));
-        client.resource(
-                        """
-                        apiVersion: v1
-                        kind: ConfigMap
-                        metadata: {name: %s, namespace: %s}
-                        binaryData:%s
-                        """
-                                .formatted(name, ns, data))
-                .serverSideApply();
-        return items.toString();
     }
 
     /** Server-side applies each document of a multi-document YAML. */

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.e2e.OperatorFixtures;
+import io.inferencebench.e2e.PodYaml;
 import io.inferencebench.e2e.ProjectImages;
 import io.inferencebench.e2e.SimulatorDeployment;
 import io.inferencebench.testkit.HostState;
@@ -272,9 +273,7 @@ class RealNodeE2E {
                             spec:
                               restartPolicy: Never
                               automountServiceAccountToken: false
-                              securityContext:
-                                runAsNonRoot: true
-                                seccompProfile: {type: RuntimeDefault}
+                              %s
                               containers:
                               - name: runner
                                 image: %s
@@ -284,14 +283,16 @@ class RealNodeE2E {
                                        --request-rate, "20", --num-prompts, "30", --result-dir, /tmp/results]
                                 resources:
                                   limits: {cpu: "1", memory: 768Mi}
-                                securityContext:
-                                  allowPrivilegeEscalation: false
-                                  readOnlyRootFilesystem: true
-                                  capabilities: {drop: [ALL]}
+                                %s
                                 volumeMounts: [{name: tmp, mountPath: /tmp}]
                               volumes: [{name: tmp, emptyDir: {}}]
                         """
-                                .formatted(NS, reference("runner"), NS))
+                                .formatted(
+                                        NS,
+                                        PodYaml.RESTRICTED_POD_SECURITY,
+                                        reference("runner"),
+                                        NS,
+                                        PodYaml.RESTRICTED_CONTAINER_SECURITY))
                 .serverSideApply();
         await().atMost(Duration.ofMinutes(4))
                 .pollInterval(Duration.ofSeconds(1))
@@ -338,20 +339,21 @@ class RealNodeE2E {
                         spec:
                           restartPolicy: Never
                           automountServiceAccountToken: false
-                          securityContext:
-                            runAsNonRoot: true
-                            seccompProfile: {type: RuntimeDefault}
+                          %s
                           containers:
                           - name: main
                             image: %s
                             imagePullPolicy: Never
                             command: [%s]
-                            securityContext:
-                              allowPrivilegeEscalation: false
-                              readOnlyRootFilesystem: true
-                              capabilities: {drop: [ALL]}
+                            %s
                         """
-                                .formatted(name, NS, reference("runner"), cmd))
+                                .formatted(
+                                        name,
+                                        NS,
+                                        PodYaml.RESTRICTED_POD_SECURITY,
+                                        reference("runner"),
+                                        cmd,
+                                        PodYaml.RESTRICTED_CONTAINER_SECURITY))
                 .serverSideApply();
         await().atMost(Duration.ofSeconds(90))
                 .pollInterval(Duration.ofMillis(500))
