@@ -33,7 +33,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -70,7 +70,10 @@ class OperatorClusterE2E {
     static final String NS_RBAC = "cl-rbac";
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static ChartCluster cluster;
+
+    /** Closed after the last test (null when it never started: JUnit then only logs that). */
+    @AutoClose private static ChartCluster cluster;
+
     private static KubernetesClient client;
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
@@ -90,13 +93,6 @@ class OperatorClusterE2E {
                                 NS_RBAC),
                         Path.of("target/cluster-e2e-logs").toAbsolutePath());
         client = cluster.client;
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     // ---------------------------------------------------------------- scenarios
@@ -883,11 +879,7 @@ class OperatorClusterE2E {
 
     private static void deploySimulator(
             String ns, String name, int ttftMs, int itlMs, int maxNumSeqs) {
-        cluster.scenarioSimulator(name, MODEL)
-                .timeToFirstToken(ttftMs)
-                .interTokenLatency(itlMs)
-                .maxNumSeqs(maxNumSeqs)
-                .deploy(client, ns, Duration.ofMinutes(2));
+        cluster.deployScenarioSimulator(ns, name, MODEL, ttftMs, itlMs, maxNumSeqs);
     }
 
     /**

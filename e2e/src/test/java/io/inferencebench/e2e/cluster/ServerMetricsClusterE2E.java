@@ -29,7 +29,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -77,7 +77,10 @@ class ServerMetricsClusterE2E {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-    private static ChartCluster cluster;
+
+    /** Closed after the last test (null when it never started: JUnit then only logs that). */
+    @AutoClose private static ChartCluster cluster;
+
     private static KubernetesClient client;
 
     @BeforeAll
@@ -88,13 +91,6 @@ class ServerMetricsClusterE2E {
                         Path.of("target/server-metrics-cluster-logs").toAbsolutePath());
         client = cluster.client;
         cluster.cluster.importImages(List.of(prometheusImage()));
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     // ---------------------------------------------------------------- the simulator's fake values
