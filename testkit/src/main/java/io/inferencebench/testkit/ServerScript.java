@@ -41,15 +41,11 @@ final class ServerScript {
 
     /** The script, found by walking up from the working directory. */
     Path path() {
-        Path dir = Path.of("").toAbsolutePath();
-        while (dir != null) {
-            Path script = dir.resolve(path);
-            if (Files.isRegularFile(script)) {
-                return script;
-            }
-            dir = dir.getParent();
+        Path script = ProjectScripts.find(path);
+        if (script == null) {
+            throw new IllegalStateException(path + " not found above " + Path.of(""));
         }
-        throw new IllegalStateException(path + " not found above " + Path.of(""));
+        return script;
     }
 
     /**

@@ -3,6 +3,7 @@ package io.inferencebench.runner.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.inferencebench.testkit.ProjectScripts;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -152,13 +153,7 @@ class PrometheusSourceCliIT {
     }
 
     private static Path provisionPrometheus() throws Exception {
-        Path dir = Path.of("").toAbsolutePath();
-        Path script = null;
-        while (dir != null && script == null) {
-            Path candidate = dir.resolve("e2e/scripts/provision-prometheus.sh");
-            script = Files.isRegularFile(candidate) ? candidate : null;
-            dir = dir.getParent();
-        }
+        Path script = ProjectScripts.find("e2e/scripts/provision-prometheus.sh");
         Assumptions.assumeTrue(
                 script != null, "skipped: e2e/scripts/provision-prometheus.sh not found");
         Process p =
