@@ -298,10 +298,7 @@ class OperatorClusterE2E {
     @Order(3)
     void cancelMidRunKeepsFinishedStages() throws Exception {
         String ns = NS_CANCEL;
-        deploySimulator(ns, "sim");
-        createRun(ns, sweep("cancelled", "sim", "4, 4, 4", 12, 1, "", "OnSuccess"));
-        awaitOrEnd(ns, "cancelled", r -> finishedStages(r) >= 1);
-        assertThat(phase(ns, "cancelled")).isEqualTo(Phase.RUNNING);
+        startThreeStagesAndAwaitTheFirst(ns, "cancelled", 1);
         client.resources(BenchmarkRun.class)
                 .inNamespace(ns)
                 .withName("cancelled")
@@ -331,10 +328,7 @@ class OperatorClusterE2E {
     @Order(4)
     void runnerPodDeletedMidRunFailsTheRunAndKeepsFinishedStages() throws Exception {
         String ns = NS_LOSS;
-        deploySimulator(ns, "sim");
-        createRun(ns, sweep("podloss", "sim", "4, 4, 4", 12, 2, "", "OnSuccess"));
-        awaitOrEnd(ns, "podloss", r -> finishedStages(r) >= 1);
-        assertThat(phase(ns, "podloss")).isEqualTo(Phase.RUNNING);
+        startThreeStagesAndAwaitTheFirst(ns, "podloss", 2);
         Pod victim =
                 runnerPods(ns, "podloss").stream()
                         .filter(
@@ -978,6 +972,18 @@ class OperatorClusterE2E {
     private static BenchmarkRun awaitPhase(
             String ns, String name, Duration atMost, Phase... phases) {
         return Runs.awaitPhase(client, ns, name, atMost, phases);
+    }
+
+    /**
+     * Deploys the simulator in {@code ns} and starts run {@code name}: three stages of 12 prompts
+     * at 4 req/s over {@code parallelism} runner pods; returns once the first stage has finished
+     * and the run still runs (what the interruption scenarios interrupt).
+     */
+    private static void startThreeStagesAndAwaitTheFirst(String ns, String name, int parallelism) {
+        deploySimulator(ns, "sim");
+        createRun(ns, sweep(name, "sim", "4, 4, 4", 12, parallelism, "", "OnSuccess"));
+        awaitOrEnd(ns, name, r -> finishedStages(r) >= 1);
+        assertThat(phase(ns, name)).isEqualTo(Phase.RUNNING);
     }
 
     private static int finishedStages(BenchmarkRun run) {
