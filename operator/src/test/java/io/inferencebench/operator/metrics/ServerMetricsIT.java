@@ -19,7 +19,9 @@ import io.inferencebench.operator.RunAdmission;
 import io.inferencebench.operator.RunParts;
 import io.inferencebench.profile.lpg.StageResult;
 import io.inferencebench.profile.server.Scrape;
+import io.inferencebench.testkit.MetricsPage;
 import io.inferencebench.testkit.ModelSim;
+import io.inferencebench.testkit.PrometheusServer;
 import io.inferencebench.testkit.ServiceObjects;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -330,15 +332,8 @@ class ServerMetricsIT {
                     """
                             .formatted(simPort));
             prom =
-                    new ProcessBuilder(
-                                    prometheus.toString(),
-                                    "--config.file=" + config,
-                                    "--storage.tsdb.path=" + tmp.resolve("data"),
-                                    "--web.listen-address=127.0.0.1:" + promPort,
-                                    "--log.level=warn")
-                            .redirectErrorStream(true)
-                            .redirectOutput(promLog.toFile())
-                            .start();
+                    PrometheusServer.start(
+                            prometheus, config, tmp.resolve("data"), promPort, promLog);
             String promUrl = "http://127.0.0.1:" + promPort;
             awaitOk(promUrl + "/-/ready", prom, promLog);
             await().atMost(Duration.ofSeconds(30))
@@ -949,16 +944,12 @@ class ServerMetricsIT {
                 "/metrics",
                 exchange -> {
                     scrapeTimes.add(System.currentTimeMillis());
-                    byte[] body =
-                            ("# TYPE vllm:num_requests_running gauge\n"
-                                            + "vllm:num_requests_running{model_name=\"m\"} "
-                                            + running
-                                            + "\n")
-                                    .getBytes(StandardCharsets.UTF_8);
-                    exchange.getResponseHeaders().add("Content-Type", "text/plain; version=0.0.4");
-                    exchange.sendResponseHeaders(200, body.length);
-                    exchange.getResponseBody().write(body);
-                    exchange.close();
+                    MetricsPage.send(
+                            exchange,
+                            "# TYPE vllm:num_requests_running gauge\n"
+                                    + "vllm:num_requests_running{model_name=\"m\"} "
+                                    + running
+                                    + "\n");
                 });
         server.start();
         return server;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.inferencebench.testkit.ProjectScripts;
+import io.inferencebench.testkit.PrometheusServer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -54,15 +55,12 @@ class PrometheusSourceCliIT {
                     """
                             .formatted(URI.create(sim.baseUrl).getAuthority()));
             Process prom =
-                    new ProcessBuilder(
-                                    prometheus.toString(),
-                                    "--config.file=" + config,
-                                    "--storage.tsdb.path=" + tmp.resolve("data"),
-                                    "--web.listen-address=127.0.0.1:" + promPort,
-                                    "--log.level=warn")
-                            .redirectErrorStream(true)
-                            .redirectOutput(tmp.resolve("prometheus.log").toFile())
-                            .start();
+                    PrometheusServer.start(
+                            prometheus,
+                            config,
+                            tmp.resolve("data"),
+                            promPort,
+                            tmp.resolve("prometheus.log"));
             try {
                 String promUrl = "http://127.0.0.1:" + promPort;
                 awaitTargetUp(promUrl, tmp.resolve("prometheus.log"));
