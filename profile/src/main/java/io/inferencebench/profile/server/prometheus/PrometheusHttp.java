@@ -121,12 +121,7 @@ final class PrometheusHttp implements AutoCloseable {
         }
         if (body == null || !body.isObject() || !body.has("status")) {
             throw new PrometheusQueryException(
-                    "Prometheus at "
-                            + redact(config.url())
-                            + " answered "
-                            + path
-                            + " with HTTP "
-                            + code
+                    answered(path, code)
                             + hint(code)
                             + " and a body that is not Prometheus API JSON"
                             + excerpt(bytes));
@@ -149,14 +144,7 @@ final class PrometheusHttp implements AutoCloseable {
                             + sanitize(body.path("error").asText("no error message")));
         }
         if (code / 100 != 2) {
-            throw new PrometheusQueryException(
-                    "Prometheus at "
-                            + redact(config.url())
-                            + " answered "
-                            + path
-                            + " with HTTP "
-                            + code
-                            + hint(code));
+            throw new PrometheusQueryException(answered(path, code) + hint(code));
         }
         return body.path("data");
     }
@@ -210,13 +198,7 @@ final class PrometheusHttp implements AutoCloseable {
                                 + ": "
                                 + sanitize(describe(cause)));
             }
-            throw new PrometheusQueryException(
-                    "request "
-                            + path
-                            + " to Prometheus at "
-                            + redact(config.url())
-                            + " failed: "
-                            + sanitize(describe(cause)));
+            throw failed("request " + path + " to", cause);
         } finally {
             inFlight.remove(abort);
         }
@@ -244,12 +226,7 @@ final class PrometheusHttp implements AutoCloseable {
                 throw timedOut(path);
             }
             throw new PrometheusQueryException(
-                    "Prometheus at "
-                            + redact(config.url())
-                            + " answered "
-                            + path
-                            + " with HTTP "
-                            + response.statusCode()
+                    answered(path, response.statusCode())
                             + " and a body that was refused: "
                             + e.getMessage(),
                     e.tooLarge()
@@ -259,16 +236,25 @@ final class PrometheusHttp implements AutoCloseable {
             if (cancelled) {
                 throw interrupted();
             }
-            throw new PrometheusQueryException(
-                    "reading the answer to "
-                            + path
-                            + " from Prometheus at "
-                            + redact(config.url())
-                            + " failed: "
-                            + sanitize(describe(e)));
+            throw failed("reading the answer to " + path + " from", e);
         } finally {
             inFlight.remove(abort);
         }
+    }
+
+    /** "Prometheus at URL answered PATH with HTTP CODE": the start of a bad answer's message. */
+    private String answered(String path, int code) {
+        return "Prometheus at " + redact(config.url()) + " answered " + path + " with HTTP " + code;
+    }
+
+    /** "WHAT Prometheus at URL failed: CAUSE", e.g. WHAT = "request /api/v1/query to". */
+    private PrometheusQueryException failed(String what, Throwable cause) {
+        return new PrometheusQueryException(
+                what
+                        + " Prometheus at "
+                        + redact(config.url())
+                        + " failed: "
+                        + sanitize(describe(cause)));
     }
 
     private PrometheusQueryException timedOut(String path) {
