@@ -1,8 +1,12 @@
 # Sourced by transformers-serve.sh and vllm-cpu.sh: what running a Python model server from a
 # cached venv takes whichever server it is — a CPython to build the venv with, the venv's cache
 # marker, the state file, /health, the wait for start-up and the warm-up, and stopping the server's
-# process group. Needs log(), die(), CACHE_ROOT, STATE_DIR and START_TIMEOUT; VENV and BASE_PYTHON
-# are set by the script's resolve_venv.
+# process group, and the log lines. Needs LOG_TAG (set before sourcing: the script's name in its
+# log lines), and when its functions run CACHE_ROOT, STATE_DIR and START_TIMEOUT; VENV and
+# BASE_PYTHON are set by the script's resolve_venv.
+
+log() { echo "[$LOG_TAG] $(date -u +%H:%M:%S) $*" >&2; }
+die() { log "error: $*"; exit 1; }
 
 # A CPython 3.10-3.13 with venv, 3.12 first (the one the constraints were resolved with).
 # $1: the variable that names one instead; $2: how to install one, for the error.

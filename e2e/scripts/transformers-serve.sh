@@ -30,9 +30,7 @@
 #   IB_TRANSFORMERS_EXTRA_ARGS (appended to `transformers serve`).
 set -euo pipefail
 
-log() { echo "[transformers-serve] $(date -u +%H:%M:%S) $*" >&2; }
-die() { log "error: $*"; exit 1; }
-
+LOG_TAG=transformers-serve
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=python-server-lib.sh
 . "$SCRIPT_DIR/python-server-lib.sh"

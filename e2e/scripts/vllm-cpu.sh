@@ -28,9 +28,7 @@
 #   line is checked, default /proc/cpuinfo: tests give another CPU's).
 set -euo pipefail
 
-log() { echo "[vllm-cpu] $(date -u +%H:%M:%S) $*" >&2; }
-die() { log "error: $*"; exit 1; }
-
+LOG_TAG=vllm-cpu
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=python-server-lib.sh
 . "$SCRIPT_DIR/python-server-lib.sh"
