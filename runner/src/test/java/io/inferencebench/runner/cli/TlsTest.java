@@ -36,18 +36,12 @@ class TlsTest {
         Path key = dir.resolve("key");
         Files.writeString(key, "sk-tls-secret\n");
         List<String> args =
-                new ArrayList<>(
-                        TrueNumbersTest.common(
-                                baseUrl,
-                                dir.resolve("r-" + System.nanoTime()),
-                                "--random-output-len",
-                                "2",
-                                "--request-rate",
-                                "inf",
-                                "--num-prompts",
-                                "3",
-                                "--api-key-file",
-                                key.toString()));
+                TrueNumbersTest.quick(
+                        baseUrl,
+                        dir.resolve("r-" + System.nanoTime()),
+                        3,
+                        "--api-key-file",
+                        key.toString());
         args.addAll(List.of(more));
         return TrueNumbersTest.run(args.toArray(String[]::new));
     }
@@ -101,15 +95,10 @@ class TlsTest {
             Path results = dir.resolve("named");
             TrueNumbersTest.Outcome named =
                     TrueNumbersTest.run(
-                            TrueNumbersTest.common(
+                            TrueNumbersTest.quick(
                                             server.baseUrl(),
                                             results,
-                                            "--random-output-len",
-                                            "2",
-                                            "--request-rate",
-                                            "inf",
-                                            "--num-prompts",
-                                            "3",
+                                            3,
                                             "--ca-cert",
                                             cert.pem().toString(),
                                             "--tls-server-name",
