@@ -153,11 +153,7 @@ class OperatorClusterE2E {
         }
         assertThat(status.getResults().get(0).getRequestRate()).isEqualTo(4.0);
         assertThat(status.getResults().get(1).getRequestRate()).isEqualTo(8.0);
-        assertThat(simulatorSuccesses(NS_SWEEP))
-                .as(
-                        "what the simulator served: the warm-ups (split between the runners) plus both"
-                                + " stages")
-                .isEqualTo((double) WARMUP_REQUESTS + 2 * numPrompts);
+        assertSimulatorServedWarmUpsAndTwoStages(NS_SWEEP, numPrompts);
 
         ConfigMap output =
                 client.configMaps()
@@ -414,11 +410,7 @@ class OperatorClusterE2E {
                         .isEqualTo(numPrompts);
             }
         }
-        assertThat(simulatorSuccesses(ns))
-                .as(
-                        "what the simulator served: the warm-ups (split between the runners) plus both"
-                                + " stages")
-                .isEqualTo((double) WARMUP_REQUESTS + 2 * numPrompts);
+        assertSimulatorServedWarmUpsAndTwoStages(ns, numPrompts);
         ConfigMap output =
                 client.configMaps().inNamespace(ns).withName(status.getProfileConfigMap()).get();
         assertThat(output.getData()).hasSize(2);
@@ -851,6 +843,19 @@ class OperatorClusterE2E {
         assertThat(itl)
                 .as("runner ITL mean vs the server's")
                 .isBetween(0.5 * serverItl, 2 * serverItl);
+    }
+
+    /**
+     * The simulator in {@code ns} served the warm-ups (split between the runners) plus two stages
+     * of {@code numPrompts}: nothing more, nothing lost.
+     */
+    private void assertSimulatorServedWarmUpsAndTwoStages(String ns, int numPrompts)
+            throws Exception {
+        assertThat(simulatorSuccesses(ns))
+                .as(
+                        "what the simulator served: the warm-ups (split between the runners) plus both"
+                                + " stages")
+                .isEqualTo((double) WARMUP_REQUESTS + 2 * numPrompts);
     }
 
     /** The simulator's own request counter, read by the test from its /metrics (ClusterIP). */
