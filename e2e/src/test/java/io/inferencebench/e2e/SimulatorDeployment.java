@@ -13,6 +13,8 @@ import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.testkit.ServiceObjects;
+import java.io.IOException;
+import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -308,6 +310,12 @@ public final class SimulatorDeployment {
             total += Double.parseDouble(m.group(1));
         }
         return total;
+    }
+
+    /** {@link #requestSuccesses(String)} of the simulator's page at {@code metricsUrl}. */
+    public static double requestSuccesses(HttpClient http, String metricsUrl)
+            throws IOException, InterruptedException {
+        return requestSuccesses(HttpGet.get(http, metricsUrl).body());
     }
 
     /** The Deployment's pods (any phase). */

@@ -17,10 +17,7 @@ import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.e2e.SimulatorDeployment;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -556,12 +553,6 @@ class HostileControlPlaneE2E {
     private double simulatorSuccesses(String ns) throws Exception {
         String ip =
                 client.services().inNamespace(ns).withName("sim").get().getSpec().getClusterIP();
-        return SimulatorDeployment.requestSuccesses(
-                http.send(
-                                HttpRequest.newBuilder(URI.create("http://" + ip + ":8000/metrics"))
-                                        .timeout(Duration.ofSeconds(5))
-                                        .build(),
-                                HttpResponse.BodyHandlers.ofString())
-                        .body());
+        return SimulatorDeployment.requestSuccesses(http, "http://" + ip + ":8000/metrics");
     }
 }

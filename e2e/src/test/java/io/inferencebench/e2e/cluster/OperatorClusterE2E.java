@@ -16,14 +16,13 @@ import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.v1alpha1.StageSummary;
+import io.inferencebench.e2e.HttpGet;
 import io.inferencebench.e2e.PodYaml;
 import io.inferencebench.e2e.SimulatorDeployment;
 import io.inferencebench.e2e.operator.AuthCheckProxy;
 import io.inferencebench.e2e.programs.RunnerRbacProbe;
 import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -861,7 +860,7 @@ class OperatorClusterE2E {
     /** The simulator's own request counter, read by the test from its /metrics (ClusterIP). */
     private double simulatorSuccesses(String ns) throws Exception {
         return SimulatorDeployment.requestSuccesses(
-                get("http://" + clusterIp(ns, "sim") + ":8000/metrics").body());
+                http, "http://" + clusterIp(ns, "sim") + ":8000/metrics");
     }
 
     private static double number(JsonNode stat, String field) {
@@ -1020,8 +1019,6 @@ class OperatorClusterE2E {
     }
 
     private HttpResponse<String> get(String url) throws Exception {
-        return http.send(
-                HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        return HttpGet.get(http, url);
     }
 }

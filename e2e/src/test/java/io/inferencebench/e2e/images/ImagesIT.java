@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
+import io.inferencebench.e2e.HttpGet;
 import io.inferencebench.e2e.OperatorFixtures;
 import io.inferencebench.e2e.ProjectImages;
 import io.inferencebench.e2e.SimulatorDeployment;
@@ -22,9 +23,7 @@ import io.inferencebench.testkit.TempDirs;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -405,13 +404,11 @@ class ImagesIT {
 
     private double successCount() throws Exception {
         return SimulatorDeployment.requestSuccesses(
-                get("http://127.0.0.1:" + simPort + "/metrics").body());
+                http, "http://127.0.0.1:" + simPort + "/metrics");
     }
 
     private HttpResponse<String> get(String url) throws Exception {
-        return http.send(
-                HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        return HttpGet.get(http, url);
     }
 
     private Path tarball(String image) {

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.inferencebench.e2e.HttpGet;
 import io.inferencebench.e2e.OperatorFixtures;
 import io.inferencebench.e2e.PodYaml;
 import io.inferencebench.e2e.ProjectImages;
@@ -391,14 +392,11 @@ class RealNodeE2E {
     }
 
     private double successCount(String clusterIp) throws Exception {
-        return SimulatorDeployment.requestSuccesses(
-                get("http://" + clusterIp + ":8000/metrics").body());
+        return SimulatorDeployment.requestSuccesses(http, "http://" + clusterIp + ":8000/metrics");
     }
 
     private HttpResponse<String> get(String url) throws Exception {
-        return http.send(
-                HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        return HttpGet.get(http, url);
     }
 
     private Path tarball(String image) {
