@@ -23,7 +23,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,7 +38,9 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class BaselineComparisonIT {
 
-    private OperatorTestCluster cluster;
+    /** Closed after the last test (JUnit closes the fields it marks). */
+    @AutoClose private OperatorTestCluster cluster;
+
     private KubernetesClient client;
     private String namespace;
 
@@ -98,13 +100,6 @@ class BaselineComparisonIT {
         BenchmarkRunStatus status = awaitStatus("newer", s -> s.getPhase() == Phase.INITIALIZING);
         assertThat(status.condition(ConditionTypes.TARGET_READY))
                 .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
-    }
-
-    @AfterAll
-    void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     @BeforeEach

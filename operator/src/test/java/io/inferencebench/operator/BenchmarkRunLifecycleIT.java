@@ -30,7 +30,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -46,24 +46,17 @@ class BenchmarkRunLifecycleIT {
 
     private final ObjectMapper json = new ObjectMapper();
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
-    private OperatorTestCluster cluster;
+
+    /** Closed after the last test (JUnit closes the fields it marks). */
+    @AutoClose private OperatorTestCluster cluster;
+
     private KubernetesClient client;
     private String namespace;
 
     @BeforeAll
     void startApiServerAndOperator() {
-        cluster = OperatorTestCluster.start().withBenchmarkRunCrd();
+        cluster = OperatorTestCluster.startWithRunOperator(meters, RunAdmission.fromConfig());
         client = cluster.client();
-        cluster.startOperator(
-                new BenchmarkRunReconciler(
-                        client, java.time.Clock.systemUTC(), meters, RunAdmission.fromConfig()));
-    }
-
-    @AfterAll
-    void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     @BeforeEach

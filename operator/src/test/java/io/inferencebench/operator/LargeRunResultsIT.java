@@ -23,7 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -41,20 +41,16 @@ class LargeRunResultsIT {
     private static final long ETCD_OBJECT_LIMIT = 1536 * 1024;
 
     private final ObjectMapper json = new ObjectMapper();
-    private OperatorTestCluster cluster;
+
+    /** Closed after the last test (JUnit closes the fields it marks). */
+    @AutoClose private OperatorTestCluster cluster;
+
     private KubernetesClient client;
 
     @BeforeAll
     void startApiServer() {
         cluster = OperatorTestCluster.start().withBenchmarkRunCrd();
         client = cluster.client();
-    }
-
-    @AfterAll
-    void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     private BenchmarkRun createRun(String name, int stages, int parallelism) {

@@ -17,6 +17,7 @@ import io.inferencebench.testkit.CustomResourceDefinitions;
 import io.inferencebench.testkit.ServiceObjects;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -61,6 +62,19 @@ public final class OperatorTestCluster implements AutoCloseable {
     /** Starts an API server; the tests' client is a plain fabric8 client. No CRDs yet. */
     public static OperatorTestCluster start() {
         return new OperatorTestCluster(ApiServerFixture.start(), false);
+    }
+
+    /**
+     * Starts an API server with the BenchmarkRun CRD and the run operator on it: wall clock, its
+     * meters in {@code meters}, runs admitted by {@code admission}.
+     */
+    public static OperatorTestCluster startWithRunOperator(
+            MeterRegistry meters, RunAdmission admission) {
+        OperatorTestCluster cluster = start().withBenchmarkRunCrd();
+        cluster.startOperator(
+                new BenchmarkRunReconciler(
+                        cluster.client(), java.time.Clock.systemUTC(), meters, admission));
+        return cluster;
     }
 
     /**
