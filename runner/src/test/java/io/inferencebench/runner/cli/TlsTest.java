@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -230,11 +231,8 @@ class TlsTest {
     void tlsFlagsAreCheckedAtStartUp(@TempDir Path dir) throws Exception {
         assertThat(
                         StartupErrorsTest.usage(
-                                        "run",
-                                        "--base-url",
-                                        "http://127.0.0.1:8000",
-                                        "--ca-cert",
-                                        "/nonexistent.pem")
+                                        argv(
+                                                "run --base-url http://127.0.0.1:8000 --ca-cert /nonexistent.pem"))
                                 .err())
                 .contains("--ca-cert: applies only to an https:// --base-url");
         Path notPem = dir.resolve("not.pem");
