@@ -16,34 +16,23 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * {@code e2e/scripts/transformers-serve.sh}: {@code up}, {@code status}, {@code down}, ...) and the
  * state file it keeps ({@code KEY=value} lines): what {@link VllmCpu} and {@link TransformersServe}
  * share to start, describe and stop their server.
+ *
+ * @param relativePath the script, relative to the project root
+ * @param stateDirVariable the variable that names the script's state directory
+ * @param defaultStateDir the state directory when that variable is unset
+ * @param stateName what the state file is called in errors
  */
-final class ServerScript {
+record ServerScript(
+        String relativePath, String stateDirVariable, String defaultStateDir, String stateName) {
 
     /** A command's exit status and its standard output, stripped. */
     record Result(int exit, String out) {}
 
-    private final String path;
-    private final String stateDirVariable;
-    private final String defaultStateDir;
-    private final String stateName;
-
-    /**
-     * The script at {@code path} (relative to the project root), keeping its state in the directory
-     * {@code stateDirVariable} names, else {@code defaultStateDir}; {@code stateName} names the
-     * state file in errors.
-     */
-    ServerScript(String path, String stateDirVariable, String defaultStateDir, String stateName) {
-        this.path = path;
-        this.stateDirVariable = stateDirVariable;
-        this.defaultStateDir = defaultStateDir;
-        this.stateName = stateName;
-    }
-
     /** The script, found by walking up from the working directory. */
     Path path() {
-        Path script = ProjectScripts.find(path);
+        Path script = ProjectScripts.find(relativePath);
         if (script == null) {
-            throw new IllegalStateException(path + " not found above " + Path.of(""));
+            throw new IllegalStateException(relativePath + " not found above " + Path.of(""));
         }
         return script;
     }
@@ -59,7 +48,7 @@ final class ServerScript {
         Result up = run("up", 30 * 60);
         if (up.exit != 0) {
             throw new IllegalStateException(
-                    path + " up failed (exit " + up.exit + "); see its log above");
+                    relativePath + " up failed (exit " + up.exit + "); see its log above");
         }
         Runtime.getRuntime().addShutdownHook(new Thread(stop, hookName));
         return true;
@@ -107,7 +96,7 @@ final class ServerScript {
 
     /** Runs {@code command}, its errors passed through, within {@code timeoutSeconds}. */
     Result run(String command, long timeoutSeconds) {
-        String name = Path.of(path).getFileName().toString();
+        String name = Path.of(relativePath).getFileName().toString();
         try {
             Process p =
                     new ProcessBuilder(List.of("bash", path().toString(), command))

@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -7,8 +8,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.inferencebench.runner.cli.SimServer.Outcome;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -131,36 +130,16 @@ class SearchCliTest {
 
     @Test
     void badFlagsExitTwoNamingTheFlag(@TempDir Path tmp) {
-        assertThat(refused(tmp, "--min-rate", "0", "--max-rate", "10", "--goodput", "ttft:100"))
+        assertThat(refused(tmp, "--min-rate 0 --max-rate 10 --goodput ttft:100"))
                 .contains("--min-rate")
                 .doesNotContain("Exception");
-        assertThat(refused(tmp, "--min-rate", "1", "--max-rate", "10")).contains("--goodput");
-        assertThat(
-                        refused(
-                                tmp,
-                                "--min-rate",
-                                "1",
-                                "--max-rate",
-                                "10",
-                                "--goodput",
-                                "ttft:100",
-                                "--request-rate",
-                                "5"))
+        assertThat(refused(tmp, "--min-rate 1 --max-rate 10")).contains("--goodput");
+        assertThat(refused(tmp, "--min-rate 1 --max-rate 10 --goodput ttft:100 --request-rate 5"))
                 .contains("--request-rate: search chooses the rates itself");
-        assertThat(refused(tmp, "--min-rate", "1", "--max-rate", "10", "--goodput", "latency:100"))
+        assertThat(refused(tmp, "--min-rate 1 --max-rate 10 --goodput latency:100"))
                 .contains("--goodput: 'latency:100'");
         // a run flag the probes reject: the first probe's run says which, the search exits 2
-        assertThat(
-                        refused(
-                                tmp,
-                                "--min-rate",
-                                "1",
-                                "--max-rate",
-                                "10",
-                                "--goodput",
-                                "ttft:100",
-                                "--base-url",
-                                "ftp://x"))
+        assertThat(refused(tmp, "--min-rate 1 --max-rate 10 --goodput ttft:100 --base-url ftp://x"))
                 .contains("--base-url");
     }
 
@@ -168,11 +147,8 @@ class SearchCliTest {
      * {@code search} with {@code flags} (results under {@code tmp}): asserts exit 2, returns
      * stderr.
      */
-    private static String refused(Path tmp, String... flags) {
-        List<String> args = new ArrayList<>(List.of("search"));
-        args.addAll(List.of(flags));
-        args.addAll(List.of("--result-dir", tmp.toString()));
-        Outcome o = SimServer.cli(args.toArray(String[]::new));
+    private static String refused(Path tmp, String flags) {
+        Outcome o = SimServer.cli(argv("search " + flags + " --result-dir %s", tmp));
         assertThat(o.code()).as(o.err()).isEqualTo(2);
         return o.err();
     }
