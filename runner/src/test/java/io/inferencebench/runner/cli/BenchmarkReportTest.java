@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -261,17 +262,9 @@ class BenchmarkReportTest {
                         List.of("lpg,xml", "unknown format 'xml'; allowed: lpg, br0.2"))) {
             SimServer.Outcome o =
                     SimServer.cli(
-                            "run",
-                            "--base-url",
-                            "http://127.0.0.1:9",
-                            "--model",
-                            "m",
-                            "--num-prompts",
-                            "1",
-                            "--result-dir",
-                            tmp.resolve("r").toString(),
-                            "--output-format",
-                            bad.get(0));
+                            argv(
+                                    "run --base-url http://127.0.0.1:9 --model m --num-prompts 1 --result-dir %s --output-format %s",
+                                    tmp.resolve("r").toString(), bad.get(0)));
             assertThat(o.code()).as(o.err()).isEqualTo(Main.EXIT_USAGE);
             assertThat(o.err()).contains("--output-format: " + bad.get(1));
         }
