@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
+import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
@@ -305,12 +306,7 @@ class OperatorClusterE2E {
         BenchmarkRun cancelled =
                 awaitPhase(ns, "cancelled", Duration.ofSeconds(90), Phase.CANCELLED);
         var status = cancelled.getStatus();
-        assertThat(status.getResults()).hasSizeBetween(1, 2);
-        assertThat(status.getProfiles()).hasSameSizeAs(status.getResults());
-        assertMatchesWhatTheSimulatorObserved(status.getProfiles().get(0), 12);
-        ConfigMap output =
-                client.configMaps().inNamespace(ns).withName(status.getProfileConfigMap()).get();
-        assertThat(output.getData()).containsKey(status.getResults().get(0).getProfileKey());
+        assertFinishedStagesKept(ns, status);
         await().atMost(Duration.ofSeconds(60))
                 .until(
                         () ->
@@ -344,12 +340,7 @@ class OperatorClusterE2E {
         assertThat(status.getMessage())
                 .contains("runner Job podloss-runner failed")
                 .contains("results of finished stages are kept");
-        assertThat(status.getResults()).hasSizeBetween(1, 2);
-        assertThat(status.getProfiles()).hasSameSizeAs(status.getResults());
-        assertMatchesWhatTheSimulatorObserved(status.getProfiles().get(0), 12);
-        ConfigMap output =
-                client.configMaps().inNamespace(ns).withName(status.getProfileConfigMap()).get();
-        assertThat(output.getData()).containsKey(status.getResults().get(0).getProfileKey());
+        assertFinishedStagesKept(ns, status);
     }
 
     @Test
@@ -988,6 +979,20 @@ class OperatorClusterE2E {
         createRun(ns, sweep(name, "sim", "4, 4, 4", 12, parallelism, "", "OnSuccess"));
         awaitOrEnd(ns, name, r -> finishedStages(r) >= 1);
         assertThat(phase(ns, name)).isEqualTo(Phase.RUNNING);
+    }
+
+    /**
+     * A run of {@link #startThreeStagesAndAwaitTheFirst} ended early and kept what it finished: one
+     * or two stages, each with its profile, the first matching what the simulator observed and in
+     * the output ConfigMap.
+     */
+    private static void assertFinishedStagesKept(String ns, BenchmarkRunStatus status) {
+        assertThat(status.getResults()).hasSizeBetween(1, 2);
+        assertThat(status.getProfiles()).hasSameSizeAs(status.getResults());
+        assertMatchesWhatTheSimulatorObserved(status.getProfiles().get(0), 12);
+        ConfigMap output =
+                client.configMaps().inNamespace(ns).withName(status.getProfileConfigMap()).get();
+        assertThat(output.getData()).containsKey(status.getResults().get(0).getProfileKey());
     }
 
     private static int finishedStages(BenchmarkRun run) {
