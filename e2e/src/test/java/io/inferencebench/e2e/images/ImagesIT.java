@@ -24,7 +24,6 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.http.HttpClient;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -99,7 +98,11 @@ class ImagesIT {
         await().atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(200))
                 .ignoreExceptions()
-                .until(() -> get("http://127.0.0.1:" + simPort + "/v1/models").statusCode() == 200);
+                .until(
+                        () ->
+                                HttpGet.get(http, "http://127.0.0.1:" + simPort + "/v1/models")
+                                                .statusCode()
+                                        == 200);
     }
 
     @AfterAll
@@ -298,7 +301,11 @@ class ImagesIT {
                         .ignoreExceptions()
                         .until(
                                 () ->
-                                        get("http://127.0.0.1:" + httpPort + "/q/health/ready")
+                                        HttpGet.get(
+                                                                http,
+                                                                "http://127.0.0.1:"
+                                                                        + httpPort
+                                                                        + "/q/health/ready")
                                                         .statusCode()
                                                 == 200);
                 String ns = "images-it";
@@ -355,7 +362,7 @@ class ImagesIT {
                         .as("the operator image's default runner image")
                         .isEqualTo(reference("runner"));
                 assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
-                assertThat(get("http://127.0.0.1:" + httpPort + "/q/metrics").body())
+                assertThat(HttpGet.get(http, "http://127.0.0.1:" + httpPort + "/q/metrics").body())
                         .contains("jvm_memory_used_bytes");
             } catch (AssertionError | RuntimeException e) {
                 throw new AssertionError(
@@ -405,10 +412,6 @@ class ImagesIT {
     private double successCount() throws Exception {
         return SimulatorDeployment.requestSuccesses(
                 http, "http://127.0.0.1:" + simPort + "/metrics");
-    }
-
-    private HttpResponse<String> get(String url) throws Exception {
-        return HttpGet.get(http, url);
     }
 
     private Path tarball(String image) {

@@ -201,8 +201,13 @@ class RealNodeE2E {
         await().atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(250))
                 .ignoreExceptions()
-                .until(() -> get("http://" + clusterIp + ":8000/v1/models").statusCode() == 200);
-        assertThat(get("http://" + clusterIp + ":8000/v1/models").body()).contains("tiny");
+                .until(
+                        () ->
+                                HttpGet.get(http, "http://" + clusterIp + ":8000/v1/models")
+                                                .statusCode()
+                                        == 200);
+        assertThat(HttpGet.get(http, "http://" + clusterIp + ":8000/v1/models").body())
+                .contains("tiny");
         // the OpenAI API itself, through the Service: a completion with exactly the tokens asked
         // for, and the vLLM metrics that count it
         double servedBefore = successCount(clusterIp);
@@ -393,10 +398,6 @@ class RealNodeE2E {
 
     private double successCount(String clusterIp) throws Exception {
         return SimulatorDeployment.requestSuccesses(http, "http://" + clusterIp + ":8000/metrics");
-    }
-
-    private HttpResponse<String> get(String url) throws Exception {
-        return HttpGet.get(http, url);
     }
 
     private Path tarball(String image) {
