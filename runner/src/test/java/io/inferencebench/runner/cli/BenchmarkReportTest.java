@@ -47,16 +47,8 @@ class BenchmarkReportTest {
         try (SimServer sim =
                 new SimServer(
                         tmp.resolve("sim.log"),
-                        "--time-to-first-token",
-                        "20",
-                        "--inter-token-latency",
-                        "2",
-                        "--max-num-seqs",
-                        "200",
-                        "--failure-injection-rate",
-                        "20",
-                        "--failure-types",
-                        "server_error")) {
+                        argv(
+                                "--time-to-first-token 20 --inter-token-latency 2 --max-num-seqs 200 --failure-injection-rate 20 --failure-types server_error"))) {
             SimServer.Outcome o =
                     SimServer.cli(
                             sim.run(

@@ -298,18 +298,8 @@ class LpgParityTest {
     private static SimServer failingSim(Path tmp) throws Exception {
         return new SimServer(
                 tmp.resolve("sim.log"),
-                "--time-to-first-token",
-                "40",
-                "--inter-token-latency",
-                "2",
-                "--max-num-seqs",
-                "200",
-                "--failure-injection-rate",
-                "25",
-                "--failure-types",
-                "rate_limit",
-                "server_error",
-                "invalid_request");
+                argv(
+                        "--time-to-first-token 40 --inter-token-latency 2 --max-num-seqs 200 --failure-injection-rate 25 --failure-types rate_limit server_error invalid_request"));
     }
 
     static JsonNode onlyProfile(Path results) throws Exception {

@@ -1,5 +1,6 @@
 package io.inferencebench.runner.metrics;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -34,12 +35,8 @@ class PrometheusSourceCliIT {
         try (ScrapeMetricsCliTest.Sim sim =
                 new ScrapeMetricsCliTest.Sim(
                         tmp.resolve("sim.log"),
-                        "--time-to-first-token",
-                        "30",
-                        "--inter-token-latency",
-                        "5",
-                        "--max-num-seqs",
-                        "100")) {
+                        argv(
+                                "--time-to-first-token 30 --inter-token-latency 5 --max-num-seqs 100"))) {
             int promPort = ScrapeMetricsCliTest.freePort();
             Path config = tmp.resolve("prometheus.yml");
             Files.writeString(
