@@ -233,24 +233,8 @@ class BaselineComparisonIT {
 
     private Map<String, String> stageDone(String uid, double slowdown) {
         StageResult result =
-                RunParts.completedStage(
-                        1,
-                        5,
-                        40,
-                        RunParts.epochNanos(Instant.parse("2026-11-29T12:00:00Z")),
-                        7_800_000_000L,
-                        8_400_000_000L);
-        for (int r = 0; r < 40; r++) {
-            result.latencyMs.record(slowdown * (400 + r));
-            result.ttftMs.record(slowdown * (40 + r));
-            result.tpotMs.record(slowdown * (7.0 + r * 0.02));
-            result.itlMs.record(slowdown * (7.0 + r * 0.02));
-            result.perTokenLatencySec.record(slowdown * 0.0027);
-            result.perOutputTokenLatencyMs.record(slowdown * 8.0);
-            result.inputLen.record(100);
-            result.outputLen.record(50);
-            result.scheduleLagMs.record(0.5);
-        }
+                RunParts.slowedStage(
+                        RunParts.epochNanos(Instant.parse("2026-11-29T12:00:00Z")), slowdown);
         return RunParts.report(PartReport.STATE_DONE, 1, uid, result);
     }
 }
