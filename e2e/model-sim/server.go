@@ -295,14 +295,9 @@ func (e *exchange) streamOpenAI(chat bool) {
 	var prev time.Time
 	last := len(e.plan.tokens) - 1
 	for i, tok := range e.plan.tokens {
-		now := time.Now()
-		if now.Before(e.start.Add(e.offsets[i])) {
-			if !e.flush() {
-				e.finishReason = "abort"
-				return
-			}
-			e.waitFor(i)
-			now = time.Now()
+		now, ok := e.reachToken(i)
+		if !ok {
+			return
 		}
 		e.tokenEmitted(i, now, prev)
 		prev = now
@@ -457,6 +452,22 @@ func tgiFinishReason(reason string) string {
 	return "eos_token"
 }
 
+// reachToken waits until token i is due, flushing what is buffered first so the client sees the
+// earlier tokens on time; it returns when the token is emitted, or false (finish reason "abort")
+// when the client has gone.
+func (e *exchange) reachToken(i int) (time.Time, bool) {
+	now := time.Now()
+	if now.Before(e.start.Add(e.offsets[i])) {
+		if !e.flush() {
+			e.finishReason = "abort"
+			return now, false
+		}
+		e.waitFor(i)
+		now = time.Now()
+	}
+	return now, true
+}
+
 func (e *exchange) streamTGI() {
 	defer e.finish()
 	h := e.w.Header()
@@ -467,14 +478,9 @@ func (e *exchange) streamTGI() {
 	var prev time.Time
 	last := len(e.plan.tokens) - 1
 	for i, tok := range e.plan.tokens {
-		now := time.Now()
-		if now.Before(e.start.Add(e.offsets[i])) {
-			if !e.flush() {
-				e.finishReason = "abort"
-				return
-			}
-			e.waitFor(i)
-			now = time.Now()
+		now, ok := e.reachToken(i)
+		if !ok {
+			return
 		}
 		e.tokenEmitted(i, now, prev)
 		prev = now

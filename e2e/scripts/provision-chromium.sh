@@ -10,6 +10,8 @@
 set -euo pipefail
 
 log() { echo "[provision-chromium] $*" >&2; }
+# shellcheck source=apt-root-lib.sh
+. "$(dirname "$0")/apt-root-lib.sh"
 
 if [ -n "${CHROMIUM:-}" ] && [ -x "${CHROMIUM}" ]; then
   log "using CHROMIUM=${CHROMIUM}"
@@ -21,20 +23,9 @@ if [ -x /usr/bin/chromium ]; then
   echo /usr/bin/chromium
   exit 0
 fi
-if ! command -v apt-get >/dev/null 2>&1; then
-  log "error: /usr/bin/chromium is missing and apt-get is unavailable; install Chromium or set"
-  log "       CHROMIUM=/path/to/chromium."
-  exit 1
-fi
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null 2>&1; then
-    SUDO="sudo -n"
-  else
-    log "error: installing the 'chromium' package needs root (or sudo); set CHROMIUM=/path/to/chromium."
-    exit 1
-  fi
-fi
+apt_root "/usr/bin/chromium is missing and apt-get is unavailable; install Chromium or set
+       CHROMIUM=/path/to/chromium." \
+  "installing the 'chromium' package needs root (or sudo); set CHROMIUM=/path/to/chromium."
 start=$(date +%s)
 log "installing the Debian packages 'chromium' and 'chromium-driver'"
 $SUDO apt-get update -qq >&2

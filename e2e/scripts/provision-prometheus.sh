@@ -9,6 +9,8 @@
 set -euo pipefail
 
 log() { echo "[provision-prometheus] $*" >&2; }
+# shellcheck source=apt-root-lib.sh
+. "$(dirname "$0")/apt-root-lib.sh"
 
 if [ -n "${PROMETHEUS:-}" ] && [ -x "${PROMETHEUS}" ]; then
   log "using PROMETHEUS=${PROMETHEUS}"
@@ -22,20 +24,9 @@ if BIN="$(command -v prometheus 2>/dev/null)"; then
   exit 0
 fi
 
-if ! command -v apt-get >/dev/null 2>&1; then
-  log "error: 'prometheus' is not on PATH and apt-get is unavailable; install Prometheus (>= 2.x)"
-  log "       or set PROMETHEUS=/path/to/prometheus."
-  exit 1
-fi
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null 2>&1; then
-    SUDO="sudo -n"
-  else
-    log "error: installing the 'prometheus' package needs root (or sudo); set PROMETHEUS=/path/to/prometheus instead."
-    exit 1
-  fi
-fi
+apt_root "'prometheus' is not on PATH and apt-get is unavailable; install Prometheus (>= 2.x)
+       or set PROMETHEUS=/path/to/prometheus." \
+  "installing the 'prometheus' package needs root (or sudo); set PROMETHEUS=/path/to/prometheus instead."
 
 log "installing the Debian package 'prometheus'"
 # The package's post-install tries to start a service; with no init system that is harmless, and

@@ -30,10 +30,10 @@
 #   IB_TRANSFORMERS_EXTRA_ARGS (appended to `transformers serve`).
 set -euo pipefail
 
-log() { echo "[transformers-serve] $(date -u +%H:%M:%S) $*" >&2; }
-die() { log "error: $*"; exit 1; }
-
+LOG_TAG=transformers-serve
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=python-server-lib.sh
+. "$SCRIPT_DIR/python-server-lib.sh"
 TF_DIR="$(cd "$SCRIPT_DIR/../transformers" && pwd)"
 CONSTRAINTS="$TF_DIR/constraints.txt"
 TRANSFORMERS_VERSION=5.17.0
@@ -50,46 +50,24 @@ export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_HUB_DISABLE_TELEMETRY=1 DO_NOT
 # (which lists the cache's models) answers an empty list instead of HTTP 500 for a missing cache.
 export HF_HOME="$STATE_DIR/hf-home"
 
-# A CPython that transformers and torch support (3.10-3.13), 3.12 first (the one the constraints
-# were resolved with).
-find_python() {
-  if [ -n "${IB_TRANSFORMERS_PYTHON:-}" ]; then
-    [ -x "$IB_TRANSFORMERS_PYTHON" ] || die "IB_TRANSFORMERS_PYTHON=$IB_TRANSFORMERS_PYTHON is not an executable"
-    echo "$IB_TRANSFORMERS_PYTHON"; return
-  fi
-  local minor c
-  for minor in 12 13 11 10; do
-    for c in "$HOME/.pyenv/versions/3.$minor"*/bin/python3."$minor" "$(command -v python3."$minor" 2>/dev/null || true)"; do
-      if [ -n "$c" ] && [ -x "$c" ] && "$c" -c 'import venv, ensurepip' >/dev/null 2>&1; then
-        echo "$c"; return
-      fi
-    done
-  done
-  die "no CPython 3.10-3.13 with venv found (looked in ~/.pyenv/versions and PATH); install one (e.g. 'apt-get install python3-venv' or 'pyenv install 3.12') or set IB_TRANSFORMERS_PYTHON."
-}
-
+# The venv, built with a CPython that transformers and torch support (3.10-3.13).
 VENV=""
 BASE_PYTHON=""
 resolve_venv() {
   local py minor
-  py="$(find_python)"
-  minor="$("$py" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')"
+  py="$(find_python_for IB_TRANSFORMERS_PYTHON "'apt-get install python3-venv' or 'pyenv install 3.12'")"
+  minor="$(python_minor "$py")"
   VENV="$CACHE_ROOT/transformers-$TRANSFORMERS_VERSION-torch-$TORCH_VERSION-py$minor"
   BASE_PYTHON="$py"
 }
 
 install() {
   resolve_venv
-  if [ -f "$VENV/.complete" ]; then
-    log "cache hit: $VENV"
-    echo "$VENV"; return
-  fi
+  if venv_cached; then return; fi
   log "installing transformers[serving]==$TRANSFORMERS_VERSION and torch==$TORCH_VERSION with $BASE_PYTHON into $VENV"
-  rm -rf "$VENV"
-  mkdir -p "$CACHE_ROOT"
   local t0
   t0=$(date +%s)
-  "$BASE_PYTHON" -m venv "$VENV"
+  venv_create
   local c=()
   [ -f "$CONSTRAINTS" ] && c=(-c "$CONSTRAINTS")
   # `requests`: the transformers command imports it, and the serving extra does not bring it.
@@ -98,10 +76,7 @@ install() {
     || die "pip could not install transformers[serving]==$TRANSFORMERS_VERSION (output above)"
   "$VENV/bin/python" -c 'import torch, transformers, fastapi, uvicorn; assert transformers.__version__ == "'"$TRANSFORMERS_VERSION"'", transformers.__version__' \
     || die "the install in $VENV does not import (torch, transformers, fastapi, uvicorn); see the pip output above"
-  "$VENV/bin/python" -m pip freeze --all > "$VENV/freeze.txt"
-  touch "$VENV/.complete"
-  log "installed in $(( $(date +%s) - t0 )) s, $(du -sh "$VENV" | cut -f1): $VENV"
-  echo "$VENV"
+  venv_seal "$t0"
 }
 
 MODEL_DIR=""
@@ -119,32 +94,6 @@ write_model() {
   touch "$tmp/.complete"
   mv -T "$tmp" "$MODEL_DIR" 2>/dev/null || rm -rf "$tmp"
   log "model directory: $MODEL_DIR"
-}
-
-state() { # KEY -> its value in the state file, empty when absent
-  if [ -f "$STATE_DIR/env" ]; then sed -n "s/^$1=//p" "$STATE_DIR/env" | tail -1; fi
-}
-
-alive() {
-  local pid
-  pid="$(state PID)"
-  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null
-}
-
-healthy() {
-  curl -fsS -o /dev/null --max-time 2 "$1/health" 2>/dev/null
-}
-
-status() {
-  local url
-  url="$(state URL)"
-  if alive && healthy "$url"; then echo "$url"; return 0; fi
-  log "not running${url:+ (last: $url)}"
-  return 1
-}
-
-free_port() {
-  "$VENV/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
 up() {
@@ -167,54 +116,7 @@ up() {
     "TRANSFORMERS_VERSION=$TRANSFORMERS_VERSION" "TORCH_VERSION=$TORCH_VERSION" "LOG=$log_file" \
     >"$STATE_DIR/env"
   log "started transformers serve (PID $pid) on $url, log $log_file"
-  local deadline=$(( $(date +%s) + START_TIMEOUT ))
-  until healthy "$url"; do
-    if ! kill -0 "$pid" 2>/dev/null; then
-      tail -n 30 "$log_file" >&2
-      rm -f "$STATE_DIR/env"
-      die "transformers serve exited before /health answered (log above, full log $log_file)"
-    fi
-    if [ "$(date +%s)" -ge "$deadline" ]; then
-      tail -n 30 "$log_file" >&2
-      down >/dev/null 2>&1 || true
-      die "transformers serve did not answer /health within ${START_TIMEOUT} s (IB_TRANSFORMERS_START_TIMEOUT); stopped it"
-    fi
-    sleep 0.5
-  done
-  local t1 t2
-  t1=$(date +%s.%N)
-  if ! "$VENV/bin/python" "$TF_DIR/warm_up.py" "$url" "$MODEL_DIR" >&2; then
-    tail -n 30 "$log_file" >&2
-    down >/dev/null 2>&1 || true
-    die "warm-up requests failed (log above, full log $log_file); stopped the server"
-  fi
-  t2=$(date +%s.%N)
-  printf '%s\n' "START_SECONDS=$(echo "$t1 - $t0" | bc)" "WARMUP_SECONDS=$(echo "$t2 - $t1" | bc)" \
-    >>"$STATE_DIR/env"
-  log "healthy after $(state START_SECONDS) s, warmed up in $(state WARMUP_SECONDS) s"
-  echo "$url"
-}
-
-down() {
-  local pid
-  pid="$(state PID)"
-  if [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; then
-    log "not running"
-    rm -f "$STATE_DIR/env"
-    return 0
-  fi
-  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-  local i
-  for i in $(seq 1 60); do
-    kill -0 -- "-$pid" 2>/dev/null || break
-    sleep 0.5
-  done
-  if kill -0 -- "-$pid" 2>/dev/null; then
-    log "still running 30 s after SIGTERM: SIGKILL"
-    kill -KILL -- "-$pid" 2>/dev/null || true
-  fi
-  rm -f "$STATE_DIR/env"
-  log "stopped (PID $pid)"
+  await_and_warm_up "transformers serve" IB_TRANSFORMERS_START_TIMEOUT "$pid" "$url" "$log_file" "$t0" "$TF_DIR/warm_up.py" "$MODEL_DIR"
 }
 
 model() {

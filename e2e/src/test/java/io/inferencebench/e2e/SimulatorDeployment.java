@@ -9,10 +9,12 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.inferencebench.testkit.ServiceObjects;
+import java.io.IOException;
+import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -319,6 +321,12 @@ public final class SimulatorDeployment {
         return total;
     }
 
+    /** {@link #requestSuccesses(String)} of the simulator's page at {@code metricsUrl}. */
+    public static double requestSuccesses(HttpClient http, String metricsUrl)
+            throws IOException, InterruptedException {
+        return requestSuccesses(HttpGet.get(http, metricsUrl).body());
+    }
+
     /** The Deployment's pods (any phase). */
     public List<Pod> pods(KubernetesClient client, String namespace) {
         Map<String, String> labels = new LinkedHashMap<>();
@@ -336,19 +344,8 @@ public final class SimulatorDeployment {
         client.services()
                 .inNamespace(namespace)
                 .resource(
-                        new ServiceBuilder()
-                                .withNewMetadata()
-                                .withName(name)
-                                .endMetadata()
-                                .withNewSpec()
-                                .addToSelector("app", appLabel)
-                                .addNewPort()
-                                .withName("http")
-                                .withPort(PORT)
-                                .withTargetPort(new IntOrString("http"))
-                                .endPort()
-                                .endSpec()
-                                .build())
+                        ServiceObjects.service(
+                                name, appLabel, "http", PORT, new IntOrString("http")))
                 .forceConflicts()
                 .serverSideApply();
     }

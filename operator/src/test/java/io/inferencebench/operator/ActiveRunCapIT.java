@@ -15,7 +15,6 @@ import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.workorder.PartReport;
 import io.inferencebench.profile.lpg.StageResult;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -25,7 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -46,7 +45,9 @@ class ActiveRunCapIT {
 
     private static final List<String> NAMES = List.of("queue-a", "queue-b", "queue-c");
 
-    private OperatorTestCluster cluster;
+    /** Closed after the last test (JUnit closes the fields it marks). */
+    @AutoClose private OperatorTestCluster cluster;
+
     private KubernetesClient client;
     private String namespace;
 
@@ -67,20 +68,12 @@ class ActiveRunCapIT {
 
     @BeforeAll
     void startApiServerAndOperator() {
-        cluster = OperatorTestCluster.start().withBenchmarkRunCrd();
+        cluster =
+                OperatorTestCluster.startWithRunOperator(
+                        new SimpleMeterRegistry(), new RunAdmission(1));
         client = cluster.client();
-        cluster.startOperator(
-                new BenchmarkRunReconciler(
-                        client, Clock.systemUTC(), new SimpleMeterRegistry(), new RunAdmission(1)));
         namespace = cluster.createRunNamespace("cap-");
         cluster.createServiceWithOneEndpoint(namespace, "vllm", true);
-    }
-
-    @AfterAll
-    void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     @Test

@@ -23,7 +23,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,7 +38,9 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class BaselineComparisonIT {
 
-    private OperatorTestCluster cluster;
+    /** Closed after the last test (JUnit closes the fields it marks). */
+    @AutoClose private OperatorTestCluster cluster;
+
     private KubernetesClient client;
     private String namespace;
 
@@ -98,13 +100,6 @@ class BaselineComparisonIT {
         BenchmarkRunStatus status = awaitStatus("newer", s -> s.getPhase() == Phase.INITIALIZING);
         assertThat(status.condition(ConditionTypes.TARGET_READY))
                 .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
-    }
-
-    @AfterAll
-    void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     @BeforeEach
@@ -238,24 +233,8 @@ class BaselineComparisonIT {
 
     private Map<String, String> stageDone(String uid, double slowdown) {
         StageResult result =
-                RunParts.completedStage(
-                        1,
-                        5,
-                        40,
-                        RunParts.epochNanos(Instant.parse("2026-11-29T12:00:00Z")),
-                        7_800_000_000L,
-                        8_400_000_000L);
-        for (int r = 0; r < 40; r++) {
-            result.latencyMs.record(slowdown * (400 + r));
-            result.ttftMs.record(slowdown * (40 + r));
-            result.tpotMs.record(slowdown * (7.0 + r * 0.02));
-            result.itlMs.record(slowdown * (7.0 + r * 0.02));
-            result.perTokenLatencySec.record(slowdown * 0.0027);
-            result.perOutputTokenLatencyMs.record(slowdown * 8.0);
-            result.inputLen.record(100);
-            result.outputLen.record(50);
-            result.scheduleLagMs.record(0.5);
-        }
+                RunParts.slowedStage(
+                        RunParts.epochNanos(Instant.parse("2026-11-29T12:00:00Z")), slowdown);
         return RunParts.report(PartReport.STATE_DONE, 1, uid, result);
     }
 }

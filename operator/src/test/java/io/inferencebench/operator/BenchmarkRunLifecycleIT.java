@@ -30,7 +30,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -46,24 +46,17 @@ class BenchmarkRunLifecycleIT {
 
     private final ObjectMapper json = new ObjectMapper();
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
-    private OperatorTestCluster cluster;
+
+    /** Closed after the last test (JUnit closes the fields it marks). */
+    @AutoClose private OperatorTestCluster cluster;
+
     private KubernetesClient client;
     private String namespace;
 
     @BeforeAll
     void startApiServerAndOperator() {
-        cluster = OperatorTestCluster.start().withBenchmarkRunCrd();
+        cluster = OperatorTestCluster.startWithRunOperator(meters, RunAdmission.fromConfig());
         client = cluster.client();
-        cluster.startOperator(
-                new BenchmarkRunReconciler(
-                        client, java.time.Clock.systemUTC(), meters, RunAdmission.fromConfig()));
-    }
-
-    @AfterAll
-    void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     @BeforeEach
@@ -143,6 +136,18 @@ class BenchmarkRunLifecycleIT {
         return status.condition(type)
                 .map(c -> field.equals("reason") ? c.getReason() : c.getStatus())
                 .orElse(null);
+    }
+
+    /**
+     * Rewrites stage {@code stage}'s result in a part's {@code data} as {@code edit} changes it.
+     */
+    private void editStageResult(
+            Map<String, String> data, int stage, java.util.function.Consumer<StageResult> edit)
+            throws Exception {
+        StageResult result =
+                json.readValue(data.get(PartReport.stageResultKey(stage)), StageResult.class);
+        edit.accept(result);
+        data.put(PartReport.stageResultKey(stage), json.writeValueAsString(result));
     }
 
     @Test
@@ -829,13 +834,15 @@ class BenchmarkRunLifecycleIT {
         Map<String, String> data = new LinkedHashMap<>(stageDone(1, 0, 2.5, uid));
         // Stage 2: 10 answered, 18 rate-limited: 64 % failed.
         Map<String, String> second = new LinkedHashMap<>(stageDone(2, 0, 2.5, uid));
-        StageResult failing =
-                json.readValue(second.get(PartReport.stageResultKey(2)), StageResult.class);
-        for (int i = 0; i < 18; i++) {
-            failing.countFailure("http_429");
-        }
-        failing.sent += 18;
-        second.put(PartReport.stageResultKey(2), json.writeValueAsString(failing));
+        editStageResult(
+                second,
+                2,
+                failing -> {
+                    for (int i = 0; i < 18; i++) {
+                        failing.countFailure("http_429");
+                    }
+                    failing.sent += 18;
+                });
         data.putAll(second);
         RunParts.finishRun(client, run, 0, data);
         BenchmarkRunStatus status = awaitStatus("failing", s -> s.getPhase() == Phase.SUCCEEDED);
@@ -861,8 +868,6 @@ class BenchmarkRunLifecycleIT {
         List<Map<String, String>> firstStage = new ArrayList<>();
         for (int index = 0; index < 2; index++) {
             Map<String, String> data = new LinkedHashMap<>(stageDone(1, index, 2.5, uid));
-            StageResult result =
-                    json.readValue(data.get(PartReport.stageResultKey(1)), StageResult.class);
             // runner 1's threads waited for a CPU 2.9 s of the 4 s stage; runner 0 had enough
             RunnerCpu cpu = new RunnerCpu();
             cpu.runner = index;
@@ -870,8 +875,7 @@ class BenchmarkRunLifecycleIT {
             cpu.wallSeconds = 4.0;
             cpu.availableCpus = 2;
             cpu.runQueueWaitSeconds = index == 1 ? 2.9 : 0.05;
-            result.runnerCpu = cpu;
-            data.put(PartReport.stageResultKey(1), json.writeValueAsString(result));
+            editStageResult(data, 1, result -> result.runnerCpu = cpu);
             firstStage.add(data);
             writePart(run, index, data);
         }

@@ -20,7 +20,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -39,26 +39,17 @@ class CapacitySearchIT {
 
     private static final int REQUESTS = 40;
 
-    private OperatorTestCluster cluster;
+    /** Closed after the last test (JUnit closes the fields it marks). */
+    @AutoClose private OperatorTestCluster cluster;
+
     private KubernetesClient client;
 
     @BeforeAll
     void startApiServerAndOperator() {
-        cluster = OperatorTestCluster.start().withBenchmarkRunCrd();
+        cluster =
+                OperatorTestCluster.startWithRunOperator(
+                        new SimpleMeterRegistry(), RunAdmission.fromConfig());
         client = cluster.client();
-        cluster.startOperator(
-                new BenchmarkRunReconciler(
-                        client,
-                        java.time.Clock.systemUTC(),
-                        new SimpleMeterRegistry(),
-                        RunAdmission.fromConfig()));
-    }
-
-    @AfterAll
-    void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     @Test

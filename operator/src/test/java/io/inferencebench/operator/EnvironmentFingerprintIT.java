@@ -26,7 +26,6 @@ import io.inferencebench.profile.lpg.StageResult;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -72,14 +71,10 @@ class EnvironmentFingerprintIT {
                     exchange.close();
                 });
         server.start();
-        cluster = OperatorTestCluster.start().withBenchmarkRunCrd();
+        cluster =
+                OperatorTestCluster.startWithRunOperator(
+                        new SimpleMeterRegistry(), RunAdmission.fromConfig());
         client = cluster.client();
-        cluster.startOperator(
-                new BenchmarkRunReconciler(
-                        client,
-                        Clock.systemUTC(),
-                        new SimpleMeterRegistry(),
-                        RunAdmission.fromConfig()));
     }
 
     @AfterAll

@@ -23,7 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -41,20 +41,16 @@ class LargeRunResultsIT {
     private static final long ETCD_OBJECT_LIMIT = 1536 * 1024;
 
     private final ObjectMapper json = new ObjectMapper();
-    private OperatorTestCluster cluster;
+
+    /** Closed after the last test (JUnit closes the fields it marks). */
+    @AutoClose private OperatorTestCluster cluster;
+
     private KubernetesClient client;
 
     @BeforeAll
     void startApiServer() {
         cluster = OperatorTestCluster.start().withBenchmarkRunCrd();
         client = cluster.client();
-    }
-
-    @AfterAll
-    void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     private BenchmarkRun createRun(String name, int stages, int parallelism) {
@@ -156,12 +152,12 @@ class LargeRunResultsIT {
                 stored);
     }
 
-    private static long dataBytes(ConfigMap map) {
-        long total = 0;
-        for (Map.Entry<String, String> e : map.getData().entrySet()) {
-            total += OutputConfigMaps.bytes(e.getKey(), e.getValue());
-        }
-        return total;
+    /** {@code run} as the API server has it now. */
+    private BenchmarkRun reread(BenchmarkRun run) {
+        return client.resources(BenchmarkRun.class)
+                .inNamespace(run.getMetadata().getNamespace())
+                .withName(run.getMetadata().getName())
+                .get();
     }
 
     @Test
@@ -169,11 +165,7 @@ class LargeRunResultsIT {
         BenchmarkRun run = createRun("large", 50, 20);
         Stored stored = runThroughTheOperatorsPath(run, 50, 20);
 
-        BenchmarkRun back =
-                client.resources(BenchmarkRun.class)
-                        .inNamespace(run.getMetadata().getNamespace())
-                        .withName("large")
-                        .get();
+        BenchmarkRun back = reread(run);
         BenchmarkRunStatus status = back.getStatus();
         assertThat(status.getResults()).hasSize(50);
         JsonNode resultsBack = json.valueToTree(status.getResults());
@@ -195,7 +187,7 @@ class LargeRunResultsIT {
                             .inNamespace(run.getMetadata().getNamespace())
                             .withName(name)
                             .get();
-            long bytes = dataBytes(map);
+            long bytes = OutputConfigMapsTest.dataBytes(map);
             System.out.printf(
                     "ConfigMap %s: %d profiles, %,d data bytes%n",
                     name, map.getData().size(), bytes);
@@ -301,11 +293,7 @@ class LargeRunResultsIT {
                         20,
                         "  output: {lpgDialect: final, formats: [lpg, br0.2]}\n");
         Stored stored = runThroughTheOperatorsPath(run, stages, 20);
-        BenchmarkRun back =
-                client.resources(BenchmarkRun.class)
-                        .inNamespace(run.getMetadata().getNamespace())
-                        .withName("reports")
-                        .get();
+        BenchmarkRun back = reread(run);
         BenchmarkRunStatus status = back.getStatus();
         assertThat(status.getProfileConfigMaps()).as("split over ConfigMaps").hasSizeGreaterThan(1);
 
@@ -316,7 +304,8 @@ class LargeRunResultsIT {
                             .inNamespace(run.getMetadata().getNamespace())
                             .withName(name)
                             .get();
-            assertThat(dataBytes(map)).isLessThanOrEqualTo(OutputConfigMaps.MAX_DATA_BYTES);
+            assertThat(OutputConfigMapsTest.dataBytes(map))
+                    .isLessThanOrEqualTo(OutputConfigMaps.MAX_DATA_BYTES);
             map.getData().forEach((k, v) -> assertThat(data.put(k, v)).as("%s once", k).isNull());
         }
         assertThat(data).hasSize(2 * stages);
@@ -361,12 +350,7 @@ class LargeRunResultsIT {
         BenchmarkRun run = createRun("small", 3, 2);
         Stored stored = runThroughTheOperatorsPath(run, 3, 2);
 
-        BenchmarkRunStatus status =
-                client.resources(BenchmarkRun.class)
-                        .inNamespace(run.getMetadata().getNamespace())
-                        .withName("small")
-                        .get()
-                        .getStatus();
+        BenchmarkRunStatus status = reread(run).getStatus();
         assertThat(status.getProfiles()).hasSize(3);
         for (int i = 0; i < 3; i++) {
             assertThat(sameJson(status.getProfiles().get(i), stored.profiles().get(i))).isTrue();

@@ -4,10 +4,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaPropsBuilder;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -16,8 +14,10 @@ import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
 import io.inferencebench.testkit.ApiServerFixture;
 import io.inferencebench.testkit.CustomResourceDefinitions;
+import io.inferencebench.testkit.ServiceObjects;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -62,6 +62,19 @@ public final class OperatorTestCluster implements AutoCloseable {
     /** Starts an API server; the tests' client is a plain fabric8 client. No CRDs yet. */
     public static OperatorTestCluster start() {
         return new OperatorTestCluster(ApiServerFixture.start(), false);
+    }
+
+    /**
+     * Starts an API server with the BenchmarkRun CRD and the run operator on it: wall clock, its
+     * meters in {@code meters}, runs admitted by {@code admission}.
+     */
+    public static OperatorTestCluster startWithRunOperator(
+            MeterRegistry meters, RunAdmission admission) {
+        OperatorTestCluster cluster = start().withBenchmarkRunCrd();
+        cluster.startOperator(
+                new BenchmarkRunReconciler(
+                        cluster.client(), java.time.Clock.systemUTC(), meters, admission));
+        return cluster;
     }
 
     /**
@@ -238,17 +251,7 @@ public final class OperatorTestCluster implements AutoCloseable {
             KubernetesClient client, String namespace, String name, int port) {
         client.services()
                 .inNamespace(namespace)
-                .resource(
-                        new ServiceBuilder()
-                                .withNewMetadata()
-                                .withName(name)
-                                .endMetadata()
-                                .withNewSpec()
-                                .addNewPort()
-                                .withPort(port)
-                                .endPort()
-                                .endSpec()
-                                .build())
+                .resource(ServiceObjects.service(name, null, null, port, null))
                 .create();
     }
 
@@ -263,22 +266,8 @@ public final class OperatorTestCluster implements AutoCloseable {
                 .endpointSlices()
                 .inNamespace(namespace)
                 .resource(
-                        new EndpointSliceBuilder()
-                                .withNewMetadata()
-                                .withName(name + "-1")
-                                .addToLabels(Labels.ENDPOINT_SLICE_SERVICE, name)
-                                .endMetadata()
-                                .withAddressType("IPv4")
-                                .addNewEndpoint()
-                                .withAddresses("10.1.2.3")
-                                .withNewConditions()
-                                .withReady(ready)
-                                .endConditions()
-                                .endEndpoint()
-                                .addNewPort()
-                                .withPort(8000)
-                                .endPort()
-                                .build())
+                        ServiceObjects.endpointSlice(
+                                name + "-1", name, "10.1.2.3", ready, null, 8000))
                 .create();
     }
 

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 
 class OutputConfigMapsTest {
 
-    private static long dataBytes(ConfigMap map) {
+    /** What the ConfigMap's data weigh against its limit, by {@link OutputConfigMaps#bytes}. */
+    static long dataBytes(ConfigMap map) {
         long total = 0;
         for (Map.Entry<String, String> e : map.getData().entrySet()) {
             total += OutputConfigMaps.bytes(e.getKey(), e.getValue());

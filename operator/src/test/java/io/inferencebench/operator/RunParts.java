@@ -57,6 +57,28 @@ public final class RunParts {
     }
 
     /**
+     * Stage 1 at 5 req/s, 40 requests from {@code firstDispatchEpochNanos} ({@link
+     * #completedStage}), with latencies recorded: e2e 400-439 ms, TTFT 40-79 ms, TPOT and ITL 7.0
+     * to 7.78 ms, each times {@code slowdown}: a baseline at 1 and a slower candidate above it.
+     */
+    public static StageResult slowedStage(long firstDispatchEpochNanos, double slowdown) {
+        StageResult result =
+                completedStage(1, 5, 40, firstDispatchEpochNanos, 7_800_000_000L, 8_400_000_000L);
+        for (int r = 0; r < 40; r++) {
+            result.latencyMs.record(slowdown * (400 + r));
+            result.ttftMs.record(slowdown * (40 + r));
+            result.tpotMs.record(slowdown * (7.0 + r * 0.02));
+            result.itlMs.record(slowdown * (7.0 + r * 0.02));
+            result.perTokenLatencySec.record(slowdown * 0.0027);
+            result.perOutputTokenLatencyMs.record(slowdown * 8.0);
+            result.inputLen.record(100);
+            result.outputLen.record(50);
+            result.scheduleLagMs.record(0.5);
+        }
+        return result;
+    }
+
+    /**
      * A stage (1-based {@code stage}) whose {@code requests} requests at {@code requestedRate} were
      * all sent and completed, 100 input and 50 output tokens each as the server's usage reported;
      * the first dispatch at {@code firstDispatchEpochNanos}, the last {@code dispatchNanos} later

@@ -1,10 +1,8 @@
 package io.inferencebench.testkit;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 
 /**
  * Locates the control-plane binaries (etcd, kube-apiserver, kube-controller-manager,
@@ -32,8 +30,11 @@ public final class K8sBinaries {
         if (env != null && !env.isBlank()) {
             dir = Path.of(env);
         } else {
-            Path script = findProvisionScript();
-            dir = script != null ? runProvision(script) : defaultDirectory();
+            Path script = ProjectScripts.find("e2e/scripts/provision-k8s.sh");
+            dir =
+                    script != null
+                            ? ProjectScripts.provision(script, Duration.ofMinutes(90))
+                            : defaultDirectory();
         }
         for (String binary :
                 new String[] {
@@ -81,37 +82,5 @@ public final class K8sBinaries {
         String home = System.getenv("HOME");
         return Path.of(home != null && !home.isBlank() ? home : System.getProperty("user.home"))
                 .resolve(".kubeapitest");
-    }
-
-    static Path findProvisionScript() {
-        Path dir = Path.of("").toAbsolutePath();
-        while (dir != null) {
-            Path candidate = dir.resolve("e2e/scripts/provision-k8s.sh");
-            if (Files.isRegularFile(candidate)) {
-                return candidate;
-            }
-            dir = dir.getParent();
-        }
-        return null;
-    }
-
-    private static Path runProvision(Path script) {
-        try {
-            Process process =
-                    new ProcessBuilder("bash", script.toString())
-                            .redirectError(ProcessBuilder.Redirect.INHERIT)
-                            .start();
-            byte[] out = process.getInputStream().readAllBytes();
-            if (!process.waitFor(90, TimeUnit.MINUTES) || process.exitValue() != 0) {
-                throw new IllegalStateException(script + " failed with " + process.exitValue());
-            }
-            String[] lines = new String(out, StandardCharsets.UTF_8).strip().split("\n");
-            return Path.of(lines[lines.length - 1].strip());
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot run " + script, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 }

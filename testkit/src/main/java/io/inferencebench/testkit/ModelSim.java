@@ -5,7 +5,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,15 +32,11 @@ public final class ModelSim {
         if (env != null && Files.isExecutable(Path.of(env))) {
             return cached = Path.of(env);
         }
-        Path dir = Path.of("").toAbsolutePath();
-        while (dir != null) {
-            Path script = dir.resolve("e2e/scripts/provision-model-sim.sh");
-            if (Files.isRegularFile(script)) {
-                return cached = provision(script);
-            }
-            dir = dir.getParent();
-        }
-        return cached = Path.of("model-sim");
+        Path script = ProjectScripts.find("e2e/scripts/provision-model-sim.sh");
+        return cached =
+                script != null
+                        ? ProjectScripts.provision(script, Duration.ofMinutes(30))
+                        : Path.of("model-sim");
     }
 
     /**
@@ -89,26 +84,6 @@ public final class ModelSim {
         process.destroy();
         if (!process.waitFor(5, TimeUnit.SECONDS)) {
             process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-        }
-    }
-
-    private static Path provision(Path script) {
-        try {
-            Process process =
-                    new ProcessBuilder("bash", script.toString())
-                            .redirectError(ProcessBuilder.Redirect.INHERIT)
-                            .start();
-            byte[] out = process.getInputStream().readAllBytes();
-            if (!process.waitFor(30, TimeUnit.MINUTES) || process.exitValue() != 0) {
-                throw new IllegalStateException(script + " failed with " + process.exitValue());
-            }
-            String[] lines = new String(out, StandardCharsets.UTF_8).strip().split("\n");
-            return Path.of(lines[lines.length - 1].strip());
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot run " + script, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 }

@@ -5,10 +5,8 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -77,6 +75,13 @@ public final class TransformersServe implements BeforeAllCallback {
         return out;
     }
 
+    private static final ServerScript SCRIPT =
+            new ServerScript(
+                    "e2e/scripts/transformers-serve.sh",
+                    "IB_TRANSFORMERS_STATE_DIR",
+                    "/tmp/inferencebench-transformers",
+                    "transformers-serve");
+
     private static Server server;
 
     /** Starts the server unless it runs; idempotent within a JVM. */
@@ -84,20 +89,9 @@ public final class TransformersServe implements BeforeAllCallback {
         if (server != null) {
             return server;
         }
-        boolean already = run("status", 30).exit == 0;
-        if (!already) {
-            Result up = run("up", 30 * 60);
-            if (up.exit != 0) {
-                throw new IllegalStateException(
-                        "e2e/scripts/transformers-serve.sh up failed (exit "
-                                + up.exit
-                                + "); see its log above");
-            }
-            Runtime.getRuntime()
-                    .addShutdownHook(new Thread(TransformersServe::stop, "ib-transformers-down"));
-        }
-        Map<String, String> state = readState();
-        String start = state.get("START_SECONDS");
+        boolean startedHere =
+                SCRIPT.upUnlessRunning(TransformersServe::stop, "ib-transformers-down");
+        Map<String, String> state = SCRIPT.readState();
         server =
                 new Server(
                         state.get("URL"),
@@ -106,15 +100,15 @@ public final class TransformersServe implements BeforeAllCallback {
                         state.get("TRANSFORMERS_VERSION"),
                         state.get("TORCH_VERSION"),
                         Path.of(state.get("LOG")),
-                        start == null || start.isBlank() ? null : Double.valueOf(start),
-                        !already);
+                        ServerScript.startSeconds(state),
+                        startedHere);
         return server;
     }
 
     /** Stops the server if this JVM started it. */
     public static synchronized void stop() {
         if (server != null && server.startedHere()) {
-            run("down", 120);
+            SCRIPT.run("down", 120);
         }
         server = null;
     }
@@ -122,73 +116,11 @@ public final class TransformersServe implements BeforeAllCallback {
     @Override
     public void beforeAll(ExtensionContext context) {
         server();
-        context.getRoot()
-                .getStore(ExtensionContext.Namespace.create(TransformersServe.class))
-                .getOrComputeIfAbsent(
-                        "server",
-                        k -> (ExtensionContext.Store.CloseableResource) TransformersServe::stop,
-                        ExtensionContext.Store.CloseableResource.class);
+        ServerScript.stopWhenRunEnds(context, TransformersServe.class, TransformersServe::stop);
     }
 
     /** The script, found by walking up from the working directory. */
     public static Path script() {
-        Path dir = Path.of("").toAbsolutePath();
-        while (dir != null) {
-            Path script = dir.resolve("e2e/scripts/transformers-serve.sh");
-            if (Files.isRegularFile(script)) {
-                return script;
-            }
-            dir = dir.getParent();
-        }
-        throw new IllegalStateException(
-                "e2e/scripts/transformers-serve.sh not found above " + Path.of(""));
-    }
-
-    private static Path stateDir() {
-        String env = System.getenv("IB_TRANSFORMERS_STATE_DIR");
-        return Path.of(env != null && !env.isBlank() ? env : "/tmp/inferencebench-transformers");
-    }
-
-    private static Map<String, String> readState() {
-        Map<String, String> out = new LinkedHashMap<>();
-        try {
-            for (String line : Files.readAllLines(stateDir().resolve("env"))) {
-                int eq = line.indexOf('=');
-                if (eq > 0) {
-                    out.put(line.substring(0, eq), line.substring(eq + 1));
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(
-                    "the transformers-serve state file " + stateDir() + "/env", e);
-        }
-        return out;
-    }
-
-    private record Result(int exit, String out) {}
-
-    private static Result run(String command, long timeoutSeconds) {
-        try {
-            Process p =
-                    new ProcessBuilder(List.of("bash", script().toString(), command))
-                            .redirectError(ProcessBuilder.Redirect.INHERIT)
-                            .start();
-            byte[] out = p.getInputStream().readAllBytes();
-            if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IllegalStateException(
-                        "transformers-serve.sh "
-                                + command
-                                + " took more than "
-                                + timeoutSeconds
-                                + " s");
-            }
-            return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8).strip());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return SCRIPT.path();
     }
 }

@@ -3,9 +3,7 @@ package io.inferencebench.testkit;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -48,6 +46,13 @@ public final class VllmCpu implements BeforeAllCallback {
         }
     }
 
+    private static final ServerScript SCRIPT =
+            new ServerScript(
+                    "e2e/scripts/vllm-cpu.sh",
+                    "IB_VLLM_STATE_DIR",
+                    "/tmp/inferencebench-vllm",
+                    "vLLM");
+
     private static Server server;
 
     /** Starts the server unless it runs; idempotent within a JVM. */
@@ -55,45 +60,34 @@ public final class VllmCpu implements BeforeAllCallback {
         if (server != null) {
             return server;
         }
-        boolean already = run("status", 30).exit == 0;
-        if (!already) {
-            Result up = run("up", 30 * 60);
-            if (up.exit != 0) {
-                throw new IllegalStateException(
-                        "e2e/scripts/vllm-cpu.sh up failed (exit "
-                                + up.exit
-                                + "); see its log above");
-            }
-            Runtime.getRuntime().addShutdownHook(new Thread(VllmCpu::stop, "ib-vllm-cpu-down"));
-        }
-        Map<String, String> state = readState();
-        String start = state.get("START_SECONDS");
+        boolean startedHere = SCRIPT.upUnlessRunning(VllmCpu::stop, "ib-vllm-cpu-down");
+        Map<String, String> state = SCRIPT.readState();
         server =
                 new Server(
                         state.get("URL"),
                         state.get("MODEL_NAME"),
                         Path.of(state.get("MODEL_DIR")),
                         Path.of(state.get("VENV")),
-                        start == null || start.isBlank() ? null : Double.valueOf(start),
-                        !already);
+                        ServerScript.startSeconds(state),
+                        startedHere);
         return server;
     }
 
     /** Installs the venv unless cached ({@code vllm-cpu.sh install}); returns its directory. */
     public static Path install() {
-        Result r = run("install", 30 * 60);
-        if (r.exit != 0 || r.out.isBlank()) {
+        ServerScript.Result r = SCRIPT.run("install", 30 * 60);
+        if (r.exit() != 0 || r.out().isBlank()) {
             throw new IllegalStateException(
-                    "e2e/scripts/vllm-cpu.sh install failed (exit " + r.exit + ")");
+                    "e2e/scripts/vllm-cpu.sh install failed (exit " + r.exit() + ")");
         }
-        String[] lines = r.out.split("\n");
+        String[] lines = r.out().split("\n");
         return Path.of(lines[lines.length - 1].strip());
     }
 
     /** Stops the server if this JVM started it. */
     public static synchronized void stop() {
         if (server != null && server.startedHere()) {
-            run("down", 120);
+            SCRIPT.run("down", 120);
         }
         server = null;
     }
@@ -144,67 +138,11 @@ public final class VllmCpu implements BeforeAllCallback {
     public void beforeAll(ExtensionContext context) {
         assumeCpuSupported();
         server();
-        context.getRoot()
-                .getStore(ExtensionContext.Namespace.create(VllmCpu.class))
-                .getOrComputeIfAbsent(
-                        "server",
-                        k -> (ExtensionContext.Store.CloseableResource) VllmCpu::stop,
-                        ExtensionContext.Store.CloseableResource.class);
+        ServerScript.stopWhenRunEnds(context, VllmCpu.class, VllmCpu::stop);
     }
 
     /** The script, found by walking up from the working directory. */
     public static Path script() {
-        Path dir = Path.of("").toAbsolutePath();
-        while (dir != null) {
-            Path script = dir.resolve("e2e/scripts/vllm-cpu.sh");
-            if (Files.isRegularFile(script)) {
-                return script;
-            }
-            dir = dir.getParent();
-        }
-        throw new IllegalStateException("e2e/scripts/vllm-cpu.sh not found above " + Path.of(""));
-    }
-
-    private static Path stateDir() {
-        String env = System.getenv("IB_VLLM_STATE_DIR");
-        return Path.of(env != null && !env.isBlank() ? env : "/tmp/inferencebench-vllm");
-    }
-
-    private static Map<String, String> readState() {
-        Map<String, String> out = new LinkedHashMap<>();
-        try {
-            for (String line : Files.readAllLines(stateDir().resolve("env"))) {
-                int eq = line.indexOf('=');
-                if (eq > 0) {
-                    out.put(line.substring(0, eq), line.substring(eq + 1));
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("the vLLM state file " + stateDir() + "/env", e);
-        }
-        return out;
-    }
-
-    private record Result(int exit, String out) {}
-
-    private static Result run(String command, long timeoutSeconds) {
-        try {
-            Process p =
-                    new ProcessBuilder(List.of("bash", script().toString(), command))
-                            .redirectError(ProcessBuilder.Redirect.INHERIT)
-                            .start();
-            byte[] out = p.getInputStream().readAllBytes();
-            if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IllegalStateException(
-                        "vllm-cpu.sh " + command + " took more than " + timeoutSeconds + " s");
-            }
-            return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8).strip());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return SCRIPT.path();
     }
 }

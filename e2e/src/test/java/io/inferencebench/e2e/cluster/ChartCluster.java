@@ -219,6 +219,20 @@ final class ChartCluster implements AutoCloseable {
         return simulator(name, model).limits("1", null).readinessPath("/v1/models");
     }
 
+    /**
+     * Deploys {@link #scenarioSimulator} {@code name} in {@code ns} (Deployment and Service {@code
+     * name:8000}) answering after {@code ttftMs}, then a token every {@code itlMs}, at most {@code
+     * maxNumSeqs} requests at once; returns once it is ready (at most 2 minutes).
+     */
+    void deployScenarioSimulator(
+            String ns, String name, String model, int ttftMs, int itlMs, int maxNumSeqs) {
+        scenarioSimulator(name, model)
+                .timeToFirstToken(ttftMs)
+                .interTokenLatency(itlMs)
+                .maxNumSeqs(maxNumSeqs)
+                .deploy(client, ns, Duration.ofMinutes(2));
+    }
+
     Path tarball(String image) {
         return images.tarball(image);
     }

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
+import io.inferencebench.e2e.HttpGet;
 import io.inferencebench.e2e.SimulatorDeployment;
 import io.inferencebench.testkit.ModelSim;
 import java.net.URI;
@@ -144,12 +145,7 @@ class ExternalServerE2E {
     }
 
     private String get(String url) throws Exception {
-        HttpResponse<String> r =
-                http.send(
-                        HttpRequest.newBuilder(URI.create(url))
-                                .timeout(Duration.ofSeconds(5))
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = HttpGet.get(http, url);
         assertThat(r.statusCode()).as("GET %s", url).isEqualTo(200);
         return r.body();
     }

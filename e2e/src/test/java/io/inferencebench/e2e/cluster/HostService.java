@@ -1,8 +1,10 @@
 package io.inferencebench.e2e.cluster;
 
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.inferencebench.testkit.ServiceObjects;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -42,45 +44,17 @@ final class HostService {
         client.services()
                 .inNamespace(namespace)
                 .resource(
-                        new ServiceBuilder()
-                                .withNewMetadata()
-                                .withName(name)
-                                .endMetadata()
-                                .withNewSpec()
-                                .addNewPort()
-                                .withName("http")
-                                .withPort(servicePort)
-                                .withNewTargetPort(port)
-                                .endPort()
-                                .endSpec()
-                                .build())
+                        ServiceObjects.service(
+                                name, null, "http", servicePort, new IntOrString(port)))
                 .create();
-        client.discovery()
-                .v1()
-                .endpointSlices()
-                .inNamespace(namespace)
-                .resource(
-                        new EndpointSliceBuilder()
-                                .withNewMetadata()
-                                .withName(name + "-host")
-                                .addToLabels("kubernetes.io/service-name", name)
-                                .addToLabels(
-                                        "endpointslice.kubernetes.io/managed-by",
-                                        "inferencebench-e2e")
-                                .endMetadata()
-                                .withAddressType("IPv4")
-                                .addNewEndpoint()
-                                .withAddresses(host)
-                                .withNewConditions()
-                                .withReady(true)
-                                .endConditions()
-                                .endEndpoint()
-                                .addNewPort()
-                                .withName("http")
-                                .withPort(port)
-                                .withProtocol("TCP")
-                                .endPort()
-                                .build())
-                .create();
+        EndpointSlice slice =
+                new EndpointSliceBuilder(
+                                ServiceObjects.endpointSlice(
+                                        name + "-host", name, host, true, "http", port))
+                        .editMetadata()
+                        .addToLabels("endpointslice.kubernetes.io/managed-by", "inferencebench-e2e")
+                        .endMetadata()
+                        .build();
+        client.discovery().v1().endpointSlices().inNamespace(namespace).resource(slice).create();
     }
 }

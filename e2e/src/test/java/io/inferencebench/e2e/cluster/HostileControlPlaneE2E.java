@@ -17,17 +17,14 @@ import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.e2e.SimulatorDeployment;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
 import java.util.zip.GZIPInputStream;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -81,7 +78,10 @@ class HostileControlPlaneE2E {
                     "leaderElection.retryPeriod=2s");
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static ChartCluster cluster;
+
+    /** Closed after the last test (null when it never started: JUnit then only logs that). */
+    @AutoClose private static ChartCluster cluster;
+
     private static KubernetesClient client;
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
@@ -120,13 +120,6 @@ class HostileControlPlaneE2E {
                 .isEqualTo(LEASE_SECONDS);
     }
 
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
-
     // ---------------------------------------------------------------- scenarios
 
     @Test
@@ -134,13 +127,7 @@ class HostileControlPlaneE2E {
     void theLeaderKilledMidStageIsReplacedByTheStandbyAfterTheLeaseAndTheRunCompletes()
             throws Exception {
         String ns = "hc-kill";
-        deploySimulator(ns);
-        createRun(ns, "killed");
-        Instant barrier = awaitStageStart(ns, "killed", 1);
-        // the window's start scrape is checkpointed, so the next leader has the stage's baseline
-        await().atMost(Duration.ofSeconds(60))
-                .pollInterval(Duration.ofMillis(200))
-                .until(() -> checkpointHoldsScrapeAt(ns, "killed", barrier));
+        Instant barrier = startRunAndAwaitCheckpoint(ns, "killed");
 
         Pod leader = leaderPod();
         Lease before = lease();
@@ -219,12 +206,7 @@ class HostileControlPlaneE2E {
     @Order(2)
     void aKubeApiServerRestartedMidStageLosesNothing() throws Exception {
         String ns = "hc-apiserver";
-        deploySimulator(ns);
-        createRun(ns, "restarted");
-        Instant barrier = awaitStageStart(ns, "restarted", 1);
-        await().atMost(Duration.ofSeconds(60))
-                .pollInterval(Duration.ofMillis(200))
-                .until(() -> checkpointHoldsScrapeAt(ns, "restarted", barrier));
+        Instant barrier = startRunAndAwaitCheckpoint(ns, "restarted");
         var leaseBefore = lease().getSpec();
         String leaderBefore = leaseBefore.getHolderIdentity();
 
@@ -273,12 +255,7 @@ class HostileControlPlaneE2E {
     @Order(3)
     void etcdFrozenForFiveSecondsMidStageLosesNothing() throws Exception {
         String ns = "hc-etcd";
-        deploySimulator(ns);
-        createRun(ns, "frozen");
-        Instant barrier = awaitStageStart(ns, "frozen", 1);
-        await().atMost(Duration.ofSeconds(60))
-                .pollInterval(Duration.ofMillis(200))
-                .until(() -> checkpointHoldsScrapeAt(ns, "frozen", barrier));
+        Instant barrier = startRunAndAwaitCheckpoint(ns, "frozen");
         String leaderBefore = lease().getSpec().getHolderIdentity();
 
         Instant pausedAt = Instant.now();
@@ -501,6 +478,21 @@ class HostileControlPlaneE2E {
         return false;
     }
 
+    /**
+     * Deploys the simulator in {@code ns}, creates run {@code name} and waits until its first stage
+     * has started and the window's start scrape is checkpointed (so the next leader has the stage's
+     * baseline): the moment each fault strikes. Returns the stage's start barrier.
+     */
+    private static Instant startRunAndAwaitCheckpoint(String ns, String name) {
+        deploySimulator(ns);
+        createRun(ns, name);
+        Instant barrier = awaitStageStart(ns, name, 1);
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> checkpointHoldsScrapeAt(ns, name, barrier));
+        return barrier;
+    }
+
     private static Instant awaitStageStart(String ns, String run, int stage) {
         Runs.awaitOrEnd(
                 client,
@@ -520,11 +512,7 @@ class HostileControlPlaneE2E {
 
     /** The simulator as Deployment and Service {@code sim:8000}, 20 ms TTFT, 5 ms ITL. */
     private static void deploySimulator(String ns) {
-        cluster.scenarioSimulator("sim", MODEL)
-                .timeToFirstToken(20)
-                .interTokenLatency(5)
-                .maxNumSeqs(256)
-                .deploy(client, ns, Duration.ofMinutes(2));
+        cluster.deployScenarioSimulator(ns, "sim", MODEL, 20, 5, 256);
     }
 
     /**
@@ -565,12 +553,6 @@ class HostileControlPlaneE2E {
     private double simulatorSuccesses(String ns) throws Exception {
         String ip =
                 client.services().inNamespace(ns).withName("sim").get().getSpec().getClusterIP();
-        return SimulatorDeployment.requestSuccesses(
-                http.send(
-                                HttpRequest.newBuilder(URI.create("http://" + ip + ":8000/metrics"))
-                                        .timeout(Duration.ofSeconds(5))
-                                        .build(),
-                                HttpResponse.BodyHandlers.ofString())
-                        .body());
+        return SimulatorDeployment.requestSuccesses(http, "http://" + ip + ":8000/metrics");
     }
 }

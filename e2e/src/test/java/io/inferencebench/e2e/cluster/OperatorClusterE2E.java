@@ -12,30 +12,28 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
+import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.v1alpha1.StageSummary;
+import io.inferencebench.e2e.HttpGet;
+import io.inferencebench.e2e.PodYaml;
 import io.inferencebench.e2e.SimulatorDeployment;
 import io.inferencebench.e2e.operator.AuthCheckProxy;
 import io.inferencebench.e2e.programs.RunnerRbacProbe;
 import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -72,7 +70,10 @@ class OperatorClusterE2E {
     static final String NS_RBAC = "cl-rbac";
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static ChartCluster cluster;
+
+    /** Closed after the last test (null when it never started: JUnit then only logs that). */
+    @AutoClose private static ChartCluster cluster;
+
     private static KubernetesClient client;
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
@@ -92,13 +93,6 @@ class OperatorClusterE2E {
                                 NS_RBAC),
                         Path.of("target/cluster-e2e-logs").toAbsolutePath());
         client = cluster.client;
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     // ---------------------------------------------------------------- scenarios
@@ -159,11 +153,7 @@ class OperatorClusterE2E {
         }
         assertThat(status.getResults().get(0).getRequestRate()).isEqualTo(4.0);
         assertThat(status.getResults().get(1).getRequestRate()).isEqualTo(8.0);
-        assertThat(simulatorSuccesses(NS_SWEEP))
-                .as(
-                        "what the simulator served: the warm-ups (split between the runners) plus both"
-                                + " stages")
-                .isEqualTo((double) WARMUP_REQUESTS + 2 * numPrompts);
+        assertSimulatorServedWarmUpsAndTwoStages(NS_SWEEP, numPrompts);
 
         ConfigMap output =
                 client.configMaps()
@@ -304,10 +294,7 @@ class OperatorClusterE2E {
     @Order(3)
     void cancelMidRunKeepsFinishedStages() throws Exception {
         String ns = NS_CANCEL;
-        deploySimulator(ns, "sim");
-        createRun(ns, sweep("cancelled", "sim", "4, 4, 4", 12, 1, "", "OnSuccess"));
-        awaitOrEnd(ns, "cancelled", r -> finishedStages(r) >= 1);
-        assertThat(phase(ns, "cancelled")).isEqualTo(Phase.RUNNING);
+        startThreeStagesAndAwaitTheFirst(ns, "cancelled", 1);
         client.resources(BenchmarkRun.class)
                 .inNamespace(ns)
                 .withName("cancelled")
@@ -319,12 +306,7 @@ class OperatorClusterE2E {
         BenchmarkRun cancelled =
                 awaitPhase(ns, "cancelled", Duration.ofSeconds(90), Phase.CANCELLED);
         var status = cancelled.getStatus();
-        assertThat(status.getResults()).hasSizeBetween(1, 2);
-        assertThat(status.getProfiles()).hasSameSizeAs(status.getResults());
-        assertMatchesWhatTheSimulatorObserved(status.getProfiles().get(0), 12);
-        ConfigMap output =
-                client.configMaps().inNamespace(ns).withName(status.getProfileConfigMap()).get();
-        assertThat(output.getData()).containsKey(status.getResults().get(0).getProfileKey());
+        assertFinishedStagesKept(ns, status);
         await().atMost(Duration.ofSeconds(60))
                 .until(
                         () ->
@@ -337,10 +319,7 @@ class OperatorClusterE2E {
     @Order(4)
     void runnerPodDeletedMidRunFailsTheRunAndKeepsFinishedStages() throws Exception {
         String ns = NS_LOSS;
-        deploySimulator(ns, "sim");
-        createRun(ns, sweep("podloss", "sim", "4, 4, 4", 12, 2, "", "OnSuccess"));
-        awaitOrEnd(ns, "podloss", r -> finishedStages(r) >= 1);
-        assertThat(phase(ns, "podloss")).isEqualTo(Phase.RUNNING);
+        startThreeStagesAndAwaitTheFirst(ns, "podloss", 2);
         Pod victim =
                 runnerPods(ns, "podloss").stream()
                         .filter(
@@ -361,12 +340,7 @@ class OperatorClusterE2E {
         assertThat(status.getMessage())
                 .contains("runner Job podloss-runner failed")
                 .contains("results of finished stages are kept");
-        assertThat(status.getResults()).hasSizeBetween(1, 2);
-        assertThat(status.getProfiles()).hasSameSizeAs(status.getResults());
-        assertMatchesWhatTheSimulatorObserved(status.getProfiles().get(0), 12);
-        ConfigMap output =
-                client.configMaps().inNamespace(ns).withName(status.getProfileConfigMap()).get();
-        assertThat(output.getData()).containsKey(status.getResults().get(0).getProfileKey());
+        assertFinishedStagesKept(ns, status);
     }
 
     @Test
@@ -426,11 +400,7 @@ class OperatorClusterE2E {
                         .isEqualTo(numPrompts);
             }
         }
-        assertThat(simulatorSuccesses(ns))
-                .as(
-                        "what the simulator served: the warm-ups (split between the runners) plus both"
-                                + " stages")
-                .isEqualTo((double) WARMUP_REQUESTS + 2 * numPrompts);
+        assertSimulatorServedWarmUpsAndTwoStages(ns, numPrompts);
         ConfigMap output =
                 client.configMaps().inNamespace(ns).withName(status.getProfileConfigMap()).get();
         assertThat(output.getData()).hasSize(2);
@@ -619,43 +589,30 @@ class OperatorClusterE2E {
     @Order(8)
     void runnerServiceAccountFromTheChartHasExactlyTheRunnerRoleFromInsideAPod() throws Exception {
         String ns = NS_RBAC;
-        String items = classesConfigMap(ns, "probe-classes", RunnerRbacProbe.class);
+        ConfigMapClasses probe =
+                ConfigMapClasses.create(
+                        client, ns, "probe-classes", RunnerRbacProbe.class, "/probe");
         apply(
                 """
                 apiVersion: v1
                 kind: Pod
-                metadata: {name: rbac-probe, namespace: %1$s}
+                metadata: {name: rbac-probe, namespace: %s}
                 spec:
                   restartPolicy: Never
                   serviceAccountName: inferencebench-runner
-                  securityContext:
-                    runAsNonRoot: true
-                    seccompProfile: {type: RuntimeDefault}
-                  containers:
-                  - name: probe
-                    image: %2$s
-                    imagePullPolicy: Never
-                    command: [java, -XX:+UseSerialGC, -Xmx64m, -cp, /probe, %3$s, %4$s]
-                    resources:
-                      requests: {cpu: 50m, memory: 64Mi}
-                      limits: {memory: 256Mi}
-                    securityContext:
-                      allowPrivilegeEscalation: false
-                      readOnlyRootFilesystem: true
-                      capabilities: {drop: [ALL]}
-                    volumeMounts: [{name: classes, mountPath: /probe}]
-                  volumes:
-                  - name: classes
-                    configMap:
-                      name: probe-classes
-                      items:%5$s
+                  %s
+                  containers: [%s]
+                  volumes: [%s]
                 """
                         .formatted(
                                 ns,
-                                cluster.reference("runner"),
-                                RunnerRbacProbe.class.getName(),
-                                ChartCluster.SYSTEM,
-                                items.replace("\n              ", "\n          ")));
+                                PodYaml.RESTRICTED_POD_SECURITY,
+                                probe.container(
+                                        "probe",
+                                        cluster.reference("runner"),
+                                        "",
+                                        ChartCluster.SYSTEM),
+                                probe.volume()));
         await().atMost(Duration.ofMinutes(2))
                 .pollInterval(Duration.ofMillis(250))
                 .until(
@@ -878,10 +835,23 @@ class OperatorClusterE2E {
                 .isBetween(0.5 * serverItl, 2 * serverItl);
     }
 
+    /**
+     * The simulator in {@code ns} served the warm-ups (split between the runners) plus two stages
+     * of {@code numPrompts}: nothing more, nothing lost.
+     */
+    private void assertSimulatorServedWarmUpsAndTwoStages(String ns, int numPrompts)
+            throws Exception {
+        assertThat(simulatorSuccesses(ns))
+                .as(
+                        "what the simulator served: the warm-ups (split between the runners) plus both"
+                                + " stages")
+                .isEqualTo((double) WARMUP_REQUESTS + 2 * numPrompts);
+    }
+
     /** The simulator's own request counter, read by the test from its /metrics (ClusterIP). */
     private double simulatorSuccesses(String ns) throws Exception {
         return SimulatorDeployment.requestSuccesses(
-                get("http://" + clusterIp(ns, "sim") + ":8000/metrics").body());
+                http, "http://" + clusterIp(ns, "sim") + ":8000/metrics");
     }
 
     private static double number(JsonNode stat, String field) {
@@ -898,11 +868,7 @@ class OperatorClusterE2E {
 
     private static void deploySimulator(
             String ns, String name, int ttftMs, int itlMs, int maxNumSeqs) {
-        cluster.scenarioSimulator(name, MODEL)
-                .timeToFirstToken(ttftMs)
-                .interTokenLatency(itlMs)
-                .maxNumSeqs(maxNumSeqs)
-                .deploy(client, ns, Duration.ofMinutes(2));
+        cluster.deployScenarioSimulator(ns, name, MODEL, ttftMs, itlMs, maxNumSeqs);
     }
 
     /**
@@ -910,113 +876,39 @@ class OperatorClusterE2E {
      * runner image's JVM ({@code java -cp}), the expected key from the Secret.
      */
     private static void deployAuthProxy(String ns) throws IOException {
-        String items = classesConfigMap(ns, "guard-classes", AuthCheckProxy.class);
+        ConfigMapClasses guard =
+                ConfigMapClasses.create(
+                        client, ns, "guard-classes", AuthCheckProxy.class, "/guard");
+        String env =
+                ("env: [{name: UPSTREAM, value: \"http://sim.%s.svc:8000\"},"
+                                + " {name: POD_IP, valueFrom: {fieldRef: {fieldPath: status.podIP}}},"
+                                + " {name: EXPECTED_API_KEY,"
+                                + " valueFrom: {secretKeyRef: {name: model-key, key: token}}}], ")
+                        .formatted(ns);
+        String ports =
+                "ports: [{name: http, containerPort: 8000}],"
+                        + " readinessProbe: {httpGet: {path: /auth-counts, port: http},"
+                        + " periodSeconds: 1}, ";
         apply(
-                """
-                        apiVersion: apps/v1
-                        kind: Deployment
-                        metadata: {name: guard, namespace: %1$s}
-                        spec:
-                          replicas: 1
-                          selector: {matchLabels: {app: guard}}
-                          template:
-                            metadata: {labels: {app: guard}}
-                            spec:
-                              automountServiceAccountToken: false
-                              securityContext:
-                                runAsNonRoot: true
-                                seccompProfile: {type: RuntimeDefault}
-                              containers:
-                              - name: guard
-                                image: %2$s
-                                imagePullPolicy: Never
-                                command: [java, -XX:+UseSerialGC, -Xmx64m, -cp, /guard, %3$s]
-                                env:
-                                - {name: UPSTREAM, value: "http://sim.%1$s.svc:8000"}
-                                - name: POD_IP
-                                  valueFrom: {fieldRef: {fieldPath: status.podIP}}
-                                - name: EXPECTED_API_KEY
-                                  valueFrom: {secretKeyRef: {name: model-key, key: token}}
-                                ports: [{name: http, containerPort: 8000}]
-                                readinessProbe:
-                                  httpGet: {path: /auth-counts, port: http}
-                                  periodSeconds: 1
-                                resources:
-                                  requests: {cpu: 50m, memory: 64Mi}
-                                  limits: {memory: 256Mi}
-                                securityContext:
-                                  allowPrivilegeEscalation: false
-                                  readOnlyRootFilesystem: true
-                                  capabilities: {drop: [ALL]}
-                                volumeMounts: [{name: classes, mountPath: /guard}]
-                              volumes:
-                              - name: classes
-                                configMap:
-                                  name: guard-classes
-                                  items:%4$s
-                        ---
-                        apiVersion: v1
-                        kind: Service
-                        metadata: {name: guard, namespace: %1$s}
-                        spec:
-                          selector: {app: guard}
-                          ports: [{name: http, port: 8000, targetPort: http}]
-                        """
-                        .formatted(
+                PodYaml.deployment(
                                 ns,
-                                cluster.reference("runner"),
-                                AuthCheckProxy.class.getName(),
-                                items));
+                                "guard",
+                                """
+                                automountServiceAccountToken: false
+                                %s
+                                containers: [%s]
+                                volumes: [%s]
+                                """
+                                        .formatted(
+                                                PodYaml.RESTRICTED_POD_SECURITY,
+                                                guard.container(
+                                                        "guard",
+                                                        cluster.reference("runner"),
+                                                        env + ports),
+                                                guard.volume()))
+                        + "---\n"
+                        + PodYaml.service(ns, "guard", 8000));
         awaitReadyPod(ns, "guard", Duration.ofMinutes(2));
-    }
-
-    /**
-     * A ConfigMap {@code name} holding {@code main}'s class files (and its nested classes) as
-     * binaryData; returns the {@code items} of a configMap volume that lays them out as a class
-     * path directory.
-     */
-    private static String classesConfigMap(String ns, String name, Class<?> main)
-            throws IOException {
-        Path classes = Path.of(main.getProtectionDomain().getCodeSource().getLocation().getPath());
-        String pkg = main.getPackageName().replace('.', '/');
-        String simple = main.getSimpleName();
-        Map<String, String> binary = new java.util.TreeMap<>();
-        StringBuilder items = new StringBuilder();
-        try (Stream<Path> files = Files.list(classes.resolve(pkg))) {
-            for (Path f :
-                    files.filter(
-                                    f ->
-                                            f.getFileName()
-                                                    .toString()
-                                                    .matches(
-                                                            Pattern.quote(simple)
-                                                                    + "(\\$.*)?\\.class"))
-                            .toList()) {
-                String file = f.getFileName().toString();
-                String key = file.replace('$', '_');
-                binary.put(key, Base64.getEncoder().encodeToString(Files.readAllBytes(f)));
-                items.append("\n              - {key: \"")
-                        .append(key)
-                        .append("\", path: \"")
-                        .append(pkg)
-                        .append('/')
-                        .append(file)
-                        .append("\"}");
-            }
-        }
-        assertThat(binary).containsKey(simple + ".class");
-        StringBuilder data = new StringBuilder();
-        binary.forEach((k, v) -> data.append("\n  ").append(k).append(": ").append(v));
-        client.resource(
-                        """
-                        apiVersion: v1
-                        kind: ConfigMap
-                        metadata: {name: %s, namespace: %s}
-                        binaryData:%s
-                        """
-                                .formatted(name, ns, data))
-                .serverSideApply();
-        return items.toString();
     }
 
     /** Server-side applies each document of a multi-document YAML. */
@@ -1077,6 +969,32 @@ class OperatorClusterE2E {
         return Runs.awaitPhase(client, ns, name, atMost, phases);
     }
 
+    /**
+     * Deploys the simulator in {@code ns} and starts run {@code name}: three stages of 12 prompts
+     * at 4 req/s over {@code parallelism} runner pods; returns once the first stage has finished
+     * and the run still runs (what the interruption scenarios interrupt).
+     */
+    private static void startThreeStagesAndAwaitTheFirst(String ns, String name, int parallelism) {
+        deploySimulator(ns, "sim");
+        createRun(ns, sweep(name, "sim", "4, 4, 4", 12, parallelism, "", "OnSuccess"));
+        awaitOrEnd(ns, name, r -> finishedStages(r) >= 1);
+        assertThat(phase(ns, name)).isEqualTo(Phase.RUNNING);
+    }
+
+    /**
+     * A run of {@link #startThreeStagesAndAwaitTheFirst} ended early and kept what it finished: one
+     * or two stages, each with its profile, the first matching what the simulator observed and in
+     * the output ConfigMap.
+     */
+    private static void assertFinishedStagesKept(String ns, BenchmarkRunStatus status) {
+        assertThat(status.getResults()).hasSizeBetween(1, 2);
+        assertThat(status.getProfiles()).hasSameSizeAs(status.getResults());
+        assertMatchesWhatTheSimulatorObserved(status.getProfiles().get(0), 12);
+        ConfigMap output =
+                client.configMaps().inNamespace(ns).withName(status.getProfileConfigMap()).get();
+        assertThat(output.getData()).containsKey(status.getResults().get(0).getProfileKey());
+    }
+
     private static int finishedStages(BenchmarkRun run) {
         return run == null || run.getStatus() == null || run.getStatus().getResults() == null
                 ? 0
@@ -1106,8 +1024,6 @@ class OperatorClusterE2E {
     }
 
     private HttpResponse<String> get(String url) throws Exception {
-        return http.send(
-                HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        return HttpGet.get(http, url);
     }
 }

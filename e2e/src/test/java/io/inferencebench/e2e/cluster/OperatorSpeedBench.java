@@ -695,11 +695,7 @@ class OperatorSpeedBench {
 
     /** The simulator as Deployment and Service {@code sim:8000}, 5 ms TTFT, 1 ms ITL. */
     private static void deploySimulator(String ns) {
-        cluster.scenarioSimulator("sim", MODEL)
-                .timeToFirstToken(5)
-                .interTokenLatency(1)
-                .maxNumSeqs(1024)
-                .deploy(client, ns, Duration.ofMinutes(2));
+        cluster.deployScenarioSimulator(ns, "sim", MODEL, 5, 1, 1024);
     }
 
     /**

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Phase;
+import io.inferencebench.e2e.PodYaml;
 import io.inferencebench.e2e.SimulatorDeployment;
 import java.io.IOException;
 import java.net.URI;
@@ -28,7 +29,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -76,7 +77,10 @@ class ServerMetricsClusterE2E {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-    private static ChartCluster cluster;
+
+    /** Closed after the last test (null when it never started: JUnit then only logs that). */
+    @AutoClose private static ChartCluster cluster;
+
     private static KubernetesClient client;
 
     @BeforeAll
@@ -87,13 +91,6 @@ class ServerMetricsClusterE2E {
                         Path.of("target/server-metrics-cluster-logs").toAbsolutePath());
         client = cluster.client;
         cluster.cluster.importImages(List.of(prometheusImage()));
-    }
-
-    @AfterAll
-    static void stopCluster() {
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     // ---------------------------------------------------------------- the simulator's fake values
@@ -824,63 +821,47 @@ class ServerMetricsClusterE2E {
                                 .build())
                 .create();
         client.resource(
-                        """
-                        apiVersion: apps/v1
-                        kind: Deployment
-                        metadata: {name: prometheus, namespace: %1$s}
-                        spec:
-                          replicas: 1
-                          selector: {matchLabels: {app: prometheus}}
-                          template:
-                            metadata: {labels: {app: prometheus}}
-                            spec:
-                              automountServiceAccountToken: false
-                              securityContext:
-                                runAsNonRoot: true
-                                runAsUser: 65532
-                                runAsGroup: 65532
-                                fsGroup: 65532
-                                seccompProfile: {type: RuntimeDefault}
-                              containers:
-                              - name: prometheus
-                                image: %2$s
-                                imagePullPolicy: Never
-                                args: [--config.file=/etc/prometheus/prometheus.yml,
-                                       --storage.tsdb.path=/prometheus,
-                                       "--web.listen-address=:%3$d", --log.level=warn]
-                                ports: [{name: http, containerPort: %3$d}]
-                                readinessProbe:
-                                  httpGet: {path: /-/ready, port: http}
-                                  periodSeconds: 1
-                                resources:
-                                  requests: {cpu: 50m, memory: 64Mi}
-                                  limits: {memory: 512Mi}
+                        PodYaml.deployment(
+                                ns,
+                                "prometheus",
+                                """
+                                automountServiceAccountToken: false
                                 securityContext:
-                                  allowPrivilegeEscalation: false
-                                  readOnlyRootFilesystem: true
-                                  capabilities: {drop: [ALL]}
-                                volumeMounts:
-                                - {name: config, mountPath: /etc/prometheus, readOnly: true}
-                                - {name: data, mountPath: /prometheus}
-                              volumes:
-                              - name: config
-                                configMap: {name: prometheus-config}
-                              - name: data
-                                emptyDir: {}
-                        """
-                                .formatted(ns, PROMETHEUS_IMAGE, PROMETHEUS_PORT))
+                                  runAsNonRoot: true
+                                  runAsUser: 65532
+                                  runAsGroup: 65532
+                                  fsGroup: 65532
+                                  seccompProfile: {type: RuntimeDefault}
+                                containers:
+                                - name: prometheus
+                                  image: %1$s
+                                  imagePullPolicy: Never
+                                  args: [--config.file=/etc/prometheus/prometheus.yml,
+                                         --storage.tsdb.path=/prometheus,
+                                         "--web.listen-address=:%2$d", --log.level=warn]
+                                  ports: [{name: http, containerPort: %2$d}]
+                                  readinessProbe:
+                                    httpGet: {path: /-/ready, port: http}
+                                    periodSeconds: 1
+                                  resources:
+                                    requests: {cpu: 50m, memory: 64Mi}
+                                    limits: {memory: 512Mi}
+                                  %3$s
+                                  volumeMounts:
+                                  - {name: config, mountPath: /etc/prometheus, readOnly: true}
+                                  - {name: data, mountPath: /prometheus}
+                                volumes:
+                                - name: config
+                                  configMap: {name: prometheus-config}
+                                - name: data
+                                  emptyDir: {}
+                                """
+                                        .formatted(
+                                                PROMETHEUS_IMAGE,
+                                                PROMETHEUS_PORT,
+                                                PodYaml.RESTRICTED_CONTAINER_SECURITY)))
                 .serverSideApply();
-        client.resource(
-                        """
-                        apiVersion: v1
-                        kind: Service
-                        metadata: {name: prometheus, namespace: %s}
-                        spec:
-                          selector: {app: prometheus}
-                          ports: [{name: http, port: %d, targetPort: http}]
-                        """
-                                .formatted(ns, PROMETHEUS_PORT))
-                .serverSideApply();
+        client.resource(PodYaml.service(ns, "prometheus", PROMETHEUS_PORT)).serverSideApply();
         return await().atMost(Duration.ofMinutes(2))
                 .pollInterval(Duration.ofMillis(250))
                 .until(

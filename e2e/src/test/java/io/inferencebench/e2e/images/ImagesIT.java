@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
+import io.inferencebench.e2e.HttpGet;
 import io.inferencebench.e2e.OperatorFixtures;
 import io.inferencebench.e2e.ProjectImages;
 import io.inferencebench.e2e.SimulatorDeployment;
@@ -22,10 +23,7 @@ import io.inferencebench.testkit.TempDirs;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -100,7 +98,11 @@ class ImagesIT {
         await().atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(200))
                 .ignoreExceptions()
-                .until(() -> get("http://127.0.0.1:" + simPort + "/v1/models").statusCode() == 200);
+                .until(
+                        () ->
+                                HttpGet.get(http, "http://127.0.0.1:" + simPort + "/v1/models")
+                                                .statusCode()
+                                        == 200);
     }
 
     @AfterAll
@@ -299,7 +301,11 @@ class ImagesIT {
                         .ignoreExceptions()
                         .until(
                                 () ->
-                                        get("http://127.0.0.1:" + httpPort + "/q/health/ready")
+                                        HttpGet.get(
+                                                                http,
+                                                                "http://127.0.0.1:"
+                                                                        + httpPort
+                                                                        + "/q/health/ready")
                                                         .statusCode()
                                                 == 200);
                 String ns = "images-it";
@@ -356,7 +362,7 @@ class ImagesIT {
                         .as("the operator image's default runner image")
                         .isEqualTo(reference("runner"));
                 assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
-                assertThat(get("http://127.0.0.1:" + httpPort + "/q/metrics").body())
+                assertThat(HttpGet.get(http, "http://127.0.0.1:" + httpPort + "/q/metrics").body())
                         .contains("jvm_memory_used_bytes");
             } catch (AssertionError | RuntimeException e) {
                 throw new AssertionError(
@@ -405,13 +411,7 @@ class ImagesIT {
 
     private double successCount() throws Exception {
         return SimulatorDeployment.requestSuccesses(
-                get("http://127.0.0.1:" + simPort + "/metrics").body());
-    }
-
-    private HttpResponse<String> get(String url) throws Exception {
-        return http.send(
-                HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
-                HttpResponse.BodyHandlers.ofString());
+                http, "http://127.0.0.1:" + simPort + "/metrics");
     }
 
     private Path tarball(String image) {

@@ -170,19 +170,8 @@ class ChartInstallIT {
                 .isEqualTo(documents(rendered).size());
         // What the README tells a user to run in each workload namespace.
         Result runner =
-                run(
-                        List.of(
-                                kubectl.toString(),
-                                "--kubeconfig",
-                                kubeconfig.toString(),
-                                "apply",
-                                "--server-side",
-                                "--dry-run=server",
-                                "-k",
-                                root.resolve("config/rbac/runner").toString(),
-                                "-n",
-                                "team-a"),
-                        null);
+                dryRunApply(
+                        null, "-k", root.resolve("config/rbac/runner").toString(), "-n", "team-a");
         assertThat(runner.exit()).as(runner.toString()).isZero();
         assertThat(runner.out()).contains("serviceaccount/inferencebench-runner");
     }
@@ -529,18 +518,24 @@ class ChartInstallIT {
     }
 
     private Result serverDryRun(String yaml) {
-        return run(
-                List.of(
-                        kubectl.toString(),
-                        "--kubeconfig",
-                        kubeconfig.toString(),
-                        "apply",
-                        "--server-side",
-                        "--dry-run=server",
-                        "--field-manager=chart-install-it",
-                        "-f",
-                        "-"),
-                yaml);
+        return dryRunApply(yaml, "--field-manager=chart-install-it", "-f", "-");
+    }
+
+    /**
+     * {@code kubectl apply --server-side --dry-run=server} with {@code args}, {@code stdin} fed in.
+     */
+    private Result dryRunApply(String stdin, String... args) {
+        List<String> command =
+                new ArrayList<>(
+                        List.of(
+                                kubectl.toString(),
+                                "--kubeconfig",
+                                kubeconfig.toString(),
+                                "apply",
+                                "--server-side",
+                                "--dry-run=server"));
+        command.addAll(List.of(args));
+        return run(command, stdin);
     }
 
     private Result helm(String... args) {

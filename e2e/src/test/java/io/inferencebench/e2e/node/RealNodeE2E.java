@@ -9,7 +9,9 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.inferencebench.e2e.HttpGet;
 import io.inferencebench.e2e.OperatorFixtures;
+import io.inferencebench.e2e.PodYaml;
 import io.inferencebench.e2e.ProjectImages;
 import io.inferencebench.e2e.SimulatorDeployment;
 import io.inferencebench.testkit.HostState;
@@ -199,8 +201,13 @@ class RealNodeE2E {
         await().atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(250))
                 .ignoreExceptions()
-                .until(() -> get("http://" + clusterIp + ":8000/v1/models").statusCode() == 200);
-        assertThat(get("http://" + clusterIp + ":8000/v1/models").body()).contains("tiny");
+                .until(
+                        () ->
+                                HttpGet.get(http, "http://" + clusterIp + ":8000/v1/models")
+                                                .statusCode()
+                                        == 200);
+        assertThat(HttpGet.get(http, "http://" + clusterIp + ":8000/v1/models").body())
+                .contains("tiny");
         // the OpenAI API itself, through the Service: a completion with exactly the tokens asked
         // for, and the vLLM metrics that count it
         double servedBefore = successCount(clusterIp);
@@ -272,9 +279,7 @@ class RealNodeE2E {
                             spec:
                               restartPolicy: Never
                               automountServiceAccountToken: false
-                              securityContext:
-                                runAsNonRoot: true
-                                seccompProfile: {type: RuntimeDefault}
+                              %s
                               containers:
                               - name: runner
                                 image: %s
@@ -284,14 +289,16 @@ class RealNodeE2E {
                                        --request-rate, "20", --num-prompts, "30", --result-dir, /tmp/results]
                                 resources:
                                   limits: {cpu: "1", memory: 768Mi}
-                                securityContext:
-                                  allowPrivilegeEscalation: false
-                                  readOnlyRootFilesystem: true
-                                  capabilities: {drop: [ALL]}
+                                %s
                                 volumeMounts: [{name: tmp, mountPath: /tmp}]
                               volumes: [{name: tmp, emptyDir: {}}]
                         """
-                                .formatted(NS, reference("runner"), NS))
+                                .formatted(
+                                        NS,
+                                        PodYaml.RESTRICTED_POD_SECURITY,
+                                        reference("runner"),
+                                        NS,
+                                        PodYaml.RESTRICTED_CONTAINER_SECURITY))
                 .serverSideApply();
         await().atMost(Duration.ofMinutes(4))
                 .pollInterval(Duration.ofSeconds(1))
@@ -338,20 +345,21 @@ class RealNodeE2E {
                         spec:
                           restartPolicy: Never
                           automountServiceAccountToken: false
-                          securityContext:
-                            runAsNonRoot: true
-                            seccompProfile: {type: RuntimeDefault}
+                          %s
                           containers:
                           - name: main
                             image: %s
                             imagePullPolicy: Never
                             command: [%s]
-                            securityContext:
-                              allowPrivilegeEscalation: false
-                              readOnlyRootFilesystem: true
-                              capabilities: {drop: [ALL]}
+                            %s
                         """
-                                .formatted(name, NS, reference("runner"), cmd))
+                                .formatted(
+                                        name,
+                                        NS,
+                                        PodYaml.RESTRICTED_POD_SECURITY,
+                                        reference("runner"),
+                                        cmd,
+                                        PodYaml.RESTRICTED_CONTAINER_SECURITY))
                 .serverSideApply();
         await().atMost(Duration.ofSeconds(90))
                 .pollInterval(Duration.ofMillis(500))
@@ -389,14 +397,7 @@ class RealNodeE2E {
     }
 
     private double successCount(String clusterIp) throws Exception {
-        return SimulatorDeployment.requestSuccesses(
-                get("http://" + clusterIp + ":8000/metrics").body());
-    }
-
-    private HttpResponse<String> get(String url) throws Exception {
-        return http.send(
-                HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        return SimulatorDeployment.requestSuccesses(http, "http://" + clusterIp + ":8000/metrics");
     }
 
     private Path tarball(String image) {

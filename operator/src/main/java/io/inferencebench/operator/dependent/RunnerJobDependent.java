@@ -245,15 +245,7 @@ public class RunnerJobDependent extends CRUDKubernetesDependentResource<Job, Ben
                             : dataset.getType() == DatasetType.SHAREGPT
                                     ? "dataset.json"
                                     : "dataset.jsonl";
-            volumes.add(
-                    new VolumeBuilder()
-                            .withName("dataset")
-                            .withNewConfigMap()
-                            .withName(ref.getName())
-                            .withItems(
-                                    new KeyToPathBuilder().withKey(key).withPath("dataset").build())
-                            .endConfigMap()
-                            .build());
+            volumes.add(configMapKeyVolume("dataset", ref.getName(), key, "dataset"));
             mounts.add(mount("dataset", "/data/dataset"));
             env.add(
                     new EnvVarBuilder()
@@ -278,6 +270,20 @@ public class RunnerJobDependent extends CRUDKubernetesDependentResource<Job, Ben
         }
     }
 
+    /**
+     * Volume {@code name}: key {@code key} of ConfigMap {@code configMap} as the file {@code path}.
+     */
+    private static Volume configMapKeyVolume(
+            String name, String configMap, String key, String path) {
+        return new VolumeBuilder()
+                .withName(name)
+                .withNewConfigMap()
+                .withName(configMap)
+                .withItems(new KeyToPathBuilder().withKey(key).withPath(path).build())
+                .endConfigMap()
+                .build();
+    }
+
     private static void tlsCaVolume(
             BenchmarkRunSpec spec, List<Volume> volumes, List<VolumeMount> mounts) {
         var tls = spec.getTarget().getTls();
@@ -288,21 +294,13 @@ public class RunnerJobDependent extends CRUDKubernetesDependentResource<Job, Ben
         if (tls.getCaConfigMapRef() != null) {
             var ref = tls.getCaConfigMapRef();
             volumes.add(
-                    new VolumeBuilder()
-                            .withName("tls-ca")
-                            .withNewConfigMap()
-                            .withName(ref.getName())
-                            .withItems(
-                                    new KeyToPathBuilder()
-                                            .withKey(
-                                                    ref.getKey() != null
-                                                            ? ref.getKey()
-                                                            : io.inferencebench.crds.v1alpha1
-                                                                    .TlsSpec.DEFAULT_CA_KEY)
-                                            .withPath(file)
-                                            .build())
-                            .endConfigMap()
-                            .build());
+                    configMapKeyVolume(
+                            "tls-ca",
+                            ref.getName(),
+                            ref.getKey() != null
+                                    ? ref.getKey()
+                                    : io.inferencebench.crds.v1alpha1.TlsSpec.DEFAULT_CA_KEY,
+                            file));
         } else if (tls.getCaSecretRef() != null) {
             var ref = tls.getCaSecretRef();
             volumes.add(
@@ -339,20 +337,11 @@ public class RunnerJobDependent extends CRUDKubernetesDependentResource<Job, Ben
         }
         ConfigMapKeyRef ref = tokenizer.getConfigMapRef();
         volumes.add(
-                new VolumeBuilder()
-                        .withName("tokenizer")
-                        .withNewConfigMap()
-                        .withName(ref.getName())
-                        .withItems(
-                                new KeyToPathBuilder()
-                                        .withKey(
-                                                ref.getKey() != null
-                                                        ? ref.getKey()
-                                                        : TokenizerSpec.DEFAULT_KEY)
-                                        .withPath("tokenizer.json")
-                                        .build())
-                        .endConfigMap()
-                        .build());
+                configMapKeyVolume(
+                        "tokenizer",
+                        ref.getName(),
+                        ref.getKey() != null ? ref.getKey() : TokenizerSpec.DEFAULT_KEY,
+                        "tokenizer.json"));
         mounts.add(mount("tokenizer", "/data/tokenizer"));
         env.add(new EnvVarBuilder().withName(TOKENIZER_FILE_ENV).withValue(TOKENIZER_FILE).build());
     }

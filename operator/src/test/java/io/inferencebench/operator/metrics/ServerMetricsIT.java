@@ -14,13 +14,15 @@ import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.workorder.PartReport;
 import io.inferencebench.operator.BenchmarkRunReconciler;
-import io.inferencebench.operator.Labels;
 import io.inferencebench.operator.OperatorTestCluster;
 import io.inferencebench.operator.RunAdmission;
 import io.inferencebench.operator.RunParts;
 import io.inferencebench.profile.lpg.StageResult;
 import io.inferencebench.profile.server.Scrape;
+import io.inferencebench.testkit.MetricsPage;
 import io.inferencebench.testkit.ModelSim;
+import io.inferencebench.testkit.PrometheusServer;
+import io.inferencebench.testkit.ServiceObjects;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -330,15 +332,8 @@ class ServerMetricsIT {
                     """
                             .formatted(simPort));
             prom =
-                    new ProcessBuilder(
-                                    prometheus.toString(),
-                                    "--config.file=" + config,
-                                    "--storage.tsdb.path=" + tmp.resolve("data"),
-                                    "--web.listen-address=127.0.0.1:" + promPort,
-                                    "--log.level=warn")
-                            .redirectErrorStream(true)
-                            .redirectOutput(promLog.toFile())
-                            .start();
+                    PrometheusServer.start(
+                            prometheus, config, tmp.resolve("data"), promPort, promLog);
             String promUrl = "http://127.0.0.1:" + promPort;
             awaitOk(promUrl + "/-/ready", prom, promLog);
             await().atMost(Duration.ofSeconds(30))
@@ -793,20 +788,12 @@ class ServerMetricsIT {
         client.services()
                 .inNamespace(namespace)
                 .resource(
-                        new io.fabric8.kubernetes.api.model.ServiceBuilder()
-                                .withNewMetadata()
-                                .withName("server")
-                                .endMetadata()
-                                .withNewSpec()
-                                .addToSelector("app", "server")
-                                .addNewPort()
-                                .withName("api")
-                                .withPort(80)
-                                .withTargetPort(
-                                        new io.fabric8.kubernetes.api.model.IntOrString("http"))
-                                .endPort()
-                                .endSpec()
-                                .build())
+                        ServiceObjects.service(
+                                "server",
+                                "server",
+                                "api",
+                                80,
+                                new io.fabric8.kubernetes.api.model.IntOrString("http")))
                 .create();
         // what the EndpointSlice controller would write (kube-api-test runs no controllers)
         client.discovery()
@@ -814,22 +801,15 @@ class ServerMetricsIT {
                 .endpointSlices()
                 .inNamespace(namespace)
                 .resource(
-                        new io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder()
-                                .withNewMetadata()
-                                .withName("server-abcde")
-                                .addToLabels(Labels.ENDPOINT_SLICE_SERVICE, "server")
-                                .endMetadata()
-                                .withAddressType("IPv4")
-                                .addNewPort()
-                                .withName("api")
-                                .withPort(8000)
-                                .withProtocol("TCP")
-                                .endPort()
-                                .addNewEndpoint()
-                                .withAddresses("192.0.2.10")
-                                .withNewConditions()
-                                .withReady(true)
-                                .endConditions()
+                        new io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder(
+                                        ServiceObjects.endpointSlice(
+                                                "server-abcde",
+                                                "server",
+                                                "192.0.2.10",
+                                                true,
+                                                "api",
+                                                8000))
+                                .editFirstEndpoint()
                                 .withNewTargetRef()
                                 .withKind("Pod")
                                 .withName("server-0")
@@ -964,16 +944,12 @@ class ServerMetricsIT {
                 "/metrics",
                 exchange -> {
                     scrapeTimes.add(System.currentTimeMillis());
-                    byte[] body =
-                            ("# TYPE vllm:num_requests_running gauge\n"
-                                            + "vllm:num_requests_running{model_name=\"m\"} "
-                                            + running
-                                            + "\n")
-                                    .getBytes(StandardCharsets.UTF_8);
-                    exchange.getResponseHeaders().add("Content-Type", "text/plain; version=0.0.4");
-                    exchange.sendResponseHeaders(200, body.length);
-                    exchange.getResponseBody().write(body);
-                    exchange.close();
+                    MetricsPage.send(
+                            exchange,
+                            "# TYPE vllm:num_requests_running gauge\n"
+                                    + "vllm:num_requests_running{model_name=\"m\"} "
+                                    + running
+                                    + "\n");
                 });
         server.start();
         return server;

@@ -10,8 +10,8 @@ import io.inferencebench.profile.prom.ScrapeBodyReader;
 import io.inferencebench.profile.server.Scrape;
 import io.inferencebench.profile.server.ServerMetricSummary;
 import io.inferencebench.profile.server.ServerMetricsReport;
+import io.inferencebench.testkit.MetricsPage;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -128,17 +128,13 @@ class ServerMetricsLateStartTest {
                             Thread.currentThread().interrupt();
                         }
                     }
-                    byte[] body =
-                            ("# TYPE vllm:request_success_total counter\n"
-                                            + "vllm:request_success_total{model_name=\"m\"} "
-                                            + served.get()
-                                            + "\n# TYPE vllm:num_requests_running gauge\n"
-                                            + "vllm:num_requests_running{model_name=\"m\"} 1\n")
-                                    .getBytes(StandardCharsets.UTF_8);
-                    exchange.getResponseHeaders().add("Content-Type", "text/plain; version=0.0.4");
-                    exchange.sendResponseHeaders(200, body.length);
-                    exchange.getResponseBody().write(body);
-                    exchange.close();
+                    MetricsPage.send(
+                            exchange,
+                            "# TYPE vllm:request_success_total counter\n"
+                                    + "vllm:request_success_total{model_name=\"m\"} "
+                                    + served.get()
+                                    + "\n# TYPE vllm:num_requests_running gauge\n"
+                                    + "vllm:num_requests_running{model_name=\"m\"} 1\n");
                 });
         server.start();
     }

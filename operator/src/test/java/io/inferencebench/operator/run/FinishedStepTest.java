@@ -233,24 +233,7 @@ class FinishedStepTest {
     /** The profile of one 5 req/s stage of 40 requests, its latencies times {@code slowdown}. */
     private static JsonNode profile(double slowdown) {
         StageResult result =
-                RunParts.completedStage(
-                        1,
-                        5,
-                        40,
-                        RunParts.epochNanos(NOW.minusSeconds(60)),
-                        7_800_000_000L,
-                        8_400_000_000L);
-        for (int r = 0; r < 40; r++) {
-            result.latencyMs.record(slowdown * (400 + r));
-            result.ttftMs.record(slowdown * (40 + r));
-            result.tpotMs.record(slowdown * (7.0 + r * 0.02));
-            result.itlMs.record(slowdown * (7.0 + r * 0.02));
-            result.perTokenLatencySec.record(slowdown * 0.0027);
-            result.perOutputTokenLatencyMs.record(slowdown * 8.0);
-            result.inputLen.record(100);
-            result.outputLen.record(50);
-            result.scheduleLagMs.record(0.5);
-        }
+                RunParts.slowedStage(RunParts.epochNanos(NOW.minusSeconds(60)), slowdown);
         BenchmarkRun run = Turns.run(WITH_BASELINE).theRun();
         return ProfileAssembly.assemble(
                         run,

@@ -25,6 +25,11 @@ class RunGuardsTest {
     private final FakeCluster cluster = new FakeCluster();
     private final RunGuards guards = new RunGuards(cluster);
 
+    /** The sweep's runner Job, its status to be filled in. */
+    private static JobBuilder sweepRunnerJob() {
+        return new JobBuilder().withNewMetadata().withName("sweep-runner").endMetadata();
+    }
+
     @Test
     void aSemanticallyInvalidSpecFailsTheRunWithAMessageAndAWarning() {
         RunTurn turn =
@@ -137,15 +142,7 @@ class RunGuardsTest {
     void aFailedRunnerJobFailsTheRunByItsCountOrItsCondition() {
         RunTurn counted =
                 Turns.sweep()
-                        .job(
-                                new JobBuilder()
-                                        .withNewMetadata()
-                                        .withName("sweep-runner")
-                                        .endMetadata()
-                                        .withNewStatus()
-                                        .withFailed(1)
-                                        .endStatus()
-                                        .build())
+                        .job(sweepRunnerJob().withNewStatus().withFailed(1).endStatus().build())
                         .build();
         assertThat(guards.runnerFailure(counted)).isTrue();
         assertThat(decided(counted).getMessage())
@@ -156,10 +153,7 @@ class RunGuardsTest {
         RunTurn byCondition =
                 Turns.sweep()
                         .job(
-                                new JobBuilder()
-                                        .withNewMetadata()
-                                        .withName("sweep-runner")
-                                        .endMetadata()
+                                sweepRunnerJob()
                                         .withNewStatus()
                                         .addNewCondition()
                                         .withType("Failed")
@@ -174,15 +168,7 @@ class RunGuardsTest {
 
         RunTurn healthy =
                 Turns.sweep()
-                        .job(
-                                new JobBuilder()
-                                        .withNewMetadata()
-                                        .withName("sweep-runner")
-                                        .endMetadata()
-                                        .withNewStatus()
-                                        .withActive(2)
-                                        .endStatus()
-                                        .build())
+                        .job(sweepRunnerJob().withNewStatus().withActive(2).endStatus().build())
                         .build();
         assertThat(guards.runnerFailure(healthy)).isFalse();
     }

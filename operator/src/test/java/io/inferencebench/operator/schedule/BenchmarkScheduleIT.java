@@ -27,7 +27,7 @@ import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.function.Predicate;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -68,7 +68,10 @@ class BenchmarkScheduleIT {
 
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final MovableClock clock = new MovableClock();
-    private OperatorTestCluster cluster;
+
+    /** Closed after the last test (JUnit closes the fields it marks). */
+    @AutoClose private OperatorTestCluster cluster;
+
     private KubernetesClient client;
     private String namespace;
 
@@ -88,13 +91,6 @@ class BenchmarkScheduleIT {
         KubernetesClient operatorClient = cluster.newClientReadingNewerFields();
         cluster.startOperator(
                 operatorClient, new BenchmarkScheduleReconciler(operatorClient, clock, meters));
-    }
-
-    @AfterAll
-    void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
     }
 
     @BeforeEach

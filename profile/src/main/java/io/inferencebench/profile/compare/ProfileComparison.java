@@ -86,6 +86,7 @@ public final class ProfileComparison {
             ComparedStage b = pairs.get(i)[0];
             ComparedStage c = pairs.get(i)[1];
             String missing = missingSuccesses(b, c);
+            List<MetricComparison> metrics;
             if (missing != null) {
                 notes.add(
                         "stage "
@@ -96,22 +97,14 @@ public final class ProfileComparison {
                                 + missing
                                 + "; left out of the verdict");
                 notComparable.add(missing);
-                stages.add(
-                        new StageComparison(
-                                i + 1,
-                                b.rate,
-                                c.rate,
-                                b.concurrency(),
-                                b.label,
-                                c.label,
-                                missing,
-                                List.of()));
-                continue;
-            }
-            for (ComparedStage s : pairs.get(i)) {
-                if (s.undelivered() != null) {
-                    notes.add(s.undelivered());
+                metrics = List.of();
+            } else {
+                for (ComparedStage s : pairs.get(i)) {
+                    if (s.undelivered() != null) {
+                        notes.add(s.undelivered());
+                    }
                 }
+                metrics = compareStage(b, c, options, notes);
             }
             stages.add(
                     new StageComparison(
@@ -121,8 +114,8 @@ public final class ProfileComparison {
                             b.concurrency(),
                             b.label,
                             c.label,
-                            null,
-                            compareStage(b, c, options, notes)));
+                            missing,
+                            metrics));
         }
         if (notComparable.size() == pairs.size()) {
             throw new NotComparableException(nothingToCompare(stages, notComparable));

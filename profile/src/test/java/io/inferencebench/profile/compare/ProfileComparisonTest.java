@@ -86,6 +86,12 @@ class ProfileComparisonTest {
         return LpgProfileWriter.write(s, CONTEXT);
     }
 
+    /** Compares one baseline stage with one candidate stage under the default thresholds. */
+    private static Comparison compareDefaults(JsonNode baseline, JsonNode candidate) {
+        return ProfileComparison.compare(
+                List.of(baseline), List.of(candidate), ComparisonOptions.defaults());
+    }
+
     @Test
     void theSameDistributionIsNoSignificantChange() {
         Comparison c =
@@ -130,9 +136,7 @@ class ProfileComparisonTest {
     void slowerFirstTokensAreARegressionOfTheCandidate() {
         JsonNode base = profile(5, 400, 50, 10, 80, 1);
         JsonNode slow = profile(5, 400, 65, 10, 80, 2);
-        Comparison c =
-                ProfileComparison.compare(
-                        List.of(base), List.of(slow), ComparisonOptions.defaults());
+        Comparison c = compareDefaults(base, slow);
         assertThat(c.verdict()).isEqualTo(Verdict.REGRESSION);
         StageComparison stage = c.stages().get(0);
         for (String name : List.of("ttft_p50", "ttft_p90")) {
@@ -150,10 +154,7 @@ class ProfileComparisonTest {
         assertThat(tail.beyondThreshold()).isTrue();
         assertThat(tail.beyondNoise()).isFalse();
         Comparison large =
-                ProfileComparison.compare(
-                        List.of(profile(5, 4000, 50, 10, 800, 1)),
-                        List.of(profile(5, 4000, 65, 10, 800, 2)),
-                        ComparisonOptions.defaults());
+                compareDefaults(profile(5, 4000, 50, 10, 800, 1), profile(5, 4000, 65, 10, 800, 2));
         assertThat(large.stages().get(0).metric("ttft_p99").significant()).isTrue();
         assertThat(c.regressions()).extracting(MetricComparison::name).contains("ttft_p50");
         JsonNode json = c.toJson();
@@ -163,9 +164,7 @@ class ProfileComparisonTest {
         assertThat(cell.get("baseline").asDouble()).isEqualTo(stage.metric("ttft_p90").baseline());
         assertThat(cell.get("change").asDouble()).isEqualTo(stage.metric("ttft_p90").change());
 
-        Comparison reversed =
-                ProfileComparison.compare(
-                        List.of(slow), List.of(base), ComparisonOptions.defaults());
+        Comparison reversed = compareDefaults(slow, base);
         assertThat(reversed.verdict()).isEqualTo(Verdict.IMPROVEMENT);
     }
 
@@ -173,10 +172,8 @@ class ProfileComparisonTest {
     void aChangeWithinTheThresholdIsNotSignificantEvenWhenTheTestSeesIt() {
         // 20,000 requests: a 3 % shift is far beyond sampling noise but below the 5 % threshold
         Comparison c =
-                ProfileComparison.compare(
-                        List.of(profile(5, 20000, 50, 10, 80, 1)),
-                        List.of(profile(5, 20000, 51.5, 10, 80, 2)),
-                        ComparisonOptions.defaults());
+                compareDefaults(
+                        profile(5, 20000, 50, 10, 80, 1), profile(5, 20000, 51.5, 10, 80, 2));
         MetricComparison ttft = c.stages().get(0).metric("ttft_p50");
         assertThat(ttft.beyondNoise()).isTrue();
         assertThat(ttft.beyondThreshold()).isFalse();
@@ -195,9 +192,7 @@ class ProfileComparisonTest {
         // p99 of 12 requests is their maximum: one slow request moves it far, and proves nothing
         ObjectNode base = profile(5, 12, 50, 10, 3, 1);
         ObjectNode cand = profile(5, 12, 50, 10, 3, 2);
-        Comparison c =
-                ProfileComparison.compare(
-                        List.of(base), List.of(cand), ComparisonOptions.defaults());
+        Comparison c = compareDefaults(base, cand);
         MetricComparison p99 = c.stages().get(0).metric("ttft_p99");
         assertThat(p99.test()).isEqualTo(MetricComparison.TEST_QUANTILE);
         assertThat(p99.beyondNoise()).isFalse();
@@ -360,22 +355,12 @@ class ProfileComparisonTest {
 
     @Test
     void twoRunsWithoutASuccessfulRequestHaveNothingToCompare() {
-        assertThatThrownBy(
-                        () ->
-                                ProfileComparison.compare(
-                                        List.of(allFailed(5, 20)),
-                                        List.of(allFailed(5, 20)),
-                                        ComparisonOptions.defaults()))
+        assertThatThrownBy(() -> compareDefaults(allFailed(5, 20), allFailed(5, 20)))
                 .isInstanceOf(NotComparableException.class)
                 .hasMessageContaining("nothing to compare")
                 .hasMessageContaining(
                         "neither the baseline nor the candidate has a successful" + " request");
-        assertThatThrownBy(
-                        () ->
-                                ProfileComparison.compare(
-                                        List.of(profile(5, 200, 50, 10, 40, 1)),
-                                        List.of(allFailed(5, 20)),
-                                        ComparisonOptions.defaults()))
+        assertThatThrownBy(() -> compareDefaults(profile(5, 200, 50, 10, 40, 1), allFailed(5, 20)))
                 .isInstanceOf(NotComparableException.class)
                 .hasMessageContaining("nothing to compare")
                 .hasMessageContaining("the candidate has no successful request");
@@ -470,10 +455,7 @@ class ProfileComparisonTest {
     void throughputHigherIsBetter() {
         // the same requests over half the time: twice the output throughput
         Comparison c =
-                ProfileComparison.compare(
-                        List.of(profile(5, 400, 50, 10, 80, 1)),
-                        List.of(profile(5, 400, 50, 10, 40, 1)),
-                        ComparisonOptions.defaults());
+                compareDefaults(profile(5, 400, 50, 10, 80, 1), profile(5, 400, 50, 10, 40, 1));
         MetricComparison t = c.stages().get(0).metric("output_throughput");
         assertThat(t.worse()).isEqualTo(Side.BASELINE);
         assertThat(t.significant()).isTrue();

@@ -235,21 +235,14 @@ final class ControlWatch implements AutoCloseable {
      * @throws VirtualMachineError when the JVM failed on the watch's thread
      */
     String awaitKey(String key) throws InterruptedException {
-        synchronized (lock) {
-            while (true) {
-                if (jvmError != null) {
-                    throw jvmError;
-                }
-                if (stopReasonLocked() != null) {
-                    return null;
-                }
-                String value = data.get(key);
-                if (value != null && !value.isBlank()) {
-                    return value;
-                }
-                lock.wait(1000);
-            }
-        }
+        Map<String, String> published =
+                awaitAny(
+                        d -> {
+                            String value = d.get(key);
+                            return value != null && !value.isBlank();
+                        });
+        // each change replaces the data with an immutable copy: what satisfied the test stays
+        return published == null ? null : published.get(key);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -46,16 +47,8 @@ class BenchmarkReportTest {
         try (SimServer sim =
                 new SimServer(
                         tmp.resolve("sim.log"),
-                        "--time-to-first-token",
-                        "20",
-                        "--inter-token-latency",
-                        "2",
-                        "--max-num-seqs",
-                        "200",
-                        "--failure-injection-rate",
-                        "20",
-                        "--failure-types",
-                        "server_error")) {
+                        argv(
+                                "--time-to-first-token 20 --inter-token-latency 2 --max-num-seqs 200 --failure-injection-rate 20 --failure-types server_error"))) {
             SimServer.Outcome o =
                     SimServer.cli(
                             sim.run(
@@ -261,17 +254,9 @@ class BenchmarkReportTest {
                         List.of("lpg,xml", "unknown format 'xml'; allowed: lpg, br0.2"))) {
             SimServer.Outcome o =
                     SimServer.cli(
-                            "run",
-                            "--base-url",
-                            "http://127.0.0.1:9",
-                            "--model",
-                            "m",
-                            "--num-prompts",
-                            "1",
-                            "--result-dir",
-                            tmp.resolve("r").toString(),
-                            "--output-format",
-                            bad.get(0));
+                            argv(
+                                    "run --base-url http://127.0.0.1:9 --model m --num-prompts 1 --result-dir %s --output-format %s",
+                                    tmp.resolve("r").toString(), bad.get(0)));
             assertThat(o.code()).as(o.err()).isEqualTo(Main.EXIT_USAGE);
             assertThat(o.err()).contains("--output-format: " + bad.get(1));
         }

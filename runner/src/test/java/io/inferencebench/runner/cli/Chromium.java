@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import io.inferencebench.testkit.ProjectScripts;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,13 +26,7 @@ final class Chromium {
         if (binary != null || unavailable != null) {
             return binary;
         }
-        Path dir = Path.of("").toAbsolutePath();
-        Path script = null;
-        while (dir != null && script == null) {
-            Path candidate = dir.resolve("e2e/scripts/provision-chromium.sh");
-            script = Files.isRegularFile(candidate) ? candidate : null;
-            dir = dir.getParent();
-        }
+        Path script = ProjectScripts.find("e2e/scripts/provision-chromium.sh");
         if (script == null) {
             unavailable =
                     "e2e/scripts/provision-chromium.sh not found above "

@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -110,32 +111,16 @@ class DeliveryJudgementCliTest {
     void aRateWhoseScheduleDoesNotFitTheStageIsRefused(@TempDir Path tmp) {
         Outcome o =
                 SimServer.cli(
-                        "run",
-                        "--base-url",
-                        "http://127.0.0.1:9",
-                        "--model",
-                        "m",
-                        "--request-rate",
-                        "1e-11",
-                        "--num-prompts",
-                        "12",
-                        "--result-dir",
-                        tmp.toString());
+                        argv(
+                                "run --base-url http://127.0.0.1:9 --model m --request-rate 1e-11 --num-prompts 12 --result-dir %s",
+                                tmp.toString()));
         assertThat(o.code()).isEqualTo(2);
         assertThat(o.err()).contains("--request-rate 1e-11: 12 requests at").contains("7 days");
         o =
                 SimServer.cli(
-                        "run",
-                        "--base-url",
-                        "http://127.0.0.1:9",
-                        "--model",
-                        "m",
-                        "--request-rate",
-                        "0.05",
-                        "--duration",
-                        "10s",
-                        "--result-dir",
-                        tmp.toString());
+                        argv(
+                                "run --base-url http://127.0.0.1:9 --model m --request-rate 0.05 --duration 10s --result-dir %s",
+                                tmp.toString()));
         assertThat(o.code()).isEqualTo(2);
         assertThat(o.err())
                 .contains("--request-rate 0.05")

@@ -6,7 +6,6 @@ import io.inferencebench.runner.stub.OpenAiStub;
 import io.inferencebench.runner.stub.StubServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,17 +20,8 @@ class HeaderSafetyTest {
 
     private static TrueNumbersTest.Outcome refused(StubServer server, Path dir, String... more) {
         List<String> args =
-                new ArrayList<>(
-                        TrueNumbersTest.common(
-                                server.baseUrl(),
-                                dir.resolve("r-" + System.nanoTime()),
-                                "--random-output-len",
-                                "2",
-                                "--request-rate",
-                                "inf",
-                                "--num-prompts",
-                                "2"));
-        args.addAll(List.of(more));
+                TrueNumbersTest.quick(
+                        server.baseUrl(), dir.resolve("r-" + System.nanoTime()), 2, more);
         TrueNumbersTest.Outcome o = StartupErrorsTest.usage(args.toArray(String[]::new));
         assertThat(server.requests()).as("nothing is sent").isZero();
         return o;

@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -126,17 +127,9 @@ class LpgParityTest {
     void badDialectOrFormatIsAUsageErrorNamingTheFlag(@TempDir Path tmp) {
         SimServer.Outcome dialect =
                 SimServer.cli(
-                        "run",
-                        "--base-url",
-                        "http://127.0.0.1:9",
-                        "--model",
-                        "m",
-                        "--num-prompts",
-                        "1",
-                        "--result-dir",
-                        tmp.resolve("r").toString(),
-                        "--lpg-dialect",
-                        "newest");
+                        argv(
+                                "run --base-url http://127.0.0.1:9 --model m --num-prompts 1 --result-dir %s --lpg-dialect newest",
+                                tmp.resolve("r").toString()));
         assertThat(dialect.code()).isEqualTo(Main.EXIT_USAGE);
         assertThat(dialect.err()).contains("--lpg-dialect: must be seed or final, got 'newest'");
         assertThat(tmp.resolve("r")).doesNotExist();
@@ -305,18 +298,8 @@ class LpgParityTest {
     private static SimServer failingSim(Path tmp) throws Exception {
         return new SimServer(
                 tmp.resolve("sim.log"),
-                "--time-to-first-token",
-                "40",
-                "--inter-token-latency",
-                "2",
-                "--max-num-seqs",
-                "200",
-                "--failure-injection-rate",
-                "25",
-                "--failure-types",
-                "rate_limit",
-                "server_error",
-                "invalid_request");
+                argv(
+                        "--time-to-first-token 40 --inter-token-latency 2 --max-num-seqs 200 --failure-injection-rate 25 --failure-types rate_limit server_error invalid_request"));
     }
 
     static JsonNode onlyProfile(Path results) throws Exception {

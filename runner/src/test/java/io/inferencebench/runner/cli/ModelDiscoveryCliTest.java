@@ -17,18 +17,9 @@ class ModelDiscoveryCliTest {
 
     private static TrueNumbersTest.Outcome discover(StubServer server, Path dir) {
         List<String> args =
-                TrueNumbersTest.common(
-                        server.baseUrl(),
-                        dir.resolve("r-" + System.nanoTime()),
-                        "--random-output-len",
-                        "2",
-                        "--request-rate",
-                        "inf",
-                        "--num-prompts",
-                        "2");
-        int model = args.indexOf("--model");
-        args.remove(model + 1);
-        args.remove(model);
+                TrueNumbersTest.withoutModel(
+                        TrueNumbersTest.quick(
+                                server.baseUrl(), dir.resolve("r-" + System.nanoTime()), 2));
         return StartupErrorsTest.usage(args.toArray(String[]::new));
     }
 

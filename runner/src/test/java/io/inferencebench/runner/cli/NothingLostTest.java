@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -55,10 +56,7 @@ class NothingLostTest {
                             args(
                                     server.baseUrl(),
                                     results,
-                                    "--request-rate",
-                                    "inf",
-                                    "--num-prompts",
-                                    "30"));
+                                    argv("--request-rate inf --num-prompts 30")));
             assertThat(o.code()).as(o.err()).isEqualTo(1);
             assertThat(o.err())
                     .contains("stage 1: 33.3 % of requests failed (http_429: 10)")
@@ -76,12 +74,8 @@ class NothingLostTest {
                             args(
                                     server.baseUrl(),
                                     dir.resolve("r2"),
-                                    "--request-rate",
-                                    "inf",
-                                    "--num-prompts",
-                                    "30",
-                                    "--max-failure-ratio",
-                                    "0.5"));
+                                    argv(
+                                            "--request-rate inf --num-prompts 30 --max-failure-ratio 0.5")));
             assertThat(o.code()).as(o.err()).isZero();
         }
     }
@@ -109,10 +103,7 @@ class NothingLostTest {
                             args(
                                     server.baseUrl(),
                                     results,
-                                    "--request-rate",
-                                    "20",
-                                    "--num-prompts",
-                                    "30"));
+                                    argv("--request-rate 20 --num-prompts 30")));
             assertThat(o.code()).as(o.err()).isEqualTo(1);
             JsonNode m = TrueNumbersTest.profiles(results).get(0).get("metrics");
             // At most the responses the server finished writing before it died count as
@@ -143,10 +134,7 @@ class NothingLostTest {
                             args(
                                     server.baseUrl(),
                                     file.resolve("results"),
-                                    "--request-rate",
-                                    "inf",
-                                    "--num-prompts",
-                                    "3"));
+                                    argv("--request-rate inf --num-prompts 3")));
             assertThat(o.code()).as(o.err()).isEqualTo(2);
             assertThat(o.err()).contains("--result-dir").contains(file.toString());
             assertThat(server.requests()).isZero();
@@ -174,10 +162,7 @@ class NothingLostTest {
                             args(
                                     server.baseUrl(),
                                     results,
-                                    "--request-rate",
-                                    "inf,inf",
-                                    "--num-prompts",
-                                    "10"));
+                                    argv("--request-rate inf,inf --num-prompts 10")));
             assertThat(o.code()).as(o.err()).isEqualTo(1);
             // Both stages ran, both are in the summary, and each lost file is named in full.
             assertThat(server.requests()).isEqualTo(20);
@@ -217,10 +202,8 @@ class NothingLostTest {
                             args(
                                     server.baseUrl(),
                                     results,
-                                    "--request-rate",
-                                    "100,200,300,400,500,600,700,800",
-                                    "--num-prompts",
-                                    "10"));
+                                    argv(
+                                            "--request-rate 100,200,300,400,500,600,700,800 --num-prompts 10")));
             assertThat(o.code()).as(o.out() + o.err()).isEqualTo(1);
             List<Path> written = printedPaths(o.out(), "profile: ");
             List<Path> lost = printedPaths(o.out(), "profile NOT written: ");
@@ -303,10 +286,7 @@ class NothingLostTest {
                             args(
                                     server.baseUrl(),
                                     results,
-                                    "--request-rate",
-                                    "inf",
-                                    "--num-prompts",
-                                    "3"));
+                                    argv("--request-rate inf --num-prompts 3")));
             a.set(a.indexOf("--model") + 1, model);
             TrueNumbersTest.Outcome o = run(a);
             // Before: "File name too long", the profile lost.

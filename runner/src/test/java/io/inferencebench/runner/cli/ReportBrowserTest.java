@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -47,12 +48,8 @@ class ReportBrowserTest {
         try (SimServer sim =
                 new SimServer(
                         tmp.resolve("sim.log"),
-                        "--time-to-first-token",
-                        "20",
-                        "--inter-token-latency",
-                        "10",
-                        "--max-num-seqs",
-                        "1")) {
+                        argv(
+                                "--time-to-first-token 20 --inter-token-latency 10 --max-num-seqs 1"))) {
             String[] load = {
                 "--request-rate",
                 "3,6,9",

@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -129,73 +130,26 @@ class SearchCliTest {
 
     @Test
     void badFlagsExitTwoNamingTheFlag(@TempDir Path tmp) {
-        Outcome o =
-                SimServer.cli(
-                        "search",
-                        "--min-rate",
-                        "0",
-                        "--max-rate",
-                        "10",
-                        "--goodput",
-                        "ttft:100",
-                        "--result-dir",
-                        tmp.toString());
-        assertThat(o.code()).isEqualTo(2);
-        assertThat(o.err()).contains("--min-rate").doesNotContain("Exception");
-        o =
-                SimServer.cli(
-                        "search",
-                        "--min-rate",
-                        "1",
-                        "--max-rate",
-                        "10",
-                        "--result-dir",
-                        tmp.toString());
-        assertThat(o.code()).isEqualTo(2);
-        assertThat(o.err()).contains("--goodput");
-        o =
-                SimServer.cli(
-                        "search",
-                        "--min-rate",
-                        "1",
-                        "--max-rate",
-                        "10",
-                        "--goodput",
-                        "ttft:100",
-                        "--request-rate",
-                        "5",
-                        "--result-dir",
-                        tmp.toString());
-        assertThat(o.code()).isEqualTo(2);
-        assertThat(o.err()).contains("--request-rate: search chooses the rates itself");
-        o =
-                SimServer.cli(
-                        "search",
-                        "--min-rate",
-                        "1",
-                        "--max-rate",
-                        "10",
-                        "--goodput",
-                        "latency:100",
-                        "--result-dir",
-                        tmp.toString());
-        assertThat(o.code()).isEqualTo(2);
-        assertThat(o.err()).contains("--goodput: 'latency:100'");
+        assertThat(refused(tmp, "--min-rate 0 --max-rate 10 --goodput ttft:100"))
+                .contains("--min-rate")
+                .doesNotContain("Exception");
+        assertThat(refused(tmp, "--min-rate 1 --max-rate 10")).contains("--goodput");
+        assertThat(refused(tmp, "--min-rate 1 --max-rate 10 --goodput ttft:100 --request-rate 5"))
+                .contains("--request-rate: search chooses the rates itself");
+        assertThat(refused(tmp, "--min-rate 1 --max-rate 10 --goodput latency:100"))
+                .contains("--goodput: 'latency:100'");
         // a run flag the probes reject: the first probe's run says which, the search exits 2
-        o =
-                SimServer.cli(
-                        "search",
-                        "--min-rate",
-                        "1",
-                        "--max-rate",
-                        "10",
-                        "--goodput",
-                        "ttft:100",
-                        "--base-url",
-                        "ftp://x",
-                        "--result-dir",
-                        tmp.toString());
+        assertThat(refused(tmp, "--min-rate 1 --max-rate 10 --goodput ttft:100 --base-url ftp://x"))
+                .contains("--base-url");
+    }
+
+    /**
+     * {@code search} with {@code flags} (results under {@code tmp}): asserts exit 2, returns
+     * stderr.
+     */
+    private static String refused(Path tmp, String flags) {
+        Outcome o = SimServer.cli(argv("search " + flags + " --result-dir %s", tmp));
         assertThat(o.code()).as(o.err()).isEqualTo(2);
-        assertThat(o.err()).contains("--base-url");
+        return o.err();
     }
 }

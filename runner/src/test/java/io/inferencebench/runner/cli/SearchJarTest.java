@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -29,12 +30,8 @@ class SearchJarTest {
         try (SimServer sim =
                 new SimServer(
                         tmp.resolve("sim.log"),
-                        "--time-to-first-token",
-                        "0",
-                        "--inter-token-latency",
-                        "0",
-                        "--max-num-seqs",
-                        "100")) {
+                        argv(
+                                "--time-to-first-token 0 --inter-token-latency 0 --max-num-seqs 100"))) {
             String java = ProcessHandle.current().info().command().orElse("java");
             List<String> command =
                     new ArrayList<>(

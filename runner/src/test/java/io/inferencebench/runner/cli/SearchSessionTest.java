@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -25,31 +26,9 @@ class SearchSessionTest {
         try (StubServer server = new StubServer(new CliTest.ModelServer(0, 0))) {
             o =
                     CliTest.run(
-                            "search",
-                            "--base-url",
-                            server.baseUrl(),
-                            "--num-prompts",
-                            "20",
-                            "--random-input-len",
-                            "8",
-                            "--random-output-len",
-                            "4",
-                            "--num-warmups",
-                            "3",
-                            "--goodput",
-                            "e2el:60000",
-                            "--min-rate",
-                            "20",
-                            "--max-rate",
-                            "40",
-                            "--max-probes",
-                            "3",
-                            "--pause",
-                            "0",
-                            "--lpg-dialect",
-                            "final",
-                            "--result-dir",
-                            results.toString());
+                            argv(
+                                    "search --base-url %s --num-prompts 20 --random-input-len 8 --random-output-len 4 --num-warmups 3 --goodput e2el:60000 --min-rate 20 --max-rate 40 --max-probes 3 --pause 0 --lpg-dialect final --result-dir %s",
+                                    server.baseUrl(), results.toString()));
         }
         String context = o.out() + o.err();
         JsonNode capacity = JSON.readTree(results.resolve("capacity.json").toFile());

@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -34,27 +35,13 @@ class ServerTokenizerCliTest {
     private static CliTest.Outcome run(StubServer server, Path results, String... extra) {
         List<String> args =
                 new java.util.ArrayList<>(
-                        List.of(
-                                "run",
-                                "--base-url",
-                                server.baseUrl(),
-                                "--backend",
-                                "vllm",
-                                "--dataset-name",
-                                "random",
-                                "--random-input-len",
-                                "16",
-                                "--random-output-len",
-                                "4",
-                                "--request-rate",
-                                "inf",
-                                "--max-concurrency",
-                                "4",
-                                "--num-prompts",
-                                "12",
-                                "--no-self-warmup",
-                                "--result-dir",
-                                results.toString()));
+                        java.util.Arrays.asList(
+                                argv(
+                                        "run --base-url %s --backend vllm --dataset-name random"
+                                                + " --random-input-len 16 --random-output-len 4"
+                                                + " --request-rate inf --max-concurrency 4"
+                                                + " --num-prompts 12 --no-self-warmup --result-dir %s",
+                                        server.baseUrl(), results)));
         args.addAll(List.of(extra));
         return CliTest.run(args.toArray(String[]::new));
     }

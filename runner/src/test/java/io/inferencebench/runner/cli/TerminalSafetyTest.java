@@ -37,20 +37,10 @@ class TerminalSafetyTest {
                     exchange.endChunked();
                 };
         try (StubServer server = new StubServer(handler)) {
-            List<String> args =
-                    TrueNumbersTest.common(
-                            server.baseUrl(),
-                            dir.resolve("r"),
-                            "--random-output-len",
-                            "2",
-                            "--request-rate",
-                            "inf",
-                            "--num-prompts",
-                            "2");
             // discover the model instead of naming it
-            int model = args.indexOf("--model");
-            args.remove(model + 1);
-            args.remove(model);
+            List<String> args =
+                    TrueNumbersTest.withoutModel(
+                            TrueNumbersTest.quick(server.baseUrl(), dir.resolve("r"), 2));
             TrueNumbersTest.Outcome o = TrueNumbersTest.run(args.toArray(String[]::new));
             assertThat(o.code()).as(o.err()).isEqualTo(1);
             String printed = o.out() + o.err();

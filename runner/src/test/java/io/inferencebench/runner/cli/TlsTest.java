@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -36,18 +37,12 @@ class TlsTest {
         Path key = dir.resolve("key");
         Files.writeString(key, "sk-tls-secret\n");
         List<String> args =
-                new ArrayList<>(
-                        TrueNumbersTest.common(
-                                baseUrl,
-                                dir.resolve("r-" + System.nanoTime()),
-                                "--random-output-len",
-                                "2",
-                                "--request-rate",
-                                "inf",
-                                "--num-prompts",
-                                "3",
-                                "--api-key-file",
-                                key.toString()));
+                TrueNumbersTest.quick(
+                        baseUrl,
+                        dir.resolve("r-" + System.nanoTime()),
+                        3,
+                        "--api-key-file",
+                        key.toString());
         args.addAll(List.of(more));
         return TrueNumbersTest.run(args.toArray(String[]::new));
     }
@@ -101,15 +96,10 @@ class TlsTest {
             Path results = dir.resolve("named");
             TrueNumbersTest.Outcome named =
                     TrueNumbersTest.run(
-                            TrueNumbersTest.common(
+                            TrueNumbersTest.quick(
                                             server.baseUrl(),
                                             results,
-                                            "--random-output-len",
-                                            "2",
-                                            "--request-rate",
-                                            "inf",
-                                            "--num-prompts",
-                                            "3",
+                                            3,
                                             "--ca-cert",
                                             cert.pem().toString(),
                                             "--tls-server-name",
@@ -241,11 +231,8 @@ class TlsTest {
     void tlsFlagsAreCheckedAtStartUp(@TempDir Path dir) throws Exception {
         assertThat(
                         StartupErrorsTest.usage(
-                                        "run",
-                                        "--base-url",
-                                        "http://127.0.0.1:8000",
-                                        "--ca-cert",
-                                        "/nonexistent.pem")
+                                        argv(
+                                                "run --base-url http://127.0.0.1:8000 --ca-cert /nonexistent.pem"))
                                 .err())
                 .contains("--ca-cert: applies only to an https:// --base-url");
         Path notPem = dir.resolve("not.pem");

@@ -57,6 +57,25 @@ class TrueNumbersTest {
         return args;
     }
 
+    /** {@link #common} for a quick run: {@code prompts} requests at once, each for 2 tokens. */
+    static List<String> quick(String baseUrl, Path results, int prompts, String... more) {
+        List<String> args =
+                common(
+                        baseUrl,
+                        results,
+                        argv("--random-output-len 2 --request-rate inf --num-prompts %s", prompts));
+        args.addAll(List.of(more));
+        return args;
+    }
+
+    /** {@code args} without {@code --model} and its value: the runner discovers the model. */
+    static List<String> withoutModel(List<String> args) {
+        int model = args.indexOf("--model");
+        args.remove(model + 1);
+        args.remove(model);
+        return args;
+    }
+
     @Test
     void aServerThatIgnoresStreamHasNoTtftItlOrTpotAndMissesTheirSlo(@TempDir Path dir)
             throws Exception {

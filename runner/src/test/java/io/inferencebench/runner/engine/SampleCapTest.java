@@ -44,35 +44,13 @@ class SampleCapTest {
             // Percentiles still come out (from the histogram), consistent with the exact moments.
             assertThat(big.latencyMs.percentile(50))
                     .isBetween(big.latencyMs.min(), big.latencyMs.max());
-            var doc =
-                    LpgProfileWriter.write(
-                            big,
-                            new ProfileContext(
-                                    "vllm",
-                                    "m",
-                                    null,
-                                    null,
-                                    Instant.now(),
-                                    null,
-                                    null,
-                                    1,
-                                    "t",
-                                    null));
+            ProfileContext context =
+                    new ProfileContext(
+                            "vllm", "m", null, null, Instant.now(), null, null, 1, "t", null);
+            var doc = LpgProfileWriter.write(big, context);
             assertThat(doc.at("/metrics/statistics_mode").asText()).isEqualTo("histogram-merged");
             assertThat(
-                            LpgProfileWriter.write(
-                                            small,
-                                            new ProfileContext(
-                                                    "vllm",
-                                                    "m",
-                                                    null,
-                                                    null,
-                                                    Instant.now(),
-                                                    null,
-                                                    null,
-                                                    1,
-                                                    "t",
-                                                    null))
+                            LpgProfileWriter.write(small, context)
                                     .at("/metrics/statistics_mode")
                                     .asText())
                     .isEqualTo("histogram-merged");

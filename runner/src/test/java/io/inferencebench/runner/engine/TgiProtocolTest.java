@@ -12,6 +12,18 @@ import org.junit.jupiter.api.Test;
 
 class TgiProtocolTest {
 
+    /** The engine streaming TGI's /generate_stream from {@code server}: 4 tokens, 5 s timeout. */
+    private static EngineFixture tgiStreaming(StubServer server) {
+        return new EngineFixture(
+                server.baseUrl(),
+                new TgiGenerate(true),
+                true,
+                4,
+                Duration.ofSeconds(5),
+                Slo.NONE,
+                1000);
+    }
+
     @Test
     void generateStreamCountsTokensSkipsSpecialOnesAndReadsDetails() throws Exception {
         ConcurrentLinkedQueue<String> paths = new ConcurrentLinkedQueue<>();
@@ -41,15 +53,7 @@ class TgiProtocolTest {
                     ex.endChunked();
                 };
         try (StubServer server = new StubServer(handler);
-                EngineFixture f =
-                        new EngineFixture(
-                                server.baseUrl(),
-                                new TgiGenerate(true),
-                                true,
-                                4,
-                                Duration.ofSeconds(5),
-                                Slo.NONE,
-                                1000)) {
+                EngineFixture f = tgiStreaming(server)) {
             StageResult r = f.engine.runStage(EngineFixture.closed(1, 2));
             assertThat(r.completed).isEqualTo(2);
             assertThat(r.outputTokenSource).isEqualTo("usage");
@@ -75,15 +79,7 @@ class TgiProtocolTest {
                     ex.endChunked();
                 };
         try (StubServer server = new StubServer(handler);
-                EngineFixture f =
-                        new EngineFixture(
-                                server.baseUrl(),
-                                new TgiGenerate(true),
-                                true,
-                                4,
-                                Duration.ofSeconds(5),
-                                Slo.NONE,
-                                1000)) {
+                EngineFixture f = tgiStreaming(server)) {
             StageResult r = f.engine.runStage(EngineFixture.closed(1, 2));
             assertThat(r.errorsByClass).isEqualTo(Map.of("error_payload", 2L));
         }

@@ -1,8 +1,11 @@
 package io.inferencebench.runner.metrics;
 
+import static io.inferencebench.testkit.Argv.argv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.inferencebench.testkit.ProjectScripts;
+import io.inferencebench.testkit.PrometheusServer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -32,12 +35,8 @@ class PrometheusSourceCliIT {
         try (ScrapeMetricsCliTest.Sim sim =
                 new ScrapeMetricsCliTest.Sim(
                         tmp.resolve("sim.log"),
-                        "--time-to-first-token",
-                        "30",
-                        "--inter-token-latency",
-                        "5",
-                        "--max-num-seqs",
-                        "100")) {
+                        argv(
+                                "--time-to-first-token 30 --inter-token-latency 5 --max-num-seqs 100"))) {
             int promPort = ScrapeMetricsCliTest.freePort();
             Path config = tmp.resolve("prometheus.yml");
             Files.writeString(
@@ -53,15 +52,12 @@ class PrometheusSourceCliIT {
                     """
                             .formatted(URI.create(sim.baseUrl).getAuthority()));
             Process prom =
-                    new ProcessBuilder(
-                                    prometheus.toString(),
-                                    "--config.file=" + config,
-                                    "--storage.tsdb.path=" + tmp.resolve("data"),
-                                    "--web.listen-address=127.0.0.1:" + promPort,
-                                    "--log.level=warn")
-                            .redirectErrorStream(true)
-                            .redirectOutput(tmp.resolve("prometheus.log").toFile())
-                            .start();
+                    PrometheusServer.start(
+                            prometheus,
+                            config,
+                            tmp.resolve("data"),
+                            promPort,
+                            tmp.resolve("prometheus.log"));
             try {
                 String promUrl = "http://127.0.0.1:" + promPort;
                 awaitTargetUp(promUrl, tmp.resolve("prometheus.log"));
@@ -152,13 +148,7 @@ class PrometheusSourceCliIT {
     }
 
     private static Path provisionPrometheus() throws Exception {
-        Path dir = Path.of("").toAbsolutePath();
-        Path script = null;
-        while (dir != null && script == null) {
-            Path candidate = dir.resolve("e2e/scripts/provision-prometheus.sh");
-            script = Files.isRegularFile(candidate) ? candidate : null;
-            dir = dir.getParent();
-        }
+        Path script = ProjectScripts.find("e2e/scripts/provision-prometheus.sh");
         Assumptions.assumeTrue(
                 script != null, "skipped: e2e/scripts/provision-prometheus.sh not found");
         Process p =

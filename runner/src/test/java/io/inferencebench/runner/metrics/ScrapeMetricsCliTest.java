@@ -65,6 +65,17 @@ class ScrapeMetricsCliTest {
         return new Outcome(code, out.toString(), err.toString());
     }
 
+    /**
+     * Runs {@link #load} against {@code baseUrl} with {@code flags} ({@link
+     * io.inferencebench.testkit.Argv#argv} form, {@code values} for its {@code %s}) and asserts it
+     * exits 0.
+     */
+    static Outcome succeeds(String baseUrl, Path results, String flags, Object... values) {
+        Outcome o = run(load(baseUrl, results, argv(flags, values)));
+        assertThat(o.code()).as(o.err()).isZero();
+        return o;
+    }
+
     static String[] load(String baseUrl, Path results, String... extra) {
         List<String> args =
                 new ArrayList<>(
@@ -115,14 +126,11 @@ class ScrapeMetricsCliTest {
         try (Sim sim = new Sim(tmp.resolve("sim.log"), "--fake-metrics", fake)) {
             Path results = tmp.resolve("results");
             Outcome o =
-                    run(
-                            load(
-                                    sim.baseUrl,
-                                    results,
-                                    argv(
-                                            "--request-rate 20,40 --num-prompts 20 --scrape-metrics"
-                                                    + " --scrape-interval 200ms")));
-            assertThat(o.code()).as(o.err()).isZero();
+                    succeeds(
+                            sim.baseUrl,
+                            results,
+                            "--request-rate 20,40 --num-prompts 20 --scrape-metrics"
+                                    + " --scrape-interval 200ms");
             List<JsonNode> profiles = profiles(results);
             assertThat(profiles).hasSize(2);
             for (JsonNode profile : profiles) {
@@ -202,14 +210,11 @@ class ScrapeMetricsCliTest {
                         })) {
             Path results = tmp.resolve("results");
             Outcome o =
-                    run(
-                            load(
-                                    server.baseUrl(),
-                                    results,
-                                    argv(
-                                            "--request-rate 20 --num-prompts 10 --scrape-metrics"
-                                                    + " --scrape-interval 200ms")));
-            assertThat(o.code()).as(o.err()).isZero();
+                    succeeds(
+                            server.baseUrl(),
+                            results,
+                            "--request-rate 20 --num-prompts 10 --scrape-metrics"
+                                    + " --scrape-interval 200ms");
             assertThat(o.out())
                     .contains("stage 1 server:")
                     .contains("kv -5 (impossible for a ratio)")
@@ -241,18 +246,12 @@ class ScrapeMetricsCliTest {
                                         + "\"kv-cache-usage\":0.1}")) {
             Path results = tmp.resolve("results");
             Outcome o =
-                    run(
-                            load(
-                                    first.baseUrl,
-                                    results,
-                                    argv(
-                                            "--request-rate 20 --num-prompts 10 --scrape-metrics %s"
-                                                    + " --scrape-interval 200ms",
-                                            first.baseUrl
-                                                    + "/metrics,"
-                                                    + second.baseUrl
-                                                    + "/metrics")));
-            assertThat(o.code()).as(o.err()).isZero();
+                    succeeds(
+                            first.baseUrl,
+                            results,
+                            "--request-rate 20 --num-prompts 10 --scrape-metrics %s"
+                                    + " --scrape-interval 200ms",
+                            first.baseUrl + "/metrics," + second.baseUrl + "/metrics");
             JsonNode metrics = profiles(results).get(0).path("metrics");
             JsonNode server = metrics.path("server_metrics");
             // requests add up across replicas, cache usage is a per-replica fraction: mean
@@ -287,15 +286,13 @@ class ScrapeMetricsCliTest {
             Path results = tmp.resolve("results");
             int prompts = 40;
             Outcome o =
-                    run(
-                            load(
-                                    sim.baseUrl,
-                                    results,
-                                    argv(
-                                            "--request-rate 20 --num-prompts %s --scrape-metrics %s"
-                                                    + " --scrape-interval 500ms",
-                                            Integer.toString(prompts), sim.baseUrl + "/metrics")));
-            assertThat(o.code()).as(o.err()).isZero();
+                    succeeds(
+                            sim.baseUrl,
+                            results,
+                            "--request-rate 20 --num-prompts %s --scrape-metrics %s"
+                                    + " --scrape-interval 500ms",
+                            Integer.toString(prompts),
+                            sim.baseUrl + "/metrics");
             JsonNode metrics = profiles(results).get(0).path("metrics");
             JsonNode ttft = metrics.path("server_metrics").path("vllm:time_to_first_token_seconds");
             assertThat(ttft.isObject()).as(metrics.path("server_metrics").toString()).isTrue();
@@ -324,15 +321,12 @@ class ScrapeMetricsCliTest {
         try (Sim sim = new Sim(tmp.resolve("sim.log"), "--time-to-first-token", "5")) {
             Path results = tmp.resolve("results");
             Outcome o =
-                    run(
-                            load(
-                                    sim.baseUrl,
-                                    results,
-                                    argv(
-                                            "--request-rate 20,20 --num-prompts 10 --scrape-metrics %s"
-                                                    + " --scrape-interval 200ms",
-                                            "http://127.0.0.1:" + dead + "/metrics")));
-            assertThat(o.code()).as(o.err()).isZero();
+                    succeeds(
+                            sim.baseUrl,
+                            results,
+                            "--request-rate 20,20 --num-prompts 10 --scrape-metrics %s"
+                                    + " --scrape-interval 200ms",
+                            "http://127.0.0.1:" + dead + "/metrics");
             assertThat(o.err().split("warning: server metrics", -1)).hasSize(2);
             assertThat(o.err()).contains("127.0.0.1:" + dead).contains("connection refused");
             List<JsonNode> profiles = profiles(results);
@@ -357,15 +351,13 @@ class ScrapeMetricsCliTest {
         try (Sim sim = new Sim(tmp.resolve("sim.log"), "--time-to-first-token", "5")) {
             Path results = tmp.resolve("results");
             Outcome o =
-                    run(
-                            load(
-                                    sim.baseUrl,
-                                    results,
-                                    argv(
-                                            "--request-rate 20,20 --num-prompts 5 --prometheus-url %s"
-                                                    + " --prometheus-selector %s",
-                                            "http://127.0.0.1:" + dead, "{job=\"model-sim\"}")));
-            assertThat(o.code()).as(o.err()).isZero();
+                    succeeds(
+                            sim.baseUrl,
+                            results,
+                            "--request-rate 20,20 --num-prompts 5 --prometheus-url %s"
+                                    + " --prometheus-selector %s",
+                            "http://127.0.0.1:" + dead,
+                            "{job=\"model-sim\"}");
             JsonNode coverage =
                     profiles(results).get(0).path("metrics").path("server_metrics_coverage");
             assertThat(coverage.path("succeeded").asInt()).isZero();

@@ -1,5 +1,7 @@
 package io.inferencebench.runner.stub;
 
+import static io.inferencebench.testkit.Argv.argv;
+
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +18,8 @@ import javax.net.ssl.SSLContext;
  */
 public record SelfSignedCertificate(Path keyStore, Path pem, char[] password) {
 
+    private static final String PASSWORD = "changeit";
+
     /**
      * @param dir where the files go
      * @param subjectAltNames e.g. {@code ip:127.0.0.1,dns:localhost}
@@ -23,41 +27,12 @@ public record SelfSignedCertificate(Path keyStore, Path pem, char[] password) {
     public static SelfSignedCertificate create(Path dir, String subjectAltNames) throws Exception {
         Path keyStore = dir.resolve("server.p12");
         Path pem = dir.resolve("ca.pem");
-        String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
-        run(
-                keytool,
-                "-genkeypair",
-                "-alias",
-                "server",
-                "-keyalg",
-                "EC",
-                "-groupname",
-                "secp256r1",
-                "-dname",
-                "CN=inferencebench-test",
-                "-ext",
-                "SAN=" + subjectAltNames,
-                "-validity",
-                "2",
-                "-storetype",
-                "PKCS12",
-                "-keystore",
-                keyStore.toString(),
-                "-storepass",
-                "changeit");
-        run(
-                keytool,
-                "-exportcert",
-                "-rfc",
-                "-alias",
-                "server",
-                "-keystore",
-                keyStore.toString(),
-                "-storepass",
-                "changeit",
-                "-file",
-                pem.toString());
-        return new SelfSignedCertificate(keyStore, pem, "changeit".toCharArray());
+        keytool(
+                "-genkeypair -alias server -keyalg EC -groupname secp256r1"
+                        + " -dname CN=inferencebench-test -ext SAN=%s -validity 2 -keystore %s",
+                subjectAltNames, keyStore);
+        keytool("-exportcert -rfc -alias server -keystore %s -file %s", keyStore, pem);
+        return new SelfSignedCertificate(keyStore, pem, PASSWORD.toCharArray());
     }
 
     /**
@@ -76,130 +51,39 @@ public record SelfSignedCertificate(Path keyStore, Path pem, char[] password) {
         Path keyStore = dir.resolve("server.p12");
         Path request = dir.resolve("server.csr");
         Path serverPem = dir.resolve("server.pem");
-        String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
-        String[] store = {"-storetype", "PKCS12", "-storepass", "changeit"};
-        run(
-                concat(
-                        new String[] {
-                            keytool,
-                            "-genkeypair",
-                            "-alias",
-                            "ca",
-                            "-keyalg",
-                            "EC",
-                            "-groupname",
-                            "secp256r1",
-                            "-dname",
-                            "CN=inferencebench-test-ca",
-                            "-ext",
-                            "bc:c",
-                            "-validity",
-                            "60",
-                            "-keystore",
-                            caStore.toString()
-                        },
-                        store));
-        run(
-                concat(
-                        new String[] {
-                            keytool,
-                            "-exportcert",
-                            "-rfc",
-                            "-alias",
-                            "ca",
-                            "-keystore",
-                            caStore.toString(),
-                            "-file",
-                            caPem.toString()
-                        },
-                        store));
-        run(
-                concat(
-                        new String[] {
-                            keytool,
-                            "-genkeypair",
-                            "-alias",
-                            "server",
-                            "-keyalg",
-                            "EC",
-                            "-groupname",
-                            "secp256r1",
-                            "-dname",
-                            "CN=inferencebench-test",
-                            "-keystore",
-                            keyStore.toString()
-                        },
-                        store));
-        run(
-                concat(
-                        new String[] {
-                            keytool,
-                            "-certreq",
-                            "-alias",
-                            "server",
-                            "-keystore",
-                            keyStore.toString(),
-                            "-file",
-                            request.toString()
-                        },
-                        store));
-        run(
-                concat(
-                        new String[] {
-                            keytool,
-                            "-gencert",
-                            "-rfc",
-                            "-alias",
-                            "ca",
-                            "-keystore",
-                            caStore.toString(),
-                            "-infile",
-                            request.toString(),
-                            "-outfile",
-                            serverPem.toString(),
-                            "-ext",
-                            "SAN=" + subjectAltNames,
-                            "-startdate",
-                            startDate,
-                            "-validity",
-                            Integer.toString(validityDays)
-                        },
-                        store));
-        run(
-                concat(
-                        new String[] {
-                            keytool,
-                            "-importcert",
-                            "-noprompt",
-                            "-alias",
-                            "ca",
-                            "-file",
-                            caPem.toString(),
-                            "-keystore",
-                            keyStore.toString()
-                        },
-                        store));
-        run(
-                concat(
-                        new String[] {
-                            keytool,
-                            "-importcert",
-                            "-noprompt",
-                            "-alias",
-                            "server",
-                            "-file",
-                            serverPem.toString(),
-                            "-keystore",
-                            keyStore.toString()
-                        },
-                        store));
-        return new SelfSignedCertificate(keyStore, caPem, "changeit".toCharArray());
+        keytool(
+                "-genkeypair -alias ca -keyalg EC -groupname secp256r1"
+                        + " -dname CN=inferencebench-test-ca -ext bc:c -validity 60 -keystore %s",
+                caStore);
+        keytool("-exportcert -rfc -alias ca -keystore %s -file %s", caStore, caPem);
+        keytool(
+                "-genkeypair -alias server -keyalg EC -groupname secp256r1"
+                        + " -dname CN=inferencebench-test -keystore %s",
+                keyStore);
+        keytool("-certreq -alias server -keystore %s -file %s", keyStore, request);
+        keytool(
+                "-gencert -rfc -alias ca -keystore %s -infile %s -outfile %s -ext SAN=%s"
+                        + " -startdate %s -validity %s",
+                caStore, request, serverPem, subjectAltNames, startDate, validityDays);
+        keytool("-importcert -noprompt -alias ca -file %s -keystore %s", caPem, keyStore);
+        keytool("-importcert -noprompt -alias server -file %s -keystore %s", serverPem, keyStore);
+        return new SelfSignedCertificate(keyStore, caPem, PASSWORD.toCharArray());
     }
 
-    private static String[] concat(String[] a, String[] b) {
-        String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
-        System.arraycopy(b, 0, all, a.length, b.length);
-        return all;
+    /**
+     * Runs the JDK's keytool with {@code options} (words, {@code %s} for each of {@code values}) on
+     * PKCS12 stores with the test password.
+     */
+    private static void keytool(String options, Object... values) throws Exception {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
+        command.addAll(List.of(argv(options, values)));
+        command.addAll(List.of("-storetype", "PKCS12", "-storepass", PASSWORD));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(p.getInputStream().readAllBytes());
+        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IllegalStateException("keytool failed: " + output);
+        }
     }
 
     /** A server-side context presenting this certificate. */
@@ -214,14 +98,5 @@ public record SelfSignedCertificate(Path keyStore, Path pem, char[] password) {
         SSLContext context = SSLContext.getInstance("TLS");
         context.init(kmf.getKeyManagers(), null, null);
         return context;
-    }
-
-    private static void run(String... command) throws Exception {
-        List<String> args = new ArrayList<>(List.of(command));
-        Process p = new ProcessBuilder(args).redirectErrorStream(true).start();
-        String output = new String(p.getInputStream().readAllBytes());
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IllegalStateException("keytool failed: " + output);
-        }
     }
 }
