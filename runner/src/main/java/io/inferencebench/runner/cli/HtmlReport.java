@@ -73,7 +73,10 @@ final class HtmlReport {
         }
         h.append(
                 "</ul>\n<p class=\"meta\">Solid lines and filled points: p50; dashed lines and"
-                        + " hollow points: p99. x: achieved request rate (req/s).</p>\n");
+                        + " hollow points: p99. x: achieved request rate (req/s). Each run is"
+                        + " drawn beneath the runs listed before it, with wider lines and larger"
+                        + " points, so a run that measured the same numbers shows as a ring"
+                        + " around them.</p>\n");
         ReportChart.section(h, runs);
         for (int i = 0; i < runs.size(); i++) {
             if (runs.get(i).capacity() != null) {

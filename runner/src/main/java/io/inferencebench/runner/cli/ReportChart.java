@@ -91,7 +91,10 @@ final class ReportChart {
                 .append(chart.title())
                 .append("\">\n");
         axes(h, xMax, yMax);
-        for (int r = 0; r < runs.size(); r++) {
+        // The last run is drawn first and each earlier run above it, thinner: two runs that
+        // measured the same numbers would otherwise show only the run drawn last; nested, the
+        // earlier run's point sits inside a ring of the later's.
+        for (int r = runs.size() - 1; r >= 0; r--) {
             Run run = runs.get(r);
             JsonNode cap = run.capacity();
             if (cap != null) {
@@ -123,7 +126,9 @@ final class ReportChart {
                 }
                 h.append("<polyline class=\"series\" fill=\"none\" stroke=\"")
                         .append(color(r))
-                        .append("\" stroke-width=\"2\"")
+                        .append("\" stroke-width=\"")
+                        .append(2 + 2 * layer(r))
+                        .append('"')
                         .append(stat.equals("p99") ? " stroke-dasharray=\"6 4\"" : "")
                         .append(" data-run=\"")
                         .append(r)
@@ -137,7 +142,9 @@ final class ReportChart {
                 for (int i = 0; i < points.size(); i++) {
                     double[] p = points.get(i);
                     JsonNode m = nodes.get(i);
-                    h.append("<circle class=\"point\" r=\"4\" cx=\"")
+                    h.append("<circle class=\"point\" r=\"")
+                            .append(4 + 2 * layer(r))
+                            .append("\" cx=\"")
                             .append(fmt(x(p[0], xMax)))
                             .append("\" cy=\"")
                             .append(fmt(y(p[1], yMax)))
@@ -369,6 +376,14 @@ final class ReportChart {
 
     private static String fmt(double v) {
         return String.format(Locale.ROOT, "%.2f", v);
+    }
+
+    /**
+     * How far under the first run a run is drawn: its points' radius and its lines' width grow by
+     * two pixels a layer, up to four layers (five runs nest; more repeat the fifth's size).
+     */
+    private static int layer(int run) {
+        return Math.min(run, 4);
     }
 
     /** The colour run {@code run} is drawn in, in the charts and the legend. */

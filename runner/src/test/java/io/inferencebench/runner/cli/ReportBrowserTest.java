@@ -179,21 +179,42 @@ class ReportBrowserTest {
                                 .filter(p -> "ttft_p50".equals(p.get("data-series"))))
                 .hasSize(capacity.get("probes").size());
 
-        // Painted, not only parsed: the first run's colour (#1f77b4) covers more of the screen
-        // than on the same page without its SVG content (where only the legend swatches have it).
+        // Painted, not only parsed, even where two runs measured the very same numbers: the
+        // report of one run twice shows each copy's colour on more of the screen than the same
+        // page without its SVG content (where only the legend swatches have it). The later copy
+        // is drawn beneath the earlier, wider, so neither hides the other.
+        Path twice = tmp.resolve("twice.html");
+        assertThat(
+                        SimServer.cli(
+                                        "report",
+                                        first.toString(),
+                                        first.toString(),
+                                        "-o",
+                                        twice.toString())
+                                .code())
+                .isZero();
+        String twiceHtml = Files.readString(twice);
         Path withoutPlots = tmp.resolve("without-plots.html");
-        Files.writeString(withoutPlots, html.replaceAll("(?s)(<svg[^>]*>).*?</svg>", "$1</svg>"));
-        Chromium.run(page, tmp.resolve("chrome-3"), screenshot(tmp, "a"));
+        Files.writeString(
+                withoutPlots, twiceHtml.replaceAll("(?s)(<svg[^>]*>).*?</svg>", "$1</svg>"));
+        Chromium.run(twice, tmp.resolve("chrome-3"), screenshot(tmp, "a"));
         Chromium.run(withoutPlots, tmp.resolve("chrome-4"), screenshot(tmp, "b"));
-        int painted = runColourPixels(tmp.resolve("a.png"));
-        int unpainted = runColourPixels(tmp.resolve("b.png"));
-        // at least a pixel per point of that run, whatever the renderer's anti-aliasing leaves of
-        // the exact colour (237 to well over 300 pixels, seen on two machines' Chromium)
-        long runOnePoints = points.stream().filter(p -> "1".equals(p.get("data-run"))).count();
-        assertThat(runOnePoints).isPositive();
-        assertThat(painted - unpainted)
-                .as("pixels of the series colour, %d points", runOnePoints)
-                .isGreaterThanOrEqualTo((int) runOnePoints);
+        List<Map<String, String>> twicePoints = elements(twiceHtml, "circle", "point");
+        for (int run = 0; run < 2; run++) {
+            String copy = Integer.toString(run);
+            int rgb = RUN_COLOURS[run];
+            int painted = colourPixels(tmp.resolve("a.png"), rgb);
+            int unpainted = colourPixels(tmp.resolve("b.png"), rgb);
+            long copyPoints =
+                    twicePoints.stream().filter(p -> copy.equals(p.get("data-run"))).count();
+            assertThat(copyPoints)
+                    .isEqualTo(points.stream().filter(p -> "0".equals(p.get("data-run"))).count());
+            // at least a pixel per point of that copy, whatever the renderer's anti-aliasing
+            // leaves of the exact colour (hundreds, seen on two machines' Chromium)
+            assertThat(painted - unpainted)
+                    .as("pixels of copy %d's colour, %d points", run, copyPoints)
+                    .isGreaterThanOrEqualTo((int) copyPoints);
+        }
         // the passing line marks the passing rate; the capacity is that rate or, when its probes
         // achieved less, what they achieved
         assertThat(Double.parseDouble(passing.get(0).get("data-rate")))
@@ -234,16 +255,19 @@ class ReportBrowserTest {
         };
     }
 
-    private static int runColourPixels(Path png) throws Exception {
+    /** The first two runs' colours in the report's charts and legend. */
+    private static final int[] RUN_COLOURS = {0x1f77b4, 0xd62728};
+
+    private static int colourPixels(Path png, int colour) throws Exception {
         BufferedImage image = ImageIO.read(png.toFile());
         assertThat(image.getWidth()).isEqualTo(1400);
         int count = 0;
         for (int yy = 0; yy < image.getHeight(); yy++) {
             for (int xx = 0; xx < image.getWidth(); xx++) {
                 int rgb = image.getRGB(xx, yy);
-                if (Math.abs(((rgb >> 16) & 0xff) - 0x1f) < 16
-                        && Math.abs(((rgb >> 8) & 0xff) - 0x77) < 16
-                        && Math.abs((rgb & 0xff) - 0xb4) < 16) {
+                if (Math.abs(((rgb >> 16) & 0xff) - ((colour >> 16) & 0xff)) < 16
+                        && Math.abs(((rgb >> 8) & 0xff) - ((colour >> 8) & 0xff)) < 16
+                        && Math.abs((rgb & 0xff) - (colour & 0xff)) < 16) {
                     count++;
                 }
             }
