@@ -46,8 +46,18 @@ public final class ModelSim {
      */
     public static Process startOnLoopback(int port, Path log, String readyPath, String... flags)
             throws IOException, InterruptedException {
+        return startOn("127.0.0.1", port, log, readyPath, flags);
+    }
+
+    /**
+     * As {@link #startOnLoopback}, listening on {@code host} (another 127/8 address, for a client
+     * that spreads over several servers).
+     */
+    public static Process startOn(
+            String host, int port, Path log, String readyPath, String... flags)
+            throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(binary().toString(), "--model", "sim"));
-        command.addAll(List.of("--host", "127.0.0.1", "--port", Integer.toString(port)));
+        command.addAll(List.of("--host", host, "--port", Integer.toString(port)));
         command.add("--force-dummy-tokenizer");
         command.addAll(List.of(flags));
         Process process =
@@ -55,7 +65,7 @@ public final class ModelSim {
                         .redirectErrorStream(true)
                         .redirectOutput(log.toFile())
                         .start();
-        URI ready = URI.create("http://127.0.0.1:" + port + readyPath);
+        URI ready = URI.create("http://" + host + ":" + port + readyPath);
         HttpClient client = HttpClient.newHttpClient();
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (System.nanoTime() < deadline) {

@@ -202,6 +202,9 @@ public final class LpgProfileWriter {
             // Only small stages carry it, so regular profiles keep their key set.
             metrics.put("rates_meaningful", false);
         }
+        if (stage.requestsPerAddress != null) {
+            putAddressShares(metrics, stage.requestsPerAddress);
+        }
         metrics.put("non_streamed_requests", stage.nonStreamedRequests);
         metrics.put("in_flight_peak", stage.inFlightPeak);
         if (stage.runnerCpu != null) {
@@ -658,6 +661,36 @@ public final class LpgProfileWriter {
             node.put(key, RequestRate.UNBOUNDED);
         } else {
             node.put(key, finite(rate));
+        }
+    }
+
+    /**
+     * The requests sent to each address of a spread stage, and how even they were: the busiest over
+     * the least busy address (absent when one got none: the ratio has no value) and the coefficient
+     * of variation of the counts.
+     */
+    private static void putAddressShares(ObjectNode metrics, Map<String, Long> perAddress) {
+        ObjectNode counts = metrics.putObject("requests_per_address");
+        perAddress.forEach(counts::put);
+        if (perAddress.isEmpty()) {
+            return;
+        }
+        long max = perAddress.values().stream().mapToLong(Long::longValue).max().orElse(0);
+        long min = perAddress.values().stream().mapToLong(Long::longValue).min().orElse(0);
+        double mean = perAddress.values().stream().mapToLong(Long::longValue).average().orElse(0);
+        double squares = 0;
+        for (long n : perAddress.values()) {
+            squares += (n - mean) * (n - mean);
+        }
+        ObjectNode balance = metrics.putObject("address_balance");
+        balance.put("addresses", perAddress.size());
+        balance.put("min_requests", min);
+        balance.put("max_requests", max);
+        if (min > 0) {
+            balance.put("max_min_ratio", (double) max / min);
+        }
+        if (mean > 0) {
+            balance.put("coefficient_of_variation", Math.sqrt(squares / perAddress.size()) / mean);
         }
     }
 

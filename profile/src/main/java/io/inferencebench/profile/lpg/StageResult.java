@@ -206,6 +206,13 @@ public final class StageResult {
      */
     public RampProfile rampUp;
 
+    /**
+     * Requests sent to each address the runner spread its load over ({@code ip:port}, in the order
+     * given), or {@code null} when it sent to one URL's host. A merge sums them per address, and
+     * has none unless every runner spread.
+     */
+    public Map<String, Long> requestsPerAddress;
+
     /** Creates an empty result with recorders of {@link MetricRecorder#DEFAULT_SAMPLE_CAP}. */
     public StageResult() {
         this(MetricRecorder.DEFAULT_SAMPLE_CAP);
@@ -390,6 +397,12 @@ public final class StageResult {
         }
         m.concurrency = concurrency;
         m.rampUp = parts.size() == 1 ? first.rampUp : null;
+        if (parts.stream().allMatch(p -> p.requestsPerAddress != null)) {
+            m.requestsPerAddress = new java.util.LinkedHashMap<>();
+            for (StageResult p : parts) {
+                p.requestsPerAddress.forEach((k, v) -> m.requestsPerAddress.merge(k, v, Long::sum));
+            }
+        }
         m.runnerCpu = RunnerCpu.worst(parts.stream().map(p -> p.runnerCpu).toList());
         m.outputTokenSource = outputSources.isEmpty() ? null : String.join("+", outputSources);
         m.inputTokenSource = inputSources.isEmpty() ? null : String.join("+", inputSources);

@@ -12,6 +12,18 @@ import org.junit.jupiter.api.Test;
 class StageResultTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ProfileContext CONTEXT =
+            new ProfileContext(
+                    "vllm",
+                    "m",
+                    "m",
+                    "vllm",
+                    java.time.Instant.parse("2026-12-06T00:00:00Z"),
+                    "sweep",
+                    "bench",
+                    1,
+                    "0.1.0",
+                    java.util.Map.of());
 
     private static StageResult runner(
             int index, double rate, long firstDispatch, long lastCompletion) {
@@ -113,6 +125,40 @@ class StageResultTest {
                                 runner(0, Double.POSITIVE_INFINITY, 1, 2),
                                 runner(1, Double.POSITIVE_INFINITY, 1, 2)));
         assertThat(inf.requestedRate).isInfinite();
+    }
+
+    @Test
+    void requestsPerAddressSurviveJsonAndAddUpOnlyWhenEveryRunnerSpread() throws Exception {
+        StageResult a = runner(0, 5, 1, 2);
+        StageResult b = runner(1, 5, 1, 2);
+        a.requestsPerAddress = new java.util.LinkedHashMap<>();
+        a.requestsPerAddress.put("10.0.0.1:8000", 7L);
+        a.requestsPerAddress.put("10.0.0.2:8000", 6L);
+        b.requestsPerAddress = new java.util.LinkedHashMap<>();
+        b.requestsPerAddress.put("10.0.0.2:8000", 7L);
+        b.requestsPerAddress.put("10.0.0.1:8000", 6L);
+        StageResult m =
+                StageResult.merge(
+                        List.of(
+                                JSON.readValue(JSON.writeValueAsString(a), StageResult.class),
+                                JSON.readValue(JSON.writeValueAsString(b), StageResult.class)));
+        assertThat(m.requestsPerAddress)
+                .containsExactly(
+                        java.util.Map.entry("10.0.0.1:8000", 13L),
+                        java.util.Map.entry("10.0.0.2:8000", 13L));
+        // a runner that sent to one host: the merge cannot say where its requests went
+        assertThat(StageResult.merge(List.of(a, runner(1, 5, 1, 2))).requestsPerAddress).isNull();
+        // and the profile names each address and how even they were
+        JsonNode metrics = LpgProfileWriter.write(m, CONTEXT).path("metrics");
+        assertThat(metrics.path("requests_per_address").path("10.0.0.1:8000").asLong())
+                .isEqualTo(13);
+        assertThat(metrics.path("address_balance").path("max_min_ratio").asDouble()).isEqualTo(1.0);
+        a.requestsPerAddress.put("10.0.0.3:8000", 0L);
+        JsonNode uneven =
+                LpgProfileWriter.write(a, CONTEXT).path("metrics").path("address_balance");
+        assertThat(uneven.path("min_requests").asLong()).isZero();
+        assertThat(uneven.has("max_min_ratio")).as("no ratio to a replica sent nothing").isFalse();
+        assertThat(uneven.path("coefficient_of_variation").asDouble()).isGreaterThan(0.5);
     }
 
     @Test

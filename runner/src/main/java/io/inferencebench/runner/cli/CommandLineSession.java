@@ -12,6 +12,7 @@ import io.inferencebench.runner.engine.SelfWarmup;
 import io.inferencebench.runner.engine.Slo;
 import io.inferencebench.runner.engine.StagePlan;
 import io.inferencebench.runner.http.HttpTransport;
+import io.inferencebench.runner.http.Spread;
 import io.inferencebench.runner.metrics.ServerMetricsSource;
 import io.inferencebench.runner.plan.RunPlan;
 import io.inferencebench.runner.session.RunSession;
@@ -106,6 +107,8 @@ final class CommandLineSession implements AutoCloseable {
 
     private void setUp(CommandLinePlan resolved, String progressFlag, String interruptNotice)
             throws Exception {
+        // Checked first: a bad address is refused before anything is written or sent.
+        Spread spread = flags.target.spread(baseUrl);
         List<String> serverMetricsProblems = flags.serverMetrics.validate(baseUrl);
         if (!serverMetricsProblems.isEmpty()) {
             throw new Main.UsageError(String.join("; ", serverMetricsProblems));
@@ -130,7 +133,8 @@ final class CommandLineSession implements AutoCloseable {
                         output.eventLoops(),
                         output.maxConnections(),
                         plan.requestTimeout(),
-                        plan.tls());
+                        plan.tls(),
+                        spread);
         metrics = output.metricsPort() == null ? null : LiveMetrics.start(output.metricsPort());
         serverMetrics = openServerMetrics();
         if (metrics != null) {

@@ -3,13 +3,18 @@ package io.inferencebench.runner.cli;
 import io.inferencebench.crds.v1alpha1.SpecValidation;
 import io.inferencebench.crds.v1alpha1.TargetSpec;
 import io.inferencebench.crds.v1alpha1.TlsSpec;
+import io.inferencebench.profile.text.TerminalText;
 import io.inferencebench.runner.dataset.HfTokenizer;
+import io.inferencebench.runner.http.Spread;
 import io.inferencebench.runner.http.TlsOptions;
 import io.inferencebench.runner.plan.PlanTarget;
 import io.inferencebench.runner.plan.WireProtocol;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -93,6 +98,122 @@ public final class TargetOptions {
                     "Name the https target's certificate must carry (and sent as SNI), when it"
                             + " differs from the --base-url host.")
     String tlsServerName;
+
+    @Option(
+            names = "--balance",
+            description =
+                    "url (default): connect to the --base-url host as given; addresses: resolve"
+                            + " it and send each request to the next of its addresses in turn"
+                            + " (e.g. a headless Service's pods).")
+    String balance;
+
+    @Option(
+            names = "--connect-to",
+            split = ",",
+            paramLabel = "ADDRESS",
+            description =
+                    "Send the requests to these addresses (IP or host, optional :port, default"
+                            + " the --base-url port), each request to the next in turn; the Host"
+                            + " header, TLS name and path stay the --base-url's.")
+    List<String> connectTo = new ArrayList<>();
+
+    @Option(
+            names = "--requests-per-connection",
+            paramLabel = "N",
+            description =
+                    "Close a connection after N requests and reuse idle connections oldest"
+                            + " first, so a balancer that picks a backend per connection (a"
+                            + " Service's kube-proxy) picks often (default: no bound).")
+    Integer requestsPerConnection;
+
+    /**
+     * Where the connections go ({@code --balance}, {@code --connect-to}) and how long each is kept
+     * ({@code --requests-per-connection}).
+     *
+     * @throws Main.UsageError naming the flag, for a bad value or an address that does not resolve
+     */
+    public Spread spread(String baseUrlInUse) {
+        if (balance != null && !balance.equals("url") && !balance.equals("addresses")) {
+            throw new Main.UsageError(
+                    "--balance: expected url or addresses, got " + TerminalText.oneLine(balance));
+        }
+        if ("addresses".equals(balance) && !connectTo.isEmpty()) {
+            throw new Main.UsageError(
+                    "--balance addresses resolves the --base-url host; --connect-to names the"
+                            + " addresses instead: give one of them");
+        }
+        int bound = 0;
+        if (requestsPerConnection != null) {
+            if (requestsPerConnection < 1) {
+                throw new Main.UsageError(
+                        "--requests-per-connection: must be at least 1, got "
+                                + requestsPerConnection);
+            }
+            bound = requestsPerConnection;
+        }
+        URI uri = URI.create(baseUrlInUse);
+        int port =
+                uri.getPort() > 0
+                        ? uri.getPort()
+                        : ("https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80);
+        List<InetSocketAddress> addresses = new ArrayList<>();
+        if ("addresses".equals(balance)) {
+            addresses.addAll(resolveAll("--balance addresses", uri.getHost(), port));
+        }
+        for (String entry : connectTo) {
+            addresses.addAll(connectAddress(entry.strip(), port));
+        }
+        return new Spread(addresses, bound);
+    }
+
+    private static List<InetSocketAddress> connectAddress(String entry, int defaultPort) {
+        if (entry.isEmpty()) {
+            throw new Main.UsageError("--connect-to: an empty address");
+        }
+        String host = entry;
+        int port = defaultPort;
+        int colon = entry.lastIndexOf(':');
+        boolean bracketed = entry.startsWith("[");
+        if (bracketed) {
+            int close = entry.indexOf(']');
+            if (close < 0) {
+                throw new Main.UsageError(
+                        "--connect-to: " + TerminalText.oneLine(entry) + ": no closing ]");
+            }
+            host = entry.substring(1, close);
+            colon = close + 1 < entry.length() && entry.charAt(close + 1) == ':' ? close + 1 : -1;
+        } else if (colon >= 0 && entry.indexOf(':') != colon) {
+            // an IPv6 literal without brackets: no port
+            colon = -1;
+        } else if (colon >= 0) {
+            host = entry.substring(0, colon);
+        }
+        if (colon >= 0) {
+            try {
+                port = Integer.parseInt(entry.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                port = -1;
+            }
+            if (port < 1 || port > 65535) {
+                throw new Main.UsageError(
+                        "--connect-to: " + TerminalText.oneLine(entry) + ": bad port");
+            }
+        }
+        return resolveAll("--connect-to", host, port);
+    }
+
+    private static List<InetSocketAddress> resolveAll(String flag, String host, int port) {
+        try {
+            List<InetSocketAddress> out = new ArrayList<>();
+            for (InetAddress address : InetAddress.getAllByName(host)) {
+                out.add(new InetSocketAddress(address, port));
+            }
+            return out;
+        } catch (UnknownHostException e) {
+            throw new Main.UsageError(
+                    flag + ": " + TerminalText.oneLine(host) + " does not resolve to an address");
+        }
+    }
 
     /**
      * The base URL: {@code --base-url}, else the config's {@code target.url}, else {@value

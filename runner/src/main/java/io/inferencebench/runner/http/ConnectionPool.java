@@ -33,6 +33,8 @@ final class ConnectionPool {
      * @param epoll whether the loops are epoll loops (else NIO)
      * @param timeoutMillis the request timeout, which also bounds the connect timeout
      * @param maxConnections connections per pool (per loop) at most
+     * @param requestsPerConnection requests a connection carries before it is closed (0: no bound);
+     *     with a bound, idle connections are also reused oldest first ({@link Spread})
      * @param jvmErrors hears of a JVM error on a loop (the transport's listener)
      */
     record Settings(
@@ -40,6 +42,7 @@ final class ConnectionPool {
             boolean epoll,
             long timeoutMillis,
             int maxConnections,
+            int requestsPerConnection,
             Consumer<VirtualMachineError> jvmErrors) {}
 
     final EventLoop loop;
@@ -153,7 +156,11 @@ final class ConnectionPool {
 
     void acquire(Exchange exchange) {
         HttpConnection c;
-        while ((c = idle.pollLast()) != null) {
+        // Most recently freed first keeps few connections warm; oldest first (when connections
+        // are rotated) spreads the requests over all of them, so a per-connection balancer sees
+        // each.
+        boolean rotate = settings.requestsPerConnection() > 0;
+        while ((c = rotate ? idle.pollFirst() : idle.pollLast()) != null) {
             idleCount--;
             if (c.channel.isActive()) {
                 exchange.start(c);
@@ -230,7 +237,22 @@ final class ConnectionPool {
         }
     }
 
-    /** A connection whose exchange ended cleanly goes back to the pool (or a waiter). */
+    /**
+     * A connection whose exchange ended cleanly goes back to the pool (or a waiter), unless it
+     * carried its bound of requests.
+     */
+    void exchangeEnded(HttpConnection c) {
+        c.served++;
+        int bound = settings.requestsPerConnection();
+        if (bound > 0 && c.served >= bound) {
+            // Rotated: closed() lets a waiting exchange open the next connection.
+            c.channel.close();
+            return;
+        }
+        release(c);
+    }
+
+    /** A connection free for the next exchange: to a waiting one, else to the idle ones. */
     void release(HttpConnection c) {
         if (!c.channel.isActive()) {
             return;

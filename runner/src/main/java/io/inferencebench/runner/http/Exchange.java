@@ -76,7 +76,7 @@ public final class Exchange {
     void complete() {
         HttpConnection c = detach();
         if (c.keepAlive) {
-            pool.release(c);
+            pool.exchangeEnded(c);
         } else {
             c.channel.close();
         }

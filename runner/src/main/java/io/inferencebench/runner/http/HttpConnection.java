@@ -32,6 +32,9 @@ final class HttpConnection extends ChannelInboundHandlerAdapter implements Respo
     Exchange current;
     boolean keepAlive;
 
+    /** Exchanges this connection carried to a clean end. */
+    int served;
+
     HttpConnection(ConnectionPool pool) {
         this.pool = pool;
     }

@@ -20,6 +20,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Non-blocking HTTP/1.1 client for load generation, written directly on Netty's event loops: one
@@ -60,8 +62,23 @@ public final class HttpTransport implements AutoCloseable {
     private final boolean ownsGroup;
     private final boolean epoll;
     private final EventLoop[] loops;
+
+    /**
+     * One pool per loop and address: loop {@code l}'s pool for address {@code a} is {@code pools[l
+     * * addresses + a]}.
+     */
     private final ConnectionPool[] pools;
+
     private final Endpoint endpoint;
+    private final Spread spread;
+    private final Endpoint[] targets;
+
+    /** Requests started per address (index as in {@link #targets}), over the whole transport. */
+    private final AtomicLongArray startedPerTarget;
+
+    /** The next address in turn (round-robin over all loops, so the counts differ by ≤ 1). */
+    private final AtomicLong turn = new AtomicLong();
+
     private final String basePath;
     private final Map<String, String> baseHeaders;
     private final long timeoutMillis;
@@ -86,7 +103,8 @@ public final class HttpTransport implements AutoCloseable {
                 maxConnectionsPerLoop,
                 requestTimeout,
                 null,
-                TlsOptions.VERIFY);
+                TlsOptions.VERIFY,
+                Spread.NONE);
     }
 
     /** A transport whose https certificate checks follow {@code tls}. */
@@ -97,7 +115,30 @@ public final class HttpTransport implements AutoCloseable {
             int maxConnectionsPerLoop,
             Duration requestTimeout,
             TlsOptions tls) {
-        this(baseUrl, headers, eventLoops, maxConnectionsPerLoop, requestTimeout, null, tls);
+        this(baseUrl, headers, eventLoops, maxConnectionsPerLoop, requestTimeout, tls, Spread.NONE);
+    }
+
+    /**
+     * A transport whose https certificate checks follow {@code tls} and whose connections go where
+     * {@code spread} says.
+     */
+    public HttpTransport(
+            String baseUrl,
+            Map<String, String> headers,
+            int eventLoops,
+            int maxConnectionsPerLoop,
+            Duration requestTimeout,
+            TlsOptions tls,
+            Spread spread) {
+        this(
+                baseUrl,
+                headers,
+                eventLoops,
+                maxConnectionsPerLoop,
+                requestTimeout,
+                null,
+                tls,
+                spread);
     }
 
     /**
@@ -119,7 +160,8 @@ public final class HttpTransport implements AutoCloseable {
                 maxConnectionsPerLoop,
                 requestTimeout,
                 loopsOf,
-                TlsOptions.VERIFY);
+                TlsOptions.VERIFY,
+                Spread.NONE);
     }
 
     private HttpTransport(
@@ -129,7 +171,8 @@ public final class HttpTransport implements AutoCloseable {
             int maxConnectionsPerLoop,
             Duration requestTimeout,
             HttpTransport loopsOf,
-            TlsOptions tlsOptions) {
+            TlsOptions tlsOptions,
+            Spread spread) {
         URI uri = URI.create(baseUrl);
         if (uri.getHost() == null) {
             throw new IllegalArgumentException("base URL needs a host: " + baseUrl);
@@ -149,15 +192,29 @@ public final class HttpTransport implements AutoCloseable {
                         tls ? tlsOptions.context() : null,
                         tlsOptions.serverName() != null ? tlsOptions.serverName() : host,
                         !tlsOptions.insecureSkipVerify());
+        this.spread = spread;
+        this.targets =
+                spread.spreads()
+                        ? spread.addresses().stream()
+                                .map(
+                                        a ->
+                                                new Endpoint(
+                                                        a.getAddress() != null
+                                                                ? a.getAddress().getHostAddress()
+                                                                : a.getHostString(),
+                                                        a.getPort(),
+                                                        endpoint.ssl(),
+                                                        endpoint.tlsName(),
+                                                        endpoint.verifyHostName()))
+                                .toArray(Endpoint[]::new)
+                        : new Endpoint[] {endpoint};
+        this.startedPerTarget = new AtomicLongArray(targets.length);
         if (loopsOf != null) {
             this.epoll = loopsOf.epoll;
             this.group = loopsOf.group;
             this.ownsGroup = false;
             this.loops = loopsOf.loops;
-            this.pools = new ConnectionPool[loops.length];
-            for (int i = 0; i < loops.length; i++) {
-                pools[i] = newPool(loops[i]);
-            }
+            this.pools = newPools();
             return;
         }
         this.ownsGroup = true;
@@ -181,19 +238,45 @@ public final class HttpTransport implements AutoCloseable {
                         ? new EpollEventLoopGroup(eventLoops, factory)
                         : new NioEventLoopGroup(eventLoops, factory);
         this.loops = new EventLoop[eventLoops];
-        this.pools = new ConnectionPool[eventLoops];
         Iterator<io.netty.util.concurrent.EventExecutor> it = group.iterator();
         for (int i = 0; i < eventLoops; i++) {
             loops[i] = (EventLoop) it.next();
-            pools[i] = newPool(loops[i]);
         }
+        this.pools = newPools();
     }
 
-    private ConnectionPool newPool(EventLoop loop) {
-        return new ConnectionPool(
-                loop,
-                new ConnectionPool.Settings(
-                        endpoint, epoll, timeoutMillis, maxConnectionsPerLoop, this::jvmError));
+    private ConnectionPool[] newPools() {
+        ConnectionPool[] made = new ConnectionPool[loops.length * targets.length];
+        for (int l = 0; l < loops.length; l++) {
+            for (int a = 0; a < targets.length; a++) {
+                made[l * targets.length + a] =
+                        new ConnectionPool(
+                                loops[l],
+                                new ConnectionPool.Settings(
+                                        targets[a],
+                                        epoll,
+                                        timeoutMillis,
+                                        maxConnectionsPerLoop,
+                                        spread.requestsPerConnection(),
+                                        this::jvmError));
+            }
+        }
+        return made;
+    }
+
+    /**
+     * Requests started so far per address the transport spreads over ({@code ip:port}, in the order
+     * given), or an empty map when it sends to the base URL's host only.
+     */
+    public Map<String, Long> requestsPerAddress() {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        if (!spread.spreads()) {
+            return counts;
+        }
+        for (int a = 0; a < targets.length; a++) {
+            counts.put(Spread.name(spread.addresses().get(a)), startedPerTarget.get(a));
+        }
+        return counts;
     }
 
     public int loops() {
@@ -291,9 +374,17 @@ public final class HttpTransport implements AutoCloseable {
      * @return the exchange, which can be cancelled on the same loop
      */
     public Exchange post(int loop, PreparedRequest request, ResponseSink sink) {
-        Exchange exchange = new Exchange(pools[loop], request, sink, timeoutMillis);
-        pools[loop].track(exchange);
-        pools[loop].acquire(exchange);
+        int target = 0;
+        if (targets.length > 1) {
+            target = (int) Math.floorMod(turn.getAndIncrement(), (long) targets.length);
+        }
+        if (spread.spreads()) {
+            startedPerTarget.incrementAndGet(target);
+        }
+        ConnectionPool pool = pools[loop * targets.length + target];
+        Exchange exchange = new Exchange(pool, request, sink, timeoutMillis);
+        pool.track(exchange);
+        pool.acquire(exchange);
         return exchange;
     }
 
@@ -305,8 +396,10 @@ public final class HttpTransport implements AutoCloseable {
      * @return the number of idle connections ready when it returned
      */
     public int preconnect(int perLoop, Duration timeout) {
-        int wanted = Math.min(perLoop, maxConnectionsPerLoop);
-        CountDownLatch opened = new CountDownLatch(loops.length);
+        // Each address's pool gets its share of the loop's connections.
+        int wanted =
+                Math.min((perLoop + targets.length - 1) / targets.length, maxConnectionsPerLoop);
+        CountDownLatch opened = new CountDownLatch(pools.length);
         for (ConnectionPool pool : pools) {
             pool.loop.execute(() -> pool.fill(wanted, opened::countDown));
         }

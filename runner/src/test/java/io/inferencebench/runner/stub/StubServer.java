@@ -54,22 +54,37 @@ public final class StubServer implements AutoCloseable {
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private final AtomicInteger connections = new AtomicInteger();
     private final AtomicInteger requests = new AtomicInteger();
+    private final java.util.Queue<AtomicInteger> perConnection =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final Thread acceptor;
     private volatile boolean closed;
 
     public StubServer(Handler handler) throws IOException {
-        this(handler, null);
+        this(handler, (javax.net.ssl.SSLContext) null);
     }
 
     /** An HTTPS server when {@code tls} is set (its key manager holds the server certificate). */
     public StubServer(Handler handler, javax.net.ssl.SSLContext tls) throws IOException {
+        this(handler, tls, InetAddress.getLoopbackAddress());
+    }
+
+    /**
+     * An HTTP server on {@code address} (e.g. 127.0.0.2: every 127/8 address is this host's on
+     * Linux), for clients that spread over several addresses.
+     */
+    public StubServer(Handler handler, InetAddress address) throws IOException {
+        this(handler, null, address);
+    }
+
+    private StubServer(Handler handler, javax.net.ssl.SSLContext tls, InetAddress address)
+            throws IOException {
         this.handler = handler;
         this.tls = tls;
         this.serverSocket =
                 tls == null
                         ? new ServerSocket()
                         : tls.getServerSocketFactory().createServerSocket();
-        serverSocket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1024);
+        serverSocket.bind(new InetSocketAddress(address, 0), 1024);
         this.acceptor = Thread.ofPlatform().daemon().name("stub-accept").start(this::acceptLoop);
     }
 
@@ -89,6 +104,11 @@ public final class StubServer implements AutoCloseable {
         return requests.get();
     }
 
+    /** The requests each connection carried so far, in the order they were accepted. */
+    public List<Integer> requestsPerConnection() {
+        return perConnection.stream().map(AtomicInteger::get).toList();
+    }
+
     private void acceptLoop() {
         while (!closed) {
             try {
@@ -96,7 +116,9 @@ public final class StubServer implements AutoCloseable {
                 socket.setTcpNoDelay(true);
                 sockets.add(socket);
                 connections.incrementAndGet();
-                Thread.ofPlatform().daemon().name("stub-conn").start(() -> serve(socket));
+                AtomicInteger carried = new AtomicInteger();
+                perConnection.add(carried);
+                Thread.ofPlatform().daemon().name("stub-conn").start(() -> serve(socket, carried));
             } catch (IOException e) {
                 if (!closed) {
                     e.printStackTrace();
@@ -105,7 +127,7 @@ public final class StubServer implements AutoCloseable {
         }
     }
 
-    private void serve(Socket socket) {
+    private void serve(Socket socket, AtomicInteger carried) {
         try (socket) {
             InputStream in = new BufferedInputStream(socket.getInputStream());
             OutputStream out = socket.getOutputStream();
@@ -115,6 +137,7 @@ public final class StubServer implements AutoCloseable {
                     return;
                 }
                 requests.incrementAndGet();
+                carried.incrementAndGet();
                 Exchange exchange = new Exchange(socket, out);
                 handler.handle(request, exchange);
                 if (exchange.closed) {
