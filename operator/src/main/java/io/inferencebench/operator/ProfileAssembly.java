@@ -12,6 +12,7 @@ import io.inferencebench.profile.lpg.LoadVerdict;
 import io.inferencebench.profile.lpg.LpgDialect;
 import io.inferencebench.profile.lpg.LpgProfileWriter;
 import io.inferencebench.profile.lpg.ProfileContext;
+import io.inferencebench.profile.lpg.ReplicaBalance;
 import io.inferencebench.profile.lpg.StageResult;
 import io.inferencebench.profile.server.ServerMetricsReport;
 import io.inferencebench.profile.stats.MetricRecorder;
@@ -160,6 +161,12 @@ public final class ProfileAssembly {
         result.setLoadDeliveredReason(verdict.reason());
         result.setLoadDeliveredReasons(verdict.reasons().isEmpty() ? null : verdict.reasons());
         result.setLoadDeliveredMessage(verdict.delivered() ? null : verdict.message());
+        ReplicaBalance balance = ReplicaBalance.of(serverMetrics);
+        if (balance != null) {
+            result.setLoadBalanced(balance.balanced());
+            result.setLoadBalancedMessage(balance.reason());
+            result.setReplicaShares(balance.display());
+        }
         SloSpec slo = run.getSpec().getSlo();
         if (slo != null && merged.sent > 0) {
             double attainment = (double) merged.goodputRequests / merged.sent;

@@ -72,6 +72,11 @@ import io.fabric8.kubernetes.model.annotation.Version;
         jsonPath = ".status.capacity.display",
         type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(
+        name = "Replica Shares",
+        jsonPath = ".status.summary.replicaShares",
+        type = AdditionalPrinterColumn.Type.STRING,
+        priority = 1)
+@AdditionalPrinterColumn(
         name = "Age",
         jsonPath = ".metadata.creationTimestamp",
         type = AdditionalPrinterColumn.Type.DATE)

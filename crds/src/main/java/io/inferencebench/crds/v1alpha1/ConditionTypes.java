@@ -37,6 +37,15 @@ public final class ConditionTypes {
      */
     public static final String LOAD_DELIVERED = "LoadDelivered";
 
+    /**
+     * The replicas behind the target served even shares of every stage, by their own request
+     * counters: False naming the replicas and their counts when a stage's busiest served more than
+     * 1.25x the least busy (at 100 or more requests per replica) or one served nothing; Unknown
+     * when no stage had enough requests to judge. Only present when a stage was scraped on two or
+     * more replicas.
+     */
+    public static final String LOAD_BALANCED = "LoadBalanced";
+
     /** Every stage met {@code spec.slo}; only present when an SLO is set. */
     public static final String SLO_MET = "SloMet";
 
@@ -64,6 +73,7 @@ public final class ConditionTypes {
                     COMPLETED,
                     SERVER_METRICS_COLLECTED,
                     LOAD_DELIVERED,
+                    LOAD_BALANCED,
                     SLO_MET,
                     REGRESSED,
                     RESULTS_STORED);

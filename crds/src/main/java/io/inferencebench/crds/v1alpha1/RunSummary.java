@@ -21,6 +21,19 @@ public class RunSummary {
             "SLO verdict: Met, Missed, or absent when no SLO is set or not yet known.")
     private String slo;
 
+    @JsonPropertyDescription(
+            "Each replica's share of the requests it served in the last assembled stage, busiest"
+                    + " first, e.g. 34/33/33 %; absent with fewer than two replicas scraped.")
+    private String replicaShares;
+
+    public String getReplicaShares() {
+        return replicaShares;
+    }
+
+    public void setReplicaShares(String replicaShares) {
+        this.replicaShares = replicaShares;
+    }
+
     public String getRps() {
         return rps;
     }

@@ -28,6 +28,11 @@ public final class SpecValidation {
             if ((target.getService() == null) == (target.getUrl() == null)) {
                 problems.add("spec.target: exactly one of service or url must be set");
             }
+            if (target.getBalance() == Balance.ENDPOINTS && target.getService() == null) {
+                problems.add(
+                        "spec.target.balance: endpoints needs spec.target.service (a url has no"
+                                + " endpoints to list)");
+            }
             duration("spec.target.readinessTimeout", target.getReadinessTimeout(), problems);
             problems.addAll(validateHeaders(target.getHeaders(), "spec.target.headers", "."));
             TlsSpec tls = target.getTls();

@@ -92,6 +92,23 @@ public class StageSummary {
                     + " rule that failed and its limit.")
     private String loadDeliveredMessage;
 
+    @JsonPropertyDescription(
+            "Whether the replicas behind the target served even shares of the stage, by their own"
+                    + " request counters over the stage window: false when the busiest served"
+                    + " more than 1.25x the least busy at 100 or more requests per replica, or one"
+                    + " served nothing; absent with fewer than two replicas scraped or too few"
+                    + " requests to judge (loadBalancedMessage says which). Each profile's"
+                    + " metrics.replica_balance has the counts.")
+    private Boolean loadBalanced;
+
+    @JsonPropertyDescription("Why loadBalanced is false or absent, with the replicas and counts.")
+    private String loadBalancedMessage;
+
+    @JsonPropertyDescription(
+            "Each replica's share of the requests it served in the stage, busiest first, e.g."
+                    + " 34/33/33 % (over 8 replicas: the largest and smallest).")
+    private String replicaShares;
+
     @JsonPropertyDescription("Failed requests as a share of finished (completed + failed) ones.")
     private Double failureRatio;
 
@@ -262,6 +279,30 @@ public class StageSummary {
 
     public void setLoadDelivered(Boolean loadDelivered) {
         this.loadDelivered = loadDelivered;
+    }
+
+    public Boolean getLoadBalanced() {
+        return loadBalanced;
+    }
+
+    public void setLoadBalanced(Boolean loadBalanced) {
+        this.loadBalanced = loadBalanced;
+    }
+
+    public String getLoadBalancedMessage() {
+        return loadBalancedMessage;
+    }
+
+    public void setLoadBalancedMessage(String loadBalancedMessage) {
+        this.loadBalancedMessage = loadBalancedMessage;
+    }
+
+    public String getReplicaShares() {
+        return replicaShares;
+    }
+
+    public void setReplicaShares(String replicaShares) {
+        this.replicaShares = replicaShares;
     }
 
     public String getLoadDeliveredReason() {

@@ -38,6 +38,10 @@ import java.util.Map;
                         + " characters",
         fieldPath = ".headers")
 @ValidationRule(
+        value = "!has(self.balance) || self.balance != 'endpoints' || has(self.service)",
+        message = "balance endpoints needs a service target (a url has no endpoints to list)",
+        fieldPath = ".balance")
+@ValidationRule(
         value = "!has(self.readinessTimeout) || self.readinessTimeout.matches('[1-9]')",
         message = "readinessTimeout must be greater than zero",
         fieldPath = ".readinessTimeout")
@@ -109,6 +113,25 @@ public class TargetSpec {
                     + " Without it the certificate and host name are verified against the default"
                     + " trust store.")
     private TlsSpec tls;
+
+    @JsonPropertyDescription(
+            "How requests reach the Service's replicas. service (the default): through the"
+                    + " Service's address, whose proxy picks a replica per connection (a low-rate"
+                    + " run may measure one or two of several). endpoints: to the Service's ready"
+                    + " endpoints as listed when the runners start, each request to the next in"
+                    + " turn, so every replica gets an even share (profiles carry"
+                    + " requests_per_address); the Host header stays the Service's name. A"
+                    + " replica that joins later gets no requests, one that leaves fails its"
+                    + " share. endpoints needs service.")
+    private Balance balance;
+
+    public Balance getBalance() {
+        return balance;
+    }
+
+    public void setBalance(Balance balance) {
+        this.balance = balance;
+    }
 
     public TlsSpec getTls() {
         return tls;

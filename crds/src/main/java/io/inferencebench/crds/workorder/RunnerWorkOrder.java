@@ -33,6 +33,9 @@ import java.util.Map;
  * @param partConfigMapPrefix prefix of the part ConfigMaps; pod i writes {@code <prefix><i>}
  * @param reportIntervalSeconds how often to publish live progress
  * @param tls certificate checks for an https target, or {@code null} for the defaults
+ * @param connectTo the addresses ({@code ip:port}, pod side) to send the requests to, each request
+ *     to the next in turn ({@code spec.target.balance: endpoints}), or {@code null} to send to
+ *     {@code baseUrl}'s host
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RunnerWorkOrder(
@@ -54,49 +57,8 @@ public record RunnerWorkOrder(
         String controlConfigMap,
         String partConfigMapPrefix,
         int reportIntervalSeconds,
-        TlsOrder tls) {
-
-    /** A work order with the default certificate checks. */
-    public RunnerWorkOrder(
-            String runName,
-            String namespace,
-            String runUid,
-            int parallelism,
-            String baseUrl,
-            String path,
-            String backend,
-            String api,
-            String model,
-            Map<String, String> headers,
-            boolean apiKeyFromEnv,
-            WorkloadSpec workload,
-            LoadSpec load,
-            List<StageShare> stages,
-            SloSpec slo,
-            String controlConfigMap,
-            String partConfigMapPrefix,
-            int reportIntervalSeconds) {
-        this(
-                runName,
-                namespace,
-                runUid,
-                parallelism,
-                baseUrl,
-                path,
-                backend,
-                api,
-                model,
-                headers,
-                apiKeyFromEnv,
-                workload,
-                load,
-                stages,
-                slo,
-                controlConfigMap,
-                partConfigMapPrefix,
-                reportIntervalSeconds,
-                null);
-    }
+        TlsOrder tls,
+        List<String> connectTo) {
 
     /** ConfigMap key holding the work order JSON. */
     public static final String KEY = "workorder.json";

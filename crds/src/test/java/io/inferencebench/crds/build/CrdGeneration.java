@@ -49,6 +49,7 @@ public final class CrdGeneration {
                     "Latency P99",
                     "SLO",
                     "Capacity",
+                    "Replica Shares",
                     "Age");
 
     private static final Map<String, String> CONDITION_FIELD_DESCRIPTIONS =

@@ -33,6 +33,21 @@ class SpecValidationTest {
     }
 
     @Test
+    void balanceEndpointsNeedsAService() {
+        BenchmarkRunSpec spec = validSpec();
+        spec.getTarget().setBalance(Balance.ENDPOINTS);
+        assertThat(SpecValidation.validate(spec)).isEmpty();
+        spec.getTarget().setService(null);
+        spec.getTarget().setUrl("http://x:1");
+        assertThat(SpecValidation.validate(spec))
+                .containsExactly(
+                        "spec.target.balance: endpoints needs spec.target.service (a url has no"
+                                + " endpoints to list)");
+        spec.getTarget().setBalance(Balance.SERVICE);
+        assertThat(SpecValidation.validate(spec)).isEmpty();
+    }
+
+    @Test
     void hopByHopAndFramingHeadersAndControlCharactersAreRefusedNamingTheHeaderOnly() {
         BenchmarkRunSpec spec = validSpec();
         java.util.Map<String, String> headers = new java.util.LinkedHashMap<>();

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Phase;
+import io.inferencebench.crds.v1alpha1.StageSummary;
 import io.inferencebench.e2e.PodYaml;
 import io.inferencebench.e2e.SimulatorDeployment;
 import java.io.IOException;
@@ -59,6 +60,7 @@ class ServerMetricsClusterE2E {
     static final String NS_LATENCY = "sm-latency";
     static final String NS_LOSS = "sm-loss";
     static final String NS_PROM = "sm-prom";
+    static final String NS_BALANCE = "sm-balance";
     static final String PROMETHEUS_IMAGE = "ghcr.io/inferencebench/prometheus-e2e:test";
     static final int PROMETHEUS_PORT = 9090;
 
@@ -87,7 +89,7 @@ class ServerMetricsClusterE2E {
     static void startCluster() {
         cluster =
                 ChartCluster.start(
-                        List.of(NS_FAKE, NS_LATENCY, NS_LOSS, NS_PROM),
+                        List.of(NS_FAKE, NS_LATENCY, NS_LOSS, NS_PROM, NS_BALANCE),
                         Path.of("target/server-metrics-cluster-logs").toAbsolutePath());
         client = cluster.client;
         cluster.cluster.importImages(List.of(prometheusImage()));
@@ -971,6 +973,105 @@ class ServerMetricsClusterE2E {
      * tokens, server metrics scraped every second; {@code metricsExtra} goes under {@code
      * spec.metrics}.
      */
+    /**
+     * {@code spec.target.balance: endpoints} against three replicas: two runner pods send each
+     * request to the next endpoint in turn, so every replica serves exactly a third of the stage,
+     * counted by the client per address and by each replica's own request counter in the stage
+     * window, and LoadBalanced says so. The same load through the Service ({@code balance} unset)
+     * gets whatever shares kube-proxy gives, and the verdict agrees with the counters.
+     */
+    @Test
+    @Order(5)
+    void endpointsBalanceGivesEveryReplicaAnEvenShareAndTheVerdictTellsTheTruth() throws Exception {
+        String ns = NS_BALANCE;
+        int prompts = 300;
+        cluster.simulator("bal", MODEL)
+                .replicas(3)
+                .timeToFirstToken(5)
+                .interTokenLatency(1)
+                .deploy(client, ns, Duration.ofMinutes(2));
+        Map<String, String> podOfAddress = new java.util.HashMap<>();
+        for (Pod pod : client.pods().inNamespace(ns).withLabel("app", "bal").list().getItems()) {
+            podOfAddress.put(pod.getStatus().getPodIP(), pod.getMetadata().getName());
+        }
+        assertThat(podOfAddress).hasSize(3);
+        createRun(ns, balanceRun("balanced", "    balance: endpoints", prompts));
+        BenchmarkRun done = awaitPhase(ns, "balanced", Duration.ofMinutes(3), Phase.SUCCEEDED);
+        JsonNode metrics = done.getStatus().getProfiles().get(0).get("metrics");
+        System.out.println(
+                "endpoints balance: requests_per_address = "
+                        + metrics.get("requests_per_address")
+                        + ", replica_balance = "
+                        + metrics.get("replica_balance"));
+        JsonNode perAddress = metrics.get("requests_per_address");
+        assertThat(perAddress).as("requests_per_address in %s", metrics).isNotNull();
+        assertThat(fieldNames(perAddress)).hasSize(3);
+        assertThat(metrics.get("requests_sent").asLong()).isEqualTo(prompts);
+        Map<String, Long> servedByPod = served(metrics);
+        for (Iterator<String> it = perAddress.fieldNames(); it.hasNext(); ) {
+            String address = it.next();
+            long sent = perAddress.get(address).asLong();
+            // two pods of 150 requests each over three endpoints, started one endpoint apart
+            assertThat(sent).as("requests sent to %s", address).isEqualTo(prompts / 3);
+            String pod = podOfAddress.get(address.substring(0, address.lastIndexOf(':')));
+            assertThat(servedByPod.get(pod))
+                    .as("requests replica %s (%s) served in the stage window", pod, address)
+                    .isEqualTo(sent);
+        }
+        StageSummary stage = done.getStatus().getResults().get(0);
+        assertThat(stage.getLoadBalanced()).as(stage.getLoadBalancedMessage()).isTrue();
+        assertThat(stage.getReplicaShares()).isEqualTo("33/33/33 %");
+        assertThat(done.getStatus().getSummary().getReplicaShares()).isEqualTo("33/33/33 %");
+        assertThat(done.getStatus().condition(ConditionTypes.LOAD_BALANCED))
+                .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
+
+        // through the Service: kube-proxy's shares, whatever they are, and a verdict that agrees
+        createRun(ns, balanceRun("proxied", "", prompts));
+        BenchmarkRun proxied = awaitPhase(ns, "proxied", Duration.ofMinutes(3), Phase.SUCCEEDED);
+        JsonNode proxiedMetrics = proxied.getStatus().getProfiles().get(0).get("metrics");
+        assertThat(proxiedMetrics.has("requests_per_address")).isFalse();
+        Map<String, Long> shares = served(proxiedMetrics);
+        System.out.println(
+                "through the Service: served per replica "
+                        + shares
+                        + ", replica_balance = "
+                        + proxiedMetrics.get("replica_balance"));
+        assertThat(shares.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(prompts);
+        long max = shares.values().stream().mapToLong(Long::longValue).max().orElseThrow();
+        long min = shares.values().stream().mapToLong(Long::longValue).min().orElseThrow();
+        boolean even = min > 0 && (double) max / min <= 1.25;
+        StageSummary proxiedStage = proxied.getStatus().getResults().get(0);
+        assertThat(proxiedStage.getLoadBalanced())
+                .as("verdict on %s: %s", shares, proxiedStage.getLoadBalancedMessage())
+                .isEqualTo(even);
+        assertThat(proxied.getStatus().condition(ConditionTypes.LOAD_BALANCED))
+                .hasValueSatisfying(
+                        c -> assertThat(c.getStatus()).isEqualTo(even ? "True" : "False"));
+    }
+
+    /** 300 requests at 30 req/s from two runner pods against the three simulator replicas. */
+    private static String balanceRun(String name, String targetExtra, int prompts) {
+        return RunYaml.named(name)
+                .target("bal", MODEL)
+                .targetExtra(targetExtra)
+                .load("30", prompts, 3)
+                .runner(2, null)
+                .metricsEverySecond("")
+                .yaml();
+    }
+
+    /** Requests each replica served in the stage window, by its own counter (0 when absent). */
+    private static Map<String, Long> served(JsonNode metrics) {
+        JsonNode byReplica = metrics.get("server_metrics_by_replica");
+        assertThat(fieldNames(byReplica)).hasSize(3);
+        Map<String, Long> served = new java.util.TreeMap<>();
+        for (String pod : fieldNames(byReplica)) {
+            JsonNode counter = byReplica.get(pod).get("vllm:request_success_total");
+            served.put(pod, counter == null ? 0L : Math.round(number(counter, "Increase")));
+        }
+        return served;
+    }
+
     static String run(String name, String service, int rate, int prompts, String metricsExtra) {
         return RunYaml.named(name)
                 .target(service, MODEL)

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.inferencebench.crds.v1alpha1.Balance;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.BenchmarkRunSpec;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
@@ -11,12 +12,14 @@ import io.inferencebench.crds.v1alpha1.TargetSpec;
 import io.inferencebench.crds.workorder.RunnerWorkOrder;
 import io.inferencebench.crds.workorder.StageShares;
 import io.inferencebench.operator.Labels;
+import io.inferencebench.operator.metrics.MetricsEndpoints;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.io.UncheckedIOException;
+import java.util.List;
 import java.util.Map;
 
 /** The runner work order, ConfigMap {@code <run>-runner}: what every runner pod reads at start. */
@@ -47,7 +50,34 @@ public class RunnerWorkOrderDependent
 
     @Override
     protected ConfigMap desired(BenchmarkRun run, Context<BenchmarkRun> context) {
-        return desired(run);
+        if (run.getSpec().getTarget().getBalance() != Balance.ENDPOINTS
+                || run.getSpec().getTarget().getService() == null) {
+            return desired(run, (List<String>) null);
+        }
+        // The endpoints as listed when the work order was first written: the runner pods read it
+        // once, at start, so a later list would only make it disagree with what they use.
+        List<String> addresses =
+                getSecondaryResource(run, context)
+                        .map(RunnerWorkOrderDependent::connectTo)
+                        .orElseGet(
+                                () ->
+                                        new MetricsEndpoints(context.getClient())
+                                                .trafficAddresses(run));
+        return desired(run, addresses);
+    }
+
+    /** The addresses an existing work order spreads over, or {@code null}. */
+    private static List<String> connectTo(ConfigMap existing) {
+        String json =
+                existing.getData() == null ? null : existing.getData().get(RunnerWorkOrder.KEY);
+        if (json == null) {
+            return null;
+        }
+        try {
+            return JSON.readValue(json, RunnerWorkOrder.class).connectTo();
+        } catch (JsonProcessingException e) {
+            return null;
+        }
     }
 
     @Override
@@ -65,6 +95,14 @@ public class RunnerWorkOrderDependent
      * @return the ConfigMap
      */
     public static ConfigMap desired(BenchmarkRun run) {
+        return desired(run, (List<String>) null);
+    }
+
+    /**
+     * The desired work-order ConfigMap whose runners spread over {@code connectTo} ({@code
+     * ip:port}), or send to the base URL's host when it is {@code null}.
+     */
+    public static ConfigMap desired(BenchmarkRun run, List<String> connectTo) {
         try {
             return new ConfigMapBuilder()
                     .withNewMetadata()
@@ -76,7 +114,7 @@ public class RunnerWorkOrderDependent
                             Map.of(
                                     RunnerWorkOrder.KEY,
                                     JSON.writerWithDefaultPrettyPrinter()
-                                            .writeValueAsString(workOrder(run))))
+                                            .writeValueAsString(workOrder(run, connectTo))))
                     .build();
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e);
@@ -90,6 +128,15 @@ public class RunnerWorkOrderDependent
      * @return the work order (no secrets)
      */
     public static RunnerWorkOrder workOrder(BenchmarkRun run) {
+        return workOrder(run, null);
+    }
+
+    /**
+     * The work order of a run whose runners spread over {@code connectTo}.
+     *
+     * @param connectTo {@code ip:port} of each endpoint, or {@code null} for the base URL's host
+     */
+    public static RunnerWorkOrder workOrder(BenchmarkRun run, List<String> connectTo) {
         BenchmarkRunSpec spec = run.getSpec();
         TargetSpec target = spec.getTarget();
         int parallelism = spec.getRunner().getParallelism();
@@ -115,7 +162,8 @@ public class RunnerWorkOrderDependent
                 ResourceNames.control(runName),
                 runName + "-part-",
                 REPORT_INTERVAL_SECONDS,
-                tls(target));
+                tls(target),
+                connectTo);
     }
 
     private static io.inferencebench.crds.workorder.TlsOrder tls(TargetSpec target) {

@@ -30,13 +30,13 @@ import org.jboss.logging.Logger;
  * endpoint's pod), or the target URL. A replica whose endpoint cannot be found gets the reason
  * instead, naming the field, for its coverage errors.
  */
-final class MetricsEndpoints {
+public final class MetricsEndpoints {
 
     private static final Logger LOG = Logger.getLogger(MetricsEndpoints.class);
 
     private final KubernetesClient client;
 
-    MetricsEndpoints(KubernetesClient client) {
+    public MetricsEndpoints(KubernetesClient client) {
         this.client = client;
     }
 
@@ -83,24 +83,63 @@ final class MetricsEndpoints {
         }
         String scheme = target.getService().getScheme();
         String namespace = run.getMetadata().getNamespace();
-        List<EndpointSlice> slices =
-                client.discovery()
-                        .v1()
-                        .endpointSlices()
-                        .inNamespace(namespace)
-                        .withLabel(Labels.ENDPOINT_SLICE_SERVICE, target.getService().getName())
-                        .list()
-                        .getItems();
         String servicePortName = portName == null && port == null ? servicePortName(run) : null;
-        for (EndpointSlice slice : slices) {
+        for (ReadyEndpoint ready : readyEndpoints(run)) {
+            EndpointSlice slice = ready.slice();
+            Endpoint endpoint = ready.endpoint();
             int defaultPort =
                     port != null && portName == null
                             ? port.getIntVal()
                             : podSidePort(slice, servicePortName, target.getService().getPort());
+            String address = endpoint.getAddresses().getFirst();
+            String replica =
+                    endpoint.getTargetRef() != null && endpoint.getTargetRef().getName() != null
+                            ? endpoint.getTargetRef().getName()
+                            : address;
+            PortLookup lookup =
+                    portName == null
+                            ? new PortLookup(defaultPort, null)
+                            : portByName(portName, target, namespace, slice, endpoint);
+            if (lookup.problem() != null) {
+                endpoints.put(replica, new MetricsEndpoint(null, lookup.problem()));
+                continue;
+            }
+            String host = address.contains(":") ? "[" + address + "]" : address;
+            endpoints.put(
+                    replica,
+                    new MetricsEndpoint(
+                            URI.create(
+                                    scheme
+                                            + "://"
+                                            + host
+                                            + ":"
+                                            + lookup.port()
+                                            + metrics.getPath()),
+                            null));
+        }
+        return endpoints;
+    }
+
+    private record PortLookup(int port, String problem) {}
+
+    private record ReadyEndpoint(EndpointSlice slice, Endpoint endpoint) {}
+
+    /** The ready endpoints with an address in the target Service's EndpointSlices. */
+    private List<ReadyEndpoint> readyEndpoints(BenchmarkRun run) {
+        List<EndpointSlice> slices =
+                client.discovery()
+                        .v1()
+                        .endpointSlices()
+                        .inNamespace(run.getMetadata().getNamespace())
+                        .withLabel(
+                                Labels.ENDPOINT_SLICE_SERVICE,
+                                run.getSpec().getTarget().getService().getName())
+                        .list()
+                        .getItems();
+        List<ReadyEndpoint> ready = new ArrayList<>();
+        for (EndpointSlice slice : slices) {
             for (Endpoint endpoint :
-                    slice.getEndpoints() == null
-                            ? new ArrayList<Endpoint>()
-                            : slice.getEndpoints()) {
+                    slice.getEndpoints() == null ? List.<Endpoint>of() : slice.getEndpoints()) {
                 if (endpoint.getConditions() != null
                         && Boolean.FALSE.equals(endpoint.getConditions().getReady())) {
                     continue;
@@ -108,37 +147,30 @@ final class MetricsEndpoints {
                 if (endpoint.getAddresses() == null || endpoint.getAddresses().isEmpty()) {
                     continue;
                 }
-                String address = endpoint.getAddresses().getFirst();
-                String replica =
-                        endpoint.getTargetRef() != null && endpoint.getTargetRef().getName() != null
-                                ? endpoint.getTargetRef().getName()
-                                : address;
-                PortLookup lookup =
-                        portName == null
-                                ? new PortLookup(defaultPort, null)
-                                : portByName(portName, target, namespace, slice, endpoint);
-                if (lookup.problem() != null) {
-                    endpoints.put(replica, new MetricsEndpoint(null, lookup.problem()));
-                    continue;
-                }
-                String host = address.contains(":") ? "[" + address + "]" : address;
-                endpoints.put(
-                        replica,
-                        new MetricsEndpoint(
-                                URI.create(
-                                        scheme
-                                                + "://"
-                                                + host
-                                                + ":"
-                                                + lookup.port()
-                                                + metrics.getPath()),
-                                null));
+                ready.add(new ReadyEndpoint(slice, endpoint));
             }
         }
-        return endpoints;
+        return ready;
     }
 
-    private record PortLookup(int port, String problem) {}
+    /**
+     * Where the load goes with {@code spec.target.balance: endpoints}: every ready endpoint of the
+     * target Service on the pod-side port of {@code spec.target.service.port} ({@code ip:port},
+     * IPv6 in brackets), sorted, each once.
+     */
+    public List<String> trafficAddresses(BenchmarkRun run) {
+        String servicePortName = servicePortName(run);
+        int servicePort = run.getSpec().getTarget().getService().getPort();
+        TreeSet<String> addresses = new TreeSet<>();
+        for (ReadyEndpoint ready : readyEndpoints(run)) {
+            String address = ready.endpoint().getAddresses().getFirst();
+            addresses.add(
+                    (address.contains(":") ? "[" + address + "]" : address)
+                            + ":"
+                            + podSidePort(ready.slice(), servicePortName, servicePort));
+        }
+        return List.copyOf(addresses);
+    }
 
     /**
      * The name of the Service port that {@code spec.target.service.port} selects ("" for an unnamed

@@ -5,6 +5,7 @@ import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.v1alpha1.StageSummary;
+import io.inferencebench.operator.LoadBalancedCondition;
 import io.inferencebench.operator.LoadDeliveredCondition;
 import io.inferencebench.operator.StatusAggregator;
 import io.inferencebench.operator.metrics.ServerMetricsCondition;
@@ -13,7 +14,7 @@ import java.util.List;
 
 /**
  * Aggregating: every stage's profile is in; the run's verdicts are decided from them
- * (LoadDelivered, SloMet, ServerMetricsCollected) and it Succeeded.
+ * (LoadDelivered, LoadBalanced, SloMet, ServerMetricsCollected) and it Succeeded.
  */
 public final class AggregatingStep implements RunStep {
 
@@ -31,6 +32,14 @@ public final class AggregatingStep implements RunStep {
         LoadDeliveredCondition load = LoadDeliveredCondition.of(results);
         status.condition(
                 ConditionTypes.LOAD_DELIVERED, load.status(), load.reason(), load.message());
+        LoadBalancedCondition balance = LoadBalancedCondition.of(results);
+        if (balance != null) {
+            status.condition(
+                    ConditionTypes.LOAD_BALANCED,
+                    balance.status(),
+                    balance.reason(),
+                    balance.message());
+        }
         if (run.getSpec().getSlo() != null && results != null) {
             boolean met = results.stream().allMatch(r -> Boolean.TRUE.equals(r.getSloMet()));
             status.condition(

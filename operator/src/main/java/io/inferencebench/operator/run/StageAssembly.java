@@ -139,6 +139,7 @@ public final class StageAssembly {
                             r.getLatencyMs() == null
                                     ? null
                                     : LiveView.millis(r.getLatencyMs().getP99()));
+                    summary.setReplicaShares(r.getReplicaShares());
                 });
     }
 

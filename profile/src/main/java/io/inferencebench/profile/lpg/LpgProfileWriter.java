@@ -270,6 +270,10 @@ public final class LpgProfileWriter {
                                     }
                                 });
             }
+            ReplicaBalance balance = ReplicaBalance.of(serverMetrics);
+            if (balance != null) {
+                putReplicaBalance(metrics, balance);
+            }
             if (serverMetrics.coverage() != null) {
                 ScrapeCoverage c = serverMetrics.coverage();
                 ObjectNode coverage = metrics.putObject("server_metrics_coverage");
@@ -661,6 +665,26 @@ public final class LpgProfileWriter {
             node.put(key, RequestRate.UNBOUNDED);
         } else {
             node.put(key, finite(rate));
+        }
+    }
+
+    /** How evenly the replicas served the stage ({@link ReplicaBalance}). */
+    private static void putReplicaBalance(ObjectNode metrics, ReplicaBalance balance) {
+        ObjectNode node = metrics.putObject("replica_balance");
+        node.put("metric", balance.metric());
+        ObjectNode served = node.putObject("served");
+        balance.served().forEach(served::put);
+        ObjectNode shares = node.putObject("shares");
+        balance.shares().forEach((replica, share) -> shares.put(replica, finite(share)));
+        if (!balance.partial().isEmpty()) {
+            ArrayNode partial = node.putArray("partial");
+            balance.partial().forEach(partial::add);
+        }
+        if (balance.balanced() != null) {
+            node.put("balanced", balance.balanced());
+        }
+        if (balance.reason() != null) {
+            node.put("reason", balance.reason());
         }
     }
 

@@ -102,9 +102,7 @@ public final class HttpTransport implements AutoCloseable {
                 eventLoops,
                 maxConnectionsPerLoop,
                 requestTimeout,
-                null,
-                TlsOptions.VERIFY,
-                Spread.NONE);
+                TlsOptions.VERIFY);
     }
 
     /** A transport whose https certificate checks follow {@code tls}. */

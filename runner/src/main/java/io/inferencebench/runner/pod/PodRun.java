@@ -17,15 +17,21 @@ import io.inferencebench.runner.engine.LoadEngine;
 import io.inferencebench.runner.engine.SelfWarmup;
 import io.inferencebench.runner.engine.StagePlan;
 import io.inferencebench.runner.http.HttpTransport;
+import io.inferencebench.runner.http.Spread;
 import io.inferencebench.runner.http.TlsOptions;
 import io.inferencebench.runner.plan.RunPlan;
 import io.inferencebench.runner.session.RunSession;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -184,7 +190,13 @@ public final class PodRun {
                         r -> Thread.ofPlatform().daemon().name("ib-stage").unstarted(r));
         HttpTransport transport =
                 new HttpTransport(
-                        order.baseUrl(), headers, loops, 20_000, timeout, tls(plan, order));
+                        order.baseUrl(),
+                        headers,
+                        loops,
+                        20_000,
+                        timeout,
+                        tls(plan, order),
+                        spread(order, index));
         try (ControlWatch control =
                 new ControlWatch(
                         client,
@@ -530,6 +542,39 @@ public final class PodRun {
     }
 
     /** The work order's certificate checks; the opt-out is logged, never silent. */
+    /**
+     * The endpoints of {@code spec.target.balance: endpoints}, turned so that each pod starts at
+     * another one (the pods' remainders then fall on different replicas).
+     */
+    static Spread spread(RunnerWorkOrder order, int podIndex) {
+        if (order.connectTo() == null || order.connectTo().isEmpty()) {
+            return Spread.NONE;
+        }
+        List<InetSocketAddress> addresses = new ArrayList<>();
+        for (String entry : order.connectTo()) {
+            int colon = entry.lastIndexOf(':');
+            try {
+                if (colon < 1) {
+                    throw new NumberFormatException();
+                }
+                String host = entry.substring(0, colon);
+                if (host.startsWith("[") && host.endsWith("]")) {
+                    host = host.substring(1, host.length() - 1);
+                }
+                // an IP literal: no lookup
+                addresses.add(
+                        new InetSocketAddress(
+                                InetAddress.getByName(host),
+                                Integer.parseInt(entry.substring(colon + 1))));
+            } catch (UnknownHostException | IllegalArgumentException e) {
+                throw new IllegalArgumentException(
+                        "work order connectTo: not an ip:port: " + TerminalText.oneLine(entry));
+            }
+        }
+        Collections.rotate(addresses, -(podIndex % addresses.size()));
+        return new Spread(addresses, 0);
+    }
+
     private TlsOptions tls(RunPlan plan, RunnerWorkOrder order) {
         if (plan.tls().insecureSkipVerify() && order.baseUrl().startsWith("https://")) {
             log(

@@ -170,7 +170,8 @@ class PodJarIT {
                             base.controlConfigMap(),
                             base.partConfigMapPrefix(),
                             base.reportIntervalSeconds(),
-                            base.tls());
+                            base.tls(),
+                            null);
             Path log = dir.resolve("pod.log");
             Process process = startJar(run, order, dir, log, List.of("-Xmx64m"));
             try {

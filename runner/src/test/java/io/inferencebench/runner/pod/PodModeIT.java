@@ -243,7 +243,9 @@ class PodModeIT {
                 null,
                 ResourceNames.control(run.name()),
                 run.name() + "-part-",
-                1);
+                1,
+                null,
+                null);
     }
 
     static void publishWorkOrder(Run run, RunnerWorkOrder order) throws Exception {

@@ -42,7 +42,9 @@ class PodWorkloadTest {
                 null,
                 "r-control",
                 "r-part-",
-                3);
+                3,
+                null,
+                null);
     }
 
     private static StageSpec stage(Double rate, Integer concurrency, Integer prompts, String d) {
@@ -129,7 +131,9 @@ class PodWorkloadTest {
                         spec,
                         order.controlConfigMap(),
                         order.partConfigMapPrefix(),
-                        order.reportIntervalSeconds());
+                        order.reportIntervalSeconds(),
+                        null,
+                        null);
         Slo slo = PodWorkload.plan(withSlo, 0).slo();
         assertThat(slo.ttftMs()).isEqualTo(500.0);
         assertThat(slo.e2elMs()).isEqualTo(2000.0);

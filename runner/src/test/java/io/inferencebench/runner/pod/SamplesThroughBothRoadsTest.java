@@ -106,7 +106,8 @@ class SamplesThroughBothRoadsTest {
                         "r-control",
                         "r-part-",
                         3,
-                        tls);
+                        tls,
+                        null);
         return JSON.readValue(JSON.writeValueAsString(order), RunnerWorkOrder.class);
     }
 
