@@ -258,7 +258,9 @@ final class HtmlReport {
                                     : "-")
                     .append("</td></tr>\n");
         }
-        h.append("</table><p class=\"meta\">times in ms, rates in req/s</p></div>\n");
+        h.append("</table><p class=\"meta\">times in ms, rates in req/s</p>\n");
+        replicaBalance(h, sorted);
+        h.append("</div>\n");
         Set<String> names = new LinkedHashSet<>();
         for (JsonNode p : sorted) {
             p.path("metrics").path("server_metrics").fieldNames().forEachRemaining(names::add);
@@ -293,6 +295,74 @@ final class HtmlReport {
             h.append("</table>");
         }
         h.append("</div></div></section>\n");
+    }
+
+    /**
+     * Who served each stage, when the profiles say: each replica's own served count and share
+     * ({@code replica_balance}) and the verdict; else the requests sent per address.
+     */
+    private static void replicaBalance(StringBuilder h, List<JsonNode> stages) {
+        boolean any =
+                stages.stream()
+                        .anyMatch(
+                                p ->
+                                        p.path("metrics").has("replica_balance")
+                                                || p.path("metrics").has("requests_per_address"));
+        if (!any) {
+            return;
+        }
+        h.append(
+                "<h3>Replica balance</h3>\n<table class=\"balance\"><tr><th>stage</th>"
+                        + "<th>served per replica (share)</th><th>sent per address</th>"
+                        + "<th>verdict</th></tr>\n");
+        for (JsonNode p : stages) {
+            JsonNode m = p.path("metrics");
+            JsonNode balance = m.path("replica_balance");
+            h.append("<tr data-stage=\"")
+                    .append(m.path("stage_index").asInt() + 1)
+                    .append("\"><td>")
+                    .append(m.path("stage_index").asInt() + 1)
+                    .append("</td><td>");
+            StringBuilder served = new StringBuilder();
+            balance.path("served")
+                    .fields()
+                    .forEachRemaining(
+                            e ->
+                                    served.append(served.isEmpty() ? "" : ", ")
+                                            .append(esc(e.getKey()))
+                                            .append(": ")
+                                            .append(e.getValue().asLong())
+                                            .append(" (")
+                                            .append(
+                                                    pct(
+                                                            balance.path("shares")
+                                                                    .path(e.getKey())
+                                                                    .asDouble()))
+                                            .append(')'));
+            h.append(served.isEmpty() ? "-" : served).append("</td><td>");
+            StringBuilder sent = new StringBuilder();
+            m.path("requests_per_address")
+                    .fields()
+                    .forEachRemaining(
+                            e ->
+                                    sent.append(sent.isEmpty() ? "" : ", ")
+                                            .append(esc(e.getKey()))
+                                            .append(": ")
+                                            .append(e.getValue().asLong()));
+            h.append(sent.isEmpty() ? "-" : sent).append("</td><td>");
+            if (balance.has("balanced")) {
+                h.append(balance.path("balanced").asBoolean() ? "even" : "uneven");
+            }
+            if (balance.has("reason")) {
+                h.append(balance.has("balanced") ? ": " : "")
+                        .append(esc(balance.path("reason").asText()));
+            }
+            if (!balance.has("balanced") && !balance.has("reason")) {
+                h.append('-');
+            }
+            h.append("</td></tr>\n");
+        }
+        h.append("</table>\n");
     }
 
     private static void comparison(StringBuilder h, Comparison c, List<Run> runs) {

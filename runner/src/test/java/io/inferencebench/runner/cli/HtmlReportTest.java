@@ -96,6 +96,39 @@ class HtmlReportTest {
     }
 
     @Test
+    void replicaBalanceShowsWhoServedAndTheVerdictOnlyWhenTheProfileSaysIt() {
+        JsonNode plain = stage(0, 10, false);
+        String without =
+                HtmlReport.render(
+                        List.of(new HtmlReport.Run("run", List.of(plain), List.of("p.json"), null)),
+                        null,
+                        "test");
+        assertThat(without).doesNotContain("Replica balance");
+        JsonNode profile = stage(0, 10, false);
+        com.fasterxml.jackson.databind.node.ObjectNode m =
+                (com.fasterxml.jackson.databind.node.ObjectNode) profile.get("metrics");
+        m.putObject("requests_per_address").put("10.0.0.1:8000", 10).put("10.0.0.2:8000", 10);
+        com.fasterxml.jackson.databind.node.ObjectNode b = m.putObject("replica_balance");
+        b.putObject("served").put("sim-a", 15).put("sim-b", 5);
+        b.putObject("shares").put("sim-a", 0.75).put("sim-b", 0.25);
+        b.put("balanced", false);
+        b.put("reason", "replica sim-a served 15, 3.00x <b>");
+        String html =
+                HtmlReport.render(
+                        List.of(
+                                new HtmlReport.Run(
+                                        "run", List.of(profile), List.of("p.json"), null)),
+                        null,
+                        "test");
+        assertThat(html)
+                .contains("<h3>Replica balance</h3>")
+                .contains("sim-a: 15 (75")
+                .contains("sim-b: 5 (25")
+                .contains("10.0.0.1:8000: 10, 10.0.0.2:8000: 10")
+                .contains("uneven: replica sim-a served 15, 3.00x &lt;b&gt;");
+    }
+
+    @Test
     void aStageWithoutASuccessfulRequestHasNoLatencyPointOrZeroInTheTable() {
         HtmlReport.Run run =
                 new HtmlReport.Run(
