@@ -121,8 +121,9 @@ public class TargetSpec {
                     + " endpoints as listed when the runners start, each request to the next in"
                     + " turn, so every replica gets an even share (profiles carry"
                     + " requests_per_address); the Host header stays the Service's name. A"
-                    + " replica that joins later gets no requests, one that leaves fails its"
-                    + " share. endpoints needs service.")
+                    + " replica that joins later gets no requests; one that leaves costs the"
+                    + " request in its turn (a connect failure) and is then passed over for 2 s at"
+                    + " a time. endpoints needs service.")
     private Balance balance;
 
     public Balance getBalance() {

@@ -36,6 +36,7 @@ final class ConnectionPool {
      * @param requestsPerConnection requests a connection carries before it is closed (0: no bound);
      *     with a bound, idle connections are also reused oldest first ({@link Spread})
      * @param jvmErrors hears of a JVM error on a loop (the transport's listener)
+     * @param connectFailed hears that a connection to this pool's endpoint could not be opened
      */
     record Settings(
             Endpoint endpoint,
@@ -43,7 +44,8 @@ final class ConnectionPool {
             long timeoutMillis,
             int maxConnections,
             int requestsPerConnection,
-            Consumer<VirtualMachineError> jvmErrors) {}
+            Consumer<VirtualMachineError> jvmErrors,
+            Runnable connectFailed) {}
 
     final EventLoop loop;
     final Bootstrap bootstrap;
@@ -183,6 +185,7 @@ final class ConnectionPool {
                 done -> {
                     if (!done.isSuccess()) {
                         open--;
+                        settings.connectFailed().run();
                         if (done.cause() instanceof VirtualMachineError error) {
                             if (exchange != null) {
                                 exchange.jvmError(error);

@@ -79,6 +79,15 @@ public final class HttpTransport implements AutoCloseable {
     /** The next address in turn (round-robin over all loops, so the counts differ by ≤ 1). */
     private final AtomicLong turn = new AtomicLong();
 
+    /**
+     * Per address, until when (System.nanoTime) it is passed over: a connection to it could not be
+     * opened (a replica that went away). 0 when it takes its turns.
+     */
+    private final AtomicLongArray downUntil;
+
+    /** How long an address that refused a connection is passed over before it is tried again. */
+    static final long DOWN_NANOS = TimeUnit.SECONDS.toNanos(2);
+
     private final String basePath;
     private final Map<String, String> baseHeaders;
     private final long timeoutMillis;
@@ -207,6 +216,7 @@ public final class HttpTransport implements AutoCloseable {
                                 .toArray(Endpoint[]::new)
                         : new Endpoint[] {endpoint};
         this.startedPerTarget = new AtomicLongArray(targets.length);
+        this.downUntil = new AtomicLongArray(targets.length);
         if (loopsOf != null) {
             this.epoll = loopsOf.epoll;
             this.group = loopsOf.group;
@@ -247,6 +257,7 @@ public final class HttpTransport implements AutoCloseable {
         ConnectionPool[] made = new ConnectionPool[loops.length * targets.length];
         for (int l = 0; l < loops.length; l++) {
             for (int a = 0; a < targets.length; a++) {
+                int target = a;
                 made[l * targets.length + a] =
                         new ConnectionPool(
                                 loops[l],
@@ -256,10 +267,38 @@ public final class HttpTransport implements AutoCloseable {
                                         timeoutMillis,
                                         maxConnectionsPerLoop,
                                         spread.requestsPerConnection(),
-                                        this::jvmError));
+                                        this::jvmError,
+                                        () -> passOver(target)));
             }
         }
         return made;
+    }
+
+    /**
+     * The address whose turn it is, passing over those that refused a connection in the last {@link
+     * #DOWN_NANOS} (their share goes to the others); when every one did, the one in turn.
+     */
+    private int nextTarget() {
+        long now = System.nanoTime();
+        int first = -1;
+        for (int tries = 0; tries < targets.length; tries++) {
+            int target = (int) Math.floorMod(turn.getAndIncrement(), (long) targets.length);
+            if (first < 0) {
+                first = target;
+            }
+            long until = downUntil.get(target);
+            if (until == 0 || until - now <= 0) {
+                return target;
+            }
+        }
+        return first;
+    }
+
+    /** An address refused a connection: its turns go to the others for a while. */
+    private void passOver(int target) {
+        if (targets.length > 1) {
+            downUntil.set(target, System.nanoTime() + DOWN_NANOS);
+        }
     }
 
     /**
@@ -372,10 +411,7 @@ public final class HttpTransport implements AutoCloseable {
      * @return the exchange, which can be cancelled on the same loop
      */
     public Exchange post(int loop, PreparedRequest request, ResponseSink sink) {
-        int target = 0;
-        if (targets.length > 1) {
-            target = (int) Math.floorMod(turn.getAndIncrement(), (long) targets.length);
-        }
+        int target = targets.length > 1 ? nextTarget() : 0;
         if (spread.spreads()) {
             startedPerTarget.incrementAndGet(target);
         }

@@ -90,6 +90,46 @@ class SpreadTest {
     }
 
     @Test
+    void anAddressThatRefusesAConnectionIsPassedOverAndItsShareGoesToTheOthers() throws Exception {
+        int closedPort;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+            probe.bind(new InetSocketAddress("127.0.0.3", 0));
+            closedPort = probe.getLocalPort();
+        }
+        try (StubServer live = counting("127.0.0.2", new ConcurrentLinkedQueue<>());
+                HttpTransport transport =
+                        new HttpTransport(
+                                "http://model.example:8000",
+                                Map.of(),
+                                1,
+                                10,
+                                Duration.ofSeconds(5),
+                                TlsOptions.VERIFY,
+                                new Spread(
+                                        List.of(
+                                                new InetSocketAddress("127.0.0.3", closedPort),
+                                                new InetSocketAddress("127.0.0.2", live.port())),
+                                        0))) {
+            HttpTransport.PreparedRequest request =
+                    transport.preparePost("/v1/x", "text/plain", "{}".getBytes());
+            List<String> outcomes = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                Outcome outcome = new Outcome();
+                transport.execute(0, () -> transport.post(0, request, outcome));
+                outcomes.add(outcome.done.get(10, TimeUnit.SECONDS));
+            }
+            // the first request in the gone replica's turn fails (it was never sent); for the
+            // next two seconds its turns go to the live one
+            assertThat(outcomes.get(0)).startsWith("failed connect");
+            assertThat(outcomes.subList(1, 20)).allMatch("200 ok"::equals);
+            assertThat(live.requests()).isEqualTo(19);
+            assertThat(transport.requestsPerAddress())
+                    .containsEntry("127.0.0.3:" + closedPort, 1L)
+                    .containsEntry("127.0.0.2:" + live.port(), 19L);
+        }
+    }
+
+    @Test
     void withoutSpreadNothingIsCountedPerAddress() throws Exception {
         try (StubServer a = counting("127.0.0.1", new ConcurrentLinkedQueue<>());
                 HttpTransport transport =
