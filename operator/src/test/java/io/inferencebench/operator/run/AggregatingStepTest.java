@@ -83,6 +83,36 @@ class AggregatingStepTest {
     }
 
     @Test
+    void unevenReplicaSharesMakeLoadBalancedFalseAndOneReplicaSetsNoCondition() {
+        StageSummary even = stage(1, true, LoadVerdict.DELIVERED, null);
+        even.setReplicaShares("34/33/33 %");
+        even.setLoadBalanced(true);
+        StageSummary uneven = stage(2, true, LoadVerdict.DELIVERED, null);
+        uneven.setReplicaShares("67/17/17 %");
+        uneven.setLoadBalanced(false);
+        uneven.setLoadBalancedMessage("replica sim-b served 80, 4.00x replica sim-a's 20");
+        RunTurn turn = Turns.sweep().status(aggregating(even, uneven)).build();
+        step.step(turn);
+        var balanced = condition(decided(turn), ConditionTypes.LOAD_BALANCED);
+        assertThat(balanced.getStatus()).isEqualTo("False");
+        assertThat(balanced.getReason()).isEqualTo("Uneven");
+        assertThat(balanced.getMessage())
+                .startsWith("stage 2 (67/17/17 %): replica sim-b served 80, 4.00x");
+        assertThat(decided(turn).getPhase())
+                .as("the run still succeeds")
+                .isEqualTo(Phase.SUCCEEDED);
+
+        RunTurn single =
+                Turns.sweep()
+                        .status(aggregating(stage(1, true, LoadVerdict.DELIVERED, null)))
+                        .build();
+        step.step(single);
+        assertThat(decided(single).condition(ConditionTypes.LOAD_BALANCED))
+                .as("one replica: nothing to balance")
+                .isEmpty();
+    }
+
+    @Test
     void tooManyFailuresInAnyStageIsTheRunsReasonAndEveryUndeliveredStageIsNamed() {
         RunTurn turn =
                 Turns.sweep()
