@@ -101,13 +101,16 @@ public record ReplicaBalance(
         }
         Map<String, Long> judged = new LinkedHashMap<>(served);
         partial.forEach(judged::remove);
+        Verdict verdict = judge(judged);
+        return new ReplicaBalance(metric, served, partial, verdict.balanced(), verdict.reason());
+    }
+
+    private record Verdict(Boolean balanced, String reason) {}
+
+    /** The verdict on the replicas there for the whole stage. */
+    private static Verdict judge(Map<String, Long> judged) {
         if (judged.size() < 2) {
-            return new ReplicaBalance(
-                    metric,
-                    served,
-                    partial,
-                    null,
-                    "fewer than two replicas were there for the whole stage");
+            return new Verdict(null, "fewer than two replicas were there for the whole stage");
         }
         long max = judged.values().stream().mapToLong(Long::longValue).max().orElse(0);
         long min = judged.values().stream().mapToLong(Long::longValue).min().orElse(0);
@@ -115,10 +118,7 @@ public record ReplicaBalance(
         String busiest = keyOf(judged, max);
         String idlest = keyOf(judged, min);
         if (min == 0 && even >= ZERO_JUDGED_PER_REPLICA) {
-            return new ReplicaBalance(
-                    metric,
-                    served,
-                    partial,
+            return new Verdict(
                     false,
                     String.format(
                             Locale.ROOT,
@@ -129,10 +129,7 @@ public record ReplicaBalance(
                             even));
         }
         if (even < JUDGED_PER_REPLICA) {
-            return new ReplicaBalance(
-                    metric,
-                    served,
-                    partial,
+            return new Verdict(
                     null,
                     String.format(
                             Locale.ROOT,
@@ -142,10 +139,7 @@ public record ReplicaBalance(
         }
         double ratio = (double) max / min;
         if (ratio > MAX_MIN_RATIO) {
-            return new ReplicaBalance(
-                    metric,
-                    served,
-                    partial,
+            return new Verdict(
                     false,
                     String.format(
                             Locale.ROOT,
@@ -157,7 +151,7 @@ public record ReplicaBalance(
                             min,
                             MAX_MIN_RATIO));
         }
-        return new ReplicaBalance(metric, served, partial, true, null);
+        return new Verdict(true, null);
     }
 
     /** Each replica's share of the requests served (of those not left out). */
