@@ -181,12 +181,15 @@ class OperatorClusterE2E {
         assertThat(lines.get(1)).startsWith("sweep").contains("Succeeded").contains(MODEL);
         // kubectl aligns every cell under its header's first letter: cut the row at those offsets
         Map<String, String> cells = cellsByHeader(lines.get(0), lines.get(1));
-        assertThat(cells.keySet()).contains("SLO", "CAPACITY", "AGE");
+        assertThat(cells.keySet()).contains("SLO", "CAPACITY", "REPLICA SHARES", "AGE");
         cells.forEach(
                 (column, value) -> {
                     if (column.equals("CAPACITY")) {
                         // filled by spec.search only; this run has fixed stages
                         assertThat(value).as("CAPACITY of a run without spec.search").isEmpty();
+                    } else if (column.equals("REPLICA SHARES")) {
+                        // filled only with two or more replicas scraped; this simulator has one
+                        assertThat(value).as("REPLICA SHARES of a one-replica target").isEmpty();
                     } else {
                         assertThat(value).as("column %s of%n%s", column, table).isNotBlank();
                     }
