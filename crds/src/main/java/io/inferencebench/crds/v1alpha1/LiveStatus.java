@@ -26,7 +26,8 @@ public class LiveStatus {
     private Long inFlight;
 
     @JsonPropertyDescription(
-            "Target rate of this stage, requests/s (absent for concurrency stages).")
+            "Target rate of this stage, requests/s (a ramped stage's end rate; absent for"
+                    + " concurrency stages).")
     private Double requestRate;
 
     @JsonPropertyDescription("Achieved send rate over the last interval, requests/s.")

@@ -661,6 +661,42 @@ public final class SpecValidation {
         }
         positiveCount(at + ".numPrompts", stage.getNumPrompts(), problems);
         optionalPositiveDuration(at + ".duration", stage.getDuration(), problems);
+        if (stage.getRampUp() != null) {
+            rampUp(at, stage, problems);
+        }
+    }
+
+    /** A stage's ramp: from {@code rampUp.startRate} up to the stage's {@code requestRate}. */
+    private static void rampUp(String at, StageSpec stage, List<String> problems) {
+        RampUpSpec ramp = stage.getRampUp();
+        if (stage.getRequestRate() == null) {
+            problems.add(
+                    at
+                            + ".rampUp: ramps a requestRate (its end rate); a concurrency stage has none");
+            return;
+        }
+        Double start = ramp.getStartRate();
+        boolean exponential = ramp.getStrategy() == RampUpSpec.RampStrategy.EXPONENTIAL;
+        if (start == null) {
+            problems.add(at + ".rampUp.startRate: required (requests/s at the stage's start)");
+        } else if (!Double.isFinite(start) || start < 0) {
+            problems.add(at + ".rampUp.startRate: must be >= 0, got " + start);
+        } else if (exponential && !(start > 0)) {
+            problems.add(at + ".rampUp.startRate: an exponential ramp needs startRate > 0, got 0");
+        } else if (start > stage.getRequestRate()) {
+            problems.add(
+                    at
+                            + ".rampUp.startRate: "
+                            + start
+                            + " is above the stage's requestRate "
+                            + stage.getRequestRate()
+                            + " (the rate the ramp rises to)");
+        } else if (start == 0 && stage.getDuration() == null) {
+            problems.add(
+                    at
+                            + ".rampUp.startRate: a ramp from 0 needs the stage's duration (over"
+                            + " its numPrompts alone the first request would never be followed)");
+        }
     }
 
     /**

@@ -27,6 +27,22 @@ import java.util.Objects;
                         + " whichever comes first)",
         reason = "FieldValueRequired")
 @ValidationRule(
+        value = "!has(self.rampUp) || has(self.requestRate)",
+        message = "rampUp ramps a requestRate (its end rate); a concurrency stage has none",
+        fieldPath = ".rampUp")
+@ValidationRule(
+        value =
+                "!has(self.rampUp) || !has(self.requestRate) || self.rampUp.startRate <="
+                        + " self.requestRate",
+        message = "rampUp.startRate must be at most requestRate (a ramp rises to it)",
+        fieldPath = ".rampUp.startRate")
+@ValidationRule(
+        value = "!has(self.rampUp) || self.rampUp.startRate > 0.0 || has(self.duration)",
+        message =
+                "a ramp from 0 needs the stage's duration (over its numPrompts alone the first"
+                        + " request would never be followed)",
+        fieldPath = ".rampUp.startRate")
+@ValidationRule(
         value = "!has(self.duration) || self.duration.matches('[1-9]')",
         message = "duration must be greater than zero",
         fieldPath = ".duration")
@@ -68,7 +84,24 @@ public class StageSpec {
     @Pattern(Durations.PATTERN)
     private String duration;
 
+    @JsonPropertyDescription(
+            "Ramp the rate from rampUp.startRate to requestRate over the stage (its duration, else"
+                    + " its numPrompts requests, as vLLM does); the stage's mean rate is the"
+                    + " ramp's. The profile carries config.ramp_up and metrics.ramp_up_windows (10"
+                    + " equal time windows: the ramp's, scheduled and achieved rate, requests,"
+                    + " TTFT and E2E p50/p99), so a knee shows inside one stage. With several"
+                    + " runner pods each ramps its share, and windows need the stage's duration.")
+    private RampUpSpec rampUp;
+
     public StageSpec() {}
+
+    public RampUpSpec getRampUp() {
+        return rampUp;
+    }
+
+    public void setRampUp(RampUpSpec rampUp) {
+        this.rampUp = rampUp;
+    }
 
     /**
      * An open-loop stage.
@@ -160,12 +193,13 @@ public class StageSpec {
                 && Objects.equals(requestRate, that.requestRate)
                 && Objects.equals(concurrency, that.concurrency)
                 && Objects.equals(numPrompts, that.numPrompts)
-                && Objects.equals(duration, that.duration);
+                && Objects.equals(duration, that.duration)
+                && Objects.equals(rampUp, that.rampUp);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(requestRate, concurrency, numPrompts, duration);
+        return Objects.hash(requestRate, concurrency, numPrompts, duration, rampUp);
     }
 
     @Override
@@ -178,6 +212,15 @@ public class StageSpec {
         }
         if (duration != null) {
             text.append(", duration=").append(duration);
+        }
+        if (rampUp != null) {
+            text.append(", rampUp=")
+                    .append(
+                            rampUp.getStrategy() == null
+                                    ? "linear"
+                                    : rampUp.getStrategy().wireName())
+                    .append(" from ")
+                    .append(rampUp.getStartRate());
         }
         return text.toString();
     }

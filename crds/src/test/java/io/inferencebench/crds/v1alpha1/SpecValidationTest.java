@@ -173,6 +173,61 @@ class SpecValidationTest {
                 .anyMatch(p -> p.startsWith("load.stages[1].requestRate: must be greater than 0"));
     }
 
+    private static RampUpSpec ramp(RampUpSpec.RampStrategy strategy, Double start) {
+        RampUpSpec ramp = new RampUpSpec();
+        ramp.setStrategy(strategy);
+        ramp.setStartRate(start);
+        return ramp;
+    }
+
+    @Test
+    void aRampRisesToItsStagesRateAndEachProblemNamesItsField() {
+        StageSpec good = StageSpec.rate(20, null, "30s");
+        good.setRampUp(ramp(RampUpSpec.RampStrategy.LINEAR, 0.0));
+        StageSpec overRequests = StageSpec.rate(20, 100, null);
+        overRequests.setRampUp(ramp(RampUpSpec.RampStrategy.EXPONENTIAL, 2.0));
+        LoadSpec load = new LoadSpec();
+        load.setStages(List.of(good, overRequests));
+        assertThat(SpecValidation.validateLoad(load, "load")).isEmpty();
+
+        StageSpec closed = new StageSpec();
+        closed.setConcurrency(4);
+        closed.setNumPrompts(10);
+        closed.setRampUp(ramp(RampUpSpec.RampStrategy.LINEAR, 1.0));
+        StageSpec above = StageSpec.rate(20, 100, null);
+        above.setRampUp(ramp(RampUpSpec.RampStrategy.LINEAR, 25.0));
+        StageSpec exponentialFromZero = StageSpec.rate(20, null, "10s");
+        exponentialFromZero.setRampUp(ramp(RampUpSpec.RampStrategy.EXPONENTIAL, 0.0));
+        StageSpec fromZeroWithoutDuration = StageSpec.rate(20, 100, null);
+        fromZeroWithoutDuration.setRampUp(ramp(RampUpSpec.RampStrategy.LINEAR, 0.0));
+        StageSpec noStart = StageSpec.rate(20, 100, null);
+        noStart.setRampUp(ramp(RampUpSpec.RampStrategy.LINEAR, null));
+        StageSpec negative = StageSpec.rate(20, 100, null);
+        negative.setRampUp(ramp(RampUpSpec.RampStrategy.LINEAR, -1.0));
+        load.setStages(
+                List.of(
+                        closed,
+                        above,
+                        exponentialFromZero,
+                        fromZeroWithoutDuration,
+                        noStart,
+                        negative));
+        assertThat(SpecValidation.validateLoad(load, "load"))
+                .containsExactly(
+                        "load.stages[0].rampUp: ramps a requestRate (its end rate); a concurrency"
+                                + " stage has none",
+                        "load.stages[1].rampUp.startRate: 25.0 is above the stage's requestRate"
+                                + " 20.0 (the rate the ramp rises to)",
+                        "load.stages[2].rampUp.startRate: an exponential ramp needs startRate > 0,"
+                                + " got 0",
+                        "load.stages[3].rampUp.startRate: a ramp from 0 needs the stage's duration"
+                                + " (over its numPrompts alone the first request would never be"
+                                + " followed)",
+                        "load.stages[4].rampUp.startRate: required (requests/s at the stage's"
+                                + " start)",
+                        "load.stages[5].rampUp.startRate: must be >= 0, got -1.0");
+    }
+
     @Test
     void aConcurrencyAboveTheLimitIsAllowedOnlyWhenThePromptsBoundIt() {
         StageSpec bounded = new StageSpec();

@@ -2,8 +2,10 @@ package io.inferencebench.profile.lpg;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.inferencebench.profile.stats.MetricRecorder;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The ramp of a ramped stage and what each equal time window of it measured, so that the rate at
@@ -31,6 +33,149 @@ public final class RampProfile {
 
     /** The stage's equal time windows, first to last. */
     public List<Window> windows = new ArrayList<>();
+
+    /**
+     * Why the windows are missing though the stage ramped, or {@code null}: runner pods that ramped
+     * over their requests each drew their own schedule, so their windows cover different times and
+     * cannot be added up.
+     */
+    public String windowsOmitted;
+
+    /**
+     * Each window's TTFT recorder (ms), in window order: carried from a runner pod to the operator
+     * so that the windows of several pods merge like the stage's own statistics. Not written into
+     * the profile.
+     */
+    public List<MetricRecorder> windowTtftMs;
+
+    /** Each window's end-to-end latency recorder (ms), as {@link #windowTtftMs}. */
+    public List<MetricRecorder> windowE2elMs;
+
+    /**
+     * The ramp of one stage as several runner pods ran it, each with its share of the rates: the
+     * rates and every window's counts and rates add up; window percentiles come from the merged
+     * recorders (histogram percentiles, as the stage's own). Windows merge only when every part cut
+     * the same windows (a ramp over the stage's duration); otherwise they are omitted and {@link
+     * #windowsOmitted} says why.
+     *
+     * @return the merged ramp, or {@code null} when no part ramped
+     * @throws IllegalArgumentException when only some parts ramped or their strategies differ
+     */
+    public static RampProfile merge(List<RampProfile> parts) {
+        if (parts.stream().allMatch(Objects::isNull)) {
+            return null;
+        }
+        RampProfile first = parts.get(0);
+        for (RampProfile p : parts) {
+            if (p == null
+                    || first == null
+                    || !Objects.equals(p.strategy, first.strategy)
+                    || !Objects.equals(p.over, first.over)) {
+                throw new IllegalArgumentException(
+                        "runners of one stage ramped differently (or only some ramped)");
+            }
+        }
+        RampProfile m = new RampProfile();
+        m.strategy = first.strategy;
+        m.over = first.over;
+        for (RampProfile p : parts) {
+            m.startRate += p.startRate;
+            m.endRate += p.endRate;
+        }
+        if (parts.size() == 1) {
+            m.windows = new ArrayList<>(first.windows);
+            m.windowsOmitted = first.windowsOmitted;
+            m.windowTtftMs = first.windowTtftMs;
+            m.windowE2elMs = first.windowE2elMs;
+            return m;
+        }
+        String why = unmergeable(parts);
+        if (why != null) {
+            m.windowsOmitted = why;
+            return m;
+        }
+        m.windowTtftMs = new ArrayList<>();
+        m.windowE2elMs = new ArrayList<>();
+        for (int w = 0; w < first.windows.size(); w++) {
+            Window at = first.windows.get(w);
+            double width = at.endSeconds() - at.startSeconds();
+            Double rampRate = at.rampRate() == null ? null : 0.0;
+            long due = 0;
+            long sent = 0;
+            long completed = 0;
+            long failed = 0;
+            MetricRecorder ttft = null;
+            MetricRecorder e2el = null;
+            for (RampProfile p : parts) {
+                Window x = p.windows.get(w);
+                if (rampRate != null) {
+                    rampRate += x.rampRate();
+                }
+                due += x.due();
+                sent += x.sent();
+                completed += x.completed();
+                failed += x.failed();
+                ttft = mergeInto(ttft, p.windowTtftMs.get(w));
+                e2el = mergeInto(e2el, p.windowE2elMs.get(w));
+            }
+            m.windowTtftMs.add(ttft);
+            m.windowE2elMs.add(e2el);
+            m.windows.add(
+                    new Window(
+                            at.startSeconds(),
+                            at.endSeconds(),
+                            rampRate,
+                            due,
+                            due / width,
+                            sent,
+                            sent / width,
+                            completed,
+                            failed,
+                            percentile(ttft, 50),
+                            percentile(ttft, 99),
+                            percentile(e2el, 50),
+                            percentile(e2el, 99)));
+        }
+        return m;
+    }
+
+    /** Why the parts' windows cannot be added up, or {@code null} when they can. */
+    private static String unmergeable(List<RampProfile> parts) {
+        RampProfile first = parts.get(0);
+        for (RampProfile p : parts) {
+            if (p.windowsOmitted != null) {
+                return p.windowsOmitted;
+            }
+            if (p.windowTtftMs == null
+                    || p.windowE2elMs == null
+                    || p.windows.size() != first.windows.size()
+                    || p.windowTtftMs.size() != p.windows.size()
+                    || p.windowE2elMs.size() != p.windows.size()) {
+                return "a runner pod reported its windows without their latency recorders";
+            }
+            for (int w = 0; w < first.windows.size(); w++) {
+                Window a = first.windows.get(w);
+                Window b = p.windows.get(w);
+                if (a.startSeconds() != b.startSeconds() || a.endSeconds() != b.endSeconds()) {
+                    return "each runner pod ramped over its own requests, so their windows cover"
+                            + " different times; give the stage a duration to get windows";
+                }
+            }
+        }
+        return null;
+    }
+
+    private static MetricRecorder mergeInto(MetricRecorder into, MetricRecorder part) {
+        if (into == null) {
+            MetricRecorder copy = new MetricRecorder(part.exactSampleCap());
+            return copy.merge(part);
+        }
+        return into.merge(part);
+    }
+
+    private static Double percentile(MetricRecorder r, double p) {
+        return r == null || r.count() == 0 ? null : r.percentile(p);
+    }
 
     /**
      * One time window of the stage: requests are counted in the window their send fell into (a

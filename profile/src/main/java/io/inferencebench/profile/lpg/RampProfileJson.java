@@ -20,6 +20,10 @@ final class RampProfileJson {
         rampUp.put("start_rate", ramp.startRate);
         rampUp.put("end_rate", ramp.endRate);
         rampUp.put("over", ramp.over);
+        if (ramp.windowsOmitted != null) {
+            rampUp.put("windows_omitted", ramp.windowsOmitted);
+            return;
+        }
         ArrayNode windows = metrics.putArray("ramp_up_windows");
         for (RampProfile.Window w : ramp.windows) {
             ObjectNode node = windows.addObject();

@@ -396,7 +396,7 @@ public final class StageResult {
             }
         }
         m.concurrency = concurrency;
-        m.rampUp = parts.size() == 1 ? first.rampUp : null;
+        m.rampUp = RampProfile.merge(parts.stream().map(p -> p.rampUp).toList());
         if (parts.stream().allMatch(p -> p.requestsPerAddress != null)) {
             m.requestsPerAddress = new java.util.LinkedHashMap<>();
             for (StageResult p : parts) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.inferencebench.profile.stats.MetricRecorder;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -79,11 +80,98 @@ class RampProfileTest {
     }
 
     @Test
-    void theRampSurvivesJsonAndAOneRunnerMergeButNotAMergeOfSeveral() throws Exception {
+    void theRampSurvivesJsonAndAOneRunnerMerge() throws Exception {
         StageResult back = JSON.readValue(JSON.writeValueAsString(ramped()), StageResult.class);
         assertThat(back.rampUp.strategy).isEqualTo("linear");
         assertThat(back.rampUp.windows).isEqualTo(ramped().rampUp.windows);
         assertThat(StageResult.merge(List.of(back)).rampUp.windows).hasSize(2);
-        assertThat(StageResult.merge(List.of(ramped(), ramped())).rampUp).isNull();
+    }
+
+    /** One pod's ramp over a 4 s stage, its two windows' latencies {@code base + 0..n-1} ms. */
+    private static StageResult podRamp(double share, int base) {
+        StageResult s = ramped();
+        RampProfile ramp = s.rampUp;
+        ramp.startRate = 5 * share;
+        ramp.endRate = 50 * share;
+        ramp.windowTtftMs = new java.util.ArrayList<>();
+        ramp.windowE2elMs = new java.util.ArrayList<>();
+        for (int w = 0; w < 2; w++) {
+            MetricRecorder ttft = new MetricRecorder();
+            MetricRecorder e2el = new MetricRecorder();
+            for (int i = 0; i < 100; i++) {
+                ttft.record(base + w * 1000 + i);
+                e2el.record(10 * (base + w * 1000 + i));
+            }
+            ramp.windowTtftMs.add(ttft);
+            ramp.windowE2elMs.add(e2el);
+        }
+        return s;
+    }
+
+    @Test
+    void podsThatRampedOverTheDurationMergeTheirWindowsExactly() throws Exception {
+        // As the operator reads them: each pod's result through its part ConfigMap's JSON.
+        StageResult a =
+                JSON.readValue(JSON.writeValueAsString(podRamp(0.5, 100)), StageResult.class);
+        StageResult b =
+                JSON.readValue(JSON.writeValueAsString(podRamp(0.5, 200)), StageResult.class);
+        RampProfile m = StageResult.merge(List.of(a, b)).rampUp;
+        assertThat(m.startRate).isEqualTo(5.0);
+        assertThat(m.endRate).isEqualTo(50.0);
+        assertThat(m.windowsOmitted).isNull();
+        assertThat(m.windows).hasSize(2);
+        RampProfile.Window first = m.windows.get(0);
+        assertThat(first.startSeconds()).isZero();
+        assertThat(first.endSeconds()).isEqualTo(2.0);
+        assertThat(first.rampRate()).isEqualTo(20.0);
+        assertThat(first.due()).isEqualTo(42);
+        assertThat(first.scheduledRate()).isEqualTo(21.0);
+        assertThat(first.sent()).isEqualTo(40);
+        assertThat(first.achievedRate()).isEqualTo(20.0);
+        assertThat(first.completed()).isEqualTo(38);
+        assertThat(first.failed()).isEqualTo(2);
+        // The pods' 200 TTFTs are 100..199 and 200..299: the median of all is 199.5 (or the
+        // histogram's value within 2^-10 of it), not either pod's.
+        assertThat(first.ttftP50Ms()).isCloseTo(199.5, org.assertj.core.data.Offset.offset(0.5));
+        assertThat(first.ttftP99Ms()).isCloseTo(297.5, org.assertj.core.data.Offset.offset(0.5));
+        assertThat(m.windows.get(1).e2elP50Ms())
+                .isCloseTo(11995.0, org.assertj.core.data.Offset.offset(12.0));
+        JsonNode profile = LpgProfileWriter.write(StageResult.merge(List.of(a, b)), CONTEXT);
+        assertThat(profile.path("metrics").path("ramp_up_windows")).hasSize(2);
+        // The recorders travel between pod and operator only.
+        assertThat(profile.path("metrics").path("ramp_up_windows").get(0)).hasSize(13);
+        assertThat(profile.path("config").path("ramp_up")).hasSize(4);
+        assertThat(profile.toString()).doesNotContain("windowTtftMs").doesNotContain("window_");
+    }
+
+    @Test
+    void podsThatRampedOverTheirOwnRequestsKeepTheRampButSayWhyTheWindowsAreMissing() {
+        StageResult a = podRamp(0.5, 100);
+        StageResult b = podRamp(0.5, 200);
+        a.rampUp.over = "requests";
+        b.rampUp.over = "requests";
+        b.rampUp.windows =
+                List.of(
+                        new RampProfile.Window(
+                                0, 2.1, null, 21, 10, 20, 9.5, 19, 1, 12.5, 30.0, 40.0, 90.0),
+                        new RampProfile.Window(
+                                2.1, 4.2, null, 78, 37, 79, 37, 79, 0, null, null, 41.0, 95.0));
+        RampProfile m = StageResult.merge(List.of(a, b)).rampUp;
+        assertThat(m.endRate).isEqualTo(50.0);
+        assertThat(m.windows).isEmpty();
+        assertThat(m.windowsOmitted).contains("give the stage a duration");
+        JsonNode profile = LpgProfileWriter.write(StageResult.merge(List.of(a, b)), CONTEXT);
+        assertThat(profile.path("config").path("ramp_up").path("windows_omitted").asText())
+                .contains("own requests");
+        assertThat(profile.path("metrics").has("ramp_up_windows")).isFalse();
+    }
+
+    @Test
+    void partsThatRampedDifferentlyAreRefused() {
+        StageResult constant = ramped();
+        constant.rampUp = null;
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> StageResult.merge(List.of(ramped(), constant)))
+                .hasMessageContaining("ramped differently");
     }
 }

@@ -111,6 +111,8 @@ final class RampWindows {
         p.endRate = ramp.endRate();
         p.over = overDuration ? "duration" : "requests";
         double span = spanNanos / 1e9;
+        p.windowTtftMs = java.util.List.of(ttftMs);
+        p.windowE2elMs = java.util.List.of(e2elMs);
         for (int w = 0; w < WINDOWS; w++) {
             double from = span * w / WINDOWS;
             double to = span * (w + 1) / WINDOWS;

@@ -6,6 +6,7 @@ import io.inferencebench.crds.v1alpha1.DatasetType;
 import io.inferencebench.crds.v1alpha1.DistributionType;
 import io.inferencebench.crds.v1alpha1.Durations;
 import io.inferencebench.crds.v1alpha1.LoadSpec;
+import io.inferencebench.crds.v1alpha1.RampUpSpec;
 import io.inferencebench.crds.v1alpha1.SamplingSpec;
 import io.inferencebench.crds.v1alpha1.SloSpec;
 import io.inferencebench.crds.v1alpha1.SpecValidation;
@@ -230,8 +231,9 @@ public final class PlanResolver {
                             ? null
                             : duration(at + field + "[" + i + "].duration", s.getDuration(), null);
             long prompts = s.getNumPrompts() == null ? 0 : s.getNumPrompts();
-            if (rampUp != null) {
-                plans.add(rampedStage(load, i, rampUp, s, prompts, d, at + field + "[" + i + "]"));
+            RampUp ramp = rampUp != null ? rampUp : rampOf(s, 1);
+            if (ramp != null) {
+                plans.add(rampedStage(load, i, ramp, s, prompts, d, at + field + "[" + i + "]"));
                 continue;
             }
             plans.add(
@@ -289,6 +291,52 @@ public final class PlanResolver {
         }
     }
 
+    /**
+     * The ramp a stage declares ({@code stages[].rampUp}, up to its {@code requestRate}), as one of
+     * {@code pods} runner pods runs it: each ramps its share of both rates. {@code null} for a
+     * stage without a ramp.
+     */
+    public static RampUp rampOf(StageSpec stage, int pods) {
+        RampUpSpec spec = stage.getRampUp();
+        if (spec == null || stage.getRequestRate() == null) {
+            return null;
+        }
+        RampUp.Strategy strategy =
+                spec.getStrategy() == RampUpSpec.RampStrategy.EXPONENTIAL
+                        ? RampUp.Strategy.EXPONENTIAL
+                        : RampUp.Strategy.LINEAR;
+        return new RampUp(strategy, spec.getStartRate() / pods, stage.getRequestRate() / pods);
+    }
+
+    /**
+     * A rate stage ramped by {@code rampUp}, under the load's arrival process: the one rule for the
+     * whole run's stages and a runner pod's share of one.
+     *
+     * @param cap the cap on requests in flight (the run's or this pod's share), or {@code null}
+     * @throws IllegalArgumentException naming {@code field}
+     */
+    public static StagePlan ramped(
+            LoadSpec load,
+            int index,
+            RampUp rampUp,
+            long prompts,
+            Duration duration,
+            Integer cap,
+            String field) {
+        try {
+            return StagePlan.ramped(
+                    index,
+                    rampUp,
+                    prompts,
+                    duration,
+                    cap,
+                    arrival(load),
+                    load.getBurstiness() == null ? 1.0 : load.getBurstiness());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(field + ": " + e.getMessage(), e);
+        }
+    }
+
     /** A rate stage of the load ramped by {@code rampUp}, under the load's arrival process. */
     private static StagePlan rampedStage(
             LoadSpec load,
@@ -302,18 +350,7 @@ public final class PlanResolver {
             throw new IllegalArgumentException(
                     field + ": a ramp-up ramps a request rate; this stage has none");
         }
-        try {
-            return StagePlan.ramped(
-                    index,
-                    rampUp,
-                    prompts,
-                    duration,
-                    load.getMaxConcurrency(),
-                    arrival(load),
-                    load.getBurstiness() == null ? 1.0 : load.getBurstiness());
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(field + ": " + e.getMessage(), e);
-        }
+        return ramped(load, index, rampUp, prompts, duration, load.getMaxConcurrency(), field);
     }
 
     private static ArrivalKind arrival(LoadSpec load) {

@@ -157,7 +157,22 @@ final class PodWorkload {
                 return null;
             }
         }
+        StageSpec spec = i < load.resolvedStages().size() ? load.resolvedStages().get(i) : null;
+        io.inferencebench.runner.engine.RampUp ramp =
+                spec == null || share.concurrency() != null
+                        ? null
+                        : PlanResolver.rampOf(spec, order.parallelism());
         try {
+            if (ramp != null) {
+                return PlanResolver.ramped(
+                        load,
+                        i,
+                        ramp,
+                        prompts,
+                        duration,
+                        podCap(load.getMaxConcurrency(), order, index),
+                        field);
+            }
             return PlanResolver.stage(
                     load,
                     i,
@@ -219,7 +234,7 @@ final class PodWorkload {
                             order.slo(),
                             PlanResolver.Road.pod(),
                             searched(order),
-                            // a work order carries no ramp: ramps run on the command line only
+                            // the command line's --ramp-up-* flags; a spec's ramps are its stages'
                             null);
         } catch (IllegalArgumentException e) {
             throw new PodFailure(e.getMessage());

@@ -622,6 +622,72 @@ class PodModeIT {
     }
 
     @Test
+    void twoPodsRampTheirSharesAndTheirWindowsAddUpToTheWholeRamp() throws Exception {
+        Run run = newRun("ramp");
+        LoadSpec load = new LoadSpec();
+        load.setArrival(io.inferencebench.crds.v1alpha1.ArrivalProcess.CONSTANT);
+        StageSpec ramped = new StageSpec();
+        ramped.setRequestRate(20.0);
+        ramped.setDuration("2s");
+        io.inferencebench.crds.v1alpha1.RampUpSpec ramp =
+                new io.inferencebench.crds.v1alpha1.RampUpSpec();
+        ramp.setStartRate(4.0);
+        ramped.setRampUp(ramp);
+        load.setStages(List.of(ramped));
+        publishWorkOrder(run, workOrder(run, load, 2, false));
+        int requestsBefore = loadRequests();
+        StringWriter log0 = new StringWriter();
+        StringWriter log1 = new StringWriter();
+        CompletableFuture<Integer> pod0 = startPod(run, settings(run, 0, null, null), log0);
+        CompletableFuture<Integer> pod1 = startPod(run, settings(run, 1, null, null), log1);
+        awaitReady(run, 0);
+        awaitReady(run, 1);
+        openBarrier(run, 1, Instant.now().plusSeconds(1));
+        assertThat(pod0.get(60, TimeUnit.SECONDS)).as(log0.toString()).isZero();
+        assertThat(pod1.get(60, TimeUnit.SECONDS)).as(log1.toString()).isZero();
+
+        List<StageResult> parts = List.of(stageResult(run, 0, 1), stageResult(run, 1, 1));
+        for (StageResult part : parts) {
+            // each pod ramped half of both rates: 2 to 10 req/s
+            assertThat(part.rampUp.startRate).isEqualTo(2.0);
+            assertThat(part.rampUp.endRate).isEqualTo(10.0);
+            assertThat(part.rampUp.windows).hasSize(10);
+        }
+        StageResult merged = StageResult.merge(parts);
+        io.inferencebench.profile.lpg.RampProfile whole = merged.rampUp;
+        assertThat(whole.startRate).isEqualTo(4.0);
+        assertThat(whole.endRate).isEqualTo(20.0);
+        assertThat(whole.windowsOmitted).isNull();
+        assertThat(whole.windows).hasSize(10);
+        long sent = 0;
+        long due = 0;
+        for (int w = 0; w < 10; w++) {
+            io.inferencebench.profile.lpg.RampProfile.Window window = whole.windows.get(w);
+            // the whole ramp's mean rate over the window: 4 + 16 (w + 0.5) / 10
+            assertThat(window.rampRate())
+                    .isCloseTo(4 + 1.6 * (w + 0.5), org.assertj.core.data.Offset.offset(1e-9));
+            assertThat(window.due())
+                    .isEqualTo(
+                            parts.get(0).rampUp.windows.get(w).due()
+                                    + parts.get(1).rampUp.windows.get(w).due());
+            assertThat(window.sent())
+                    .isEqualTo(
+                            parts.get(0).rampUp.windows.get(w).sent()
+                                    + parts.get(1).rampUp.windows.get(w).sent());
+            sent += window.sent();
+            due += window.due();
+        }
+        // the ramp's integral over 2 s is 24 requests; every one was sent and the stub saw them
+        assertThat(due).isEqualTo(24);
+        assertThat(sent).isEqualTo(merged.sent).isEqualTo(24);
+        assertThat(loadRequests() - requestsBefore).isEqualTo(24);
+        // the last window has requests at the top rate, and their latency
+        assertThat(whole.windows.get(9).completed()).isPositive();
+        assertThat(whole.windows.get(9).e2elP50Ms()).isNotNull().isPositive();
+        run.runnerClient().close();
+    }
+
+    @Test
     void cancelStopsARunningStageKeepingNothingUnfinished() throws Exception {
         Run run = newRun("cancel");
         LoadSpec load = new LoadSpec();

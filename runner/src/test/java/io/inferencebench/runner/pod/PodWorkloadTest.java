@@ -82,6 +82,35 @@ class PodWorkloadTest {
     }
 
     @Test
+    void eachPodRampsItsShareOfBothRatesOverTheStage() {
+        StageSpec ramped = stage(30.0, null, null, "60s");
+        io.inferencebench.crds.v1alpha1.RampUpSpec ramp =
+                new io.inferencebench.crds.v1alpha1.RampUpSpec();
+        ramp.setStartRate(3.0);
+        ramped.setRampUp(ramp);
+        LoadSpec load = new LoadSpec();
+        load.setStages(List.of(ramped, stage(6.0, null, 12, null)));
+        load.setMaxConcurrency(8);
+        RunnerWorkOrder order = order(load, 3, StageShares.of(load, 3));
+        double mean = 0;
+        for (int i = 0; i < 3; i++) {
+            StagePlan plan = PodWorkload.plans(order, i).get(0);
+            assertThat(plan.ramped()).isTrue();
+            assertThat(plan.rampUp().strategy())
+                    .isEqualTo(io.inferencebench.runner.engine.RampUp.Strategy.LINEAR);
+            assertThat(plan.rampUp().startRate()).isEqualTo(1.0);
+            assertThat(plan.rampUp().endRate()).isEqualTo(10.0);
+            assertThat(plan.duration()).isEqualTo(Duration.ofSeconds(60));
+            assertThat(plan.maxConcurrency()).isIn(2, 3);
+            mean += plan.requestRate();
+            // the stage without a ramp stays constant
+            assertThat(PodWorkload.plans(order, i).get(1).ramped()).isFalse();
+        }
+        // a linear ramp's mean is the middle of its ends: (3 + 30) / 2
+        assertThat(mean).isCloseTo(16.5, org.assertj.core.data.Offset.offset(1e-9));
+    }
+
+    @Test
     void aPodWithNothingToDoInAStageGetsNoPlan() {
         LoadSpec load = new LoadSpec();
         load.setStages(List.of(stage(2.0, null, 1, null)));

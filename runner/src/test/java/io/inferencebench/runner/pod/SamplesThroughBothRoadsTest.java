@@ -151,6 +151,8 @@ class SamplesThroughBothRoadsTest {
             long prompts = 0;
             double rate = 0;
             int concurrency = 0;
+            double rampStart = 0;
+            double rampEnd = 0;
             for (int index = 0; index < parallelism; index++) {
                 RunPlan pod = PodWorkload.plan(order, index);
                 assertThat(pod.withoutShares()).isEqualTo(cli.withoutShares());
@@ -163,9 +165,31 @@ class SamplesThroughBothRoadsTest {
                 concurrency += share.concurrency() == null ? 0 : share.concurrency();
                 assertThat(share.duration()).isEqualTo(whole.duration());
                 assertThat(share.arrival()).isEqualTo(whole.arrival());
+                assertThat(share.ramped()).isEqualTo(whole.ramped());
+                if (share.ramped()) {
+                    assertThat(share.rampUp().strategy()).isEqualTo(whole.rampUp().strategy());
+                    rampStart += share.rampUp().startRate();
+                    rampEnd += share.rampUp().endRate();
+                }
             }
             assertThat(prompts).isEqualTo(whole.numPrompts());
-            if (whole.concurrency() != null) {
+            if (whole.ramped()) {
+                // Each pod ramps its share of both rates; over a duration the mean rates add up
+                // too (over its own requests a pod's mean differs by the discreteness of n).
+                assertThat(rampStart)
+                        .isCloseTo(
+                                whole.rampUp().startRate(),
+                                org.assertj.core.data.Offset.offset(1e-9));
+                assertThat(rampEnd)
+                        .isCloseTo(
+                                whole.rampUp().endRate(),
+                                org.assertj.core.data.Offset.offset(1e-9));
+                if (whole.duration() != null) {
+                    assertThat(rate)
+                            .isCloseTo(
+                                    whole.requestRate(), org.assertj.core.data.Offset.offset(1e-9));
+                }
+            } else if (whole.concurrency() != null) {
                 assertThat(concurrency).isEqualTo(whole.concurrency());
             } else {
                 assertThat(rate)
