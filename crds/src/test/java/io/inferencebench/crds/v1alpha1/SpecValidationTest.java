@@ -86,9 +86,9 @@ class SpecValidationTest {
                 .doesNotContain("sk-secret")
                 .doesNotContain("team-a")
                 .doesNotContain("\r");
-        assertThat(SpecValidation.validateHeaders(headers, "--header", " "))
+        assertThat(HeaderValidation.validate(headers, "--header", " "))
                 .anySatisfy(p -> assertThat(p).startsWith("--header Transfer-Encoding: "));
-        assertThat(SpecValidation.validateHeaders(java.util.Map.of("X-Tab", "a\tb"), "h", "."))
+        assertThat(HeaderValidation.validate(java.util.Map.of("X-Tab", "a\tb"), "h", "."))
                 .isEmpty();
     }
 

@@ -1,6 +1,6 @@
 package io.inferencebench.runner.cli;
 
-import io.inferencebench.crds.v1alpha1.SpecValidation;
+import io.inferencebench.crds.v1alpha1.HeaderValidation;
 import io.inferencebench.crds.v1alpha1.TargetSpec;
 import io.inferencebench.crds.v1alpha1.TlsSpec;
 import io.inferencebench.profile.text.TerminalText;
@@ -297,7 +297,7 @@ public final class TargetOptions {
         if (key.isEmpty()) {
             throw new Main.UsageError("--api-key-file: " + apiKeyFile + " is empty");
         }
-        if (!SpecValidation.validateHeaders(Map.of("Authorization", key), "", "").isEmpty()) {
+        if (!HeaderValidation.validate(Map.of("Authorization", key), "", "").isEmpty()) {
             throw new Main.UsageError(
                     "--api-key-file: "
                             + apiKeyFile
@@ -339,7 +339,7 @@ public final class TargetOptions {
             }
             result.put(h.substring(0, eq).trim(), h.substring(eq + 1));
         }
-        List<String> problems = SpecValidation.validateHeaders(result, "--header", " ");
+        List<String> problems = HeaderValidation.validate(result, "--header", " ");
         if (!problems.isEmpty()) {
             throw new Main.UsageError(String.join("; ", problems));
         }

@@ -392,7 +392,7 @@ public final class HttpTransport implements AutoCloseable {
                             || k.indexOf('\n') >= 0
                             || v.indexOf('\r') >= 0
                             || v.indexOf('\n') >= 0) {
-                        // checked before (SpecValidation.validateHeaders); never the value
+                        // checked before (HeaderValidation.validate); never the value
                         throw new IllegalArgumentException(
                                 "header "
                                         + TerminalText.oneLine(k)

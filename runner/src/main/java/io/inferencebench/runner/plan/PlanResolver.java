@@ -5,6 +5,7 @@ import io.inferencebench.crds.v1alpha1.DatasetSpec;
 import io.inferencebench.crds.v1alpha1.DatasetType;
 import io.inferencebench.crds.v1alpha1.DistributionType;
 import io.inferencebench.crds.v1alpha1.Durations;
+import io.inferencebench.crds.v1alpha1.HeaderValidation;
 import io.inferencebench.crds.v1alpha1.LoadSpec;
 import io.inferencebench.crds.v1alpha1.RampUpSpec;
 import io.inferencebench.crds.v1alpha1.SamplingSpec;
@@ -134,7 +135,7 @@ public final class PlanResolver {
         String at = road.prefix();
         List<String> problems = new ArrayList<>();
         // Flags were checked with their names before; what is left here came from the spec.
-        for (String p : SpecValidation.validateHeaders(target.headers(), "target.headers", ".")) {
+        for (String p : HeaderValidation.validate(target.headers(), "target.headers", ".")) {
             problems.add(at + p);
         }
         for (String p : SpecValidation.validateWorkload(w, "workload")) {
