@@ -226,14 +226,15 @@ public final class CapacityProgress {
             probe.setAttemptedRequests(p.attemptedRequests());
             probe.setFailedRequests(p.failedRequests() == 0 ? null : p.failedRequests());
             probe.setSloAttainment(p.attemptedRequests() == 0 ? null : p.sloAttainment());
+            if (p.attemptedRequests() > 0) {
+                probe.setSloAttainmentLow(p.attainmentInterval().low());
+                probe.setSloAttainmentHigh(p.attainmentInterval().high());
+            }
             probe.setLoadDelivered(p.loadDelivered());
             probe.setLoadDeliveredReason(p.load().reason());
             ProbeResult.Judgement judgement = p.judgement(settings.minAttainment());
             probe.setVerdict(verdict(judgement));
-            probe.setPassed(
-                    judgement == ProbeResult.Judgement.PASS
-                            ? Boolean.TRUE
-                            : judgement == ProbeResult.Judgement.FAIL ? Boolean.FALSE : null);
+            probe.setPassed(new CapacitySearch.Probed(p, judgement).passed());
             probe.setProfile(p.profile());
             probes.add(probe);
         }
@@ -244,6 +245,8 @@ public final class CapacityProgress {
             status.setFailingRate(result.failingRate());
             status.setMaxRequestRate(result.maxRequestRate());
             status.setMessage(result.message());
+            status.setConfidence(result.confidence());
+            status.setUndecided(result.undecided() ? Boolean.TRUE : null);
             status.setDisplay(
                     result.maxRequestRate() == null
                             ? "< " + CapacitySearch.fmt(settings.minRate()) + " req/s"
@@ -277,7 +280,7 @@ public final class CapacityProgress {
             case PASS -> "Pass";
             case FAIL -> "Fail";
             case UNDELIVERED -> "LoadNotDelivered";
-            case INDETERMINATE -> "Indeterminate";
+            case INDETERMINATE, UNDECIDED -> "Indeterminate";
         };
     }
 

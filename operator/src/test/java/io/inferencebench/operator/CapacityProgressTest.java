@@ -77,6 +77,43 @@ class CapacityProgressTest {
     }
 
     @Test
+    void aProbeWithinTheNoiseOfTheMinimumIsIndeterminateAndItsRateIsProbedAgain() {
+        BenchmarkRun run = searchRun();
+        run.getSpec().getSearch().setMaxRate(4.0);
+        // 90 of 100 against a minimum of 90 %: the 95 % interval is 82.6-94.5 %
+        List<StageSummary> results =
+                List.of(
+                        stage(1, 2, 100, 1.0, true, null),
+                        stage(2, 4, 100, 0.9, true, null),
+                        stage(3, 4, 100, 0.9, true, null),
+                        stage(4, 4, 100, 0.9, true, null));
+        for (int done = 2; done <= 3; done++) {
+            CapacitySearch.Step step = CapacityProgress.next(run, null, results.subList(0, done));
+            assertThat(step.nextRate()).as("after %d probes", done).isEqualTo(4.0);
+        }
+        CapacitySearch.Step step = CapacityProgress.next(run, null, results);
+        assertThat(step.done()).isTrue();
+        CapacityStatus status = CapacityProgress.status(run, null, results, step);
+        CapacityStatus.Probe second = status.getProbes().get(1);
+        assertThat(second.getVerdict()).isEqualTo("Indeterminate");
+        assertThat(second.getPassed()).isNull();
+        assertThat(second.getSloAttainmentLow()).isBetween(0.825, 0.827);
+        assertThat(second.getSloAttainmentHigh()).isBetween(0.944, 0.946);
+        assertThat(status.getProbes().get(0).getVerdict()).isEqualTo("Pass");
+        // 270 of 300 pooled still straddles 90 %, and a fourth probe all good (370 of 400) could
+        // not show it: judged on the measurement, and said so
+        assertThat(status.getOutcome()).isEqualTo("MaxRatePassed");
+        assertThat(status.getUndecided()).isTrue();
+        assertThat(status.getConfidence())
+                .isEqualTo(
+                        "undecided at 95 % confidence: 4.00 req/s attains 90.0 % (86.1–92.9 %, 300"
+                                + " requests in 3 probes), within the noise of the minimum 90.0 %;"
+                                + " larger probes (more requests or a longer duration) would"
+                                + " decide it");
+        assertThat(status.getMessage()).contains("undecided at 95 % confidence");
+    }
+
+    @Test
     void aServerFasterThanTheMaxRateIsShownAsAtLeastIt() {
         BenchmarkRun run = searchRun();
         List<StageSummary> results =

@@ -32,6 +32,19 @@ public class CapacityStatus {
     @JsonPropertyDescription("One sentence on the result.")
     private String message;
 
+    @JsonPropertyDescription(
+            "How sure the bracket's edges are at 95 % confidence: each edge's pooled SLO"
+                    + " attainment and its interval (Wilson) against spec.slo.minAttainment, or the"
+                    + " edge the probes left undecided.")
+    private String confidence;
+
+    @JsonPropertyDescription(
+            "True when an edge's attainment interval still straddled spec.slo.minAttainment"
+                    + " after up to 3 more probes at its rate (while they could decide it): that"
+                    + " edge was judged on its measured attainment, and larger probes would decide"
+                    + " it.")
+    private Boolean undecided;
+
     @JsonPropertyDescription("spec.slo the probes were judged by.")
     private SloSpec slo;
 
@@ -43,6 +56,22 @@ public class CapacityStatus {
 
     @JsonPropertyDescription("Every probe in the order run (probe n is stage n).")
     private List<Probe> probes = new ArrayList<>();
+
+    public String getConfidence() {
+        return confidence;
+    }
+
+    public void setConfidence(String confidence) {
+        this.confidence = confidence;
+    }
+
+    public Boolean getUndecided() {
+        return undecided;
+    }
+
+    public void setUndecided(Boolean undecided) {
+        this.undecided = undecided;
+    }
 
     /** One probe: one stage at one rate. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -62,6 +91,12 @@ public class CapacityStatus {
         @JsonPropertyDescription("Share of the attempted requests that met every objective.")
         private Double sloAttainment;
 
+        @JsonPropertyDescription("Lower bound of sloAttainment's 95 % interval (Wilson score).")
+        private Double sloAttainmentLow;
+
+        @JsonPropertyDescription("Upper bound of sloAttainment's 95 % interval (Wilson score).")
+        private Double sloAttainmentHigh;
+
         @JsonPropertyDescription("Requests that met every objective.")
         private Long goodRequests;
 
@@ -74,7 +109,8 @@ public class CapacityStatus {
         @JsonPropertyDescription(
                 "The probe's judgement: Pass, Fail, LoadNotDelivered (the runners could not keep"
                         + " the schedule: neither pass nor fail) or Indeterminate (too short to"
-                        + " judge; the search grows it).")
+                        + " judge the delivery, and the search grows it; or the attainment's 95 %"
+                        + " interval straddles the minimum, and the search probes the rate again).")
         private String verdict;
 
         @JsonPropertyDescription(
@@ -107,6 +143,22 @@ public class CapacityStatus {
 
         public void setFailedRequests(Long failedRequests) {
             this.failedRequests = failedRequests;
+        }
+
+        public Double getSloAttainmentLow() {
+            return sloAttainmentLow;
+        }
+
+        public void setSloAttainmentLow(Double sloAttainmentLow) {
+            this.sloAttainmentLow = sloAttainmentLow;
+        }
+
+        public Double getSloAttainmentHigh() {
+            return sloAttainmentHigh;
+        }
+
+        public void setSloAttainmentHigh(Double sloAttainmentHigh) {
+            this.sloAttainmentHigh = sloAttainmentHigh;
         }
 
         public String getVerdict() {

@@ -504,7 +504,7 @@ class OperatorClusterE2E {
                     streaming: true
                     ignoreEos: true
                   load:
-                    numPrompts: 24
+                    numPrompts: 40
                     arrival: constant
                     cooldown: 1s
                     requestTimeout: 30s
@@ -548,14 +548,29 @@ class OperatorClusterE2E {
                 client.configMaps().inNamespace(ns).withName(status.getProfileConfigMap()).get();
         long sent = 0;
         for (var probe : capacity.getProbes()) {
-            assertThat(probe.getAttemptedRequests()).isEqualTo(24);
+            assertThat(probe.getAttemptedRequests()).isEqualTo(40);
             JsonNode profile = JSON.readTree(output.getData().get(probe.getProfile()));
-            assertThat(profile.get("metrics").get("completed").asLong()).isEqualTo(24);
+            assertThat(profile.get("metrics").get("completed").asLong()).isEqualTo(40);
             sent += profile.get("metrics").get("requests_sent").asLong();
+            // every attainment carries its 95 % interval (40 of 40 good: 91.2-100 %, a pass)
+            assertThat(probe.getSloAttainmentLow())
+                    .isLessThanOrEqualTo(probe.getSloAttainment())
+                    .isGreaterThanOrEqualTo(0.0);
+            assertThat(probe.getSloAttainmentHigh())
+                    .isGreaterThanOrEqualTo(probe.getSloAttainment())
+                    .isLessThanOrEqualTo(1.0);
             if (probe.getPassed() == null) {
+                if (probe.getLoadDelivered()) {
+                    // near the knee: the attainment's interval straddles the minimum, and the
+                    // search probed the rate again
+                    assertThat(probe.getVerdict()).isEqualTo("Indeterminate");
+                    assertThat(probe.getSloAttainmentLow()).isLessThan(0.9);
+                    assertThat(probe.getSloAttainmentHigh()).isGreaterThan(0.9);
+                    continue;
+                }
                 // the runner could not hold the rate (a loaded node): the search counted this
                 // probe neither as pass nor fail, and said why
-                assertThat(probe.getLoadDelivered()).isFalse();
+                assertThat(probe.getVerdict()).isEqualTo("LoadNotDelivered");
                 continue;
             }
             assertThat(probe.getLoadDelivered()).isTrue();
@@ -573,6 +588,7 @@ class OperatorClusterE2E {
                 .anyMatch(
                         p -> Boolean.FALSE.equals(p.getPassed()) && p.getRequestRate() == failing);
         assertThat(status.getResults()).hasSize(capacity.getProbes().size());
+        assertThat(capacity.getConfidence()).contains("at 95 % confidence");
         // the simulator served exactly what the probes sent (no warm-up in this run)
         assertThat(simulatorSuccesses(ns)).isEqualTo((double) sent);
         String table = cluster.kubectl("get", "br", "-n", ns);

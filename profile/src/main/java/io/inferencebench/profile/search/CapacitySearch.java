@@ -1,9 +1,8 @@
 package io.inferencebench.profile.search;
 
+import io.inferencebench.profile.search.ProbesByRate.Verdict;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
@@ -26,6 +25,13 @@ import java.util.function.Consumer;
  * times larger, up to {@value #MAX_PROBE_SIZE} times the configured size; beyond that the search
  * stops with outcome {@link Outcome#INDETERMINATE}. Failed requests count as not meeting the SLO,
  * and the messages name them. The capacity is never above the rate its passing probes achieved.
+ *
+ * <p>Every attainment carries its 95 % interval ({@link AttainmentInterval}). A rate whose pooled
+ * interval straddles the minimum is undecided, and is probed again, pooling the requests, up to
+ * {@value #MAX_REPROBES} more times while that could still decide it (ten requests a probe can
+ * never show 95 % attainment, not even forty); an edge still undecided then is judged on its
+ * measured attainment and the result says so ({@link Result#undecided}, its message and {@link
+ * Result#confidence}), rather than calling a coin toss a capacity.
  */
 public final class CapacitySearch {
 
@@ -50,6 +56,12 @@ public final class CapacitySearch {
 
     /** Largest probe size (times the configured one) the search grows a probe to. */
     public static final int MAX_PROBE_SIZE = 16;
+
+    /**
+     * More probes a rate gets, at most, while its pooled attainment's 95 % interval straddles the
+     * minimum: up to four times the requests, as a grown probe has.
+     */
+    public static final int MAX_REPROBES = 3;
 
     /**
      * How to search.
@@ -167,10 +179,24 @@ public final class CapacitySearch {
      * One probe as the search judged it.
      *
      * @param result what it measured
-     * @param passed its own verdict; {@code null} when its load was not delivered or the probe was
-     *     too short to judge
+     * @param judgement its own judgement ({@link ProbeResult#judgement})
      */
-    public record Probed(ProbeResult result, Boolean passed) {
+    public record Probed(ProbeResult result, ProbeResult.Judgement judgement) {
+
+        /**
+         * The probe's own verdict.
+         *
+         * @return {@code true} pass, {@code false} fail, {@code null} when its load was not
+         *     delivered or it was indeterminate (too short to judge the delivery, or its
+         *     attainment's interval straddles the minimum)
+         */
+        public Boolean passed() {
+            return switch (judgement) {
+                case PASS -> Boolean.TRUE;
+                case FAIL -> Boolean.FALSE;
+                default -> null;
+            };
+        }
 
         /**
          * The probe's judgement in words, as capacity files and the CLI print it.
@@ -178,13 +204,12 @@ public final class CapacitySearch {
          * @return {@code pass}, {@code fail}, {@code load not delivered} or {@code indeterminate}
          */
         public String verdict() {
-            if (passed != null) {
-                return passed ? "pass" : "fail";
-            }
-            return result.load().clientDelivery()
-                            == io.inferencebench.profile.lpg.LoadVerdict.Delivery.INDETERMINATE
-                    ? "indeterminate"
-                    : "load not delivered";
+            return switch (judgement) {
+                case PASS -> "pass";
+                case FAIL -> "fail";
+                case UNDELIVERED -> "load not delivered";
+                case INDETERMINATE, UNDECIDED -> "indeterminate";
+            };
         }
     }
 
@@ -199,6 +224,12 @@ public final class CapacitySearch {
      *     null}
      * @param probes every probe in the order run
      * @param message one sentence for the user
+     * @param confidence how sure the bracket's edges are, at 95 % ({@link AttainmentInterval}):
+     *     each edge's pooled attainment and interval against the minimum, or which edge the probes
+     *     left undecided; {@code null} when no rate was judged
+     * @param undecided whether an edge's pooled attainment interval still straddles the minimum
+     *     after the probes at its rate that could decide it (its verdict is then the measured
+     *     attainment's, not a confident one)
      */
     public record Result(
             Outcome outcome,
@@ -207,7 +238,9 @@ public final class CapacitySearch {
             Double undeliveredRate,
             Double passingAchievedRate,
             List<Probed> probes,
-            String message) {
+            String message,
+            String confidence,
+            boolean undecided) {
 
         /**
          * The capacity: the highest passing rate, but never above what its probes achieved (a
@@ -228,13 +261,6 @@ public final class CapacitySearch {
         }
     }
 
-    private enum Judgement {
-        PASS,
-        FAIL,
-        UNDELIVERED,
-        INDETERMINATE
-    }
-
     /** Ends the search from inside a probe (too short at the largest size, or out of budget). */
     private static final class Stop extends RuntimeException {
         private final transient Result result;
@@ -249,12 +275,13 @@ public final class CapacitySearch {
     private final Probe probe;
     private final Consumer<Probed> listener;
     private final List<Probed> probes = new ArrayList<>();
-    private final Map<Double, List<ProbeResult>> byRate = new TreeMap<>();
+    private final ProbesByRate byRate;
 
     private CapacitySearch(Settings settings, Probe probe, Consumer<Probed> listener) {
         this.settings = settings;
         this.probe = probe;
         this.listener = listener;
+        this.byRate = new ProbesByRate(settings.minAttainment());
     }
 
     /**
@@ -288,15 +315,15 @@ public final class CapacitySearch {
     public static Result interrupted(Settings settings, List<ProbeResult> done) {
         CapacitySearch search = new CapacitySearch(settings, (r, s) -> null, p -> {});
         for (ProbeResult r : done) {
-            search.record(r);
+            search.byRate.record(r);
         }
         Double passing = null;
         Double failing = null;
-        for (double rate : search.byRate.keySet()) {
-            Judgement j = search.judge(rate);
-            if (j == Judgement.FAIL && failing == null) {
+        for (double rate : search.byRate.rates()) {
+            Verdict j = search.byRate.judge(rate);
+            if (j == Verdict.FAIL && failing == null) {
                 failing = rate;
-            } else if (j == Judgement.PASS && failing == null) {
+            } else if (j == Verdict.PASS && failing == null) {
                 passing = rate;
             }
         }
@@ -394,15 +421,18 @@ public final class CapacitySearch {
 
     private Result search() throws Exception {
         double rate = settings.minRate();
-        Judgement first = probeAt(rate);
-        if (first == Judgement.FAIL) {
+        Verdict first = probeAt(rate);
+        if (first == Verdict.FAIL) {
             return result(
                     Outcome.MIN_RATE_FAILED,
                     null,
                     rate,
-                    "the min rate " + fmt(rate) + " req/s already misses the SLO: " + seen(rate));
+                    "the min rate "
+                            + fmt(rate)
+                            + " req/s already misses the SLO: "
+                            + byRate.seen(rate));
         }
-        if (first == Judgement.UNDELIVERED) {
+        if (first == Verdict.UNDELIVERED) {
             return result(
                     Outcome.LOAD_NOT_DELIVERED,
                     null,
@@ -410,7 +440,7 @@ public final class CapacitySearch {
                     "the client could not deliver even the min rate "
                             + fmt(rate)
                             + " req/s: nothing is known about the server ("
-                            + seen(rate)
+                            + byRate.seen(rate)
                             + ")");
         }
         // grow until a rate fails, the load is not delivered, or the max rate passes
@@ -420,8 +450,8 @@ public final class CapacitySearch {
                 return limit(rate, null);
             }
             double next = Math.min(settings.maxRate(), rate * settings.growth());
-            Judgement j = probeAt(next);
-            if (j == Judgement.PASS) {
+            Verdict j = probeAt(next);
+            if (j == Verdict.PASS) {
                 rate = next;
             } else {
                 failing = next;
@@ -442,7 +472,7 @@ public final class CapacitySearch {
                     return limit(passing, upper);
                 }
                 double mid = readable(Math.sqrt(passing * upper), passing, upper);
-                if (probeAt(mid) == Judgement.PASS) {
+                if (probeAt(mid) == Verdict.PASS) {
                     passing = mid;
                 } else {
                     upper = mid;
@@ -451,18 +481,18 @@ public final class CapacitySearch {
             // Near the knee: judge both edges on more requests; a flipped edge moves the bracket.
             boolean moved = false;
             for (double edge : new double[] {passing, upper}) {
-                while (judged(edge) < 1 + settings.confirmations()) {
+                while (byRate.judged(edge) < 1 + settings.confirmations()) {
                     if (budgetLeft() == 0) {
                         return limit(passing, upper);
                     }
                     probeAt(edge);
                 }
             }
-            Judgement lowEdge = judge(passing);
-            Judgement highEdge = judge(upper);
-            if (lowEdge != Judgement.PASS) {
+            Verdict lowEdge = byRate.judge(passing);
+            Verdict highEdge = byRate.judge(upper);
+            if (lowEdge != Verdict.PASS) {
                 upper = passing;
-                Double below = highestPassingBelow(passing);
+                Double below = byRate.highestPassingBelow(passing);
                 if (below == null) {
                     return result(
                             Outcome.MIN_RATE_FAILED,
@@ -471,13 +501,13 @@ public final class CapacitySearch {
                             "the min rate "
                                     + fmt(upper)
                                     + " req/s misses the SLO on repeated probes: "
-                                    + seen(upper));
+                                    + byRate.seen(upper));
                 }
                 passing = below;
                 moved = true;
-            } else if (highEdge == Judgement.PASS) {
+            } else if (highEdge == Verdict.PASS) {
                 passing = upper;
-                Double above = lowestNotPassingAbove(upper);
+                Double above = byRate.lowestNotPassingAbove(upper);
                 if (above == null) {
                     return result(
                             Outcome.MAX_RATE_PASSED,
@@ -492,8 +522,8 @@ public final class CapacitySearch {
                 break;
             }
         }
-        Double undelivered = lowestUndelivered();
-        if (judge(upper) == Judgement.UNDELIVERED) {
+        Double undelivered = byRate.lowestUndelivered();
+        if (byRate.judge(upper) == Verdict.UNDELIVERED) {
             return result(
                     Outcome.LOAD_NOT_DELIVERED,
                     passing,
@@ -501,18 +531,18 @@ public final class CapacitySearch {
                     "the client could not deliver "
                             + fmt(upper)
                             + " req/s: the capacity is at least "
-                            + fmt(capped(passing))
+                            + fmt(byRate.capped(passing))
                             + " req/s, maybe more (a faster client or more runners would tell)");
         }
         String message =
                 "capacity "
-                        + fmt(capped(passing))
+                        + fmt(byRate.capped(passing))
                         + " req/s: "
                         + fmt(passing)
                         + " meets the SLO, "
                         + fmt(upper)
                         + " misses it ("
-                        + seen(upper)
+                        + byRate.seen(upper)
                         + ")";
         if (undelivered != null && undelivered < upper) {
             message += "; the load of " + fmt(undelivered) + " req/s was not delivered (ignored)";
@@ -524,7 +554,7 @@ public final class CapacitySearch {
         return result(
                 Outcome.PROBE_LIMIT,
                 passing,
-                upper != null && judge(upper) == Judgement.FAIL ? upper : null,
+                upper != null && byRate.judge(upper) == Verdict.FAIL ? upper : null,
                 "stopped after "
                         + probes.size()
                         + " probes before the bracket was within the precision");
@@ -539,28 +569,30 @@ public final class CapacitySearch {
      * to judge ({@link #PROBE_GROWTH} times, up to {@link #MAX_PROBE_SIZE}); ends the search when
      * even the largest probe cannot be judged or the budget runs out meanwhile.
      */
-    private Judgement probeAt(double rate) throws Exception {
-        int size = sizeFor(rate);
+    private Verdict probeAt(double rate) throws Exception {
+        int size = byRate.sizeFor(rate);
         while (true) {
             ProbeResult r = probe.run(rate, size).at(rate, size);
-            record(r);
+            byRate.record(r);
             ProbeResult.Judgement own = r.judgement(settings.minAttainment());
-            Probed p =
-                    new Probed(
-                            r,
-                            own == ProbeResult.Judgement.PASS
-                                    ? Boolean.TRUE
-                                    : own == ProbeResult.Judgement.FAIL ? Boolean.FALSE : null);
+            Probed p = new Probed(r, own);
             probes.add(p);
             listener.accept(p);
             if (own != ProbeResult.Judgement.INDETERMINATE) {
-                return judge(rate);
+                // Within the noise of the minimum: pool more requests at this rate, a few times,
+                // while that could still decide it.
+                if (!byRate.decided(rate)
+                        && byRate.decidable(rate, MAX_REPROBES + 1 - byRate.judged(rate))
+                        && budgetLeft() > 0) {
+                    continue;
+                }
+                return byRate.judge(rate);
             }
             if (size * PROBE_GROWTH > MAX_PROBE_SIZE) {
                 throw new Stop(
                         result(
                                 Outcome.INDETERMINATE,
-                                highestPassingBelow(rate),
+                                byRate.highestPassingBelow(rate),
                                 null,
                                 "the probe at "
                                         + fmt(rate)
@@ -580,104 +612,8 @@ public final class CapacitySearch {
     }
 
     private double highestPassingBelowOrMin(double rate) {
-        Double below = highestPassingBelow(rate);
+        Double below = byRate.highestPassingBelow(rate);
         return below == null ? settings.minRate() : below;
-    }
-
-    private void record(ProbeResult r) {
-        byRate.computeIfAbsent(r.requestRate(), k -> new ArrayList<>()).add(r);
-    }
-
-    /** The size a new probe at {@code rate} runs with: the largest one used there already. */
-    private int sizeFor(double rate) {
-        int size = 1;
-        for (ProbeResult r : byRate.getOrDefault(rate, List.of())) {
-            size = Math.max(size, r.size());
-        }
-        return size;
-    }
-
-    /** Probes at {@code rate} that were judged (pass, fail or undelivered; not too short). */
-    private int judged(double rate) {
-        int n = 0;
-        for (ProbeResult r : byRate.getOrDefault(rate, List.of())) {
-            if (r.judgement(settings.minAttainment()) != ProbeResult.Judgement.INDETERMINATE) {
-                n++;
-            }
-        }
-        return n;
-    }
-
-    /**
-     * A rate's verdict over all its probes whose load the client delivered, pooled: a probe held
-     * back by the concurrency cap fails the rate; otherwise the pooled SLO attainment decides.
-     */
-    private Judgement judge(double rate) {
-        long good = 0;
-        long attempted = 0;
-        boolean anyDelivered = false;
-        boolean anyIndeterminate = false;
-        boolean capped = false;
-        for (ProbeResult r : byRate.getOrDefault(rate, List.of())) {
-            switch (r.judgement(settings.minAttainment())) {
-                case PASS, FAIL -> {
-                    anyDelivered = true;
-                    capped |= r.concurrencyLimited();
-                    good += r.goodRequests();
-                    attempted += r.attemptedRequests();
-                }
-                case INDETERMINATE -> anyIndeterminate = true;
-                case UNDELIVERED -> {}
-            }
-        }
-        if (!anyDelivered) {
-            return anyIndeterminate ? Judgement.INDETERMINATE : Judgement.UNDELIVERED;
-        }
-        if (capped) {
-            return Judgement.FAIL;
-        }
-        double attainment = attempted == 0 ? 0 : (double) good / attempted;
-        return attainment >= settings.minAttainment() ? Judgement.PASS : Judgement.FAIL;
-    }
-
-    /** What the probes at {@code rate} measured, pooled, for messages. */
-    private String seen(double rate) {
-        List<ProbeResult> at = byRate.getOrDefault(rate, List.of());
-        long good = 0;
-        long attempted = 0;
-        long failed = 0;
-        String classes = null;
-        ProbeResult last = null;
-        for (ProbeResult r : at) {
-            good += r.goodRequests();
-            attempted += r.attemptedRequests();
-            failed += r.failedRequests();
-            if (r.failureClasses() != null) {
-                classes = r.failureClasses();
-            }
-            last = r;
-        }
-        if (last == null) {
-            return "not probed";
-        }
-        ProbeResult pooled =
-                new ProbeResult(
-                        rate,
-                        last.size(),
-                        last.achievedRate(),
-                        good,
-                        attempted,
-                        failed,
-                        classes,
-                        last.load(),
-                        last.profile());
-        return pooled.describe();
-    }
-
-    /** The capacity a passing rate stands for: never above what its delivered probes achieved. */
-    private double capped(double passing) {
-        Double achieved = achievedAt(passing);
-        return achieved == null ? passing : Math.min(passing, significant(achieved));
     }
 
     /** A rate to four significant digits. */
@@ -685,56 +621,19 @@ public final class CapacitySearch {
         return new java.math.BigDecimal(rate).round(new java.math.MathContext(4)).doubleValue();
     }
 
-    /** The achieved rate of the delivered probes at {@code rate}, weighted by their requests. */
-    private Double achievedAt(double rate) {
-        double requests = 0;
-        double seconds = 0;
-        for (ProbeResult r : byRate.getOrDefault(rate, List.of())) {
-            if (r.loadDelivered() && r.achievedRate() != null && r.achievedRate() > 0) {
-                requests += r.attemptedRequests();
-                seconds += r.attemptedRequests() / r.achievedRate();
-            }
-        }
-        return seconds > 0 ? requests / seconds : null;
-    }
-
-    private Double highestPassingBelow(double rate) {
-        Double best = null;
-        for (double r : byRate.keySet()) {
-            if (r < rate && judge(r) == Judgement.PASS) {
-                best = r;
-            }
-        }
-        return best;
-    }
-
-    private Double lowestNotPassingAbove(double rate) {
-        for (double r : byRate.keySet()) {
-            if (r > rate && judge(r) != Judgement.PASS) {
-                return r;
-            }
-        }
-        return null;
-    }
-
-    private Double lowestUndelivered() {
-        for (double r : byRate.keySet()) {
-            if (judge(r) == Judgement.UNDELIVERED) {
-                return r;
-            }
-        }
-        return null;
-    }
-
     private Result result(Outcome outcome, Double passing, Double failing, String message) {
+        boolean undecided = byRate.undecided(passing, failing);
+        String confidence = byRate.confidence(passing, failing);
         return new Result(
                 outcome,
                 passing,
                 failing,
-                lowestUndelivered(),
-                passing == null ? null : achievedAt(passing),
+                byRate.lowestUndelivered(),
+                passing == null ? null : byRate.achievedAt(passing),
                 List.copyOf(probes),
-                message);
+                undecided ? message + "; " + confidence : message,
+                confidence,
+                undecided);
     }
 
     /**

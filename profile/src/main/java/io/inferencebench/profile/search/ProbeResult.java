@@ -42,7 +42,12 @@ public record ProbeResult(
         /** The client could not keep its schedule: the probe says nothing about the server. */
         UNDELIVERED,
         /** The probe was too short to judge whether the client kept its schedule. */
-        INDETERMINATE
+        INDETERMINATE,
+        /**
+         * The client kept its schedule, but the 95 % interval of the SLO attainment ({@link
+         * AttainmentInterval}) straddles the minimum: more requests would decide.
+         */
+        UNDECIDED
     }
 
     /**
@@ -128,33 +133,50 @@ public record ProbeResult(
      * The probe's own judgement.
      *
      * @param minAttainment the SLO attainment a rate must reach
-     * @return pass, fail, undelivered or indeterminate
+     * @return pass, fail, undelivered, indeterminate (too short to judge the delivery) or undecided
+     *     (the attainment's interval straddles the minimum)
      */
     public Judgement judgement(double minAttainment) {
         return switch (load.clientDelivery()) {
             case NOT_DELIVERED -> Judgement.UNDELIVERED;
             case INDETERMINATE -> Judgement.INDETERMINATE;
-            case DELIVERED ->
-                    !concurrencyLimited() && sloAttainment() >= minAttainment
-                            ? Judgement.PASS
-                            : Judgement.FAIL;
+            case DELIVERED -> {
+                if (concurrencyLimited()) {
+                    yield Judgement.FAIL;
+                }
+                if (attainmentInterval().straddles(minAttainment)) {
+                    yield Judgement.UNDECIDED;
+                }
+                yield sloAttainment() >= minAttainment ? Judgement.PASS : Judgement.FAIL;
+            }
         };
+    }
+
+    /**
+     * The 95 % interval of the SLO attainment.
+     *
+     * @return it, [0, 1] when nothing was attempted
+     */
+    public AttainmentInterval attainmentInterval() {
+        return AttainmentInterval.of(goodRequests, attemptedRequests);
     }
 
     /**
      * What the probe measured, in words: its SLO attainment and its failures.
      *
-     * @return e.g. {@code SLO attainment 0.0 % (0 of 10); 10 of 10 requests failed (http_5xx: 10)}
+     * @return e.g. {@code SLO attainment 0.0 % (0 of 10; 95 % interval 0.0–27.8 %); 10 of 10
+     *     requests failed (http_5xx: 10)}
      */
     public String describe() {
         StringBuilder s =
                 new StringBuilder(
                         String.format(
                                 Locale.ROOT,
-                                "SLO attainment %.1f %% (%d of %d)",
+                                "SLO attainment %.1f %% (%d of %d; 95 %% interval %s)",
                                 100 * sloAttainment(),
                                 goodRequests,
-                                attemptedRequests));
+                                attemptedRequests,
+                                attainmentInterval().describe()));
         if (failedRequests > 0) {
             s.append(
                     String.format(

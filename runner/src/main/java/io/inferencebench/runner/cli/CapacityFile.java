@@ -72,6 +72,8 @@ final class CapacityFile {
         node.put("undelivered_rate", result.undeliveredRate());
         node.put("outcome", outcomeName(result.outcome()));
         node.put("message", result.message());
+        node.put("confidence", result.confidence());
+        node.put("undecided", result.undecided());
         node.putArray("probes").addAll(probes);
         write(node);
     }
@@ -103,6 +105,10 @@ final class CapacityFile {
         }
         node.put("achieved_rate", r.achievedRate());
         node.put("slo_attainment", r.sloAttainment());
+        // its 95 % interval (Wilson): a probe whose interval straddles the minimum is indeterminate
+        node.putArray("slo_attainment_interval")
+                .add(r.attainmentInterval().low())
+                .add(r.attainmentInterval().high());
         node.put("attempted", r.attemptedRequests());
         node.put("failed", r.failedRequests());
         if (r.failureClasses() != null) {

@@ -144,7 +144,12 @@ final class HtmlReport {
                 .append(num(c.path("precision").asDouble()))
                 .append("</p>\n<p>")
                 .append(esc(c.path("message").asText("")))
-                .append("</p>\n<p class=\"meta\">SLO: ");
+                .append("</p>\n");
+        if (c.path("confidence").isTextual() && !c.path("undecided").asBoolean(false)) {
+            // an undecided answer says so in its message already
+            h.append("<p>").append(esc(c.path("confidence").asText())).append("</p>\n");
+        }
+        h.append("<p class=\"meta\">SLO: ");
         List<String> slo = new ArrayList<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = c.path("slo").fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();
@@ -153,13 +158,28 @@ final class HtmlReport {
         h.append(esc(String.join(", ", slo)))
                 .append(
                         "</p>\n<table><tr><th>probe</th><th>request rate</th>"
-                                + "<th>achieved</th><th>SLO attainment</th><th>verdict</th><th>profile</th></tr>\n");
+                                + "<th>achieved</th><th>SLO attainment (95 % interval)</th><th>verdict</th>"
+                                + "<th>profile</th></tr>\n");
         int n = 1;
         for (JsonNode p : c.path("probes")) {
+            // the search's own word (pass, fail, load not delivered, indeterminate); older
+            // capacity files have none, and no indeterminate probes
             String verdict =
-                    !p.path("load_delivered").asBoolean(true)
-                            ? "load not delivered"
-                            : p.path("passed").asBoolean() ? "pass" : "fail";
+                    p.path("verdict").isTextual()
+                            ? p.path("verdict").asText()
+                            : !p.path("load_delivered").asBoolean(true)
+                                    ? "load not delivered"
+                                    : p.path("passed").asBoolean() ? "pass" : "fail";
+            JsonNode interval = p.path("slo_attainment_interval");
+            String attainment =
+                    pct(p.path("slo_attainment").asDouble())
+                            + (interval.size() == 2
+                                    ? " ("
+                                            + pct(interval.get(0).asDouble())
+                                            + "–"
+                                            + pct(interval.get(1).asDouble())
+                                            + ")"
+                                    : "");
             h.append("<tr class=\"")
                     .append(verdict.replace(' ', '-'))
                     .append("\"><td>")
@@ -172,9 +192,9 @@ final class HtmlReport {
                                     ? num(p.path("achieved_rate").asDouble())
                                     : "-")
                     .append("</td><td>")
-                    .append(pct(p.path("slo_attainment").asDouble()))
+                    .append(esc(attainment))
                     .append("</td><td>")
-                    .append(verdict)
+                    .append(esc(verdict))
                     .append("</td><td>")
                     .append(esc(p.path("profile").asText("")))
                     .append("</td></tr>\n");

@@ -195,6 +195,10 @@ public final class SearchCommand implements Callable<Integer> {
             }
             capacity.finish(result);
             out.println(result.message());
+            if (result.confidence() != null && !result.undecided()) {
+                // an undecided answer says so in its message already
+                out.println(result.confidence());
+            }
             out.printf(
                     Locale.ROOT,
                     "max_request_rate %s  passing %s  failing %s  outcome %s  (precision %.3g, %d"

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ReportBrowserTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Pattern ELEMENT = Pattern.compile("<(circle|line|section)\\b([^>]*)>");
+    private static final Pattern ELEMENT = Pattern.compile("<(circle|line|section|tr)\\b([^>]*)>");
     private static final Pattern ATTRIBUTE = Pattern.compile("([\\w-]+)=\"([^\"]*)\"");
 
     @Test
@@ -178,6 +178,23 @@ class ReportBrowserTest {
                         elements(searchDom, "circle", "point").stream()
                                 .filter(p -> "ttft_p50".equals(p.get("data-series"))))
                 .hasSize(capacity.get("probes").size());
+        // the probe table: a row per probe with the search's own verdict, and each attainment
+        // with its 95 % interval
+        Map<String, Integer> verdicts = new HashMap<>();
+        for (JsonNode p : capacity.get("probes")) {
+            verdicts.merge(p.get("verdict").asText().replace(' ', '-'), 1, Integer::sum);
+            JsonNode interval = p.get("slo_attainment_interval");
+            assertThat(searchDom)
+                    .contains(
+                            String.format(
+                                    java.util.Locale.ROOT,
+                                    "(%.1f %%–%.1f %%)",
+                                    100 * interval.get(0).asDouble(),
+                                    100 * interval.get(1).asDouble()));
+        }
+        verdicts.forEach(
+                (verdict, count) ->
+                        assertThat(elements(searchDom, "tr", verdict)).as(verdict).hasSize(count));
 
         // Painted, not only parsed, even where two runs measured the very same numbers: the
         // report of one run twice shows each copy's colour on more of the screen than the same

@@ -104,9 +104,18 @@ class SearchCliTest {
         // The service time the server really had: the e2e latency the client saw at the lowest
         // probed rate, where nothing queues (it includes the loopback and the simulator's own
         // work).
+        // every attainment carries its 95 % interval, and the answer states its confidence
+        assertThat(capacity.get("confidence").asText()).as(context).contains("at 95 % confidence");
+        assertThat(capacity.get("undecided").asBoolean())
+                .isEqualTo(capacity.get("confidence").asText().startsWith("undecided"));
         JsonNode first = null;
         for (JsonNode p : capacity.get("probes")) {
             assertThat(Files.exists(results.resolve(p.get("profile").asText()))).isTrue();
+            JsonNode interval = p.get("slo_attainment_interval");
+            assertThat(interval.get(0).asDouble())
+                    .isLessThanOrEqualTo(p.get("slo_attainment").asDouble());
+            assertThat(interval.get(1).asDouble())
+                    .isGreaterThanOrEqualTo(p.get("slo_attainment").asDouble());
             if (!p.get("load_delivered").asBoolean()) {
                 // the client fell behind (a busy machine): such a probe is neither pass nor fail
                 assertThat(p.get("passed").isNull()).as(p.toString()).isTrue();

@@ -52,10 +52,14 @@ class SearchJarTest {
                                     "8",
                                     "--goodput",
                                     "ttft:1000",
+                                    // 4 of 4 good (95 % interval 51-100 %) decide a minimum of
+                                    // 50 %: every probe is judged at once
+                                    "--slo-min-attainment",
+                                    "0.5",
                                     "--arrival",
                                     "constant",
                                     "--duration",
-                                    "1s",
+                                    "2s",
                                     "--min-rate",
                                     "2",
                                     "--max-rate",
