@@ -36,6 +36,13 @@ type Config struct {
 	// StrictOpenAI refuses request fields outside OpenAI's API with HTTP 422, as strict servers
 	// such as Hugging Face's transformers serve do.
 	StrictOpenAI bool
+	// PrefixCaching counts prefix-cache queries and hits over full blocks of BlockSize tokens, as
+	// vLLM does (vllm:prefix_cache_queries_total, vllm:prefix_cache_hits_total).
+	PrefixCaching bool
+	BlockSize     int
+	// CachedPrefillFactor scales the share of the time to first token that cached prompt tokens
+	// would take: 1 (default) leaves TTFT as configured, 0 makes cached tokens free.
+	CachedPrefillFactor float64
 }
 
 const (
@@ -62,14 +69,16 @@ type flagSpec struct {
 
 func defaultConfig() *Config {
 	return &Config{
-		Host:               "0.0.0.0",
-		Port:               8000,
-		MaxNumSeqs:         5,
-		MaxWaitingQueueLen: 1000,
-		MaxModelLen:        1024,
-		Mode:               modeRandom,
-		Seed:               time.Now().UnixNano(),
-		MaxLoras:           1,
+		Host:                "0.0.0.0",
+		Port:                8000,
+		MaxNumSeqs:          5,
+		MaxWaitingQueueLen:  1000,
+		MaxModelLen:         1024,
+		Mode:                modeRandom,
+		Seed:                time.Now().UnixNano(),
+		MaxLoras:            1,
+		BlockSize:           16,
+		CachedPrefillFactor: 1,
 	}
 }
 
@@ -162,6 +171,23 @@ func flagSpecs() map[string]flagSpec {
 			c.StrictOpenAI = len(v) == 0 || v[0] == "1" || strings.EqualFold(v[0], "true") || strings.EqualFold(v[0], "t")
 			return nil
 		}},
+		"enable-prefix-caching": {kind: noValue, help: "count prefix-cache queries and hits over full blocks of --block-size tokens as vLLM does; POST /reset_prefix_cache (or SGLang's /flush_cache) empties the cache", set: func(c *Config, v []string) error {
+			c.PrefixCaching = len(v) == 0 || v[0] == "1" || strings.EqualFold(v[0], "true") || strings.EqualFold(v[0], "t")
+			return nil
+		}},
+		"no-enable-prefix-caching": {kind: noValue, help: "no prefix cache (the default)", set: func(c *Config, v []string) error {
+			c.PrefixCaching = false
+			return nil
+		}},
+		"block-size": {help: "tokens per prefix-cache block (default 16)", set: intFlag("block-size", func(c *Config) *int { return &c.BlockSize }, 1)},
+		"cached-prefill-factor": {help: "0 to 1: how much of the time to first token cached prompt tokens still take (default 1)", set: func(c *Config, v []string) error {
+			f, err := strconv.ParseFloat(v[0], 64)
+			if err != nil || f < 0 || f > 1 || math.IsNaN(f) {
+				return fmt.Errorf("--cached-prefill-factor must be a number from 0 to 1, got %q", v[0])
+			}
+			c.CachedPrefillFactor = f
+			return nil
+		}},
 		"force-dummy-tokenizer": {kind: noValue, help: "accepted; the simulator always uses its word tokenizer", set: func(*Config, []string) error { return nil }},
 		"config": {help: "not supported: pass flags instead", set: func(*Config, []string) error {
 			return errors.New("--config (YAML file) is not supported by model-sim; pass the settings as flags")
@@ -170,7 +196,7 @@ func flagSpecs() map[string]flagSpec {
 	for _, name := range []string{"tokenizer", "tokenizers-cache-dir", "kv-cache-transfer-latency",
 		"kv-cache-transfer-latency-std-dev", "kv-cache-transfer-time-per-token", "kv-cache-transfer-time-std-dev",
 		"prefill-overhead", "prefill-time-per-token", "prefill-time-std-dev", "time-factor-under-load",
-		"kv-cache-size", "block-size", "hash-seed", "zmq-endpoint", "event-batch-size", "max-cpu-loras",
+		"kv-cache-size", "hash-seed", "zmq-endpoint", "event-batch-size", "max-cpu-loras",
 		"data-parallel-size", "data-parallel-rank", "dataset-path", "dataset-url", "latency-calculator",
 		"global-cache-hit-threshold", "max-request-body-size-mb", "fake-metrics-refresh-interval",
 		"max-tool-call-integer-param", "min-tool-call-integer-param", "tensor-parallel-size",
@@ -183,8 +209,8 @@ func flagSpecs() map[string]flagSpec {
 		specs[name] = ignore(manyValues)
 	}
 	for _, name := range []string{"enable-kvcache", "enable-sleep-mode", "enable-request-id-headers",
-		"dataset-in-memory", "self-signed-certs", "log-http", "strict", "enforce-eager", "enable-prefix-caching",
-		"no-enable-sleep-mode", "no-enforce-eager", "no-enable-prefix-caching", "skip-tool-validation"} {
+		"dataset-in-memory", "self-signed-certs", "log-http", "strict", "enforce-eager",
+		"no-enable-sleep-mode", "no-enforce-eager", "skip-tool-validation"} {
 		specs[name] = ignore(noValue)
 	}
 	return specs

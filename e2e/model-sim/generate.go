@@ -40,6 +40,7 @@ type prompt struct {
 	tokens   int
 	echoText string // text used by echo mode
 	echoIDs  []int64
+	texts    []string // every message's text of a chat, in order (the prefix cache reads them)
 }
 
 // generationRequest is the protocol-independent view of one request.
@@ -152,6 +153,7 @@ func parseMessages(msgs []chatMessage) (prompt, *apiError) {
 			return prompt{}, &apiError{status: 400, message: err.Error(), typ: "BadRequestError", param: "messages"}
 		}
 		p.tokens += countTokens(text)
+		p.texts = append(p.texts, text)
 		if m.Role == "user" || p.echoText == "" {
 			p.echoText = text
 		}

@@ -152,6 +152,9 @@ type Metrics struct {
 	promptTokens *histogram
 	genTokens    *histogram
 	maxTokens    *histogram
+
+	prefix        *prefixCache
+	prefixCaching bool
 }
 
 func newMetrics(cfg *Config) *Metrics {
@@ -339,6 +342,13 @@ func (m *Metrics) render(now time.Time) []byte {
 			b = appendFloat(b, c.value())
 			b = append(b, '\n')
 		}
+	}
+	if m.prefixCaching {
+		counterLine("vllm:prefix_cache_queries_total", "Prefix cache queries, in terms of number of queried tokens.", &m.prefix.queries)
+		counterLine("vllm:prefix_cache_hits_total", "Prefix cache hits, in terms of number of cached tokens.", &m.prefix.hits)
+	}
+	if m.prefix != nil && m.prefix.resets.used.Load() {
+		counterLine("modelsim_prefix_cache_resets_total", "Times the prefix cache was reset (POST /reset_prefix_cache or /flush_cache).", &m.prefix.resets)
 	}
 	counterLine("vllm:prompt_tokens_total", "Number of prefill tokens processed.", &m.promptTotal)
 	counterLine("vllm:generation_tokens_total", "Number of generation tokens processed.", &m.genTotal)

@@ -19,6 +19,7 @@ type server struct {
 	failures  atomic.Uint64
 	startedAt time.Time
 	served    map[string]bool
+	prefix    *prefixCache
 }
 
 func newServer(cfg *Config) *server {
@@ -28,7 +29,10 @@ func newServer(cfg *Config) *server {
 		slots:     make(chan struct{}, cfg.MaxNumSeqs),
 		startedAt: time.Now(),
 		served:    map[string]bool{},
+		prefix:    newPrefixCache(cfg.BlockSize),
 	}
+	s.metrics.prefix = s.prefix
+	s.metrics.prefixCaching = cfg.PrefixCaching
 	s.served[cfg.Model] = true
 	for _, n := range cfg.ServedModelNames {
 		s.served[n] = true
@@ -56,6 +60,16 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeOpenAIError(w, &apiError{status: 404, message: "Not Found", typ: "NotFoundError"})
+	case "/reset_prefix_cache", "/flush_cache":
+		// vLLM's and SGLang's endpoints: empty the cache (counted even without one, so that a
+		// test can see every replica was asked)
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", "POST")
+			writeOpenAIError(w, &apiError{status: 405, message: "Method Not Allowed", typ: "BadRequestError"})
+			return
+		}
+		s.prefix.reset()
+		w.WriteHeader(http.StatusOK)
 	case "/v1/models":
 		s.models(w)
 	case "/health":
@@ -164,6 +178,9 @@ func (s *server) post(w http.ResponseWriter, r *http.Request, kind requestKind) 
 		return
 	}
 	start := time.Now()
+	if s.cfg.PrefixCaching {
+		s.prefixHit(req.prompt, offsets)
+	}
 	s.metrics.requestDequeued(start.Sub(arrival))
 	s.metrics.kvAdd(req.prompt.tokens)
 	ex := exchange{s: s, w: w, req: req, plan: p, offsets: offsets, arrival: arrival, start: start, id: n}
@@ -647,4 +664,17 @@ func appendJSONString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// prefixHit looks the admitted prompt up in the prefix cache and takes the cached tokens' share of
+// the time to first token, times (1 - --cached-prefill-factor), off every output token's offset.
+func (s *server) prefixHit(p prompt, offsets []time.Duration) {
+	hit := s.prefix.admit(promptTokens(p))
+	if hit == 0 || len(offsets) == 0 || p.tokens == 0 || s.cfg.CachedPrefillFactor >= 1 {
+		return
+	}
+	cut := time.Duration(float64(offsets[0]) * float64(hit) / float64(p.tokens) * (1 - s.cfg.CachedPrefillFactor))
+	for i := range offsets {
+		offsets[i] -= cut
+	}
 }

@@ -396,7 +396,14 @@ public final class StageResult {
             }
         }
         m.concurrency = concurrency;
-        m.rampUp = RampProfile.merge(parts.stream().map(p -> p.rampUp).toList());
+        // A runner pod with nothing to send in the stage reports an empty result without a ramp; it
+        // ramped nothing, so only the others' ramps add up.
+        m.rampUp =
+                RampProfile.merge(
+                        parts.stream()
+                                .filter(p -> p.rampUp != null || p.sent > 0)
+                                .map(p -> p.rampUp)
+                                .toList());
         if (parts.stream().allMatch(p -> p.requestsPerAddress != null)) {
             m.requestsPerAddress = new java.util.LinkedHashMap<>();
             for (StageResult p : parts) {

@@ -167,6 +167,17 @@ class RampProfileTest {
     }
 
     @Test
+    void aPodThatHadNothingToSendAddsNothingToTheRamp() {
+        StageResult empty = new StageResult();
+        RampProfile m = StageResult.merge(List.of(podRamp(0.5, 100), empty)).rampUp;
+        assertThat(m.startRate).isEqualTo(2.5);
+        assertThat(m.endRate).isEqualTo(25.0);
+        assertThat(m.windows).hasSize(2);
+        assertThat(StageResult.merge(List.of(new StageResult(), new StageResult())).rampUp)
+                .isNull();
+    }
+
+    @Test
     void partsThatRampedDifferentlyAreRefused() {
         StageResult constant = ramped();
         constant.rampUp = null;

@@ -121,6 +121,25 @@ class CapacitySearchTest {
     }
 
     /**
+     * Drives a search one step at a time, as the operator does: each probe the step asks for is run
+     * and added to {@code done}.
+     *
+     * @return the last step, the search's result
+     */
+    private static CapacitySearch.Step stepByStep(
+            Settings settings, CapacitySearch.Probe probe, List<ProbeResult> done)
+            throws Exception {
+        CapacitySearch.Step step = CapacitySearch.next(settings, done);
+        while (!step.done()) {
+            done.add(
+                    probe.run(step.nextRate(), step.nextSize())
+                            .at(step.nextRate(), step.nextSize()));
+            step = CapacitySearch.next(settings, done);
+        }
+        return step;
+    }
+
+    /**
      * A server of known capacity 10 req/s under an SLO of 90 % attainment: a request meets the SLO
      * with probability 0.9 at 10 req/s, falling through a soft knee (logistic, 3 % wide), drawn per
      * request. Probes of {@code requests} requests.
@@ -239,13 +258,7 @@ class CapacitySearchTest {
         Settings s = Settings.of(2, 32, 0.05, 0.8);
         Result byRun = CapacitySearch.run(s, probe, null);
         List<ProbeResult> done = new ArrayList<>();
-        CapacitySearch.Step step = CapacitySearch.next(s, done);
-        while (!step.done()) {
-            done.add(
-                    probe.run(step.nextRate(), step.nextSize())
-                            .at(step.nextRate(), step.nextSize()));
-            step = CapacitySearch.next(s, done);
-        }
+        CapacitySearch.Step step = stepByStep(s, probe, done);
         assertThat(done)
                 .extracting(ProbeResult::requestRate)
                 .containsExactlyElementsOf(
@@ -402,13 +415,7 @@ class CapacitySearchTest {
         assertThat(r.message()).contains("too short to judge").contains("16 times");
         // driven one step at a time, the operator asks for the same sizes
         List<ProbeResult> done = new ArrayList<>();
-        CapacitySearch.Step step = CapacitySearch.next(Settings.of(2, 100, 0.05, 0.95), done);
-        while (!step.done()) {
-            done.add(
-                    probe.run(step.nextRate(), step.nextSize())
-                            .at(step.nextRate(), step.nextSize()));
-            step = CapacitySearch.next(Settings.of(2, 100, 0.05, 0.95), done);
-        }
+        CapacitySearch.Step step = stepByStep(Settings.of(2, 100, 0.05, 0.95), probe, done);
         assertThat(done).extracting(ProbeResult::size).containsExactly(1, 1, 1, 4, 16);
         assertThat(step.result().outcome()).isEqualTo(Outcome.INDETERMINATE);
     }
