@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
+import io.inferencebench.crds.v1alpha1.DatasetSpec;
+import io.inferencebench.crds.v1alpha1.DatasetType;
 import io.inferencebench.crds.v1alpha1.LatencySummary;
 import io.inferencebench.crds.v1alpha1.OutputSpec;
 import io.inferencebench.crds.v1alpha1.SloSpec;
@@ -66,6 +68,17 @@ public final class ProfileAssembly {
         }
     }
 
+    /** The profile's own dimensions: the stage, and the shape of shared-prefix prompts. */
+    static Map<String, String> dimensions(BenchmarkRun run, int stage) {
+        Map<String, String> dimensions = new LinkedHashMap<>();
+        dimensions.put("stage", Integer.toString(stage));
+        DatasetSpec dataset = run.getSpec().getWorkload().getDataset();
+        if (dataset != null && dataset.getType() == DatasetType.PREFIX_REPETITION) {
+            dimensions.put("prefix_repetition", dataset.resolvedPrefixRepetition().describe());
+        }
+        return dimensions;
+    }
+
     /**
      * Assembles one stage from its parts.
      *
@@ -103,7 +116,7 @@ public final class ProfileAssembly {
                         run.getMetadata().getNamespace(),
                         run.getSpec().getRunner().getParallelism(),
                         "operator",
-                        Map.of("stage", Integer.toString(stage)));
+                        dimensions(run, stage));
         OutputSpec output = run.getSpec().getOutput();
         JsonNode profile = LpgProfileWriter.write(merged, context, serverMetrics, dialect(output));
         String key = uniqueKey(LpgProfileWriter.fileName(merged, context), stage, usedKeys);

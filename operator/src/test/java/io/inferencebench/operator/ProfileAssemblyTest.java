@@ -2,6 +2,8 @@ package io.inferencebench.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.profile.lpg.LpgProfileWriter;
 import io.inferencebench.profile.lpg.ProfileContext;
 import io.inferencebench.profile.lpg.StageResult;
@@ -50,5 +52,40 @@ class ProfileAssemblyTest {
             assertThat(again).as(model).matches(CONFIG_MAP_KEY).endsWith("-stage12.json");
             assertThat(again).isNotEqualTo(first);
         }
+    }
+
+    private static BenchmarkRun run(String dataset) {
+        return Serialization.unmarshal(
+                """
+                apiVersion: inferencebench.io/v1alpha1
+                kind: BenchmarkRun
+                metadata: {name: run, namespace: ns}
+                spec:
+                  target: {service: {name: vllm, port: 8000}}
+                  workload:
+                    dataset: %s
+                  load: {stages: [{requestRate: 2, numPrompts: 10}]}
+                """
+                        .formatted(dataset),
+                BenchmarkRun.class);
+    }
+
+    @Test
+    void aSharedPrefixRunsProfilesNameTheShapeAsTheCommandLinesDo() {
+        assertThat(
+                        ProfileAssembly.dimensions(
+                                run(
+                                        "{type: prefix_repetition, prefixRepetition: {prefixTokens:"
+                                                + " 1024, suffixTokens: 128, prefixes: 8}}"),
+                                2))
+                .containsExactly(
+                        Map.entry("stage", "2"),
+                        Map.entry(
+                                "prefix_repetition", "prefixes=8 prefix_len=1024 suffix_len=128"));
+        // Defaults fill what is left out; another dataset has only the stage.
+        assertThat(ProfileAssembly.dimensions(run("{type: prefix_repetition}"), 1))
+                .containsEntry("prefix_repetition", "prefixes=10 prefix_len=256 suffix_len=256");
+        assertThat(ProfileAssembly.dimensions(run("{type: random}"), 1))
+                .containsExactly(Map.entry("stage", "1"));
     }
 }

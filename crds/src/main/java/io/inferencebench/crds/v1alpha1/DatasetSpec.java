@@ -14,12 +14,14 @@ import java.util.Objects;
 /** The prompts a run sends. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
-        value = "self.type != 'random' || !has(self.source)",
-        message = "source must not be set for type random (prompts are synthetic)",
+        value = "!(self.type in ['random', 'prefix_repetition']) || !has(self.source)",
+        message =
+                "source must not be set for type random or prefix_repetition (prompts are"
+                        + " synthetic)",
         fieldPath = ".source",
         reason = "FieldValueForbidden")
 @ValidationRule(
-        value = "self.type == 'random' || has(self.source)",
+        value = "self.type in ['random', 'prefix_repetition'] || has(self.source)",
         message = "source is required for type sharegpt and jsonl",
         fieldPath = ".source",
         reason = "FieldValueRequired")
@@ -27,8 +29,14 @@ import java.util.Objects;
         value = "self.type == 'random' || !has(self.inputTokens)",
         message =
                 "inputTokens applies only to type random; filter dataset prompts with"
-                        + " minInputTokens/maxInputTokens",
+                        + " minInputTokens/maxInputTokens, size prefix_repetition prompts with"
+                        + " prefixRepetition",
         fieldPath = ".inputTokens",
+        reason = "FieldValueForbidden")
+@ValidationRule(
+        value = "self.type == 'prefix_repetition' || !has(self.prefixRepetition)",
+        message = "prefixRepetition applies only to type prefix_repetition",
+        fieldPath = ".prefixRepetition",
         reason = "FieldValueForbidden")
 @ValidationRule(
         value =
@@ -51,13 +59,15 @@ public class DatasetSpec {
     public static final int DEFAULT_OUTPUT_TOKENS = 128;
 
     @JsonPropertyDescription(
-            "random (synthetic prompts of inputTokens length), sharegpt (ShareGPT JSON:"
-                    + " conversations, first human turn is the prompt, first reply gives the"
-                    + " output length) or jsonl (JSON Lines, one object per prompt).")
+            "random (synthetic prompts of inputTokens length), prefix_repetition (synthetic"
+                    + " prompts in groups sharing a prefix, see prefixRepetition), sharegpt"
+                    + " (ShareGPT JSON: conversations, first human turn is the prompt, first reply"
+                    + " gives the output length) or jsonl (JSON Lines, one object per prompt).")
     @Default("random")
     private DatasetType type = DatasetType.RANDOM;
 
-    @JsonPropertyDescription("Where the dataset file is read from; required unless type is random.")
+    @JsonPropertyDescription(
+            "Where the dataset file is read from; required for type sharegpt and jsonl.")
     private DatasetSource source;
 
     @JsonPropertyDescription(
@@ -65,9 +75,15 @@ public class DatasetSpec {
     private TokenDistribution inputTokens;
 
     @JsonPropertyDescription(
+            "For type prefix_repetition: the shared prefixes and each prompt's own suffix."
+                    + " Default: 10 prefixes of 256 tokens, suffixes of 256 tokens.")
+    private PrefixRepetitionSpec prefixRepetition;
+
+    @JsonPropertyDescription(
             "Output length distribution (sent as max_tokens; with ignoreEos the server generates"
                     + " exactly this many). For sharegpt and jsonl it overrides the dataset's"
-                    + " reference output length. Default for random: fixed 128 tokens.")
+                    + " reference output length. Default for random and prefix_repetition: fixed"
+                    + " 128 tokens.")
     private TokenDistribution outputTokens;
 
     @JsonPropertyDescription("Drop dataset prompts shorter than this many tokens.")
@@ -128,6 +144,25 @@ public class DatasetSpec {
     @JsonIgnore
     public TokenDistribution resolvedOutputTokens() {
         return outputTokens != null ? outputTokens : TokenDistribution.fixed(DEFAULT_OUTPUT_TOKENS);
+    }
+
+    /**
+     * The shared-prefix shape of a prefix_repetition dataset, falling back to the documented
+     * default.
+     *
+     * @return never {@code null}
+     */
+    @JsonIgnore
+    public PrefixRepetitionSpec resolvedPrefixRepetition() {
+        return prefixRepetition != null ? prefixRepetition : new PrefixRepetitionSpec();
+    }
+
+    public PrefixRepetitionSpec getPrefixRepetition() {
+        return prefixRepetition;
+    }
+
+    public void setPrefixRepetition(PrefixRepetitionSpec prefixRepetition) {
+        this.prefixRepetition = prefixRepetition;
     }
 
     public DatasetType getType() {
@@ -224,6 +259,7 @@ public class DatasetSpec {
                 && type == that.type
                 && Objects.equals(source, that.source)
                 && Objects.equals(inputTokens, that.inputTokens)
+                && Objects.equals(prefixRepetition, that.prefixRepetition)
                 && Objects.equals(outputTokens, that.outputTokens)
                 && Objects.equals(minInputTokens, that.minInputTokens)
                 && Objects.equals(maxInputTokens, that.maxInputTokens)
@@ -240,6 +276,7 @@ public class DatasetSpec {
                 type,
                 source,
                 inputTokens,
+                prefixRepetition,
                 outputTokens,
                 minInputTokens,
                 maxInputTokens,

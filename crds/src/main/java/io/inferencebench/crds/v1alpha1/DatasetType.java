@@ -12,7 +12,15 @@ public enum DatasetType {
     SHAREGPT,
     /** JSON Lines, one object per prompt. */
     @JsonProperty("jsonl")
-    JSONL;
+    JSONL,
+    /** Synthetic prompts in groups that share a prefix ({@link PrefixRepetitionSpec}). */
+    @JsonProperty("prefix_repetition")
+    PREFIX_REPETITION;
+
+    /** Whether the prompts are made up rather than read from a file. */
+    public boolean synthetic() {
+        return this == RANDOM || this == PREFIX_REPETITION;
+    }
 
     /** The value as written in YAML. */
     public String wireName() {

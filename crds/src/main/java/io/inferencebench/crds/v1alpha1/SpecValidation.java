@@ -181,17 +181,42 @@ public final class SpecValidation {
         }
         String at = prefix + ".dataset";
         DatasetType type = dataset.getType() == null ? DatasetType.RANDOM : dataset.getType();
-        if (type == DatasetType.RANDOM && dataset.getSource() != null) {
-            problems.add(at + ".source: must not be set for type random (prompts are synthetic)");
+        if (type.synthetic() && dataset.getSource() != null) {
+            problems.add(
+                    at
+                            + ".source: must not be set for type random or prefix_repetition"
+                            + " (prompts are synthetic)");
         }
-        if (type != DatasetType.RANDOM && dataset.getSource() == null) {
+        if (!type.synthetic() && dataset.getSource() == null) {
             problems.add(at + ".source: is required for type sharegpt and jsonl");
         }
         if (type != DatasetType.RANDOM && dataset.getInputTokens() != null) {
             problems.add(
                     at
                             + ".inputTokens: applies only to type random; filter dataset prompts"
-                            + " with minInputTokens/maxInputTokens");
+                            + " with minInputTokens/maxInputTokens, size prefix_repetition"
+                            + " prompts with prefixRepetition");
+        }
+        PrefixRepetitionSpec prefixes = dataset.getPrefixRepetition();
+        if (prefixes != null && type != DatasetType.PREFIX_REPETITION) {
+            problems.add(at + ".prefixRepetition: applies only to type prefix_repetition");
+        }
+        if (prefixes != null) {
+            bounded(
+                    at + ".prefixRepetition.prefixTokens",
+                    prefixes.getPrefixTokens(),
+                    TokenDistribution.MAX_TOKENS,
+                    problems);
+            bounded(
+                    at + ".prefixRepetition.suffixTokens",
+                    prefixes.getSuffixTokens(),
+                    TokenDistribution.MAX_TOKENS,
+                    problems);
+            bounded(
+                    at + ".prefixRepetition.prefixes",
+                    prefixes.getPrefixes(),
+                    PrefixRepetitionSpec.MAX_PREFIXES,
+                    problems);
         }
         if (dataset.getSource() != null) {
             DatasetSource source = dataset.getSource();
@@ -664,6 +689,13 @@ public final class SpecValidation {
     private static void positiveCount(String at, Integer value, List<String> problems) {
         if (value != null && value < 1) {
             problems.add(at + ": must be at least 1, got " + value);
+        }
+    }
+
+    private static void bounded(String at, Integer value, int max, List<String> problems) {
+        positiveCount(at, value, problems);
+        if (value != null && value > max) {
+            problems.add(at + ": must be at most " + max + ", got " + value);
         }
     }
 

@@ -280,6 +280,37 @@ class SpecValidationTest {
     }
 
     @Test
+    void prefixRepetitionRulesMatchTheCrd() {
+        WorkloadSpec workload = new WorkloadSpec();
+        workload.getDataset().setType(DatasetType.PREFIX_REPETITION);
+        workload.getDataset().setPrefixRepetition(PrefixRepetitionSpec.of(512, 64, 4));
+        assertThat(SpecValidation.validateWorkload(workload, "workload")).isEmpty();
+
+        workload.getDataset().setPrefixRepetition(PrefixRepetitionSpec.of(0, 2_000_000, 0));
+        workload.getDataset().setInputTokens(TokenDistribution.fixed(10));
+        DatasetSource source = new DatasetSource();
+        source.setUrl("https://example.com/data.json");
+        workload.getDataset().setSource(source);
+        assertThat(SpecValidation.validateWorkload(workload, "workload"))
+                .contains(
+                        "workload.dataset.source: must not be set for type random or"
+                                + " prefix_repetition (prompts are synthetic)",
+                        "workload.dataset.prefixRepetition.prefixTokens: must be at least 1, got 0",
+                        "workload.dataset.prefixRepetition.suffixTokens: must be at most 1000000,"
+                                + " got 2000000",
+                        "workload.dataset.prefixRepetition.prefixes: must be at least 1, got 0")
+                .anyMatch(p -> p.startsWith("workload.dataset.inputTokens: applies only"));
+
+        workload.getDataset().setType(DatasetType.JSONL);
+        workload.getDataset().setInputTokens(null);
+        workload.getDataset().setPrefixRepetition(new PrefixRepetitionSpec());
+        assertThat(SpecValidation.validateWorkload(workload, "workload"))
+                .containsExactly(
+                        "workload.dataset.prefixRepetition: applies only to type"
+                                + " prefix_repetition");
+    }
+
+    @Test
     void everyRunnerPodNeedsWork() {
         BenchmarkRunSpec spec = validSpec();
         spec.getLoad().setNumPrompts(3);

@@ -338,6 +338,9 @@ final class CommandLineSession implements AutoCloseable {
         Map<String, String> extra = new LinkedHashMap<>();
         extra.put("api", plan.wire().protocol().name());
         extra.put("dataset", plan.dataset().typeName());
+        if (plan.dataset().prefixes() != null) {
+            extra.put("prefix_repetition", plan.dataset().prefixes().describe());
+        }
         extra.put("prompt_format", prepared.tokenIds() ? "token_ids" : "text");
         return new ProfileContext(
                 plan.wire().backend(),

@@ -20,7 +20,7 @@ import java.util.Map;
  * {@link WorkloadOptions#datasetFile}.
  *
  * @param prompts the prompts, at least as many as the largest stage needs (or 1000)
- * @param tokenIds whether random prompts are sent as token ids
+ * @param tokenIds whether synthetic prompts are sent as token ids
  * @param serverTokenizer the server's tokenizer endpoints, or {@code null}
  */
 public record PreparedPrompts(
@@ -35,13 +35,13 @@ public record PreparedPrompts(
             WorkloadOptions workload,
             PrintWriter err)
             throws IOException, InterruptedException {
-        boolean random = plan.dataset().random();
+        boolean synthetic = plan.dataset().synthetic();
         ServerTokenizer serverTokenizer =
-                random && tokenizer == null
+                synthetic && tokenizer == null
                         ? serverTokenizer(plan, baseUrl, requestHeaders, err)
                         : null;
         boolean tokenIds =
-                workload.tokenIds(plan.wire(), random, tokenizer != null, serverTokenizer);
+                workload.tokenIds(plan.wire(), synthetic, tokenizer != null, serverTokenizer);
         return new PreparedPrompts(
                 prompts(plan, workload, tokenIds, tokenizer, serverTokenizer, err),
                 tokenIds,
@@ -71,11 +71,11 @@ public record PreparedPrompts(
                     (System.nanoTime() - promptsStart) / 1e9);
             return prompts;
         }
-        Path file = plan.dataset().random() ? null : workload.datasetFile(plan.dataset());
+        Path file = plan.dataset().synthetic() ? null : workload.datasetFile(plan.dataset());
         try {
             return PromptSource.load(plan.dataset(), file, count, tokenIds, tokenizer, seed);
         } catch (IOException e) {
-            if (plan.dataset().random()) {
+            if (plan.dataset().synthetic()) {
                 throw e;
             }
             throw new Main.UsageError(workload.datasetField() + ": " + e.getMessage());
@@ -84,7 +84,7 @@ public record PreparedPrompts(
 
     /**
      * The target's tokenizer endpoints, when its backend has them and they answer; otherwise null,
-     * and the random prompts are text of common words (lengths approximate).
+     * and the synthetic prompts are text of common words (lengths approximate).
      */
     private static ServerTokenizer serverTokenizer(
             RunPlan plan, String baseUrl, Map<String, String> requestHeaders, PrintWriter err) {
@@ -103,7 +103,7 @@ public record PreparedPrompts(
             err.println(
                     "prompts: the server's /tokenize did not answer ("
                             + TerminalText.oneLine(probe.reason())
-                            + "); without --tokenizer the random prompts are common words, their"
+                            + "); without --tokenizer the synthetic prompts are common words, their"
                             + " token counts approximate");
         }
         return probe.tokenizer();

@@ -5,6 +5,7 @@ import io.inferencebench.crds.v1alpha1.DatasetSource;
 import io.inferencebench.crds.v1alpha1.DatasetSpec;
 import io.inferencebench.crds.v1alpha1.DatasetType;
 import io.inferencebench.crds.v1alpha1.DistributionType;
+import io.inferencebench.crds.v1alpha1.PrefixRepetitionSpec;
 import io.inferencebench.crds.v1alpha1.SamplingSpec;
 import io.inferencebench.crds.v1alpha1.TokenDistribution;
 import io.inferencebench.crds.v1alpha1.WorkloadSpec;
@@ -27,7 +28,9 @@ public final class WorkloadOptions {
 
     private static final ObjectMapper COPY = new ObjectMapper();
 
-    @Option(names = "--dataset-name", description = "random, sharegpt or jsonl (default random).")
+    @Option(
+            names = "--dataset-name",
+            description = "random, prefix_repetition, sharegpt or jsonl (default random).")
     String datasetName;
 
     @Option(names = "--dataset-path", description = "ShareGPT JSON or JSONL file.")
@@ -77,6 +80,28 @@ public final class WorkloadOptions {
     Integer maxOutputLen;
 
     @Option(
+            names = "--prefix-repetition-prefix-len",
+            description = "prefix_repetition: tokens of each shared prefix (default 256).")
+    Integer prefixLen;
+
+    @Option(
+            names = "--prefix-repetition-suffix-len",
+            description = "prefix_repetition: tokens of each prompt's own suffix (default 256).")
+    Integer suffixLen;
+
+    @Option(
+            names = "--prefix-repetition-num-prefixes",
+            description =
+                    "prefix_repetition: distinct prefixes, prompts spread evenly over them"
+                            + " (default 10).")
+    Integer numPrefixes;
+
+    @Option(
+            names = "--prefix-repetition-output-len",
+            description = "prefix_repetition: output tokens per request (default 128).")
+    Integer prefixOutputLen;
+
+    @Option(
             names = "--output-len",
             description = "For sharegpt/jsonl: ask every request for this many output tokens.")
     Integer outputLen;
@@ -84,7 +109,7 @@ public final class WorkloadOptions {
     @Option(
             names = "--prompt-format",
             description =
-                    "auto, text or token-ids (auto: with random prompts, no --tokenizer and a vllm/sglang server whose /tokenize answers, token ids from that tokenizer for the completions API; else text).",
+                    "auto, text or token-ids (auto: with random or prefix_repetition prompts, no --tokenizer and a vllm/sglang server whose /tokenize answers, token ids from that tokenizer for the completions API; else text).",
             defaultValue = "auto")
     String promptFormat;
 
@@ -130,31 +155,38 @@ public final class WorkloadOptions {
             d.setType(
                     switch (datasetName.toLowerCase(Locale.ROOT)) {
                         case "random" -> DatasetType.RANDOM;
+                        case "prefix_repetition" -> DatasetType.PREFIX_REPETITION;
                         case "sharegpt" -> DatasetType.SHAREGPT;
                         case "jsonl" -> DatasetType.JSONL;
                         default ->
                                 throw new Main.UsageError(
                                         "--dataset-name: '"
                                                 + datasetName
-                                                + "' is not one of random, sharegpt, jsonl");
+                                                + "' is not one of random, prefix_repetition,"
+                                                + " sharegpt, jsonl");
                     });
         }
         DatasetType type = d.getType() == null ? DatasetType.RANDOM : d.getType();
         checkFlags(type);
         if (datasetName != null && config != null) {
-            // A config's fields of the other kind of dataset do not apply to the one asked for.
-            if (type == DatasetType.RANDOM) {
+            // A config's fields of another kind of dataset do not apply to the one asked for.
+            if (type.synthetic()) {
                 d.setSource(null);
-            } else {
+            }
+            if (type != DatasetType.RANDOM) {
                 d.setInputTokens(null);
             }
+            if (type != DatasetType.PREFIX_REPETITION) {
+                d.setPrefixRepetition(null);
+            }
+        }
+        if (type.synthetic() && datasetPath != null) {
+            throw new Main.UsageError(
+                    "--dataset-path: needs --dataset-name sharegpt or jsonl (with "
+                            + type.wireName()
+                            + " prompts the file would be ignored)");
         }
         if (type == DatasetType.RANDOM) {
-            if (datasetPath != null) {
-                throw new Main.UsageError(
-                        "--dataset-path: needs --dataset-name sharegpt or jsonl (with the random"
-                                + " dataset the file would be ignored)");
-            }
             if (randomRangeRatio != null && !(randomRangeRatio >= 0 && randomRangeRatio < 1)) {
                 throw new Main.UsageError(
                         "--random-range-ratio: must be within [0, 1), got " + randomRangeRatio);
@@ -173,6 +205,21 @@ public final class WorkloadOptions {
                             randomOutputStddev,
                             d.getOutputTokens(),
                             DatasetSpec.DEFAULT_OUTPUT_TOKENS));
+        } else if (type == DatasetType.PREFIX_REPETITION) {
+            PrefixRepetitionSpec shape = d.resolvedPrefixRepetition();
+            if (prefixLen != null) {
+                shape.setPrefixTokens(prefixLen);
+            }
+            if (suffixLen != null) {
+                shape.setSuffixTokens(suffixLen);
+            }
+            if (numPrefixes != null) {
+                shape.setPrefixes(numPrefixes);
+            }
+            d.setPrefixRepetition(shape);
+            if (prefixOutputLen != null) {
+                d.setOutputTokens(TokenDistribution.fixed(prefixOutputLen));
+            }
         } else {
             if (datasetPath != null) {
                 if (!Files.isRegularFile(datasetPath)) {
@@ -242,20 +289,52 @@ public final class WorkloadOptions {
         counts.put("--max-output-len", maxOutputLen);
         counts.forEach(
                 (flag, value) -> {
-                    if (value != null && value < 1) {
-                        throw new Main.UsageError(flag + ": must be >= 1, got " + value);
-                    }
-                    if (value != null && type == DatasetType.RANDOM) {
-                        // As with --dataset-path: a flag the random dataset would ignore.
+                    positive(flag, value);
+                    if (value != null && type.synthetic()) {
+                        // As with --dataset-path: a flag synthetic prompts would ignore.
                         throw new Main.UsageError(
                                 flag
-                                        + ": applies to --dataset-name sharegpt or jsonl; random"
-                                        + " prompts take --random-input-len and"
-                                        + " --random-output-len");
+                                        + ": applies to --dataset-name sharegpt or jsonl; "
+                                        + type.wireName()
+                                        + " prompts take "
+                                        + (type == DatasetType.RANDOM
+                                                ? "--random-input-len and --random-output-len"
+                                                : "the --prefix-repetition-* flags"));
                     }
                 });
-        if (type != DatasetType.RANDOM && randomOutputLen != null && randomOutputLen < 1) {
-            throw new Main.UsageError("--random-output-len: must be >= 1, got " + randomOutputLen);
+        java.util.Map<String, Integer> shape = new java.util.LinkedHashMap<>();
+        shape.put("--prefix-repetition-prefix-len", prefixLen);
+        shape.put("--prefix-repetition-suffix-len", suffixLen);
+        shape.put("--prefix-repetition-num-prefixes", numPrefixes);
+        shape.put("--prefix-repetition-output-len", prefixOutputLen);
+        shape.forEach(
+                (flag, value) -> {
+                    positive(flag, value);
+                    if (value != null && type != DatasetType.PREFIX_REPETITION) {
+                        throw new Main.UsageError(
+                                flag + ": applies only to --dataset-name prefix_repetition");
+                    }
+                });
+        if (type == DatasetType.PREFIX_REPETITION) {
+            java.util.Map<String, Object> randomFlags = new java.util.LinkedHashMap<>();
+            randomFlags.put("--random-input-len", randomInputLen);
+            randomFlags.put("--random-output-len", randomOutputLen);
+            randomFlags.put("--random-range-ratio", randomRangeRatio);
+            randomFlags.put("--random-input-stddev", randomInputStddev);
+            randomFlags.put("--random-output-stddev", randomOutputStddev);
+            randomFlags.forEach(
+                    (flag, value) -> {
+                        if (value != null) {
+                            throw new Main.UsageError(
+                                    flag
+                                            + ": applies to --dataset-name random;"
+                                            + " prefix_repetition prompts take the"
+                                            + " --prefix-repetition-* flags");
+                        }
+                    });
+        }
+        if (!type.synthetic()) {
+            positive("--random-output-len", randomOutputLen);
         }
         if (minInputLen != null && maxInputLen != null && minInputLen > maxInputLen) {
             throw new Main.UsageError(
@@ -279,6 +358,12 @@ public final class WorkloadOptions {
         }
         if (seed != null && seed < 0) {
             throw new Main.UsageError("--seed: must be >= 0, got " + seed);
+        }
+    }
+
+    private static void positive(String flag, Integer value) {
+        if (value != null && value < 1) {
+            throw new Main.UsageError(flag + ": must be >= 1, got " + value);
         }
     }
 
@@ -320,24 +405,24 @@ public final class WorkloadOptions {
         return uniform;
     }
 
-    /** Whether random prompts are sent as token ids ({@code --prompt-format}). */
+    /** Whether synthetic prompts are sent as token ids ({@code --prompt-format}). */
     public boolean tokenIds(
             WireProtocol wire,
-            boolean random,
+            boolean synthetic,
             boolean localTokenizer,
             ServerTokenizer serverTokenizer) {
         switch (promptFormat.toLowerCase(Locale.ROOT)) {
             case "text":
                 return false;
             case "token-ids":
-                if (!wire.protocol().acceptsTokenIds() || !random) {
+                if (!wire.protocol().acceptsTokenIds() || !synthetic) {
                     throw new Main.UsageError(
-                            "--prompt-format: token-ids needs the completions API and --dataset-name random");
+                            "--prompt-format: token-ids needs the completions API and --dataset-name random or prefix_repetition");
                 }
                 return true;
             case "auto":
                 return PromptSource.tokenIdsByDefault(
-                        wire, random, localTokenizer, serverTokenizer);
+                        wire, synthetic, localTokenizer, serverTokenizer);
             default:
                 throw new Main.UsageError(
                         "--prompt-format: '"

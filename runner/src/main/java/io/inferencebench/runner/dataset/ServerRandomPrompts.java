@@ -1,14 +1,13 @@
 package io.inferencebench.runner.dataset;
 
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
 
 /**
- * The random dataset built with the target's own tokenizer ({@link ServerTokenizer}) when no local
+ * Synthetic prompts built with the target's own tokenizer ({@link ServerTokenizer}) when no local
  * one is given. The ids come from the server's encoding of a fixed English text, so every id is one
  * the model has whatever its vocabulary size; prompts draw from them at random.
  *
@@ -40,28 +39,11 @@ public final class ServerRandomPrompts {
         return distinct.stream().mapToInt(Integer::intValue).toArray();
     }
 
-    public static List<Prompt> generate(
-            int count,
-            LengthDistribution input,
-            LengthDistribution output,
-            boolean tokenIds,
-            ServerTokenizer server,
-            long seed)
+    /** The server's way of making prompts: its ids, or text it counts exactly. */
+    public static SyntheticTokens tokens(ServerTokenizer server, boolean tokenIds)
             throws IOException, InterruptedException {
         int[] pool = pool(server);
-        SplittableRandom random = new SplittableRandom(seed);
-        List<Prompt> prompts = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) {
-            int inLen = input.sample(random);
-            int outLen = output.sample(random);
-            int[] ids = draw(pool, inLen, random);
-            if (tokenIds) {
-                prompts.add(new Prompt(null, ids, null, inLen, outLen, SOURCE));
-            } else {
-                prompts.add(exactText(server, pool, ids, inLen, outLen, random));
-            }
-        }
-        return prompts;
+        return tokenIds ? new Ids(pool) : new Text(server, pool);
     }
 
     private static int[] draw(int[] pool, int n, SplittableRandom random) {
@@ -72,21 +54,54 @@ public final class ServerRandomPrompts {
         return ids;
     }
 
-    private static Prompt exactText(
-            ServerTokenizer server,
-            int[] pool,
-            int[] ids,
-            int target,
-            int outLen,
-            SplittableRandom random)
+    /** Ids of the server's own encoding. */
+    private record Ids(int[] pool) implements SyntheticTokens {
+        @Override
+        public Run make(int n, SplittableRandom random) {
+            return new Run(null, draw(pool, n, random), n);
+        }
+
+        @Override
+        public Prompt prompt(List<Run> runs, int maxTokens, SplittableRandom random) {
+            int[] ids = SyntheticTokens.concat(runs);
+            return new Prompt(null, ids, null, ids.length, maxTokens, SOURCE);
+        }
+    }
+
+    /** Text the server counts exactly. */
+    private record Text(ServerTokenizer server, int[] pool) implements SyntheticTokens {
+        @Override
+        public Run make(int n, SplittableRandom random) throws IOException, InterruptedException {
+            return fit(server, pool, server.detokenize(draw(pool, n, random)), n, random);
+        }
+
+        @Override
+        public Prompt prompt(List<Run> runs, int maxTokens, SplittableRandom random)
+                throws IOException, InterruptedException {
+            Run whole =
+                    runs.size() == 1
+                            ? runs.get(0)
+                            : fit(
+                                    server,
+                                    pool,
+                                    SyntheticTokens.join(runs),
+                                    runs.stream().mapToInt(Run::tokens).sum(),
+                                    random);
+            return new Prompt(whole.text(), null, null, whole.tokens(), maxTokens, SOURCE);
+        }
+    }
+
+    /**
+     * Trims or tops up the end of {@code text} until the server counts exactly {@code target}
+     * tokens; the start, and so a shared prefix, stays as it is.
+     */
+    private static SyntheticTokens.Run fit(
+            ServerTokenizer server, int[] pool, String text, int target, SplittableRandom random)
             throws IOException, InterruptedException {
-        String text = server.detokenize(ids);
-        int measured = -1;
         for (int round = 0; round < ROUNDS; round++) {
             int[] encoded = server.tokenize(text);
-            measured = encoded.length;
-            if (measured == target) {
-                return new Prompt(text, null, null, target, outLen, SOURCE);
+            if (encoded.length == target) {
+                return new SyntheticTokens.Run(text, null, target);
             }
             int[] next = Arrays.copyOf(encoded, target);
             for (int k = encoded.length; k < target; k++) {
@@ -95,6 +110,6 @@ public final class ServerRandomPrompts {
             text = server.detokenize(next);
         }
         // Still off after trimming and topping up: say what the server counts.
-        return new Prompt(text, null, null, server.tokenize(text).length, outLen, SOURCE);
+        return new SyntheticTokens.Run(text, null, server.tokenize(text).length);
     }
 }

@@ -4,31 +4,41 @@ import io.inferencebench.crds.v1alpha1.DatasetSource;
 import io.inferencebench.crds.v1alpha1.DatasetType;
 import io.inferencebench.runner.dataset.FileDatasets;
 import io.inferencebench.runner.dataset.LengthDistribution;
+import io.inferencebench.runner.dataset.PrefixRepetitionDataset;
 
 /**
  * Where the prompts come from and how they are shaped.
  *
- * @param type random, sharegpt or jsonl
- * @param inputTokens prompt lengths of random prompts, {@code null} for a file dataset
- * @param outputTokens requested output lengths of random prompts, {@code null} for a file dataset
- * @param filters length filters and output override of a file dataset, {@code null} for random
- * @param source the file dataset's source as specified, {@code null} for random
- * @param seed the run's seed (runner pod i adds its own offset)
+ * @param type random, prefix_repetition, sharegpt or jsonl
+ * @param inputTokens prompt lengths of random prompts, {@code null} otherwise
+ * @param prefixes the shared prefixes of prefix_repetition prompts, {@code null} otherwise
+ * @param outputTokens requested output lengths of synthetic prompts, {@code null} for a file
+ *     dataset
+ * @param filters length filters and output override of a file dataset, {@code null} for synthetic
+ *     prompts
+ * @param source the file dataset's source as specified, {@code null} for synthetic prompts
+ * @param seed the run's seed (runner pod i adds its own offset; the prefixes keep the run's)
  */
 public record DatasetPlan(
         DatasetType type,
         LengthDistribution inputTokens,
+        PrefixRepetitionDataset.Shape prefixes,
         LengthDistribution outputTokens,
         FileDatasets.Filters filters,
         DatasetSource source,
         long seed) {
 
-    /** Whether the prompts are synthetic. */
-    public boolean random() {
-        return type == DatasetType.RANDOM;
+    /** Whether the prompts are synthetic (no file to read). */
+    public boolean synthetic() {
+        return type.synthetic();
     }
 
-    /** The name used in logs and profile dimensions: random, sharegpt or jsonl. */
+    /** This plan with another seed for the pod's own draws; the prefixes keep the run's seed. */
+    public DatasetPlan withSeed(long podSeed) {
+        return new DatasetPlan(type, inputTokens, prefixes, outputTokens, filters, source, podSeed);
+    }
+
+    /** The name used in logs and profile dimensions: random, sharegpt, ... */
     public String typeName() {
         return type.wireName();
     }

@@ -7,6 +7,7 @@ import io.inferencebench.crds.v1alpha1.DistributionType;
 import io.inferencebench.crds.v1alpha1.Durations;
 import io.inferencebench.crds.v1alpha1.HeaderValidation;
 import io.inferencebench.crds.v1alpha1.LoadSpec;
+import io.inferencebench.crds.v1alpha1.PrefixRepetitionSpec;
 import io.inferencebench.crds.v1alpha1.RampUpSpec;
 import io.inferencebench.crds.v1alpha1.SamplingSpec;
 import io.inferencebench.crds.v1alpha1.SloSpec;
@@ -18,6 +19,7 @@ import io.inferencebench.crds.v1alpha1.WorkloadSpec;
 import io.inferencebench.runner.backend.RequestFields;
 import io.inferencebench.runner.dataset.FileDatasets;
 import io.inferencebench.runner.dataset.LengthDistribution;
+import io.inferencebench.runner.dataset.PrefixRepetitionDataset;
 import io.inferencebench.runner.engine.ArrivalKind;
 import io.inferencebench.runner.engine.RampUp;
 import io.inferencebench.runner.engine.Slo;
@@ -303,9 +305,9 @@ public final class PlanResolver {
             return null;
         }
         RampUp.Strategy strategy =
-                spec.getStrategy() == RampUpSpec.RampStrategy.EXPONENTIAL
-                        ? RampUp.Strategy.EXPONENTIAL
-                        : RampUp.Strategy.LINEAR;
+                spec.getStrategy() == null
+                        ? RampUp.Strategy.LINEAR
+                        : RampUp.Strategy.parse(spec.getStrategy().wireName());
         return new RampUp(strategy, spec.getStartRate() / pods, stage.getRequestRate() / pods);
     }
 
@@ -364,17 +366,35 @@ public final class PlanResolver {
         DatasetSpec dataset = spec == null ? new DatasetSpec() : spec;
         DatasetType type = dataset.getType() == null ? DatasetType.RANDOM : dataset.getType();
         long seed = dataset.getSeed() == null ? 0L : dataset.getSeed();
-        if (type == DatasetType.RANDOM) {
+        if (type.synthetic()) {
+            LengthDistribution outputs =
+                    lengths(
+                            at + "workload.dataset.outputTokens",
+                            dataset.resolvedOutputTokens(),
+                            DatasetSpec.DEFAULT_OUTPUT_TOKENS);
+            if (type == DatasetType.PREFIX_REPETITION) {
+                PrefixRepetitionSpec shape = dataset.resolvedPrefixRepetition();
+                return new DatasetPlan(
+                        type,
+                        null,
+                        new PrefixRepetitionDataset.Shape(
+                                shape.resolvedPrefixTokens(),
+                                shape.resolvedSuffixTokens(),
+                                shape.resolvedPrefixes(),
+                                seed),
+                        outputs,
+                        null,
+                        null,
+                        seed);
+            }
             return new DatasetPlan(
                     type,
                     lengths(
                             at + "workload.dataset.inputTokens",
                             dataset.resolvedInputTokens(),
                             DatasetSpec.DEFAULT_INPUT_TOKENS),
-                    lengths(
-                            at + "workload.dataset.outputTokens",
-                            dataset.resolvedOutputTokens(),
-                            DatasetSpec.DEFAULT_OUTPUT_TOKENS),
+                    null,
+                    outputs,
                     null,
                     null,
                     seed);
@@ -399,7 +419,7 @@ public final class PlanResolver {
         } else {
             filters = new FileDatasets.Filters(minIn, maxIn, minOut, maxOut, null, override);
         }
-        return new DatasetPlan(type, null, null, filters, dataset.getSource(), seed);
+        return new DatasetPlan(type, null, null, null, filters, dataset.getSource(), seed);
     }
 
     /**

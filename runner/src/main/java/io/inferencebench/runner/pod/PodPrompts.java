@@ -15,7 +15,7 @@ import java.util.function.Consumer;
 
 /**
  * The prompts a runner pod prepares before it reports ready: built with the server's tokenizer when
- * random prompts have no tokenizer file, else from the dataset (the file the Job mounted, the
+ * synthetic prompts have no tokenizer file, else from the dataset (the file the Job mounted, the
  * inline text or the download of its URL), as many as {@link PodWorkload#datasetSize} says.
  */
 final class PodPrompts {
@@ -39,11 +39,11 @@ final class PodPrompts {
             Consumer<String> noServerTokenizer)
             throws IOException, InterruptedException {
         long seed = plan.dataset().seed();
-        boolean random = plan.dataset().random();
+        boolean synthetic = plan.dataset().synthetic();
         // Without a tokenizer, only ids (or text) the server's own tokenizer made are sure to exist
         // in the model; blind ids can be out of a small model's vocabulary.
         ServerTokenizer server = null;
-        if (random && tokenizer == null) {
+        if (synthetic && tokenizer == null) {
             ServerTokenizer.Probe probe =
                     ServerTokenizer.probe(
                             plan.wire().backend(),
@@ -58,7 +58,7 @@ final class PodPrompts {
             }
         }
         boolean tokenIds =
-                PromptSource.tokenIdsByDefault(plan.wire(), random, tokenizer != null, server);
+                PromptSource.tokenIdsByDefault(plan.wire(), synthetic, tokenizer != null, server);
         Files.createDirectories(settings.scratchDir());
         int datasetSize = PodWorkload.datasetSize(order, index, plan);
         List<Prompt> prompts =
@@ -67,7 +67,7 @@ final class PodPrompts {
                                 plan.dataset(), datasetSize, tokenIds, server, seed)
                         : PromptSource.load(
                                 plan.dataset(),
-                                random
+                                synthetic
                                         ? null
                                         : PodWorkload.datasetFile(
                                                 plan.dataset(),

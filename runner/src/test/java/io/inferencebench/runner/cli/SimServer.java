@@ -6,6 +6,10 @@ import io.inferencebench.testkit.FreePorts;
 import io.inferencebench.testkit.ModelSim;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -54,6 +58,20 @@ final class SimServer implements AutoCloseable {
         }
         args.addAll(Arrays.asList(extra));
         return args.toArray(String[]::new);
+    }
+
+    /** The sum of the samples of {@code name} (all label sets) on the server's metrics page now. */
+    double counter(String name) throws Exception {
+        String page =
+                HttpClient.newHttpClient()
+                        .send(
+                                HttpRequest.newBuilder(URI.create(baseUrl + "/metrics")).build(),
+                                HttpResponse.BodyHandlers.ofString())
+                        .body();
+        return page.lines()
+                .filter(l -> l.startsWith(name + "{") || l.startsWith(name + " "))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+                .sum();
     }
 
     static Outcome cli(String... args) {

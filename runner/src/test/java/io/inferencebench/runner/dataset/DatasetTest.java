@@ -17,18 +17,17 @@ class DatasetTest {
     }
 
     /** 50 token-id prompts of 50 to 150 tokens, each asking for 64, drawn with {@code seed}. */
-    private static List<Prompt> fiftyTokenIdPrompts(long seed) {
+    private static List<Prompt> fiftyTokenIdPrompts(long seed) throws Exception {
         return RandomDataset.generate(
                 50,
                 LengthDistribution.rangeRatio(100, 0.5),
                 LengthDistribution.fixed(64),
-                true,
-                null,
+                RandomDataset.local(true, null),
                 seed);
     }
 
     @Test
-    void randomTokenIdPromptsHaveExactLengthsAndAreReproducible() {
+    void randomTokenIdPromptsHaveExactLengthsAndAreReproducible() throws Exception {
         List<Prompt> a = fiftyTokenIdPrompts(7);
         List<Prompt> b = fiftyTokenIdPrompts(7);
         List<Prompt> c = fiftyTokenIdPrompts(8);
@@ -45,14 +44,13 @@ class DatasetTest {
     }
 
     @Test
-    void normalLengthsCentreOnTheMean() {
+    void normalLengthsCentreOnTheMean() throws Exception {
         List<Prompt> prompts =
                 RandomDataset.generate(
                         2000,
                         LengthDistribution.normal(200, 20),
                         LengthDistribution.fixed(8),
-                        true,
-                        null,
+                        RandomDataset.local(true, null),
                         1);
         double mean = prompts.stream().mapToInt(Prompt::inputTokens).average().orElseThrow();
         assertThat(mean).isBetween(197.0, 203.0);
@@ -94,15 +92,14 @@ class DatasetTest {
     }
 
     @Test
-    void randomTextIsExactWithATokenizer() throws IOException {
+    void randomTextIsExactWithATokenizer() throws Exception {
         try (HfTokenizer tokenizer = HfTokenizer.load(testTokenizer())) {
             List<Prompt> prompts =
                     RandomDataset.generate(
                             30,
                             LengthDistribution.rangeRatio(60, 0.5),
                             LengthDistribution.fixed(16),
-                            false,
-                            tokenizer,
+                            RandomDataset.local(false, tokenizer),
                             3);
             for (Prompt p : prompts) {
                 assertThat(p.inputSource()).isEqualTo("tokenizer");
@@ -117,14 +114,13 @@ class DatasetTest {
     }
 
     @Test
-    void randomTextWithoutTokenizerIsLabelledApproximate() {
+    void randomTextWithoutTokenizerIsLabelledApproximate() throws Exception {
         Prompt p =
                 RandomDataset.generate(
                                 1,
                                 LengthDistribution.fixed(20),
                                 LengthDistribution.fixed(5),
-                                false,
-                                null,
+                                RandomDataset.local(false, null),
                                 1)
                         .get(0);
         assertThat(p.inputSource()).isEqualTo("approximation");

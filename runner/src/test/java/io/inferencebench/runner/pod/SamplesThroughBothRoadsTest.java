@@ -139,6 +139,39 @@ class SamplesThroughBothRoadsTest {
         assertThat(cli.model()).isEqualTo(spec.getTarget().getModel());
     }
 
+    @Test
+    void theSharedPrefixSamplesPodsSendTheRunsPrefixesEachWithItsOwnSuffixes() throws Exception {
+        Path sample = Path.of("..", "config", "samples", "vllm-shared-prefix.yaml");
+        BenchmarkRunSpec spec = spec(sample);
+        var shape = spec.getWorkload().getDataset().getPrefixRepetition();
+        int parallelism = spec.getRunner().getParallelism();
+        RunnerWorkOrder order = workOrder(spec, parallelism);
+        Map<List<Integer>, Integer> perPrefix = new java.util.HashMap<>();
+        java.util.Set<List<Integer>> prompts = new java.util.HashSet<>();
+        int sent = 0;
+        for (int index = 0; index < parallelism; index++) {
+            RunPlan pod = PodWorkload.plan(order, index);
+            int size = PodWorkload.datasetSize(order, index, pod);
+            for (var prompt :
+                    io.inferencebench.runner.plan.PromptSource.load(
+                            pod.dataset(), null, size, true, null, pod.dataset().seed())) {
+                int[] ids = prompt.tokenIds();
+                assertThat(ids).hasSize(shape.getPrefixTokens() + shape.getSuffixTokens());
+                List<Integer> prefix =
+                        java.util.Arrays.stream(ids, 0, shape.getPrefixTokens()).boxed().toList();
+                perPrefix.merge(prefix, 1, Integer::sum);
+                prompts.add(java.util.Arrays.stream(ids).boxed().toList());
+                sent++;
+            }
+        }
+        // Both pods send the run's 8 prefixes, 100 prompts each over the 800, no prompt twice:
+        // a cold cache can hit (800 - 8) x prefixTokens tokens, as the sample says.
+        assertThat(sent).isEqualTo(spec.getLoad().getNumPrompts());
+        assertThat(perPrefix).hasSize(shape.getPrefixes());
+        assertThat(perPrefix.values()).containsOnly(sent / shape.getPrefixes());
+        assertThat(prompts).hasSize(sent);
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("fixedStageSamples")
     void theSamplesPodsTogetherSendWhatTheCommandLineSends(Path sample) throws Exception {
