@@ -40,6 +40,9 @@ type Config struct {
 	// vLLM does (vllm:prefix_cache_queries_total, vllm:prefix_cache_hits_total).
 	PrefixCaching bool
 	BlockSize     int
+	// RefuseCacheReset answers 404 at /reset_prefix_cache and /flush_cache, as vLLM does when
+	// started without VLLM_SERVER_DEV_MODE=1.
+	RefuseCacheReset bool
 	// CachedPrefillFactor scales the share of the time to first token that cached prompt tokens
 	// would take: 1 (default) leaves TTFT as configured, 0 makes cached tokens free.
 	CachedPrefillFactor float64
@@ -177,6 +180,10 @@ func flagSpecs() map[string]flagSpec {
 		}},
 		"no-enable-prefix-caching": {kind: noValue, help: "no prefix cache (the default)", set: func(c *Config, v []string) error {
 			c.PrefixCaching = false
+			return nil
+		}},
+		"refuse-cache-reset": {kind: noValue, help: "answer 404 at /reset_prefix_cache and /flush_cache, as vLLM does without VLLM_SERVER_DEV_MODE=1 (the refusals are counted)", set: func(c *Config, v []string) error {
+			c.RefuseCacheReset = len(v) == 0 || v[0] == "1" || strings.EqualFold(v[0], "true") || strings.EqualFold(v[0], "t")
 			return nil
 		}},
 		"block-size": {help: "tokens per prefix-cache block (default 16)", set: intFlag("block-size", func(c *Config) *int { return &c.BlockSize }, 1)},

@@ -350,6 +350,9 @@ func (m *Metrics) render(now time.Time) []byte {
 	if m.prefix != nil && m.prefix.resets.used.Load() {
 		counterLine("modelsim_prefix_cache_resets_total", "Times the prefix cache was reset (POST /reset_prefix_cache or /flush_cache).", &m.prefix.resets)
 	}
+	if m.prefix != nil && m.prefix.refused.used.Load() {
+		counterLine("modelsim_prefix_cache_resets_refused_total", "Reset requests answered 404 (--refuse-cache-reset).", &m.prefix.refused)
+	}
 	counterLine("vllm:prompt_tokens_total", "Number of prefill tokens processed.", &m.promptTotal)
 	counterLine("vllm:generation_tokens_total", "Number of generation tokens processed.", &m.genTotal)
 

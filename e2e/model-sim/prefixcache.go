@@ -24,6 +24,7 @@ type prefixCache struct {
 	queries   counter
 	hits      counter
 	resets    counter
+	refused   counter
 }
 
 func newPrefixCache(blockSize int) *prefixCache {

@@ -146,3 +146,28 @@ func TestPrefixCacheFlagsAreChecked(t *testing.T) {
 		}
 	}
 }
+
+// --refuse-cache-reset is a vLLM started without VLLM_SERVER_DEV_MODE=1: neither path exists, the
+// cache stays, and the refusals are counted so a test can see every replica was asked.
+func TestRefusedCacheResetsLeaveTheCacheAndAreCounted(t *testing.T) {
+	ts, _ := startSim(t, "--enable-prefix-caching", "--block-size", "4", "--refuse-cache-reset")
+	complete(t, ts.URL, ids(1, 10))
+	for _, path := range []string{"/reset_prefix_cache", "/flush_cache"} {
+		resp := post(t, ts.URL+path, "")
+		resp.Body.Close()
+		if resp.StatusCode != 404 {
+			t.Errorf("POST %s: HTTP %d, want 404", path, resp.StatusCode)
+		}
+	}
+	complete(t, ts.URL, ids(1, 10))
+	m := scrape(t, ts.URL)
+	if got := m["vllm:prefix_cache_hits_total"+lbl]; got != 8 {
+		t.Errorf("hits %v, want 8 (the cache was kept)", got)
+	}
+	if got := m["modelsim_prefix_cache_resets_refused_total"+lbl]; got != 2 {
+		t.Errorf("refused resets %v, want 2", got)
+	}
+	if _, ok := m["modelsim_prefix_cache_resets_total"+lbl]; ok {
+		t.Error("no resets counted")
+	}
+}

@@ -63,6 +63,11 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/reset_prefix_cache", "/flush_cache":
 		// vLLM's and SGLang's endpoints: empty the cache (counted even without one, so that a
 		// test can see every replica was asked)
+		if s.cfg.RefuseCacheReset {
+			s.prefix.refused.add(1)
+			http.NotFound(w, r)
+			return
+		}
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", "POST")
 			writeOpenAIError(w, &apiError{status: 405, message: "Method Not Allowed", typ: "BadRequestError"})

@@ -38,6 +38,26 @@ public record ProfileContext(
     }
 
     /**
+     * This context with one more dimension (replacing one of the same name), e.g. a state that
+     * differs from stage to stage.
+     */
+    public ProfileContext withDimension(String name, String value) {
+        Map<String, String> dimensions = new java.util.HashMap<>(extraDimensions);
+        dimensions.put(name, value);
+        return new ProfileContext(
+                backend,
+                modelId,
+                tokenizerId,
+                modelServer,
+                startTime,
+                runName,
+                namespace,
+                parallelism,
+                runnerVersion,
+                dimensions);
+    }
+
+    /**
      * The last path segment of the model id ({@code google/gemma-7b} gives {@code gemma-7b}).
      *
      * @return the model basename, {@code "model"} when unknown or only slashes

@@ -4,6 +4,7 @@ import io.inferencebench.profile.lpg.ProfileContext;
 import io.inferencebench.profile.text.TerminalText;
 import io.inferencebench.runner.backend.GenerationParams;
 import io.inferencebench.runner.backend.RequestFields;
+import io.inferencebench.runner.cache.PrefixCacheReset;
 import io.inferencebench.runner.dataset.HfTokenizer;
 import io.inferencebench.runner.engine.JitPlan;
 import io.inferencebench.runner.engine.JvmErrors;
@@ -46,6 +47,7 @@ final class CommandLineSession implements AutoCloseable {
     private HttpTransport transport;
     private LiveMetrics metrics;
     private ServerMetricsSource serverMetrics;
+    private PrefixCacheReset cacheReset;
     private Interrupts interrupts;
     private PreparedPrompts prepared;
     private String modelName;
@@ -113,6 +115,7 @@ final class CommandLineSession implements AutoCloseable {
         if (!serverMetricsProblems.isEmpty()) {
             throw new Main.UsageError(String.join("; ", serverMetricsProblems));
         }
+        flags.prefixCache.targets(baseUrl);
         flags.workload.checkPromptFormat();
         // Before any request is sent: a run whose results cannot be written is not started.
         resultFiles = flags.output.prepareResultFiles();
@@ -137,11 +140,18 @@ final class CommandLineSession implements AutoCloseable {
                         spread);
         metrics = output.metricsPort() == null ? null : LiveMetrics.start(output.metricsPort());
         serverMetrics = openServerMetrics();
+        cacheReset =
+                flags.prefixCache.open(baseUrl, plan.wire().backend(), requestHeaders, plan.tls());
         if (metrics != null) {
             err.println("live metrics on http://127.0.0.1:" + metrics.port() + "/metrics");
         }
         if (serverMetrics != null) {
             err.println("server metrics: " + serverMetrics.describe());
+        }
+        if (cacheReset != null) {
+            err.println(
+                    "prefix cache: reset before every stage at "
+                            + TerminalText.oneLine(String.join(", ", cacheReset.targets())));
         }
         // From here on Ctrl-C stops the run gracefully: during discovery and the client warm-up
         // as well as in a stage.
@@ -241,6 +251,7 @@ final class CommandLineSession implements AutoCloseable {
                         session.engine(),
                         transport,
                         serverMetrics,
+                        cacheReset,
                         resultFiles,
                         context(start),
                         progress,

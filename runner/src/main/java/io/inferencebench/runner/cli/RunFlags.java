@@ -10,8 +10,9 @@ import picocli.CommandLine.Option;
 /**
  * Every flag of one run, a picocli mixin ({@code @Mixin RunFlags flags}) of {@code run} and {@code
  * search}: the sections of a BenchmarkRun spec ({@link TargetOptions}, {@link WorkloadOptions},
- * {@link LoadOptions}, {@link SloOptions}) over {@code --config}, {@link OutputOptions} and the
- * server-metric flags. Declared once, so a search's probes take exactly the flags a run takes.
+ * {@link LoadOptions}, {@link SloOptions}) over {@code --config}, {@link OutputOptions}, the
+ * server-metric flags and the prefix-cache reset. Declared once, so a search's probes take exactly
+ * the flags a run takes.
  */
 public final class RunFlags {
 
@@ -33,6 +34,8 @@ public final class RunFlags {
     Path config;
 
     @Mixin ServerMetricsFlags serverMetrics = new ServerMetricsFlags();
+
+    @Mixin PrefixCacheOptions prefixCache = new PrefixCacheOptions();
 
     /** The plan of these flags over {@code --config}. */
     CommandLinePlan resolve(PrintWriter err) throws IOException {

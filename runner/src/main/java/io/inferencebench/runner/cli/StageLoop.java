@@ -4,6 +4,7 @@ import io.inferencebench.profile.lpg.ProfileContext;
 import io.inferencebench.profile.lpg.StageResult;
 import io.inferencebench.profile.server.ServerMetricsReport;
 import io.inferencebench.profile.text.TerminalText;
+import io.inferencebench.runner.cache.PrefixCacheReset;
 import io.inferencebench.runner.engine.JvmErrors;
 import io.inferencebench.runner.engine.LoadEngine;
 import io.inferencebench.runner.engine.StagePlan;
@@ -70,6 +71,7 @@ final class StageLoop {
     private final LoadEngine engine;
     private final HttpTransport transport;
     private final ServerMetricsSource serverMetrics;
+    private final PrefixCacheReset cacheReset;
     private final ResultFiles resultFiles;
     private final ProfileContext context;
     private final Progress progress;
@@ -80,6 +82,7 @@ final class StageLoop {
             LoadEngine engine,
             HttpTransport transport,
             ServerMetricsSource serverMetrics,
+            PrefixCacheReset cacheReset,
             ResultFiles resultFiles,
             ProfileContext context,
             Progress progress,
@@ -88,6 +91,7 @@ final class StageLoop {
         this.engine = engine;
         this.transport = transport;
         this.serverMetrics = serverMetrics;
+        this.cacheReset = cacheReset;
         this.resultFiles = resultFiles;
         this.context = context;
         this.progress = progress;
@@ -118,6 +122,7 @@ final class StageLoop {
                         break;
                     }
                 }
+                ProfileContext stageContext = resetPrefixCache(stage);
                 if (serverMetrics != null) {
                     serverMetrics.stageStarting();
                 }
@@ -157,7 +162,7 @@ final class StageLoop {
                 }
                 results.add(result);
                 serverReports.add(serverReport);
-                ResultFiles.Written written = write(result, serverReport);
+                ResultFiles.Written written = write(result, stageContext, serverReport);
                 files.add(written);
                 progress.stageDone(plans.get(i), result, errors.take());
             }
@@ -171,11 +176,31 @@ final class StageLoop {
         return new Outcome(results, serverReports, files, null);
     }
 
-    private ResultFiles.Written write(StageResult result, ServerMetricsReport serverReport) {
+    /**
+     * Empties the servers' prefix caches when asked to; the stage's profile context then says
+     * whether the stage started cold or from an undeclared state.
+     */
+    private ProfileContext resetPrefixCache(int stage) throws InterruptedException {
+        if (cacheReset == null) {
+            return context;
+        }
+        PrefixCacheReset.Round round = cacheReset.resetAll();
+        if (!round.failures().isEmpty()) {
+            err.printf(
+                    "warning: stage %d: prefix cache not reset (%s); the stage's cache state is"
+                            + " undeclared%n",
+                    stage, TerminalText.oneLine(round.describeFailures()));
+            err.flush();
+        }
+        return context.withDimension("prefix_cache", round.state());
+    }
+
+    private ResultFiles.Written write(
+            StageResult result, ProfileContext stageContext, ServerMetricsReport serverReport) {
         ResultFiles.Written written =
                 resultFiles.write(
                         result,
-                        context,
+                        stageContext,
                         serverReport,
                         reason -> {
                             err.printf(

@@ -1,0 +1,163 @@
+package io.inferencebench.runner.cli;
+
+import static io.inferencebench.testkit.Argv.argv;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code run --reset-prefix-cache} against model-sim with its prefix cache: every stage of a sweep
+ * starts cold (the server counts one reset per stage per replica, and each stage hits what a cold
+ * cache implies), and a server that refuses leaves the stages' cache state undeclared, said in the
+ * profiles and on the terminal, the run going on.
+ */
+class PrefixCacheResetCliTest {
+
+    private static final int BLOCK = 16;
+    private static final int PREFIX = 100;
+    private static final int SUFFIX = 20;
+    private static final int GROUPS = 4;
+    private static final int PROMPTS = 40;
+
+    /** Hits a cold cache gives one stage: all but the first prompt of a group hit its prefix. */
+    private static final double COLD_HITS = (double) (PROMPTS - GROUPS) * (PREFIX / BLOCK) * BLOCK;
+
+    /** Hits a warm cache gives a stage that sends the same prompts again. */
+    private static final double WARM_HITS =
+            (double) PROMPTS * ((PREFIX + SUFFIX - 1) / BLOCK) * BLOCK;
+
+    /** Two stages of the same prompts (each stage sends the prompts from the first). */
+    private static String[] sweep(String baseUrl, Path results, String... extra) {
+        String[] run =
+                argv(
+                        "run --base-url %s --backend openai --model sim --ignore-eos"
+                                + " --dataset-name prefix_repetition"
+                                + " --prefix-repetition-prefix-len %s --prefix-repetition-suffix-len %s"
+                                + " --prefix-repetition-num-prefixes %s --prefix-repetition-output-len 2"
+                                + " --num-prompts %s --request-rate inf,inf --max-concurrency 4 --seed 3"
+                                + " --progress none --cooldown 0 --result-dir %s",
+                        baseUrl,
+                        Integer.toString(PREFIX),
+                        Integer.toString(SUFFIX),
+                        Integer.toString(GROUPS),
+                        Integer.toString(PROMPTS),
+                        results.toString());
+        return Stream.concat(Arrays.stream(run), Arrays.stream(extra)).toArray(String[]::new);
+    }
+
+    private static List<JsonNode> profiles(Path results) throws Exception {
+        List<JsonNode> profiles = new ArrayList<>();
+        try (Stream<Path> s = Files.list(results)) {
+            for (Path p : s.filter(p -> p.toString().endsWith(".json")).sorted().toList()) {
+                profiles.add(new ObjectMapper().readTree(p.toFile()));
+            }
+        }
+        return profiles;
+    }
+
+    @Test
+    void everyStageOfASweepStartsColdOnEveryReplica(@TempDir Path dir) throws Exception {
+        try (SimServer a = new SimServer(dir.resolve("a.log"), "--enable-prefix-caching");
+                SimServer b = new SimServer(dir.resolve("b.log"), "--enable-prefix-caching")) {
+            // Without the flag the second stage finds the first stage's prompts cached.
+            SimServer.Outcome o = SimServer.cli(sweep(a.baseUrl, dir.resolve("warm")));
+            assertThat(o.code()).as(o.err()).isZero();
+            assertThat(a.counter("vllm:prefix_cache_hits_total")).isEqualTo(COLD_HITS + WARM_HITS);
+            assertThat(profiles(dir.resolve("warm")))
+                    .allSatisfy(
+                            p ->
+                                    assertThat(p.at("/dimensions/prefix_cache").isMissingNode())
+                                            .isTrue());
+
+            // With it, each stage starts cold: the load goes to a, both replicas are reset.
+            double before = a.counter("vllm:prefix_cache_hits_total");
+            o =
+                    SimServer.cli(
+                            sweep(
+                                    a.baseUrl,
+                                    dir.resolve("cold"),
+                                    "--reset-prefix-cache",
+                                    a.baseUrl + "," + b.baseUrl));
+            assertThat(o.code()).as(o.err()).isZero();
+            assertThat(o.err())
+                    .contains(
+                            "prefix cache: reset before every stage at "
+                                    + a.baseUrl
+                                    + ", "
+                                    + b.baseUrl)
+                    .doesNotContain("warning");
+            assertThat(a.counter("modelsim_prefix_cache_resets_total")).isEqualTo(2.0);
+            assertThat(b.counter("modelsim_prefix_cache_resets_total")).isEqualTo(2.0);
+            assertThat(a.counter("vllm:prefix_cache_hits_total") - before).isEqualTo(2 * COLD_HITS);
+            List<JsonNode> cold = profiles(dir.resolve("cold"));
+            assertThat(cold).hasSize(2);
+            assertThat(cold)
+                    .allSatisfy(
+                            p ->
+                                    assertThat(p.at("/dimensions/prefix_cache").asText())
+                                            .isEqualTo("cold"));
+        }
+    }
+
+    @Test
+    void aServerThatRefusesLeavesTheStateUndeclaredAndTheRunGoesOn(@TempDir Path dir)
+            throws Exception {
+        try (SimServer sim =
+                new SimServer(
+                        dir.resolve("sim.log"),
+                        "--enable-prefix-caching",
+                        "--refuse-cache-reset")) {
+            SimServer.Outcome o =
+                    SimServer.cli(
+                            sweep(
+                                    sim.baseUrl,
+                                    dir.resolve("results"),
+                                    "--reset-prefix-cache",
+                                    "--header",
+                                    "Authorization=Bearer s3cret"));
+            assertThat(o.code()).as(o.err()).isZero();
+            // Both paths asked before each stage; what failed is said, the key never.
+            assertThat(sim.counter("modelsim_prefix_cache_resets_refused_total")).isEqualTo(4.0);
+            assertThat(o.err())
+                    .contains(
+                            "warning: stage 1: prefix cache not reset ("
+                                    + sim.baseUrl
+                                    + ": POST /reset_prefix_cache answered HTTP 404, POST"
+                                    + " /flush_cache answered HTTP 404 (vLLM serves"
+                                    + " /reset_prefix_cache only when started with"
+                                    + " VLLM_SERVER_DEV_MODE=1)); the stage's cache state is"
+                                    + " undeclared")
+                    .contains("warning: stage 2: prefix cache not reset")
+                    .doesNotContain("s3cret");
+            List<JsonNode> profiles = profiles(dir.resolve("results"));
+            assertThat(profiles).hasSize(2);
+            assertThat(profiles)
+                    .allSatisfy(
+                            p -> {
+                                assertThat(p.at("/dimensions/prefix_cache").asText())
+                                        .isEqualTo("undeclared");
+                                assertThat(p.at("/metrics/completed").asInt()).isEqualTo(PROMPTS);
+                            });
+        }
+    }
+
+    @Test
+    void aBadResetUrlIsRefusedBeforeAnythingIsSent() {
+        SimServer.Outcome o =
+                SimServer.cli(
+                        argv(
+                                "run --base-url http://127.0.0.1:9 --num-prompts 1"
+                                        + " --reset-prefix-cache ftp://replica:8000"));
+        assertThat(o.code()).as(o.err()).isEqualTo(2);
+        assertThat(o.err()).contains("--reset-prefix-cache: scheme 'ftp' is not supported");
+    }
+}
