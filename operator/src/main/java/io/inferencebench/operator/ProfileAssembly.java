@@ -13,6 +13,7 @@ import io.inferencebench.profile.br.BenchmarkReportWriter;
 import io.inferencebench.profile.lpg.LoadVerdict;
 import io.inferencebench.profile.lpg.LpgDialect;
 import io.inferencebench.profile.lpg.LpgProfileWriter;
+import io.inferencebench.profile.lpg.PrefixCacheHits;
 import io.inferencebench.profile.lpg.ProfileContext;
 import io.inferencebench.profile.lpg.ReplicaBalance;
 import io.inferencebench.profile.lpg.StageResult;
@@ -179,6 +180,10 @@ public final class ProfileAssembly {
             result.setLoadBalanced(balance.balanced());
             result.setLoadBalancedMessage(balance.reason());
             result.setReplicaShares(balance.display());
+        }
+        PrefixCacheHits cache = PrefixCacheHits.of(serverMetrics);
+        if (cache != null && cache.hitRate() != null) {
+            result.setPrefixCacheHitRate(finite(cache.hitRate()));
         }
         SloSpec slo = run.getSpec().getSlo();
         if (slo != null && merged.sent > 0) {

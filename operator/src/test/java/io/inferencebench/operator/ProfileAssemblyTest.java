@@ -7,8 +7,12 @@ import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.profile.lpg.LpgProfileWriter;
 import io.inferencebench.profile.lpg.ProfileContext;
 import io.inferencebench.profile.lpg.StageResult;
+import io.inferencebench.profile.prom.MetricType;
+import io.inferencebench.profile.server.ServerMetricSummary;
+import io.inferencebench.profile.server.ServerMetricsReport;
 import java.time.Instant;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -87,5 +91,76 @@ class ProfileAssemblyTest {
                 .containsEntry("prefix_repetition", "prefixes=10 prefix_len=256 suffix_len=256");
         assertThat(ProfileAssembly.dimensions(run("{type: random}"), 1))
                 .containsExactly(Map.entry("stage", "1"));
+    }
+
+    private static ServerMetricSummary counter(String name, double increase) {
+        return new ServerMetricSummary(
+                name,
+                MetricType.COUNTER,
+                increase / 10,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                increase,
+                increase / 10,
+                10);
+    }
+
+    @Test
+    void theStatusCarriesTheHitRateTheReplicasCountedAndTheProfileEachReplicas() {
+        Map<String, List<ServerMetricSummary>> perReplica = new LinkedHashMap<>();
+        perReplica.put(
+                "vllm-0",
+                List.of(
+                        counter("vllm:prefix_cache_queries_total", 4000),
+                        counter("vllm:prefix_cache_hits_total", 3000)));
+        perReplica.put(
+                "vllm-1",
+                List.of(
+                        counter("vllm:prefix_cache_queries_total", 4000),
+                        counter("vllm:prefix_cache_hits_total", 1000)));
+        ServerMetricsReport report =
+                new ServerMetricsReport(
+                        List.of(
+                                counter("vllm:prefix_cache_queries_total", 8000),
+                                counter("vllm:prefix_cache_hits_total", 4000)),
+                        perReplica,
+                        null);
+        StageResult part = new StageResult();
+        part.requestedRate = 2;
+        part.sent = 10;
+        part.completed = 10;
+        ProfileAssembly.Assembled assembled =
+                ProfileAssembly.assemble(
+                        run("{type: prefix_repetition}"),
+                        1,
+                        List.of(part),
+                        "m",
+                        new HashSet<>(),
+                        Instant.EPOCH,
+                        report);
+        assertThat(assembled.result().getPrefixCacheHitRate()).isEqualTo(0.5);
+        assertThat(
+                        assembled
+                                .profile()
+                                .at("/metrics/prefix_cache/by_replica/vllm-1/hit_rate")
+                                .asDouble())
+                .isEqualTo(0.25);
+        // Without the counters (no prefix caching) the status has no rate rather than a zero.
+        assertThat(
+                        ProfileAssembly.assemble(
+                                        run("{type: random}"),
+                                        1,
+                                        List.of(part),
+                                        "m",
+                                        new HashSet<>(),
+                                        Instant.EPOCH,
+                                        ServerMetricsReport.empty())
+                                .result()
+                                .getPrefixCacheHitRate())
+                .isNull();
     }
 }

@@ -109,6 +109,14 @@ public class StageSummary {
                     + " 34/33/33 % (over 8 replicas: the largest and smallest).")
     private String replicaShares;
 
+    @JsonPropertyDescription(
+            "Prompt tokens the servers found in their prefix caches over the prompt tokens they"
+                    + " looked up, in the stage window, summed over the replicas scraped (vLLM's"
+                    + " prefix_cache_hits_total and prefix_cache_queries_total); absent without"
+                    + " those counters or with nothing looked up. Per replica: each profile's"
+                    + " metrics.prefix_cache.")
+    private Double prefixCacheHitRate;
+
     @JsonPropertyDescription("Failed requests as a share of finished (completed + failed) ones.")
     private Double failureRatio;
 
@@ -303,6 +311,14 @@ public class StageSummary {
 
     public void setReplicaShares(String replicaShares) {
         this.replicaShares = replicaShares;
+    }
+
+    public Double getPrefixCacheHitRate() {
+        return prefixCacheHitRate;
+    }
+
+    public void setPrefixCacheHitRate(Double prefixCacheHitRate) {
+        this.prefixCacheHitRate = prefixCacheHitRate;
     }
 
     public String getLoadDeliveredReason() {

@@ -274,6 +274,10 @@ public final class LpgProfileWriter {
             if (balance != null) {
                 putReplicaBalance(metrics, balance);
             }
+            PrefixCacheHits cache = PrefixCacheHits.of(serverMetrics);
+            if (cache != null) {
+                putPrefixCache(metrics, cache);
+            }
             if (serverMetrics.coverage() != null) {
                 ScrapeCoverage c = serverMetrics.coverage();
                 ObjectNode coverage = metrics.putObject("server_metrics_coverage");
@@ -669,6 +673,30 @@ public final class LpgProfileWriter {
     }
 
     /** How evenly the replicas served the stage ({@link ReplicaBalance}). */
+    /**
+     * The prefix-cache reuse the server counted: tokens hit and looked up, their ratio (absent when
+     * nothing was looked up), and the same per replica.
+     */
+    private static void putPrefixCache(ObjectNode metrics, PrefixCacheHits cache) {
+        ObjectNode node = metrics.putObject("prefix_cache");
+        putPrefixCacheCounts(node, cache);
+        if (!cache.byReplica().isEmpty()) {
+            ObjectNode byReplica = node.putObject("by_replica");
+            cache.byReplica()
+                    .forEach(
+                            (replica, one) ->
+                                    putPrefixCacheCounts(byReplica.putObject(replica), one));
+        }
+    }
+
+    private static void putPrefixCacheCounts(ObjectNode node, PrefixCacheHits cache) {
+        node.put("hits", cache.hits());
+        node.put("queries", cache.queries());
+        if (cache.hitRate() != null) {
+            node.put("hit_rate", finite(cache.hitRate()));
+        }
+    }
+
     private static void putReplicaBalance(ObjectNode metrics, ReplicaBalance balance) {
         ObjectNode node = metrics.putObject("replica_balance");
         node.put("metric", balance.metric());

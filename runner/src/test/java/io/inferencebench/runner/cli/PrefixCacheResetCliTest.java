@@ -86,7 +86,9 @@ class PrefixCacheResetCliTest {
                                     a.baseUrl,
                                     dir.resolve("cold"),
                                     "--reset-prefix-cache",
-                                    a.baseUrl + "," + b.baseUrl));
+                                    a.baseUrl + "," + b.baseUrl,
+                                    "--scrape-metrics",
+                                    a.baseUrl + "/metrics," + b.baseUrl + "/metrics"));
             assertThat(o.code()).as(o.err()).isZero();
             assertThat(o.err())
                     .contains(
@@ -102,9 +104,29 @@ class PrefixCacheResetCliTest {
             assertThat(cold).hasSize(2);
             assertThat(cold)
                     .allSatisfy(
-                            p ->
-                                    assertThat(p.at("/dimensions/prefix_cache").asText())
-                                            .isEqualTo("cold"));
+                            p -> {
+                                assertThat(p.at("/dimensions/prefix_cache").asText())
+                                        .isEqualTo("cold");
+                                // The reuse the server measured in the stage's window, per
+                                // replica too: b got no load and shows no counters, so it has
+                                // no entry (nothing is made up for it).
+                                JsonNode cache = p.at("/metrics/prefix_cache");
+                                assertThat(cache.path("hits").asDouble()).isEqualTo(COLD_HITS);
+                                assertThat(cache.path("queries").asInt())
+                                        .isEqualTo(PROMPTS * (PREFIX + SUFFIX));
+                                assertThat(cache.path("hit_rate").asDouble())
+                                        .isEqualTo(COLD_HITS / (PROMPTS * (PREFIX + SUFFIX)));
+                                String replicaA = a.baseUrl.substring("http://".length());
+                                assertThat(cache.path("by_replica").fieldNames())
+                                        .toIterable()
+                                        .containsExactly(replicaA);
+                                assertThat(
+                                                cache.path("by_replica")
+                                                        .path(replicaA)
+                                                        .path("hits")
+                                                        .asDouble())
+                                        .isEqualTo(COLD_HITS);
+                            });
         }
     }
 
