@@ -29,6 +29,9 @@ final class ComparedStage {
     /** The {@code source} of a stage mapped from another tool's file, else missing. */
     JsonNode source = com.fasterxml.jackson.databind.node.MissingNode.getInstance();
 
+    /** The profile's {@code dimensions}, else missing. */
+    JsonNode dimensions = com.fasterxml.jackson.databind.node.MissingNode.getInstance();
+
     private ComparedStage(String label, JsonNode metrics, double rate, int stageIndex) {
         this.label = label;
         this.metrics = metrics;
@@ -111,6 +114,9 @@ final class ComparedStage {
                         label, metrics, rate, index != null && index.isInt() ? index.asInt() : 0);
         if (document.path("source").isObject()) {
             data.source = document.get("source");
+        }
+        if (document.path("dimensions").isObject()) {
+            data.dimensions = document.get("dimensions");
         }
         JsonNode histograms = metrics.get(LpgProfileWriter.HISTOGRAMS_KEY);
         if (histograms != null && histograms.isObject()) {
@@ -233,6 +239,21 @@ final class ComparedStage {
                     rateText(rate));
         }
         return null;
+    }
+
+    /**
+     * The prefix-cache state the stage declared ({@code cold} when every server was reset before
+     * it, {@code undeclared} when one refused), {@code "not declared"} when the run did not ask.
+     */
+    String cacheState() {
+        String state = dimensions.path("prefix_cache").asText("");
+        return state.isEmpty() ? "not declared" : state;
+    }
+
+    /** The prefix-cache hit rate the servers counted in the stage window, or {@code null}. */
+    Double cacheHitRate() {
+        JsonNode rate = metrics.path("prefix_cache").path("hit_rate");
+        return rate.isNumber() ? rate.doubleValue() : null;
     }
 
     /** The rate (or a closed-loop stage's concurrency) that pairs this stage, as text. */

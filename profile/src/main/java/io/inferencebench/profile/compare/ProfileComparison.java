@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -40,6 +41,9 @@ import java.util.Set;
  * Verdict#NO_SIGNIFICANT_CHANGE}.
  */
 public final class ProfileComparison {
+
+    /** Measured prefix-cache hit rates further apart than this make a note. */
+    static final double CACHE_HIT_RATE_TOLERANCE = 0.05;
 
     private ProfileComparison() {}
 
@@ -103,6 +107,10 @@ public final class ProfileComparison {
                     if (s.undelivered() != null) {
                         notes.add(s.undelivered());
                     }
+                }
+                String cache = cacheDifference(i + 1, b, c);
+                if (cache != null) {
+                    notes.add(cache);
                 }
                 metrics = compareStage(b, c, options, notes);
             }
@@ -170,6 +178,44 @@ public final class ProfileComparison {
                 List.copyOf(stages),
                 List.copyOf(notes),
                 options);
+    }
+
+    /**
+     * A stage pair whose prefix caches were not in the same state, by what the runs declared or
+     * what the servers counted: a TTFT change there may be the cache's, not the server's.
+     */
+    static String cacheDifference(int stage, ComparedStage b, ComparedStage c) {
+        String prefix = "stage " + stage + " (" + b.keyText() + "): ";
+        String why =
+                ": latencies that depend on cached prompts may differ for that reason alone"
+                        + " (--reset-prefix-cache starts every stage cold)";
+        if (!b.cacheState().equals(c.cacheState())) {
+            return prefix
+                    + "the prefix-cache state differs ("
+                    + b.label
+                    + ": "
+                    + b.cacheState()
+                    + "; "
+                    + c.label
+                    + ": "
+                    + c.cacheState()
+                    + ")"
+                    + why;
+        }
+        Double hb = b.cacheHitRate();
+        Double hc = c.cacheHitRate();
+        if (hb != null && hc != null && Math.abs(hb - hc) > CACHE_HIT_RATE_TOLERANCE) {
+            return String.format(
+                    Locale.ROOT,
+                    "%sthe servers' prefix-cache hit rate differs (%s: %.3f; %s: %.3f)%s",
+                    prefix,
+                    b.label,
+                    hb,
+                    c.label,
+                    hc,
+                    why);
+        }
+        return null;
     }
 
     private static List<MetricComparison> compareStage(

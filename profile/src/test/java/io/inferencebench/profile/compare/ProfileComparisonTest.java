@@ -481,4 +481,57 @@ class ProfileComparisonTest {
         assertThatThrownBy(() -> ComparisonOptions.defaults().withThreshold(Metric.ITL, -1))
                 .hasMessageContaining("itl threshold");
     }
+
+    /** The profile with a declared cache state and, when not null, a measured hit rate. */
+    private static ObjectNode cached(ObjectNode profile, String state, Double hitRate) {
+        if (state != null) {
+            ((ObjectNode) profile.get("dimensions")).put("prefix_cache", state);
+        }
+        if (hitRate != null) {
+            ((ObjectNode) profile.get("metrics"))
+                    .putObject("prefix_cache")
+                    .put("hit_rate", hitRate);
+        }
+        return profile;
+    }
+
+    @Test
+    void stagesWhosePrefixCachesWereNotInTheSameStateSaySo() {
+        Comparison declared =
+                compareDefaults(
+                        cached(profile(5, 200, 50, 10, 40, 1), "cold", null),
+                        cached(profile(5, 200, 50, 10, 40, 2), null, null));
+        assertThat(declared.notes())
+                .anySatisfy(
+                        n ->
+                                assertThat(n)
+                                        .startsWith(
+                                                "stage 1 (5.0 req/s): the prefix-cache state differs (")
+                                        .contains(": cold; ")
+                                        .contains(": not declared)")
+                                        .contains("--reset-prefix-cache"));
+
+        Comparison measured =
+                compareDefaults(
+                        cached(profile(5, 200, 50, 10, 40, 1), "cold", 0.72),
+                        cached(profile(5, 200, 50, 10, 40, 2), "cold", 0.97));
+        assertThat(measured.notes())
+                .anySatisfy(
+                        n ->
+                                assertThat(n)
+                                        .contains("the servers' prefix-cache hit rate differs (")
+                                        .contains(": 0.720; ")
+                                        .contains(": 0.970)"));
+
+        // Within the tolerance, or neither side declaring nor measuring anything: no note.
+        for (Comparison quiet :
+                List.of(
+                        compareDefaults(
+                                cached(profile(5, 200, 50, 10, 40, 1), "cold", 0.72),
+                                cached(profile(5, 200, 50, 10, 40, 2), "cold", 0.74)),
+                        compareDefaults(
+                                profile(5, 200, 50, 10, 40, 1), profile(5, 200, 50, 10, 40, 2)))) {
+            assertThat(quiet.notes()).noneMatch(n -> n.contains("prefix-cache"));
+        }
+    }
 }
