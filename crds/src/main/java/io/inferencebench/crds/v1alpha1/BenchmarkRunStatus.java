@@ -41,6 +41,12 @@ public class BenchmarkRunStatus {
             "Start instants (RFC 3339) the operator set at each stage barrier, in stage order.")
     private List<String> stageStartTimes;
 
+    @JsonPropertyDescription(
+            "With spec.workload.prefixCache: the state each stage started from, in stage order:"
+                    + " cold (every ready endpoint reset just before its barrier), or undeclared"
+                    + " followed by the endpoints that were not reset and why.")
+    private List<String> stagePrefixCache;
+
     @JsonPropertyDescription("Current stage for display, e.g. 2/3.")
     private String stage;
 
@@ -161,6 +167,14 @@ public class BenchmarkRunStatus {
 
     public void setStageStartTimes(List<String> stageStartTimes) {
         this.stageStartTimes = stageStartTimes;
+    }
+
+    public List<String> getStagePrefixCache() {
+        return stagePrefixCache;
+    }
+
+    public void setStagePrefixCache(List<String> stagePrefixCache) {
+        this.stagePrefixCache = stagePrefixCache;
     }
 
     public String getStage() {

@@ -175,6 +175,9 @@ public final class SpecValidation {
      */
     public static List<String> validateWorkload(WorkloadSpec workload, String prefix) {
         List<String> problems = new ArrayList<>();
+        if (workload.getPrefixCache() != null && workload.getPrefixCache().getState() == null) {
+            problems.add(prefix + ".prefixCache.state: is required (cold)");
+        }
         DatasetSpec dataset = workload.getDataset();
         if (dataset == null) {
             return problems;

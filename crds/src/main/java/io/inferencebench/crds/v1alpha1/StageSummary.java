@@ -117,6 +117,15 @@ public class StageSummary {
                     + " metrics.prefix_cache.")
     private Double prefixCacheHitRate;
 
+    @JsonPropertyDescription(
+            "With spec.workload.prefixCache: cold when every ready endpoint's prefix cache was"
+                    + " reset before the stage, undeclared when one was not (prefixCacheMessage"
+                    + " names it).")
+    private String prefixCacheState;
+
+    @JsonPropertyDescription("The endpoints whose prefix cache was not reset, and why.")
+    private String prefixCacheMessage;
+
     @JsonPropertyDescription("Failed requests as a share of finished (completed + failed) ones.")
     private Double failureRatio;
 
@@ -319,6 +328,22 @@ public class StageSummary {
 
     public void setPrefixCacheHitRate(Double prefixCacheHitRate) {
         this.prefixCacheHitRate = prefixCacheHitRate;
+    }
+
+    public String getPrefixCacheState() {
+        return prefixCacheState;
+    }
+
+    public void setPrefixCacheState(String prefixCacheState) {
+        this.prefixCacheState = prefixCacheState;
+    }
+
+    public String getPrefixCacheMessage() {
+        return prefixCacheMessage;
+    }
+
+    public void setPrefixCacheMessage(String prefixCacheMessage) {
+        this.prefixCacheMessage = prefixCacheMessage;
     }
 
     public String getLoadDeliveredReason() {

@@ -38,6 +38,12 @@ public class WorkloadSpec {
     @JsonPropertyDescription("Sampling parameters sent with every request.")
     private SamplingSpec sampling = new SamplingSpec();
 
+    @JsonPropertyDescription(
+            "The prefix-cache state every stage starts from (e.g. {state: cold}); without it the"
+                    + " state is not declared and a stage may find an earlier stage's prompts"
+                    + " cached.")
+    private PrefixCacheSpec prefixCache;
+
     public DatasetSpec getDataset() {
         return dataset;
     }
@@ -76,5 +82,13 @@ public class WorkloadSpec {
 
     public void setSampling(SamplingSpec sampling) {
         this.sampling = sampling;
+    }
+
+    public PrefixCacheSpec getPrefixCache() {
+        return prefixCache;
+    }
+
+    public void setPrefixCache(PrefixCacheSpec prefixCache) {
+        this.prefixCache = prefixCache;
     }
 }

@@ -311,6 +311,16 @@ class SpecValidationTest {
     }
 
     @Test
+    void aDeclaredPrefixCacheNeedsItsState() {
+        WorkloadSpec workload = new WorkloadSpec();
+        workload.setPrefixCache(PrefixCacheSpec.of(PrefixCacheSpec.State.COLD));
+        assertThat(SpecValidation.validateWorkload(workload, "spec.workload")).isEmpty();
+        workload.setPrefixCache(new PrefixCacheSpec());
+        assertThat(SpecValidation.validateWorkload(workload, "spec.workload"))
+                .containsExactly("spec.workload.prefixCache.state: is required (cold)");
+    }
+
+    @Test
     void everyRunnerPodNeedsWork() {
         BenchmarkRunSpec spec = validSpec();
         spec.getLoad().setNumPrompts(3);

@@ -25,6 +25,7 @@ final class RunYaml {
                             Map.entry("service", "sim"),
                             Map.entry("model", "tiny-model"),
                             Map.entry("targetExtra", ""),
+                            Map.entry("workloadExtra", ""),
                             Map.entry("input", 16),
                             Map.entry("output", 8),
                             Map.entry("rates", "1"),
@@ -55,6 +56,11 @@ final class RunYaml {
     /** Further lines under {@code spec.target}, each indented four spaces. */
     RunYaml targetExtra(String lines) {
         return set("targetExtra", lines(lines));
+    }
+
+    /** Further lines under {@code spec.workload}, each indented four spaces. */
+    RunYaml workloadExtra(String lines) {
+        return set("workloadExtra", lines(lines));
     }
 
     /** Prompts of {@code input} tokens asking for {@code output}. */
@@ -128,7 +134,7 @@ final class RunYaml {
                       seed: 7
                     streaming: true
                     ignoreEos: true
-                  load:
+                %s  load:
                     requestRates: [%s]
                     numPrompts: %d
                     arrival: %s
@@ -148,6 +154,7 @@ final class RunYaml {
                         values.get("targetExtra"),
                         values.get("input"),
                         values.get("output"),
+                        values.get("workloadExtra"),
                         values.get("rates"),
                         values.get("prompts"),
                         values.get("arrival"),

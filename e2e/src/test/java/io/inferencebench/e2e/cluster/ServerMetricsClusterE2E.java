@@ -11,6 +11,7 @@ import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.StageSummary;
+import io.inferencebench.e2e.HttpGet;
 import io.inferencebench.e2e.PodYaml;
 import io.inferencebench.e2e.SimulatorDeployment;
 import java.io.IOException;
@@ -1047,6 +1048,103 @@ class ServerMetricsClusterE2E {
         assertThat(proxied.getStatus().condition(ConditionTypes.LOAD_BALANCED))
                 .hasValueSatisfying(
                         c -> assertThat(c.getStatus()).isEqualTo(even ? "True" : "False"));
+    }
+
+    /**
+     * {@code spec.workload.prefixCache: {state: cold}} against three replicas with a prefix cache
+     * (blocks of 4 tokens): the operator resets every replica before each of two stages (each
+     * replica counts its resets), so the second stage, which sends the first stage's prompts again,
+     * finds nothing cached; each stage says it started cold. The same run without the declaration
+     * finds the second stage's prompts cached: 12 of every 16 tokens. Against a server that refuses
+     * the reset (a vLLM without VLLM_SERVER_DEV_MODE), each stage says undeclared and names it, and
+     * the run still succeeds.
+     */
+    @Test
+    @Order(6)
+    void aColdPrefixCacheIsResetOnEveryReplicaBeforeEachStage() throws Exception {
+        String ns = NS_BALANCE;
+        cluster.simulator("pfx", MODEL)
+                .replicas(3)
+                .extraArgs("--enable-prefix-caching", "--block-size", "4")
+                .deploy(client, ns, Duration.ofMinutes(2));
+        List<String> replicas =
+                client.pods().inNamespace(ns).withLabel("app", "pfx").list().getItems().stream()
+                        .map(pod -> "http://" + pod.getStatus().getPodIP() + ":8000/metrics")
+                        .toList();
+        assertThat(replicas).hasSize(3);
+
+        createRun(ns, prefixCacheRun("cold", "pfx", "    prefixCache: {state: cold}"));
+        BenchmarkRun cold = awaitPhase(ns, "cold", Duration.ofMinutes(3), Phase.SUCCEEDED);
+        for (String replica : replicas) {
+            assertThat(counter(replica, "modelsim_prefix_cache_resets_total"))
+                    .as("resets of %s: one before each stage", replica)
+                    .isEqualTo(2.0);
+        }
+        assertThat(cold.getStatus().getStagePrefixCache()).containsExactly("cold", "cold");
+        List<StageSummary> stages = cold.getStatus().getResults();
+        assertThat(stages).hasSize(2);
+        for (StageSummary stage : stages) {
+            assertThat(stage.getPrefixCacheState()).isEqualTo("cold");
+            assertThat(stage.getPrefixCacheMessage()).isNull();
+        }
+        // Random prompts share no block within a stage; the second stage repeats the first's
+        // prompts, and the reset before it leaves nothing to hit.
+        assertThat(stages.get(1).getPrefixCacheHitRate()).isEqualTo(0.0);
+        JsonNode second = cold.getStatus().getProfiles().get(1);
+        assertThat(second.at("/dimensions/prefix_cache").asText()).isEqualTo("cold");
+        assertThat(second.at("/metrics/prefix_cache/hits").asLong()).isZero();
+        assertThat(second.at("/metrics/prefix_cache/queries").asLong()).isEqualTo(60L * 16);
+
+        // Undeclared, the second stage finds the first stage's prompts: 3 blocks of 4 of each
+        // 16-token prompt (vLLM never counts the last token as a hit).
+        createRun(ns, prefixCacheRun("warm", "pfx", ""));
+        BenchmarkRun warm = awaitPhase(ns, "warm", Duration.ofMinutes(3), Phase.SUCCEEDED);
+        assertThat(warm.getStatus().getStagePrefixCache()).isNull();
+        StageSummary warmSecond = warm.getStatus().getResults().get(1);
+        assertThat(warmSecond.getPrefixCacheState()).isNull();
+        assertThat(warmSecond.getPrefixCacheHitRate()).isEqualTo(0.75);
+        for (String replica : replicas) {
+            assertThat(counter(replica, "modelsim_prefix_cache_resets_total")).isEqualTo(2.0);
+        }
+
+        cluster.simulator("pfx-refuse", MODEL)
+                .extraArgs("--enable-prefix-caching", "--refuse-cache-reset")
+                .deploy(client, ns, Duration.ofMinutes(2));
+        createRun(ns, prefixCacheRun("refused", "pfx-refuse", "    prefixCache: {state: cold}"));
+        BenchmarkRun refused = awaitPhase(ns, "refused", Duration.ofMinutes(3), Phase.SUCCEEDED);
+        for (StageSummary stage : refused.getStatus().getResults()) {
+            assertThat(stage.getPrefixCacheState()).isEqualTo("undeclared");
+            assertThat(stage.getPrefixCacheMessage())
+                    .contains(":8000: POST /reset_prefix_cache answered HTTP 404")
+                    .contains("POST /flush_cache answered HTTP 404");
+        }
+        assertThat(refused.getStatus().getProfiles().get(0).at("/dimensions/prefix_cache").asText())
+                .isEqualTo("undeclared");
+    }
+
+    /**
+     * Two stages of 60 random 16-token prompts (30 and 31 req/s) from one runner pod, straight to
+     * the replicas ({@code balance: endpoints}), with {@code workloadExtra} under {@code
+     * spec.workload}.
+     */
+    private static String prefixCacheRun(String name, String service, String workloadExtra) {
+        return RunYaml.named(name)
+                .target(service, MODEL)
+                .targetExtra("    balance: endpoints")
+                .workloadExtra(workloadExtra)
+                .load("30, 31", 60, 0)
+                .metricsEverySecond("")
+                .yaml();
+    }
+
+    /** One counter of a simulator replica's page, summed over its label sets (0 when absent). */
+    private static double counter(String metricsUrl, String name) throws Exception {
+        return HttpGet.get(HTTP, metricsUrl)
+                .body()
+                .lines()
+                .filter(l -> l.startsWith(name + " ") || l.startsWith(name + "{"))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+                .sum();
     }
 
     /** 300 requests at 30 req/s from two runner pods against the three simulator replicas. */

@@ -65,6 +65,8 @@ public final class InitializingStep implements RunStep {
                                                 turn.run(), s.getEnvironment(), turn.now())));
         Parts parts = turn.parts();
         if (parts.allReady(parallelism)) {
+            // Before the barrier is set from the clock: the reset takes a moment.
+            StageCacheState.beforeBarrier(turn, cluster, 1);
             Instant start = clock.instant().plus(FIRST_BARRIER_LEAD);
             status.condition(
                     ConditionTypes.RUNNERS_READY,

@@ -11,6 +11,8 @@ import io.inferencebench.operator.ReferenceCheck;
 import io.inferencebench.operator.TargetProbe;
 import io.inferencebench.operator.baseline.BaselineProfiles;
 import io.inferencebench.operator.environment.EnvironmentFingerprint;
+import io.inferencebench.operator.environment.PrefixCacheResets;
+import io.inferencebench.profile.cache.PrefixCacheReset;
 import java.time.Instant;
 import java.util.List;
 
@@ -24,6 +26,7 @@ public final class KubernetesRunCluster implements RunCluster {
     private final EnvironmentFingerprint environment;
     private final OutputConfigMaps outputs;
     private final BaselineProfiles baselines;
+    private final PrefixCacheResets prefixCaches;
 
     public KubernetesRunCluster(KubernetesClient client, EventRecorder events) {
         this.client = client;
@@ -33,6 +36,7 @@ public final class KubernetesRunCluster implements RunCluster {
         this.environment = new EnvironmentFingerprint(client);
         this.outputs = new OutputConfigMaps(client);
         this.baselines = new BaselineProfiles(client);
+        this.prefixCaches = new PrefixCacheResets(client);
     }
 
     @Override
@@ -90,5 +94,10 @@ public final class KubernetesRunCluster implements RunCluster {
     @Override
     public void delete(BenchmarkRun run) {
         client.resource(run).delete();
+    }
+
+    @Override
+    public PrefixCacheReset.Round resetPrefixCache(BenchmarkRun run) throws InterruptedException {
+        return prefixCaches.reset(run);
     }
 }

@@ -68,6 +68,14 @@ public interface RunCluster {
     /** Records an Event about the run (never fails the reconcile). */
     void event(BenchmarkRun run, String type, String reason, String message);
 
+    /**
+     * Empties the prefix cache of every ready endpoint behind the run's target.
+     *
+     * @see io.inferencebench.operator.environment.PrefixCacheResets#reset
+     */
+    io.inferencebench.profile.cache.PrefixCacheReset.Round resetPrefixCache(BenchmarkRun run)
+            throws InterruptedException;
+
     /** Deletes the run (its {@code ttlSecondsAfterFinished} passed). */
     void delete(BenchmarkRun run);
 }

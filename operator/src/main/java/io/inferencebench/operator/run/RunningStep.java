@@ -101,6 +101,7 @@ public final class RunningStep implements RunStep {
         BenchmarkRun run = turn.run();
         StatusAggregator status = turn.status();
         List<StageSpec> planned = CapacityProgress.stages(run, status.view());
+        StageCacheState.beforeBarrier(turn, cluster, stage);
         // From the clock, not the reconcile's start: assembling the stage (its end scrape, the
         // profile) took a while on a busy node, and a barrier set from the older instant could
         // already be near or past, leaving no time for its start scrape.

@@ -101,6 +101,11 @@ public final class StageAssembly {
         ProfileAssembly.Assembled assembled =
                 ProfileAssembly.assemble(
                         run, stage, stageParts, model, keys, Instant.parse(start), serverMetrics);
+        StageCacheState.annotate(
+                status,
+                stage,
+                assembled.profile() instanceof ObjectNode document ? document : null,
+                assembled.result());
         if (assembled.profile() instanceof ObjectNode document) {
             EnvironmentFingerprint.annotate(
                     document,

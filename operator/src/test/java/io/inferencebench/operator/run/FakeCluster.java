@@ -8,6 +8,7 @@ import io.inferencebench.crds.v1alpha1.StageSummary;
 import io.inferencebench.operator.OutputConfigMaps;
 import io.inferencebench.operator.TargetProbe;
 import io.inferencebench.operator.baseline.BaselineProfiles;
+import io.inferencebench.profile.cache.PrefixCacheReset;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -39,6 +40,15 @@ final class FakeCluster implements RunCluster {
     boolean profilesFitStatus = true;
 
     int deletes;
+
+    /** How every endpoint's prefix-cache reset goes; each call is counted. */
+    PrefixCacheReset.Round cacheResets =
+            new PrefixCacheReset.Round(
+                    List.of(
+                            new PrefixCacheReset.Outcome(
+                                    "http://10.0.0.1:8000", "/reset_prefix_cache", null)));
+
+    int cacheResetCalls;
     int baselineReads;
 
     @Override
@@ -117,5 +127,11 @@ final class FakeCluster implements RunCluster {
     /** The Events with {@code reason}. */
     List<Event> events(String reason) {
         return events.stream().filter(e -> e.reason().equals(reason)).toList();
+    }
+
+    @Override
+    public PrefixCacheReset.Round resetPrefixCache(BenchmarkRun run) {
+        cacheResetCalls++;
+        return cacheResets;
     }
 }

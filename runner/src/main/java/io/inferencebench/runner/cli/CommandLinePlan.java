@@ -18,7 +18,8 @@ import java.util.Map;
  * @param baseUrl the server's base URL
  * @param requestHeaders the plan's headers plus the API key of {@code --api-key-file}
  */
-public record CommandLinePlan(RunPlan plan, String baseUrl, Map<String, String> requestHeaders) {
+public record CommandLinePlan(
+        RunPlan plan, String baseUrl, Map<String, String> requestHeaders, boolean coldPrefixCache) {
 
     /**
      * Resolves the flags over the config.
@@ -38,10 +39,13 @@ public record CommandLinePlan(RunPlan plan, String baseUrl, Map<String, String> 
         String baseUrl = target.baseUrl(file.target, err);
         PlanTarget planTarget = target.layOver(file.target, baseUrl, err);
         RunPlan plan;
+        boolean coldPrefixCache;
         try {
             var workloadSpec = workload.layOver(file.workload);
             var loadSpec = load.layOver(file.load);
             var sloSpec = slo.layOver(file.slo);
+            // workload.prefixCache of a BenchmarkRun: here, the base URL is reset before stages.
+            coldPrefixCache = workloadSpec.getPrefixCache() != null;
             plan =
                     PlanResolver.resolve(
                             planTarget,
@@ -60,6 +64,6 @@ public record CommandLinePlan(RunPlan plan, String baseUrl, Map<String, String> 
         }
         Map<String, String> headers = new LinkedHashMap<>(plan.headers());
         headers.putAll(target.credentials());
-        return new CommandLinePlan(plan, baseUrl, headers);
+        return new CommandLinePlan(plan, baseUrl, headers, coldPrefixCache);
     }
 }

@@ -1,10 +1,10 @@
 package io.inferencebench.runner.cli;
 
+import io.inferencebench.profile.cache.PrefixCacheReset;
 import io.inferencebench.profile.lpg.ProfileContext;
 import io.inferencebench.profile.text.TerminalText;
 import io.inferencebench.runner.backend.GenerationParams;
 import io.inferencebench.runner.backend.RequestFields;
-import io.inferencebench.runner.cache.PrefixCacheReset;
 import io.inferencebench.runner.dataset.HfTokenizer;
 import io.inferencebench.runner.engine.JitPlan;
 import io.inferencebench.runner.engine.JvmErrors;
@@ -115,7 +115,7 @@ final class CommandLineSession implements AutoCloseable {
         if (!serverMetricsProblems.isEmpty()) {
             throw new Main.UsageError(String.join("; ", serverMetricsProblems));
         }
-        flags.prefixCache.targets(baseUrl);
+        flags.prefixCache.targets(baseUrl, resolved.coldPrefixCache());
         flags.workload.checkPromptFormat();
         // Before any request is sent: a run whose results cannot be written is not started.
         resultFiles = flags.output.prepareResultFiles();
@@ -141,7 +141,12 @@ final class CommandLineSession implements AutoCloseable {
         metrics = output.metricsPort() == null ? null : LiveMetrics.start(output.metricsPort());
         serverMetrics = openServerMetrics();
         cacheReset =
-                flags.prefixCache.open(baseUrl, plan.wire().backend(), requestHeaders, plan.tls());
+                flags.prefixCache.open(
+                        baseUrl,
+                        resolved.coldPrefixCache(),
+                        plan.wire().backend(),
+                        requestHeaders,
+                        plan.tls());
         if (metrics != null) {
             err.println("live metrics on http://127.0.0.1:" + metrics.port() + "/metrics");
         }

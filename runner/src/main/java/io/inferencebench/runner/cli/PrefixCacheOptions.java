@@ -1,6 +1,6 @@
 package io.inferencebench.runner.cli;
 
-import io.inferencebench.runner.cache.PrefixCacheReset;
+import io.inferencebench.profile.cache.PrefixCacheReset;
 import io.inferencebench.runner.http.TlsOptions;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,10 +29,13 @@ final class PrefixCacheOptions {
                             + " when a server refused.")
     String resetUrls;
 
-    /** The servers to reset, checked, in order; empty when the flag is absent. */
-    List<String> targets(String baseUrl) {
+    /**
+     * The servers to reset, checked, in order; without the flag the base URL when the config
+     * declares {@code workload.prefixCache}, else none.
+     */
+    List<String> targets(String baseUrl, boolean declaredCold) {
         if (resetUrls == null) {
-            return List.of();
+            return declaredCold ? List.of(baseUrl.replaceAll("/+$", "")) : List.of();
         }
         List<String> targets = new ArrayList<>();
         for (String part : resetUrls.split(",", -1)) {
@@ -46,12 +49,25 @@ final class PrefixCacheOptions {
         return targets;
     }
 
-    /** The reset the flag asks for, or {@code null} without the flag. */
+    /**
+     * The reset the flag (or the config's {@code workload.prefixCache}) asks for, or {@code null}.
+     */
     PrefixCacheReset open(
-            String baseUrl, String backend, Map<String, String> headers, TlsOptions tls) {
-        List<String> targets = targets(baseUrl);
+            String baseUrl,
+            boolean declaredCold,
+            String backend,
+            Map<String, String> headers,
+            TlsOptions tls) {
+        List<String> targets = targets(baseUrl, declaredCold);
         return targets.isEmpty()
                 ? null
-                : new PrefixCacheReset(targets, backend, headers, tls, TIMEOUT);
+                : new PrefixCacheReset(
+                        targets,
+                        backend,
+                        headers,
+                        targets.stream().anyMatch(t -> t.regionMatches(true, 0, "https:", 0, 6))
+                                ? tls.jdkContext()
+                                : null,
+                        TIMEOUT);
     }
 }

@@ -1,10 +1,10 @@
 package io.inferencebench.runner.cli;
 
+import io.inferencebench.profile.cache.PrefixCacheReset;
 import io.inferencebench.profile.lpg.ProfileContext;
 import io.inferencebench.profile.lpg.StageResult;
 import io.inferencebench.profile.server.ServerMetricsReport;
 import io.inferencebench.profile.text.TerminalText;
-import io.inferencebench.runner.cache.PrefixCacheReset;
 import io.inferencebench.runner.engine.JvmErrors;
 import io.inferencebench.runner.engine.LoadEngine;
 import io.inferencebench.runner.engine.StagePlan;

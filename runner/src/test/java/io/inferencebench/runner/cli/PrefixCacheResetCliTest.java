@@ -173,6 +173,30 @@ class PrefixCacheResetCliTest {
     }
 
     @Test
+    void aConfigDeclaringAColdCacheResetsTheBaseUrlAsABenchmarkRunWould(@TempDir Path dir)
+            throws Exception {
+        try (SimServer sim = new SimServer(dir.resolve("sim.log"), "--enable-prefix-caching")) {
+            Path config = dir.resolve("run.yaml");
+            Files.writeString(config, "workload:\n  prefixCache: {state: cold}\n");
+            SimServer.Outcome o =
+                    SimServer.cli(
+                            sweep(
+                                    sim.baseUrl,
+                                    dir.resolve("results"),
+                                    "--config",
+                                    config.toString()));
+            assertThat(o.code()).as(o.err()).isZero();
+            assertThat(sim.counter("modelsim_prefix_cache_resets_total")).isEqualTo(2.0);
+            assertThat(sim.counter("vllm:prefix_cache_hits_total")).isEqualTo(2 * COLD_HITS);
+            assertThat(profiles(dir.resolve("results")))
+                    .allSatisfy(
+                            p ->
+                                    assertThat(p.at("/dimensions/prefix_cache").asText())
+                                            .isEqualTo("cold"));
+        }
+    }
+
+    @Test
     void aBadResetUrlIsRefusedBeforeAnythingIsSent() {
         SimServer.Outcome o =
                 SimServer.cli(

@@ -1,9 +1,8 @@
-package io.inferencebench.runner.cache;
+package io.inferencebench.profile.cache;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
-import io.inferencebench.runner.http.TlsOptions;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -48,7 +47,7 @@ class PrefixCacheResetTest {
                 List.of(targets),
                 backend,
                 Map.of("Authorization", "Bearer k"),
-                TlsOptions.VERIFY,
+                null,
                 Duration.ofSeconds(5));
     }
 

@@ -1,6 +1,5 @@
-package io.inferencebench.runner.cache;
+package io.inferencebench.profile.cache;
 
-import io.inferencebench.runner.http.TlsOptions;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -12,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import javax.net.ssl.SSLContext;
 
 /**
  * Empties the prefix cache of every target server before a stage, so that a stage starts from a
@@ -89,14 +89,15 @@ public final class PrefixCacheReset {
      * @param targets the servers' base URLs (the reset paths are appended)
      * @param backend the backend, whose path is tried first ({@code sglang}: {@code /flush_cache})
      * @param headers the request headers of the load (a gateway may want its key here too)
-     * @param tls the certificate checks of an https target, as for the load's connections
+     * @param sslContext the certificate checks of an https target (the load's), {@code null} for
+     *     the JVM's default trust
      * @param timeout the limit on each request
      */
     public PrefixCacheReset(
             List<String> targets,
             String backend,
             Map<String, String> headers,
-            TlsOptions tls,
+            SSLContext sslContext,
             Duration timeout) {
         if (targets.isEmpty()) {
             throw new IllegalArgumentException("no target to reset");
@@ -112,8 +113,8 @@ public final class PrefixCacheReset {
                 HttpClient.newBuilder()
                         .connectTimeout(timeout)
                         .version(HttpClient.Version.HTTP_1_1);
-        if (this.targets.stream().anyMatch(t -> t.regionMatches(true, 0, "https:", 0, 6))) {
-            builder.sslContext(tls.jdkContext());
+        if (sslContext != null) {
+            builder.sslContext(sslContext);
         }
         this.client = builder.build();
     }

@@ -1,0 +1,53 @@
+package io.inferencebench.crds.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Required;
+
+/**
+ * The prefix-cache state every stage starts from, declared so that two runs are comparable: a
+ * server's cache holding an earlier stage's prompts makes a stage's TTFT a measure of the cache.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class PrefixCacheSpec {
+
+    /** The states a stage may be declared to start from. */
+    public enum State {
+        /**
+         * Empty: before every stage the prefix cache of every ready endpoint is reset (vLLM POST
+         * /reset_prefix_cache, SGLang POST /flush_cache).
+         */
+        @JsonProperty("cold")
+        COLD;
+
+        /** The value as written in YAML. */
+        public String wireName() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    @JsonPropertyDescription(
+            "cold: before every stage the prefix cache of every ready endpoint behind the target"
+                    + " is emptied (vLLM POST /reset_prefix_cache, which vLLM serves when started"
+                    + " with VLLM_SERVER_DEV_MODE=1; SGLang POST /flush_cache). A stage whose"
+                    + " endpoints were not all reset says so: status.results[].prefixCacheState"
+                    + " undeclared, with prefixCacheMessage naming them.")
+    @Required
+    private State state;
+
+    /** A spec with the given state. */
+    public static PrefixCacheSpec of(State state) {
+        PrefixCacheSpec spec = new PrefixCacheSpec();
+        spec.setState(state);
+        return spec;
+    }
+
+    public State getState() {
+        return state;
+    }
+
+    public void setState(State state) {
+        this.state = state;
+    }
+}

@@ -1,0 +1,150 @@
+package io.inferencebench.operator.run;
+
+import static io.inferencebench.operator.run.SweepStages.firstStageFinished;
+import static io.inferencebench.operator.run.SweepStages.running;
+import static io.inferencebench.operator.run.Turns.CLOCK;
+import static io.inferencebench.operator.run.Turns.NOW;
+import static io.inferencebench.operator.run.Turns.decided;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
+import io.inferencebench.crds.v1alpha1.StageSummary;
+import io.inferencebench.crds.workorder.PartReport;
+import io.inferencebench.operator.EventRecorder;
+import io.inferencebench.profile.cache.PrefixCacheReset;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code spec.workload.prefixCache: {state: cold}}: every ready endpoint is reset just before each
+ * stage's barrier, first and later, and each stage's result and profile say the state it started
+ * from; a stage whose endpoints were not all reset says undeclared and names them.
+ */
+class StageCacheStateTest {
+
+    private static final Instant STAGE_ONE = NOW.minusSeconds(30);
+
+    private final FakeCluster cluster = new FakeCluster();
+    private final RecordedWindows windows = new RecordedWindows();
+    private final RunningStep running =
+            new RunningStep(
+                    cluster,
+                    windows,
+                    new RunGuards(cluster),
+                    new StageAssembly(cluster, windows, CLOCK),
+                    new SearchStep(),
+                    CLOCK);
+
+    private static Turns coldSweep() {
+        return Turns.run(
+                """
+                target: {service: {name: vllm, port: 8000}, model: google/gemma-7b}
+                workload: {prefixCache: {state: cold}}
+                load: {requestRates: [5, 10], numPrompts: 100, cooldown: 0s}
+                runner: {parallelism: 2}
+                """);
+    }
+
+    private static BenchmarkRunStatus runningWith(List<String> cacheStates, Instant... starts) {
+        BenchmarkRunStatus status = running(starts);
+        status.setStagePrefixCache(cacheStates);
+        return status;
+    }
+
+    @Test
+    void theFirstBarrierIsSetOnlyAfterEveryEndpointWasReset() {
+        InitializingStep step =
+                new InitializingStep(
+                        cluster, windows, new RunGuards(cluster), new SearchStep(), CLOCK);
+        Map<String, String> ready =
+                Map.of(PartReport.STATE, PartReport.STATE_READY, PartReport.RUN_UID, Turns.UID);
+        RunTurn turn = coldSweep().part(0, ready).part(1, ready).build();
+
+        step.step(turn);
+
+        assertThat(cluster.cacheResetCalls).isEqualTo(1);
+        assertThat(decided(turn).getStagePrefixCache()).containsExactly("cold");
+    }
+
+    @Test
+    void aFinishedStageCarriesItsStateAndTheNextStageIsResetBeforeItsBarrier() {
+        RunTurn turn = firstStageFinished(coldSweep(), runningWith(List.of("cold"), STAGE_ONE));
+
+        running.step(turn);
+
+        BenchmarkRunStatus status = decided(turn);
+        StageSummary first = status.getResults().getFirst();
+        assertThat(first.getPrefixCacheState()).isEqualTo("cold");
+        assertThat(first.getPrefixCacheMessage()).isNull();
+        assertThat(status.getProfiles().getFirst().at("/dimensions/prefix_cache").asText())
+                .isEqualTo("cold");
+        assertThat(cluster.cacheResetCalls).isEqualTo(1);
+        assertThat(status.getStagePrefixCache()).containsExactly("cold", "cold");
+        assertThat(status.getStageStartTimes()).hasSize(2);
+    }
+
+    @Test
+    void anEndpointThatRefusesMakesTheStageUndeclaredNamingIt() {
+        cluster.cacheResets =
+                new PrefixCacheReset.Round(
+                        List.of(
+                                new PrefixCacheReset.Outcome(
+                                        "http://10.0.0.1:8000", "/reset_prefix_cache", null),
+                                new PrefixCacheReset.Outcome(
+                                        "http://10.0.0.2:8000",
+                                        null,
+                                        "POST /reset_prefix_cache answered HTTP 404")));
+        RunTurn turn = firstStageFinished(coldSweep(), runningWith(List.of("cold"), STAGE_ONE));
+
+        running.step(turn);
+
+        BenchmarkRunStatus status = decided(turn);
+        String refused = "http://10.0.0.2:8000: POST /reset_prefix_cache answered HTTP 404";
+        assertThat(status.getStagePrefixCache()).containsExactly("cold", "undeclared: " + refused);
+        assertThat(cluster.events(StageCacheState.NOT_RESET))
+                .singleElement()
+                .satisfies(
+                        e -> {
+                            assertThat(e.type()).isEqualTo(EventRecorder.WARNING);
+                            assertThat(e.message())
+                                    .isEqualTo("stage 2: prefix cache not reset: " + refused);
+                        });
+
+        // When stage 2 is assembled, its result and profile say so.
+        Instant stageTwo = NOW.minusSeconds(10);
+        RunTurn second =
+                coldSweep()
+                        .status(
+                                runningWith(
+                                        List.of("cold", "undeclared: " + refused),
+                                        STAGE_ONE,
+                                        stageTwo))
+                        .part(0, SweepStages.bothDone(0))
+                        .part(1, SweepStages.bothDone(1))
+                        .build();
+        running.step(second);
+        StageSummary two =
+                decided(second).getResults().stream()
+                        .filter(r -> r.getStage() == 2)
+                        .findFirst()
+                        .orElseThrow();
+        assertThat(two.getPrefixCacheState()).isEqualTo("undeclared");
+        assertThat(two.getPrefixCacheMessage()).isEqualTo(refused);
+    }
+
+    @Test
+    void withoutADeclaredStateNothingIsResetAndNothingIsSaid() {
+        RunTurn turn = firstStageFinished(Turns.sweep(), running(STAGE_ONE));
+
+        running.step(turn);
+
+        BenchmarkRunStatus status = decided(turn);
+        assertThat(cluster.cacheResetCalls).isZero();
+        assertThat(status.getStagePrefixCache()).isNull();
+        assertThat(status.getResults().getFirst().getPrefixCacheState()).isNull();
+        assertThat(status.getProfiles().getFirst().at("/dimensions/prefix_cache").isMissingNode())
+                .isTrue();
+    }
+}
