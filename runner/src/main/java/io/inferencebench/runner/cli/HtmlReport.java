@@ -280,6 +280,7 @@ final class HtmlReport {
         }
         h.append("</table><p class=\"meta\">times in ms, rates in req/s</p>\n");
         replicaBalance(h, sorted);
+        prefixCache(h, sorted);
         h.append("</div>\n");
         Set<String> names = new LinkedHashSet<>();
         for (JsonNode p : sorted) {
@@ -383,6 +384,59 @@ final class HtmlReport {
             h.append("</td></tr>\n");
         }
         h.append("</table>\n");
+    }
+
+    /**
+     * The prefix-cache state each stage declared ({@code dimensions.prefix_cache}) and the reuse
+     * the servers counted ({@code metrics.prefix_cache}), when a profile says either.
+     */
+    private static void prefixCache(StringBuilder h, List<JsonNode> stages) {
+        boolean any =
+                stages.stream()
+                        .anyMatch(
+                                p ->
+                                        p.path("metrics").has("prefix_cache")
+                                                || p.path("dimensions").has("prefix_cache"));
+        if (!any) {
+            return;
+        }
+        h.append(
+                "<h3>Prefix cache</h3>\n<table class=\"prefix-cache\"><tr><th>stage</th>"
+                        + "<th>state at start</th><th>hit tokens / queried (rate)</th>"
+                        + "<th>per replica</th></tr>\n");
+        for (JsonNode p : stages) {
+            JsonNode cache = p.path("metrics").path("prefix_cache");
+            int stage = p.path("metrics").path("stage_index").asInt() + 1;
+            h.append("<tr data-stage=\"")
+                    .append(stage)
+                    .append("\"><td>")
+                    .append(stage)
+                    .append("</td><td>")
+                    .append(esc(p.path("dimensions").path("prefix_cache").asText("not declared")))
+                    .append("</td><td>")
+                    .append(cache.isMissingNode() ? "-" : cacheCounts(cache))
+                    .append("</td><td>");
+            StringBuilder replicas = new StringBuilder();
+            cache.path("by_replica")
+                    .fields()
+                    .forEachRemaining(
+                            e ->
+                                    replicas.append(replicas.isEmpty() ? "" : ", ")
+                                            .append(esc(e.getKey()))
+                                            .append(": ")
+                                            .append(cacheCounts(e.getValue())));
+            h.append(replicas.isEmpty() ? "-" : replicas).append("</td></tr>\n");
+        }
+        h.append("</table>\n");
+    }
+
+    private static String cacheCounts(JsonNode cache) {
+        return cache.path("hits").asLong()
+                + " / "
+                + cache.path("queries").asLong()
+                + (cache.has("hit_rate")
+                        ? " (" + pct(cache.path("hit_rate").asDouble()) + ")"
+                        : "");
     }
 
     private static void comparison(StringBuilder h, Comparison c, List<Run> runs) {

@@ -129,6 +129,42 @@ class HtmlReportTest {
     }
 
     @Test
+    void thePrefixCacheStateAndTheReuseTheServersCountedAreShownPerStage() {
+        JsonNode plain = stage(0, 10, false);
+        assertThat(
+                        HtmlReport.render(
+                                List.of(
+                                        new HtmlReport.Run(
+                                                "run", List.of(plain), List.of("p.json"), null)),
+                                null,
+                                "test"))
+                .doesNotContain("Prefix cache");
+        JsonNode profile = stage(0, 10, false);
+        ((com.fasterxml.jackson.databind.node.ObjectNode) profile.get("dimensions"))
+                .put("prefix_cache", "cold");
+        com.fasterxml.jackson.databind.node.ObjectNode cache =
+                ((com.fasterxml.jackson.databind.node.ObjectNode) profile.get("metrics"))
+                        .putObject("prefix_cache");
+        cache.put("hits", 3456).put("queries", 4800).put("hit_rate", 0.72);
+        cache.putObject("by_replica")
+                .putObject("10.0.0.1:8000")
+                .put("hits", 3456)
+                .put("queries", 4800)
+                .put("hit_rate", 0.72);
+        String html =
+                HtmlReport.render(
+                        List.of(
+                                new HtmlReport.Run(
+                                        "run", List.of(profile), List.of("p.json"), null)),
+                        null,
+                        "test");
+        assertThat(html)
+                .contains("<h3>Prefix cache</h3>")
+                .contains("<td>cold</td><td>3456 / 4800 (72.0 %)</td>")
+                .contains("<td>10.0.0.1:8000: 3456 / 4800 (72.0 %)</td>");
+    }
+
+    @Test
     void aStageWithoutASuccessfulRequestHasNoLatencyPointOrZeroInTheTable() {
         HtmlReport.Run run =
                 new HtmlReport.Run(
