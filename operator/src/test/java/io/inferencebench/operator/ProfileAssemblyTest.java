@@ -7,7 +7,6 @@ import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.profile.lpg.LpgProfileWriter;
 import io.inferencebench.profile.lpg.ProfileContext;
 import io.inferencebench.profile.lpg.StageResult;
-import io.inferencebench.profile.prom.MetricType;
 import io.inferencebench.profile.server.ServerMetricSummary;
 import io.inferencebench.profile.server.ServerMetricsReport;
 import java.time.Instant;
@@ -93,40 +92,30 @@ class ProfileAssemblyTest {
                 .containsExactly(Map.entry("stage", "1"));
     }
 
-    private static ServerMetricSummary counter(String name, double increase) {
-        return new ServerMetricSummary(
-                name,
-                MetricType.COUNTER,
-                increase / 10,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                increase,
-                increase / 10,
-                10);
-    }
-
     @Test
     void theStatusCarriesTheHitRateTheReplicasCountedAndTheProfileEachReplicas() {
         Map<String, List<ServerMetricSummary>> perReplica = new LinkedHashMap<>();
         perReplica.put(
                 "vllm-0",
                 List.of(
-                        counter("vllm:prefix_cache_queries_total", 4000),
-                        counter("vllm:prefix_cache_hits_total", 3000)));
+                        ServerMetricSummary.counter(
+                                "vllm:prefix_cache_queries_total", 4000 / 10.0, 4000, 10),
+                        ServerMetricSummary.counter(
+                                "vllm:prefix_cache_hits_total", 3000 / 10.0, 3000, 10)));
         perReplica.put(
                 "vllm-1",
                 List.of(
-                        counter("vllm:prefix_cache_queries_total", 4000),
-                        counter("vllm:prefix_cache_hits_total", 1000)));
+                        ServerMetricSummary.counter(
+                                "vllm:prefix_cache_queries_total", 4000 / 10.0, 4000, 10),
+                        ServerMetricSummary.counter(
+                                "vllm:prefix_cache_hits_total", 1000 / 10.0, 1000, 10)));
         ServerMetricsReport report =
                 new ServerMetricsReport(
                         List.of(
-                                counter("vllm:prefix_cache_queries_total", 8000),
-                                counter("vllm:prefix_cache_hits_total", 4000)),
+                                ServerMetricSummary.counter(
+                                        "vllm:prefix_cache_queries_total", 8000 / 10.0, 8000, 10),
+                                ServerMetricSummary.counter(
+                                        "vllm:prefix_cache_hits_total", 4000 / 10.0, 4000, 10)),
                         perReplica,
                         null);
         StageResult part = new StageResult();

@@ -85,7 +85,8 @@ public record ServerMetricSummary(
      * @param increase the increase over the window
      * @param samples scrapes the increase is based on
      */
-    static ServerMetricSummary counter(String name, Double rate, double increase, int samples) {
+    public static ServerMetricSummary counter(
+            String name, Double rate, double increase, int samples) {
         return new ServerMetricSummary(
                 name,
                 MetricType.COUNTER,

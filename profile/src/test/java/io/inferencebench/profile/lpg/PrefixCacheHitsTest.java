@@ -3,7 +3,6 @@ package io.inferencebench.profile.lpg;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.inferencebench.profile.prom.MetricType;
 import io.inferencebench.profile.server.ScrapeCoverage;
 import io.inferencebench.profile.server.ServerMetricSummary;
 import io.inferencebench.profile.server.ServerMetricsReport;
@@ -17,26 +16,12 @@ import org.junit.jupiter.api.Test;
 /** The prefix-cache reuse a stage's window measured, from the server's own token counters. */
 class PrefixCacheHitsTest {
 
-    private static ServerMetricSummary counter(String name, double increase) {
-        return new ServerMetricSummary(
-                name,
-                MetricType.COUNTER,
-                increase / 10,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                increase,
-                increase / 10,
-                10);
-    }
-
     private static List<ServerMetricSummary> vllm(String prefix, double hits, double queries) {
         return List.of(
-                counter("vllm:" + prefix + "prefix_cache_queries_total", queries),
-                counter("vllm:" + prefix + "prefix_cache_hits_total", hits));
+                ServerMetricSummary.counter(
+                        "vllm:" + prefix + "prefix_cache_queries_total", queries / 10, queries, 10),
+                ServerMetricSummary.counter(
+                        "vllm:" + prefix + "prefix_cache_hits_total", hits / 10, hits, 10));
     }
 
     private static ServerMetricsReport twoReplicas() {

@@ -16,19 +16,7 @@ import org.junit.jupiter.api.Test;
 class ReplicaBalanceTest {
 
     private static ServerMetricSummary served(double n) {
-        return new ServerMetricSummary(
-                "vllm:request_success_total",
-                MetricType.COUNTER,
-                n / 10,
-                null,
-                null,
-                null,
-                null,
-                null,
-                null,
-                n,
-                n / 10,
-                10);
+        return ServerMetricSummary.counter("vllm:request_success_total", n / 10, n, 10);
     }
 
     private static ServerMetricSummary gauge() {

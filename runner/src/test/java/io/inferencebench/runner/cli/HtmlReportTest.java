@@ -33,6 +33,14 @@ class HtmlReportTest {
     private static final long T0 = 1_767_225_600_000_000_000L;
 
     /** Stage {@code index} at {@code rate}: 20 requests of 50 ms to the first token, or failed. */
+    /** The page of one run of one stage's profile. */
+    private static String renderOne(JsonNode profile) {
+        return HtmlReport.render(
+                List.of(new HtmlReport.Run("run", List.of(profile), List.of("p.json"), null)),
+                null,
+                "test");
+    }
+
     private static JsonNode stage(int index, double rate, boolean allFailed) {
         return stage(index, rate, allFailed, LpgDialect.SEED);
     }
@@ -80,13 +88,7 @@ class HtmlReportTest {
             ((com.fasterxml.jackson.databind.node.ObjectNode) profile.get("metrics"))
                     .put("achieved_rate", 0.0);
             assertThat(HtmlReport.rate(profile.get("metrics"))).isEqualTo(20 / 2.1);
-            String html =
-                    HtmlReport.render(
-                            List.of(
-                                    new HtmlReport.Run(
-                                            "run", List.of(profile), List.of("p.json"), null)),
-                            null,
-                            "test");
+            String html = renderOne(profile);
             List<String> cells = cells(html, 1);
             assertThat(cells.get(5)).as(dialect + " req/s").isEqualTo(HtmlReport.num(20 / 2.1));
             assertThat(cells.get(6))
@@ -98,11 +100,7 @@ class HtmlReportTest {
     @Test
     void replicaBalanceShowsWhoServedAndTheVerdictOnlyWhenTheProfileSaysIt() {
         JsonNode plain = stage(0, 10, false);
-        String without =
-                HtmlReport.render(
-                        List.of(new HtmlReport.Run("run", List.of(plain), List.of("p.json"), null)),
-                        null,
-                        "test");
+        String without = renderOne(plain);
         assertThat(without).doesNotContain("Replica balance");
         JsonNode profile = stage(0, 10, false);
         com.fasterxml.jackson.databind.node.ObjectNode m =
@@ -113,13 +111,7 @@ class HtmlReportTest {
         b.putObject("shares").put("sim-a", 0.75).put("sim-b", 0.25);
         b.put("balanced", false);
         b.put("reason", "replica sim-a served 15, 3.00x <b>");
-        String html =
-                HtmlReport.render(
-                        List.of(
-                                new HtmlReport.Run(
-                                        "run", List.of(profile), List.of("p.json"), null)),
-                        null,
-                        "test");
+        String html = renderOne(profile);
         assertThat(html)
                 .contains("<h3>Replica balance</h3>")
                 .contains("sim-a: 15 (75")
@@ -131,14 +123,7 @@ class HtmlReportTest {
     @Test
     void thePrefixCacheStateAndTheReuseTheServersCountedAreShownPerStage() {
         JsonNode plain = stage(0, 10, false);
-        assertThat(
-                        HtmlReport.render(
-                                List.of(
-                                        new HtmlReport.Run(
-                                                "run", List.of(plain), List.of("p.json"), null)),
-                                null,
-                                "test"))
-                .doesNotContain("Prefix cache");
+        assertThat(renderOne(plain)).doesNotContain("Prefix cache");
         JsonNode profile = stage(0, 10, false);
         ((com.fasterxml.jackson.databind.node.ObjectNode) profile.get("dimensions"))
                 .put("prefix_cache", "cold");
@@ -151,13 +136,7 @@ class HtmlReportTest {
                 .put("hits", 3456)
                 .put("queries", 4800)
                 .put("hit_rate", 0.72);
-        String html =
-                HtmlReport.render(
-                        List.of(
-                                new HtmlReport.Run(
-                                        "run", List.of(profile), List.of("p.json"), null)),
-                        null,
-                        "test");
+        String html = renderOne(profile);
         assertThat(html)
                 .contains("<h3>Prefix cache</h3>")
                 .contains("<td>cold</td><td>3456 / 4800 (72.0 %)</td>")
