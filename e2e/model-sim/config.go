@@ -46,6 +46,10 @@ type Config struct {
 	// CachedPrefillFactor scales the share of the time to first token that cached prompt tokens
 	// would take: 1 (default) leaves TTFT as configured, 0 makes cached tokens free.
 	CachedPrefillFactor float64
+	// RequestLog, when set, is a file the server appends one JSON line to per generation request
+	// it accepts: when it arrived and its prompt and max tokens, so a test can compare a client's
+	// schedule with what the server observed.
+	RequestLog string
 }
 
 const (
@@ -184,6 +188,13 @@ func flagSpecs() map[string]flagSpec {
 		}},
 		"refuse-cache-reset": {kind: noValue, help: "answer 404 at /reset_prefix_cache and /flush_cache, as vLLM does without VLLM_SERVER_DEV_MODE=1 (the refusals are counted)", set: func(c *Config, v []string) error {
 			c.RefuseCacheReset = len(v) == 0 || v[0] == "1" || strings.EqualFold(v[0], "true") || strings.EqualFold(v[0], "t")
+			return nil
+		}},
+		"request-log": {help: "append one JSON line per accepted generation request to this file: arrival_unix_ns, prompt_tokens, max_tokens", set: func(c *Config, v []string) error {
+			if v[0] == "" {
+				return fmt.Errorf("--request-log needs a file name")
+			}
+			c.RequestLog = v[0]
 			return nil
 		}},
 		"block-size": {help: "tokens per prefix-cache block (default 16)", set: intFlag("block-size", func(c *Config) *int { return &c.BlockSize }, 1)},

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -20,6 +22,21 @@ type server struct {
 	startedAt time.Time
 	served    map[string]bool
 	prefix    *prefixCache
+	log       *requestLog // nil without --request-log
+}
+
+// requestLog appends one JSON line per accepted request, written whole under a lock.
+type requestLog struct {
+	mu   sync.Mutex
+	file *os.File
+}
+
+func (l *requestLog) record(arrival time.Time, promptTokens, maxTokens int) {
+	line := fmt.Sprintf("{\"arrival_unix_ns\":%d,\"prompt_tokens\":%d,\"max_tokens\":%d}\n",
+		arrival.UnixNano(), promptTokens, maxTokens)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, _ = l.file.WriteString(line)
 }
 
 func newServer(cfg *Config) *server {
@@ -30,6 +47,14 @@ func newServer(cfg *Config) *server {
 		startedAt: time.Now(),
 		served:    map[string]bool{},
 		prefix:    newPrefixCache(cfg.BlockSize),
+	}
+	if cfg.RequestLog != "" {
+		f, err := os.OpenFile(cfg.RequestLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "model-sim: --request-log: %v\n", err)
+			os.Exit(2)
+		}
+		s.log = &requestLog{file: f}
 	}
 	s.metrics.prefix = s.prefix
 	s.metrics.prefixCaching = cfg.PrefixCaching
@@ -156,6 +181,9 @@ func (s *server) post(w http.ResponseWriter, r *http.Request, kind requestKind) 
 		fail(w, &apiError{status: 404, typ: "NotFoundError", param: "model",
 			message: "The model `" + req.model + "` does not exist."})
 		return
+	}
+	if s.log != nil {
+		s.log.record(arrival, req.prompt.tokens, req.maxTokens)
 	}
 	n := s.requests.Add(1)
 	rng := rand.New(rand.NewPCG(uint64(s.cfg.Seed), n))

@@ -117,6 +117,16 @@ import io.fabric8.generator.annotation.ValidationRule;
         message = "spec.search needs spec.slo (a probe passes when it meets it)",
         fieldPath = ".search",
         reason = "FieldValueRequired")
+@ValidationRule(
+        value =
+                "!has(self.workload) || !has(self.workload.dataset)"
+                        + " || self.workload.dataset.type != 'trace'",
+        message =
+                "workload.dataset.type trace is replayed by the command line (run --dataset-name"
+                        + " trace, or --config with this workload); runner pods do not replay"
+                        + " traces yet",
+        fieldPath = ".workload.dataset.type",
+        reason = "FieldValueForbidden")
 public class BenchmarkRunSpec {
 
     @JsonPropertyDescription("The model server under test.")

@@ -22,7 +22,7 @@ import java.util.Objects;
         reason = "FieldValueForbidden")
 @ValidationRule(
         value = "self.type in ['random', 'prefix_repetition'] || has(self.source)",
-        message = "source is required for type sharegpt and jsonl",
+        message = "source is required for type sharegpt, jsonl and trace",
         fieldPath = ".source",
         reason = "FieldValueRequired")
 @ValidationRule(
@@ -37,6 +37,20 @@ import java.util.Objects;
         value = "self.type == 'prefix_repetition' || !has(self.prefixRepetition)",
         message = "prefixRepetition applies only to type prefix_repetition",
         fieldPath = ".prefixRepetition",
+        reason = "FieldValueForbidden")
+@ValidationRule(
+        value = "self.type == 'trace' || !has(self.trace)",
+        message = "trace applies only to type trace",
+        fieldPath = ".trace",
+        reason = "FieldValueForbidden")
+@ValidationRule(
+        value =
+                "self.type != 'trace' || !(has(self.outputTokens) || has(self.minInputTokens)"
+                        + " || has(self.maxInputTokens) || has(self.minOutputTokens)"
+                        + " || has(self.maxOutputTokens))",
+        message =
+                "a trace's requests keep their recorded lengths: outputTokens and the length"
+                        + " filters do not apply to type trace",
         reason = "FieldValueForbidden")
 @ValidationRule(
         value =
@@ -62,12 +76,13 @@ public class DatasetSpec {
             "random (synthetic prompts of inputTokens length), prefix_repetition (synthetic"
                     + " prompts in groups sharing a prefix, see prefixRepetition), sharegpt"
                     + " (ShareGPT JSON: conversations, first human turn is the prompt, first reply"
-                    + " gives the output length) or jsonl (JSON Lines, one object per prompt).")
+                    + " gives the output length), jsonl (JSON Lines, one object per prompt) or trace"
+                    + " (a request trace replayed on its own clock, see trace).")
     @Default("random")
     private DatasetType type = DatasetType.RANDOM;
 
     @JsonPropertyDescription(
-            "Where the dataset file is read from; required for type sharegpt and jsonl.")
+            "Where the dataset file is read from; required for type sharegpt, jsonl and trace.")
     private DatasetSource source;
 
     @JsonPropertyDescription(
@@ -78,6 +93,13 @@ public class DatasetSpec {
             "For type prefix_repetition: the shared prefixes and each prompt's own suffix."
                     + " Default: 10 prefixes of 256 tokens, suffixes of 256 tokens.")
     private PrefixRepetitionSpec prefixRepetition;
+
+    @JsonPropertyDescription(
+            "For type trace: the file's layout, the part of its clock replayed, how fast, and the"
+                    + " tokens of a hash id's block. Each recorded request is sent at its recorded"
+                    + " offset (times timeScale) with a prompt of its recorded input length (shared"
+                    + " blocks where hash_ids are given) asking for its recorded output length.")
+    private TraceSpec trace;
 
     @JsonPropertyDescription(
             "Output length distribution (sent as max_tokens; with ignoreEos the server generates"
@@ -155,6 +177,24 @@ public class DatasetSpec {
     @JsonIgnore
     public PrefixRepetitionSpec resolvedPrefixRepetition() {
         return prefixRepetition != null ? prefixRepetition : new PrefixRepetitionSpec();
+    }
+
+    public TraceSpec getTrace() {
+        return trace;
+    }
+
+    public void setTrace(TraceSpec trace) {
+        this.trace = trace;
+    }
+
+    /**
+     * The replay of a trace dataset, falling back to the documented defaults.
+     *
+     * @return never {@code null}
+     */
+    @JsonIgnore
+    public TraceSpec resolvedTrace() {
+        return trace != null ? trace : new TraceSpec();
     }
 
     public PrefixRepetitionSpec getPrefixRepetition() {
@@ -260,6 +300,7 @@ public class DatasetSpec {
                 && Objects.equals(source, that.source)
                 && Objects.equals(inputTokens, that.inputTokens)
                 && Objects.equals(prefixRepetition, that.prefixRepetition)
+                && Objects.equals(trace, that.trace)
                 && Objects.equals(outputTokens, that.outputTokens)
                 && Objects.equals(minInputTokens, that.minInputTokens)
                 && Objects.equals(maxInputTokens, that.maxInputTokens)
@@ -277,6 +318,7 @@ public class DatasetSpec {
                 source,
                 inputTokens,
                 prefixRepetition,
+                trace,
                 outputTokens,
                 minInputTokens,
                 maxInputTokens,

@@ -15,11 +15,25 @@ public enum DatasetType {
     JSONL,
     /** Synthetic prompts in groups that share a prefix ({@link PrefixRepetitionSpec}). */
     @JsonProperty("prefix_repetition")
-    PREFIX_REPETITION;
+    PREFIX_REPETITION,
+    /**
+     * A request trace ({@link TraceSpec}): recorded arrival times and token counts, replayed on the
+     * trace's own clock with prompts made to the recorded lengths.
+     */
+    @JsonProperty("trace")
+    TRACE;
 
     /** Whether the prompts are made up rather than read from a file. */
     public boolean synthetic() {
         return this == RANDOM || this == PREFIX_REPETITION;
+    }
+
+    /**
+     * Whether the prompts' tokens are made up to chosen lengths (so a tokenizer, or the server's,
+     * makes them): synthetic prompts and a trace's, whose file gives only the lengths.
+     */
+    public boolean tokensMadeUp() {
+        return synthetic() || this == TRACE;
     }
 
     /** The value as written in YAML. */

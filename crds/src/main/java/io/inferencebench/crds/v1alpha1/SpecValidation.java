@@ -63,6 +63,10 @@ public final class SpecValidation {
         }
         if (spec.getWorkload() != null) {
             problems.addAll(validateWorkload(spec.getWorkload(), "spec.workload"));
+            if (spec.getWorkload().getDataset() != null
+                    && spec.getWorkload().getDataset().getType() == DatasetType.TRACE) {
+                problems.add(TRACE_ON_PODS);
+            }
         }
         if (spec.getLoad() == null) {
             problems.add("spec.load is required");
@@ -173,6 +177,15 @@ public final class SpecValidation {
      * @param prefix field path prefix, e.g. {@code spec.workload} or {@code workload}
      * @return problems, empty when valid
      */
+    /**
+     * Why a BenchmarkRun may not replay a trace (the CRD's rule says the same): its runner pods do
+     * not yet; the command line does.
+     */
+    public static final String TRACE_ON_PODS =
+            "spec.workload.dataset.type: trace is replayed by the command line (run --dataset-name"
+                    + " trace, or --config with this workload); runner pods do not replay traces"
+                    + " yet";
+
     public static List<String> validateWorkload(WorkloadSpec workload, String prefix) {
         List<String> problems = new ArrayList<>();
         if (workload.getPrefixCache() != null && workload.getPrefixCache().getState() == null) {
@@ -191,8 +204,9 @@ public final class SpecValidation {
                             + " (prompts are synthetic)");
         }
         if (!type.synthetic() && dataset.getSource() == null) {
-            problems.add(at + ".source: is required for type sharegpt and jsonl");
+            problems.add(at + ".source: is required for type sharegpt, jsonl and trace");
         }
+        trace(at, type, dataset, problems);
         if (type != DatasetType.RANDOM && dataset.getInputTokens() != null) {
             problems.add(
                     at
@@ -280,6 +294,143 @@ public final class SpecValidation {
         }
         return problems;
     }
+
+    /** The rules of a trace dataset and its {@code trace} section. */
+    private static void trace(
+            String at, DatasetType type, DatasetSpec dataset, List<String> problems) {
+        TraceSpec trace = dataset.getTrace();
+        if (trace != null && type != DatasetType.TRACE) {
+            problems.add(at + ".trace: applies only to type trace");
+        }
+        if (type == DatasetType.TRACE) {
+            java.util.Map<String, Object> fixed = new java.util.LinkedHashMap<>();
+            fixed.put("outputTokens", dataset.getOutputTokens());
+            fixed.put("minInputTokens", dataset.getMinInputTokens());
+            fixed.put("maxInputTokens", dataset.getMaxInputTokens());
+            fixed.put("minOutputTokens", dataset.getMinOutputTokens());
+            fixed.put("maxOutputTokens", dataset.getMaxOutputTokens());
+            fixed.forEach(
+                    (field, value) -> {
+                        if (value != null) {
+                            problems.add(
+                                    at
+                                            + "."
+                                            + field
+                                            + ": does not apply to type trace (its requests keep"
+                                            + " their recorded lengths; narrow the replay with"
+                                            + " trace.start and trace.end)");
+                        }
+                    });
+        }
+        if (trace == null) {
+            return;
+        }
+        Double scale = trace.getTimeScale();
+        if (scale != null
+                && !(scale >= TraceSpec.MIN_TIME_SCALE && scale <= TraceSpec.MAX_TIME_SCALE)) {
+            problems.add(
+                    at
+                            + ".trace.timeScale: must be within [0.0001, 10000] (offsets are"
+                            + " multiplied by it), got "
+                            + scale);
+        }
+        bounded(
+                at + ".trace.blockTokens",
+                trace.getBlockTokens(),
+                TokenDistribution.MAX_TOKENS,
+                problems);
+        optionalDuration(at + ".trace.start", trace.getStart(), problems);
+        optionalPositiveDuration(at + ".trace.end", trace.getEnd(), problems);
+        if (trace.getStart() != null
+                && trace.getEnd() != null
+                && Durations.validate("", trace.getStart()).isEmpty()
+                && Durations.validate("", trace.getEnd()).isEmpty()
+                && Durations.parse(trace.getStart()).compareTo(Durations.parse(trace.getEnd()))
+                        >= 0) {
+            problems.add(
+                    at
+                            + ".trace.start: must be before trace.end ("
+                            + trace.getStart()
+                            + " is not before "
+                            + trace.getEnd()
+                            + ")");
+        }
+    }
+
+    /**
+     * Validates a load whose arrivals a trace sets: no rate stages, no ramp, no arrival process;
+     * without stages the run is one replay, capped by {@code numPrompts} and {@code duration} when
+     * set; concurrency stages send the trace's requests in order as a closed loop.
+     *
+     * @param load the load
+     * @param prefix field path prefix
+     * @return problems, empty when valid
+     */
+    public static List<String> validateReplay(LoadSpec load, String prefix) {
+        List<String> problems = new ArrayList<>();
+        String why = ": a trace sets its own arrival times; scale them with trace.timeScale";
+        if (load.getRequestRates() != null) {
+            problems.add(prefix + ".requestRates" + why);
+        }
+        // The defaults (poisson, 1) are what every load has; another value asks for a process.
+        if (load.getArrival() != null && load.getArrival() != ArrivalProcess.POISSON) {
+            problems.add(prefix + ".arrival" + why);
+        }
+        if (load.getBurstiness() != null && load.getBurstiness() != 1.0) {
+            problems.add(prefix + ".burstiness" + why);
+        }
+        if (load.getStages() == null) {
+            positiveCount(prefix + ".numPrompts", load.getNumPrompts(), problems);
+            optionalPositiveDuration(prefix + ".duration", load.getDuration(), problems);
+        } else {
+            if (load.getNumPrompts() != null || load.getDuration() != null) {
+                problems.add(
+                        prefix
+                                + ".stages: numPrompts and duration at load level apply only"
+                                + " without stages; with stages set them on each stage");
+            }
+            if (load.getStages().isEmpty() || load.getStages().size() > LoadSpec.MAX_STAGES) {
+                problems.add(
+                        prefix + ".stages: must have 1 to " + LoadSpec.MAX_STAGES + " entries");
+            }
+            for (int i = 0; i < load.getStages().size(); i++) {
+                StageSpec stage = load.getStages().get(i);
+                String at = prefix + ".stages[" + i + "]";
+                if (stage.getRequestRate() != null || stage.getRampUp() != null) {
+                    problems.add(
+                            at
+                                    + why
+                                    + " (a concurrency stage sends its requests in order as a"
+                                    + " closed loop)");
+                } else if (stage.getConcurrency() == null) {
+                    problems.add(
+                            at
+                                    + ".concurrency: is required (a stage of a trace without"
+                                    + " stages replays it; with stages each is a closed loop)");
+                }
+                bounded(
+                        at + ".concurrency",
+                        stage.getConcurrency(),
+                        StageSpec.MAX_CONCURRENCY,
+                        problems);
+                positiveCount(at + ".numPrompts", stage.getNumPrompts(), problems);
+                optionalPositiveDuration(at + ".duration", stage.getDuration(), problems);
+            }
+        }
+        // The rest of the load's rules, on a copy without its stages.
+        LoadSpec rest = COPY.convertValue(load, LoadSpec.class);
+        rest.setStages(null);
+        rest.setArrival(null);
+        rest.setBurstiness(null);
+        rest.setDuration(null);
+        rest.setNumPrompts(1);
+        rest.setRequestRates(List.of(1.0));
+        problems.addAll(validateLoad(rest, prefix, false));
+        return problems;
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper COPY =
+            new com.fasterxml.jackson.databind.ObjectMapper();
 
     /**
      * Validates {@code spec.search} and what it needs.

@@ -365,4 +365,88 @@ class SpecValidationTest {
                 .anyMatch(p -> p.startsWith("spec.metrics.prometheus.timeout: invalid duration"))
                 .hasSize(7);
     }
+
+    private static WorkloadSpec traceWorkload(TraceSpec trace) {
+        DatasetSpec dataset = new DatasetSpec();
+        dataset.setType(DatasetType.TRACE);
+        DatasetSource source = new DatasetSource();
+        source.setUrl("file:///traces/mooncake.jsonl");
+        dataset.setSource(source);
+        dataset.setTrace(trace);
+        WorkloadSpec workload = new WorkloadSpec();
+        workload.setDataset(dataset);
+        return workload;
+    }
+
+    @Test
+    void aTraceKeepsItsRecordedLengthsAndAnOrderedWindow() {
+        TraceSpec trace = new TraceSpec();
+        trace.setTimeScale(0.0);
+        trace.setStart("2m");
+        trace.setEnd("1m");
+        trace.setBlockTokens(0);
+        WorkloadSpec workload = traceWorkload(trace);
+        workload.getDataset().setOutputTokens(TokenDistribution.fixed(5));
+        workload.getDataset().setMaxInputTokens(100);
+        assertThat(SpecValidation.validateWorkload(workload, "workload"))
+                .containsExactlyInAnyOrder(
+                        "workload.dataset.outputTokens: does not apply to type trace (its"
+                                + " requests keep their recorded lengths; narrow the replay with"
+                                + " trace.start and trace.end)",
+                        "workload.dataset.maxInputTokens: does not apply to type trace (its"
+                                + " requests keep their recorded lengths; narrow the replay with"
+                                + " trace.start and trace.end)",
+                        "workload.dataset.trace.timeScale: must be within [0.0001, 10000]"
+                                + " (offsets are multiplied by it), got 0.0",
+                        "workload.dataset.trace.blockTokens: must be at least 1, got 0",
+                        "workload.dataset.trace.start: must be before trace.end (2m is not"
+                                + " before 1m)");
+        assertThat(SpecValidation.validateWorkload(traceWorkload(new TraceSpec()), "workload"))
+                .isEmpty();
+        WorkloadSpec random = new WorkloadSpec();
+        random.setDataset(new DatasetSpec());
+        random.getDataset().setTrace(new TraceSpec());
+        assertThat(SpecValidation.validateWorkload(random, "workload"))
+                .containsExactly("workload.dataset.trace: applies only to type trace");
+    }
+
+    @Test
+    void aReplayedLoadHasNoRatesButMayHaveConcurrencyStages() {
+        LoadSpec replay = new LoadSpec();
+        assertThat(SpecValidation.validateReplay(replay, "load")).isEmpty();
+        replay.setNumPrompts(100);
+        replay.setDuration("10m");
+        assertThat(SpecValidation.validateReplay(replay, "load")).isEmpty();
+
+        LoadSpec rated = new LoadSpec();
+        rated.setRequestRates(List.of(5.0));
+        rated.setArrival(ArrivalProcess.CONSTANT);
+        assertThat(SpecValidation.validateReplay(rated, "load"))
+                .containsExactly(
+                        "load.requestRates: a trace sets its own arrival times; scale them with"
+                                + " trace.timeScale",
+                        "load.arrival: a trace sets its own arrival times; scale them with"
+                                + " trace.timeScale");
+
+        LoadSpec stages = new LoadSpec();
+        StageSpec closed = new StageSpec();
+        closed.setConcurrency(4);
+        stages.setStages(List.of(closed, StageSpec.rate(2.0, 10, null)));
+        assertThat(SpecValidation.validateReplay(stages, "load"))
+                .containsExactly(
+                        "load.stages[1]: a trace sets its own arrival times; scale them with"
+                                + " trace.timeScale (a concurrency stage sends its requests in"
+                                + " order as a closed loop)");
+        stages.setStages(List.of(closed));
+        stages.setMaxConcurrency(0);
+        assertThat(SpecValidation.validateReplay(stages, "load"))
+                .containsExactly("load.maxConcurrency: must be at least 1, got 0");
+    }
+
+    @Test
+    void aBenchmarkRunDoesNotReplayATraceYet() {
+        BenchmarkRunSpec spec = validSpec();
+        spec.setWorkload(traceWorkload(null));
+        assertThat(SpecValidation.validate(spec)).containsExactly(SpecValidation.TRACE_ON_PODS);
+    }
 }

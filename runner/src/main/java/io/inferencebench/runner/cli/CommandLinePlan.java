@@ -42,7 +42,11 @@ public record CommandLinePlan(
         boolean coldPrefixCache;
         try {
             var workloadSpec = workload.layOver(file.workload);
-            var loadSpec = load.layOver(file.load);
+            var loadSpec =
+                    load.layOver(
+                            file.load,
+                            workloadSpec.getDataset().getType()
+                                    == io.inferencebench.crds.v1alpha1.DatasetType.TRACE);
             var sloSpec = slo.layOver(file.slo);
             // workload.prefixCache of a BenchmarkRun: here, the base URL is reset before stages.
             coldPrefixCache = workloadSpec.getPrefixCache() != null;

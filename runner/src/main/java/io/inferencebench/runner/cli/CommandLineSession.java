@@ -6,6 +6,7 @@ import io.inferencebench.profile.text.TerminalText;
 import io.inferencebench.runner.backend.GenerationParams;
 import io.inferencebench.runner.backend.RequestFields;
 import io.inferencebench.runner.dataset.HfTokenizer;
+import io.inferencebench.runner.dataset.TraceFile;
 import io.inferencebench.runner.engine.JitPlan;
 import io.inferencebench.runner.engine.JvmErrors;
 import io.inferencebench.runner.engine.LoadEngine;
@@ -37,7 +38,10 @@ import java.util.concurrent.atomic.AtomicReference;
 final class CommandLineSession implements AutoCloseable {
 
     private final RunFlags flags;
-    private final RunPlan plan;
+
+    /** The plan; a trace's stages are bound to it once it is read. */
+    private RunPlan plan;
+
     private final String baseUrl;
     private final PrintWriter err;
     private final SelfWarmup.Cancel warmupCancel = new SelfWarmup.Cancel();
@@ -127,6 +131,9 @@ final class CommandLineSession implements AutoCloseable {
                             plan, baseUrl, requestHeaders, tokenizer, flags.workload, err);
         } catch (OutOfMemoryError e) {
             throw promptsTooLarge();
+        }
+        if (prepared.trace() != null) {
+            plan = plan.replaying(prepared.trace().offsetsNanos());
         }
         OutputOptions output = flags.output;
         transport =
@@ -350,12 +357,26 @@ final class CommandLineSession implements AutoCloseable {
         return session.warmUp(count, plan.maxConcurrency(), FAILURES);
     }
 
+    /**
+     * The replayed trace as profiles name it: its layout, time scale and window, the requests
+     * replayed and those left out.
+     */
+    static String traceDimension(RunPlan plan, TraceFile trace) {
+        return plan.dataset().trace().describe(trace.format().wireName())
+                + " requests="
+                + trace.requests().size()
+                + (trace.skipped() > 0 ? " skipped_zero_tokens=" + trace.skipped() : "");
+    }
+
     private ProfileContext context(Instant start) {
         Map<String, String> extra = new LinkedHashMap<>();
         extra.put("api", plan.wire().protocol().name());
         extra.put("dataset", plan.dataset().typeName());
         if (plan.dataset().prefixes() != null) {
             extra.put("prefix_repetition", plan.dataset().prefixes().describe());
+        }
+        if (prepared.trace() != null) {
+            extra.put("trace", traceDimension(plan, prepared.trace()));
         }
         extra.put("prompt_format", prepared.tokenIds() ? "token_ids" : "text");
         return new ProfileContext(

@@ -221,6 +221,31 @@ public final class LoadOptions {
      * anywhere the run is one stage sending {@value #DEFAULT_NUM_PROMPTS} requests at once.
      */
     public LoadSpec layOver(LoadSpec config) {
+        return layOver(config, false);
+    }
+
+    /**
+     * A copy of the config's load with the flags laid over it ({@link #layOver(LoadSpec)}); when
+     * {@code replaysTrace}, the trace sets the arrival times: rate and arrival flags are refused,
+     * and without {@code --concurrency} the run is one replay of the trace, capped by {@code
+     * --num-prompts} and {@code --duration} when given.
+     */
+    public LoadSpec layOver(LoadSpec config, boolean replaysTrace) {
+        if (replaysTrace) {
+            String why = ": a trace sets its own arrival times; scale them with --trace-time-scale";
+            if (requestRates != null) {
+                throw new Main.UsageError("--request-rate" + why);
+            }
+            if (rampUpStrategy != null || rampUpStartRate != null || rampUpEndRate != null) {
+                throw new Main.UsageError("--ramp-up-strategy" + why);
+            }
+            if (arrival != null) {
+                throw new Main.UsageError("--arrival" + why);
+            }
+            if (burstiness != null) {
+                throw new Main.UsageError("--burstiness" + why);
+            }
+        }
         LoadSpec l = config == null ? new LoadSpec() : COPY.convertValue(config, LoadSpec.class);
         if (numPrompts != null && numPrompts < 1) {
             throw new Main.UsageError("--num-prompts: must be >= 1, got " + numPrompts);
@@ -274,6 +299,44 @@ public final class LoadOptions {
                         "--max-failure-ratio: must be within [0, 1], got " + maxFailureRatio);
             }
             l.setMaxFailureRatio(maxFailureRatio);
+        }
+        if (replaysTrace && concurrencies == null) {
+            // One replay, unless the config has concurrency stages; its rules name the fields.
+            if (numPrompts != null) {
+                l.setNumPrompts(numPrompts);
+            }
+            if (duration != null) {
+                l.setDuration(duration);
+            }
+            if (l.getStages() != null && (numPrompts != null || duration != null)) {
+                for (StageSpec s : l.getStages()) {
+                    s.setNumPrompts(numPrompts != null ? numPrompts : s.getNumPrompts());
+                    s.setDuration(duration != null ? duration : s.getDuration());
+                }
+                l.setNumPrompts(null);
+                l.setDuration(null);
+            }
+            return l;
+        }
+        if (replaysTrace) {
+            // Concurrency stages over the trace's requests in order: all of them once, unless
+            // --num-prompts or --duration bounds them.
+            List<StageSpec> stages = new ArrayList<>();
+            for (int c : concurrencies) {
+                if (c < 1 || c > StageSpec.MAX_CONCURRENCY) {
+                    throw new Main.UsageError(
+                            "--concurrency: must be within [1, "
+                                    + StageSpec.MAX_CONCURRENCY
+                                    + "], got "
+                                    + c);
+                }
+                stages.add(stage(null, c, numPrompts, duration));
+            }
+            l.setStages(stages);
+            l.setRequestRates(null);
+            l.setNumPrompts(null);
+            l.setDuration(null);
+            return l;
         }
         RampUp ramp = rampUp();
         boolean stageFlags = requestRates != null || concurrencies != null || ramp != null;

@@ -4,6 +4,7 @@ import io.inferencebench.profile.text.TerminalText;
 import io.inferencebench.runner.dataset.HfTokenizer;
 import io.inferencebench.runner.dataset.Prompt;
 import io.inferencebench.runner.dataset.ServerTokenizer;
+import io.inferencebench.runner.dataset.TraceFile;
 import io.inferencebench.runner.plan.PromptSource;
 import io.inferencebench.runner.plan.RunPlan;
 import java.io.IOException;
@@ -22,9 +23,10 @@ import java.util.Map;
  * @param prompts the prompts, at least as many as the largest stage needs (or 1000)
  * @param tokenIds whether synthetic prompts are sent as token ids
  * @param serverTokenizer the server's tokenizer endpoints, or {@code null}
+ * @param trace the trace whose requests the prompts are, in order, or {@code null}
  */
 public record PreparedPrompts(
-        List<Prompt> prompts, boolean tokenIds, ServerTokenizer serverTokenizer) {
+        List<Prompt> prompts, boolean tokenIds, ServerTokenizer serverTokenizer, TraceFile trace) {
 
     /** Prepares the prompts of the plan. */
     public static PreparedPrompts prepare(
@@ -35,17 +37,62 @@ public record PreparedPrompts(
             WorkloadOptions workload,
             PrintWriter err)
             throws IOException, InterruptedException {
-        boolean synthetic = plan.dataset().synthetic();
+        boolean madeUp = plan.dataset().tokensMadeUp();
         ServerTokenizer serverTokenizer =
-                synthetic && tokenizer == null
+                madeUp && tokenizer == null
                         ? serverTokenizer(plan, baseUrl, requestHeaders, err)
                         : null;
         boolean tokenIds =
-                workload.tokenIds(plan.wire(), synthetic, tokenizer != null, serverTokenizer);
+                workload.tokenIds(plan.wire(), madeUp, tokenizer != null, serverTokenizer);
+        if (plan.replaysTrace()) {
+            return trace(plan, workload, tokenIds, tokenizer, serverTokenizer, err);
+        }
         return new PreparedPrompts(
                 prompts(plan, workload, tokenIds, tokenizer, serverTokenizer, err),
                 tokenIds,
-                serverTokenizer);
+                serverTokenizer,
+                null);
+    }
+
+    /** The requests of the plan's trace and their prompts. */
+    private static PreparedPrompts trace(
+            RunPlan plan,
+            WorkloadOptions workload,
+            boolean tokenIds,
+            HfTokenizer tokenizer,
+            ServerTokenizer serverTokenizer,
+            PrintWriter err)
+            throws IOException, InterruptedException {
+        Path file = workload.datasetFile(plan.dataset());
+        PromptSource.TracePrompts read;
+        try {
+            read =
+                    PromptSource.trace(
+                            plan.dataset(),
+                            file,
+                            plan.traceCap(),
+                            serverTokenizer != null
+                                    ? PromptSource.serverTokens(serverTokenizer, tokenIds)
+                                    : PromptSource.localTokens(tokenIds, tokenizer),
+                            tokenizer,
+                            plan.dataset().seed());
+        } catch (IOException e) {
+            throw new Main.UsageError(workload.datasetField() + ": " + e.getMessage());
+        }
+        TraceFile trace = read.trace();
+        long[] offsets = trace.offsetsNanos();
+        err.printf(
+                Locale.ROOT,
+                "trace: %d requests to replay (%s), recorded over %.3f s%s%n",
+                trace.requests().size(),
+                trace.format().wireName(),
+                offsets[offsets.length - 1] / 1e9,
+                trace.skipped() == 0
+                        ? ""
+                        : "; "
+                                + trace.skipped()
+                                + " left out: they recorded 0 input or output tokens");
+        return new PreparedPrompts(read.prompts(), tokenIds, serverTokenizer, trace);
     }
 
     private static List<Prompt> prompts(

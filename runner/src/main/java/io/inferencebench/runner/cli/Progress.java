@@ -195,6 +195,12 @@ final class Progress implements StageObserver, AutoCloseable {
         StringBuilder sb = new StringBuilder();
         if (plan.closedLoop()) {
             sb.append("concurrency ").append(plan.concurrency());
+        } else if (plan.replayed()) {
+            sb.append("trace replay x")
+                    .append(RequestRate.pythonString(plan.replay().timeScale()))
+                    .append(" (mean ")
+                    .append(RequestRate.pythonString(plan.requestRate()))
+                    .append(" req/s)");
         } else if (plan.ramped()) {
             sb.append(plan.rampUp().strategy().wireName())
                     .append(" ramp ")
@@ -208,7 +214,7 @@ final class Progress implements StageObserver, AutoCloseable {
                     .append(" req/s");
         }
         if (!plan.closedLoop()) {
-            if (!Double.isInfinite(plan.requestRate())) {
+            if (!Double.isInfinite(plan.requestRate()) && !plan.replayed()) {
                 sb.append(' ').append(plan.arrival().name().toLowerCase(Locale.ROOT));
                 if (plan.burstiness() != 1.0) {
                     sb.append(" (burstiness ").append(plan.burstiness()).append(')');

@@ -132,6 +132,11 @@ public final class SearchCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new Main.UsageError(flagOf(e.getMessage()) + ": " + e.getMessage());
         }
+        if (flags.workload.replaysTrace()) {
+            throw new Main.UsageError(
+                    "--dataset-name: trace sets its own arrival times, and search chooses the"
+                            + " rates; replay a trace with run (--trace-time-scale sets its pace)");
+        }
         String stageFlag = flags.load.stageFlag();
         if (stageFlag != null) {
             throw new Main.UsageError(

@@ -5,9 +5,12 @@ import io.inferencebench.crds.v1alpha1.DatasetSource;
 import io.inferencebench.crds.v1alpha1.DatasetSpec;
 import io.inferencebench.crds.v1alpha1.DatasetType;
 import io.inferencebench.crds.v1alpha1.DistributionType;
+import io.inferencebench.crds.v1alpha1.Durations;
 import io.inferencebench.crds.v1alpha1.PrefixRepetitionSpec;
 import io.inferencebench.crds.v1alpha1.SamplingSpec;
 import io.inferencebench.crds.v1alpha1.TokenDistribution;
+import io.inferencebench.crds.v1alpha1.TraceFormat;
+import io.inferencebench.crds.v1alpha1.TraceSpec;
 import io.inferencebench.crds.v1alpha1.WorkloadSpec;
 import io.inferencebench.runner.dataset.ServerTokenizer;
 import io.inferencebench.runner.plan.DatasetPlan;
@@ -30,11 +33,51 @@ public final class WorkloadOptions {
 
     @Option(
             names = "--dataset-name",
-            description = "random, prefix_repetition, sharegpt or jsonl (default random).")
+            description =
+                    "random, prefix_repetition, sharegpt, jsonl or trace (default random; trace"
+                            + " replays a request trace on its own clock).")
     String datasetName;
 
-    @Option(names = "--dataset-path", description = "ShareGPT JSON or JSONL file.")
+    @Option(
+            names = "--dataset-path",
+            description =
+                    "ShareGPT JSON, JSONL or trace file (mooncake JSONL, azure/burstgpt CSV).")
     Path datasetPath;
+
+    @Option(
+            names = "--trace-format",
+            description =
+                    "trace: mooncake, azure or burstgpt (default: told from the file's first"
+                            + " line).")
+    String traceFormat;
+
+    @Option(
+            names = "--trace-time-scale",
+            description =
+                    "trace: multiply every recorded arrival offset by this (0.5 replays twice as"
+                            + " fast; default 1).")
+    Double traceTimeScale;
+
+    @Option(
+            names = "--trace-start",
+            description =
+                    "trace: replay requests recorded at or after this point of the trace's clock,"
+                            + " from its first request (e.g. 10m).")
+    String traceStart;
+
+    @Option(
+            names = "--trace-end",
+            description =
+                    "trace: replay requests recorded before this point of the trace's clock (e.g."
+                            + " 1h).")
+    String traceEnd;
+
+    @Option(
+            names = "--trace-block-size",
+            description =
+                    "trace: tokens each of a mooncake trace's hash_ids stands for (default 512,"
+                            + " Mooncake's).")
+    Integer traceBlockSize;
 
     @Option(
             names = "--random-input-len",
@@ -109,7 +152,7 @@ public final class WorkloadOptions {
     @Option(
             names = "--prompt-format",
             description =
-                    "auto, text or token-ids (auto: with random or prefix_repetition prompts, no --tokenizer and a vllm/sglang server whose /tokenize answers, token ids from that tokenizer for the completions API; else text).",
+                    "auto, text or token-ids (auto: with random, prefix_repetition or trace prompts, no --tokenizer and a vllm/sglang server whose /tokenize answers, token ids from that tokenizer for the completions API; else text).",
             defaultValue = "auto")
     String promptFormat;
 
@@ -158,12 +201,13 @@ public final class WorkloadOptions {
                         case "prefix_repetition" -> DatasetType.PREFIX_REPETITION;
                         case "sharegpt" -> DatasetType.SHAREGPT;
                         case "jsonl" -> DatasetType.JSONL;
+                        case "trace" -> DatasetType.TRACE;
                         default ->
                                 throw new Main.UsageError(
                                         "--dataset-name: '"
                                                 + datasetName
                                                 + "' is not one of random, prefix_repetition,"
-                                                + " sharegpt, jsonl");
+                                                + " sharegpt, jsonl, trace");
                     });
         }
         DatasetType type = d.getType() == null ? DatasetType.RANDOM : d.getType();
@@ -179,6 +223,12 @@ public final class WorkloadOptions {
             if (type != DatasetType.PREFIX_REPETITION) {
                 d.setPrefixRepetition(null);
             }
+            if (type != DatasetType.TRACE) {
+                d.setTrace(null);
+            }
+        }
+        if (type == DatasetType.TRACE) {
+            d.setTrace(traceFlags(d.getTrace()));
         }
         if (type.synthetic() && datasetPath != null) {
             throw new Main.UsageError(
@@ -233,6 +283,13 @@ public final class WorkloadOptions {
                 throw new Main.UsageError(
                         "--dataset-path: required for --dataset-name " + type.wireName());
             }
+            if (type == DatasetType.TRACE) {
+                if (outputLen != null || randomOutputLen != null) {
+                    throw new Main.UsageError(
+                            (outputLen != null ? "--output-len" : "--random-output-len")
+                                    + ": a trace's requests ask for their recorded output length");
+                }
+            }
             Integer override = outputLen != null ? outputLen : randomOutputLen;
             if (override != null) {
                 d.setOutputTokens(TokenDistribution.fixed(override));
@@ -279,6 +336,69 @@ public final class WorkloadOptions {
         return w;
     }
 
+    /** Whether {@code --dataset-name trace} is given. */
+    boolean replaysTrace() {
+        return "trace".equalsIgnoreCase(datasetName);
+    }
+
+    /** The {@code --trace-*} flags laid over the config's trace section. */
+    private TraceSpec traceFlags(TraceSpec fromConfig) {
+        TraceSpec trace = fromConfig == null ? new TraceSpec() : fromConfig;
+        if (traceFormat != null) {
+            TraceFormat format = TraceFormat.byName(traceFormat);
+            if (format == null) {
+                throw new Main.UsageError(
+                        "--trace-format: '"
+                                + traceFormat
+                                + "' is not one of mooncake, azure, burstgpt");
+            }
+            trace.setFormat(format);
+        }
+        if (traceTimeScale != null) {
+            if (!(traceTimeScale >= TraceSpec.MIN_TIME_SCALE
+                    && traceTimeScale <= TraceSpec.MAX_TIME_SCALE)) {
+                throw new Main.UsageError(
+                        "--trace-time-scale: must be within [0.0001, 10000] (offsets are"
+                                + " multiplied by it), got "
+                                + traceTimeScale);
+            }
+            trace.setTimeScale(traceTimeScale);
+        }
+        if (traceStart != null) {
+            trace.setStart(flagDuration("--trace-start", traceStart));
+        }
+        if (traceEnd != null) {
+            trace.setEnd(flagDuration("--trace-end", traceEnd));
+        }
+        if (traceBlockSize != null) {
+            positive("--trace-block-size", traceBlockSize);
+            trace.setBlockTokens(traceBlockSize);
+        }
+        if (trace.getStart() != null
+                && trace.getEnd() != null
+                && Durations.parse(trace.getStart()).compareTo(Durations.parse(trace.getEnd()))
+                        >= 0) {
+            throw new Main.UsageError(
+                    (traceStart != null ? "--trace-start" : "workload.dataset.trace.start")
+                            + ": must be before the end ("
+                            + trace.getStart()
+                            + " is not before "
+                            + trace.getEnd()
+                            + ")");
+        }
+        return trace;
+    }
+
+    private static String flagDuration(String flag, String text) {
+        try {
+            Durations.parse(text.equals("0") ? "0s" : text);
+            return text.equals("0") ? "0s" : text;
+        } catch (IllegalArgumentException e) {
+            throw new Main.UsageError(
+                    flag + ": '" + text + "' is not a duration; use e.g. 500ms, 30s, 5m, 1h30m");
+        }
+    }
+
     /** What the flags give, checked with their names (the spec's rules would name its fields). */
     private void checkFlags(DatasetType type) {
         java.util.Map<String, Integer> counts = new java.util.LinkedHashMap<>();
@@ -315,6 +435,39 @@ public final class WorkloadOptions {
                                 flag + ": applies only to --dataset-name prefix_repetition");
                     }
                 });
+        java.util.Map<String, Object> traceFlags = new java.util.LinkedHashMap<>();
+        traceFlags.put("--trace-format", traceFormat);
+        traceFlags.put("--trace-time-scale", traceTimeScale);
+        traceFlags.put("--trace-start", traceStart);
+        traceFlags.put("--trace-end", traceEnd);
+        traceFlags.put("--trace-block-size", traceBlockSize);
+        traceFlags.forEach(
+                (flag, value) -> {
+                    if (value != null && type != DatasetType.TRACE) {
+                        throw new Main.UsageError(flag + ": applies only to --dataset-name trace");
+                    }
+                });
+        if (type == DatasetType.TRACE) {
+            java.util.Map<String, Object> lengthFlags = new java.util.LinkedHashMap<>();
+            lengthFlags.put("--random-input-len", randomInputLen);
+            lengthFlags.put("--random-range-ratio", randomRangeRatio);
+            lengthFlags.put("--random-input-stddev", randomInputStddev);
+            lengthFlags.put("--random-output-stddev", randomOutputStddev);
+            lengthFlags.put("--min-input-len", minInputLen);
+            lengthFlags.put("--max-input-len", maxInputLen);
+            lengthFlags.put("--min-output-len", minOutputLen);
+            lengthFlags.put("--max-output-len", maxOutputLen);
+            lengthFlags.forEach(
+                    (flag, value) -> {
+                        if (value != null) {
+                            throw new Main.UsageError(
+                                    flag
+                                            + ": a trace's requests keep their recorded lengths;"
+                                            + " narrow the replay with --trace-start,"
+                                            + " --trace-end and --num-prompts");
+                        }
+                    });
+        }
         if (type == DatasetType.PREFIX_REPETITION) {
             java.util.Map<String, Object> randomFlags = new java.util.LinkedHashMap<>();
             randomFlags.put("--random-input-len", randomInputLen);
@@ -417,7 +570,7 @@ public final class WorkloadOptions {
             case "token-ids":
                 if (!wire.protocol().acceptsTokenIds() || !synthetic) {
                     throw new Main.UsageError(
-                            "--prompt-format: token-ids needs the completions API and --dataset-name random or prefix_repetition");
+                            "--prompt-format: token-ids needs the completions API and --dataset-name random, prefix_repetition or trace");
                 }
                 return true;
             case "auto":

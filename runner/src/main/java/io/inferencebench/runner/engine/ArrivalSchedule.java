@@ -12,6 +12,9 @@ import java.util.SplittableRandom;
  * integrated rate reaches {@code u_i} (constant arrivals: request k when it reaches k; Poisson: an
  * inhomogeneous Poisson process of the ramp's rate). A ramp over the requests (no length) spaces
  * request k from the next by a gap drawn at the rate of request k, as vLLM does.
+ *
+ * <p>A {@link StagePlan.Replay replayed} schedule draws nothing: it walks a trace's recorded
+ * offsets, and after the last one every offset is beyond any stage's bounds.
  */
 public final class ArrivalSchedule {
 
@@ -30,6 +33,9 @@ public final class ArrivalSchedule {
     /** Ramped over the requests: the index of the next request. */
     private long nextIndex;
 
+    /** A replayed trace's offsets, nanoseconds, or {@code null}. */
+    private final long[] recorded;
+
     public ArrivalSchedule(double rate, ArrivalKind kind, double burstiness, long seed) {
         if (!(rate > 0)) {
             throw new IllegalArgumentException("request rate must be > 0, got " + rate);
@@ -44,6 +50,19 @@ public final class ArrivalSchedule {
         this.ramp = null;
         this.rampSeconds = Double.NaN;
         this.rampRequests = 0;
+        this.recorded = null;
+    }
+
+    /** The schedule of a replayed trace: its recorded (scaled) offsets in order, nanoseconds. */
+    public ArrivalSchedule(long[] recordedOffsetsNanos) {
+        this.rate = Double.NaN;
+        this.kind = ArrivalKind.CONSTANT;
+        this.burstiness = 1;
+        this.random = null;
+        this.ramp = null;
+        this.rampSeconds = Double.NaN;
+        this.rampRequests = 0;
+        this.recorded = recordedOffsetsNanos.clone();
     }
 
     /**
@@ -82,6 +101,7 @@ public final class ArrivalSchedule {
         this.ramp = ramp;
         this.rampSeconds = span == null ? Double.NaN : span.toNanos() / 1e9;
         this.rampRequests = requests;
+        this.recorded = null;
     }
 
     /**
@@ -90,6 +110,9 @@ public final class ArrivalSchedule {
      * @param seed the stage's seed: every draw with it walks the same offsets
      */
     public static ArrivalSchedule of(StagePlan plan, long seed) {
+        if (plan.replayed()) {
+            return new ArrivalSchedule(plan.replay().offsetsNanos());
+        }
         if (plan.ramped()) {
             return new ArrivalSchedule(
                     plan.rampUp(),
@@ -112,6 +135,9 @@ public final class ArrivalSchedule {
      * Offset of the next request from the stage start, nanoseconds; 0 for every request at +Inf.
      */
     public long nextOffsetNanos() {
+        if (recorded != null) {
+            return nextIndex < recorded.length ? recorded[(int) nextIndex++] : MAX_OFFSET_NANOS;
+        }
         if (Double.isInfinite(rate)) {
             return 0;
         }

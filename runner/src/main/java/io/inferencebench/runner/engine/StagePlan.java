@@ -13,6 +13,9 @@ import java.time.Duration;
  * @param maxConcurrency cap on requests in flight in an open-loop stage; null for none
  * @param rampUp the open-loop rate's ramp, or null for a constant rate; with a ramp, {@code
  *     requestRate} is the ramp's mean rate over the stage ({@link #rampMeanRate})
+ * @param replay the trace whose requests the stage sends, or null for a rate or concurrency stage
+ *     of a dataset; an open-loop replay sends them at their recorded offsets ({@code requestRate}
+ *     is then their mean rate)
  */
 public record StagePlan(
         int index,
@@ -23,7 +26,104 @@ public record StagePlan(
         Integer maxConcurrency,
         ArrivalKind arrival,
         double burstiness,
-        RampUp rampUp) {
+        RampUp rampUp,
+        Replay replay) {
+
+    /**
+     * A stage that sends a trace's requests.
+     *
+     * @param timeScale every recorded offset is multiplied by it; {@code null} for a closed-loop
+     *     stage, which sends the requests in order without their times
+     * @param offsetsNanos each request's offset from the stage's start (scaled), first 0; {@code
+     *     null} until the trace is read ({@link StagePlan#replaying})
+     */
+    public record Replay(Double timeScale, long[] offsetsNanos) {
+
+        /** Whether the trace was read into this replay. */
+        public boolean bound() {
+            return offsetsNanos != null;
+        }
+    }
+
+    /** A stage of a dataset (no trace), ramped or not. */
+    public StagePlan(
+            int index,
+            double requestRate,
+            Integer concurrency,
+            long numPrompts,
+            Duration duration,
+            Integer maxConcurrency,
+            ArrivalKind arrival,
+            double burstiness,
+            RampUp rampUp) {
+        this(
+                index,
+                requestRate,
+                concurrency,
+                numPrompts,
+                duration,
+                maxConcurrency,
+                arrival,
+                burstiness,
+                rampUp,
+                null);
+    }
+
+    /**
+     * This stage over a trace's requests, once the trace is read: an open-loop replay sends the
+     * first {@code numPrompts} of them (all without a cap) at their offsets times the time scale; a
+     * closed loop sends them in order, all of them once when neither prompts nor a duration bound
+     * it.
+     *
+     * @param recordedNanos each request's recorded offset from the first one, in order
+     * @throws IllegalArgumentException when the stage is not a trace's, or the trace is empty
+     */
+    public StagePlan replaying(long[] recordedNanos) {
+        if (replay == null) {
+            throw new IllegalArgumentException("stage " + (index + 1) + " replays no trace");
+        }
+        if (recordedNanos.length == 0) {
+            throw new IllegalArgumentException("the trace has no requests to replay");
+        }
+        if (closedLoop()) {
+            long prompts =
+                    numPrompts > 0 || duration != null ? numPrompts : (long) recordedNanos.length;
+            return new StagePlan(
+                    index,
+                    requestRate,
+                    concurrency,
+                    prompts,
+                    duration,
+                    maxConcurrency,
+                    arrival,
+                    burstiness,
+                    null,
+                    new Replay(null, new long[0]));
+        }
+        int n =
+                (int)
+                        (numPrompts > 0
+                                ? Math.min(numPrompts, recordedNanos.length)
+                                : recordedNanos.length);
+        long[] offsets = new long[n];
+        for (int i = 0; i < n; i++) {
+            double scaled = (recordedNanos[i] - recordedNanos[0]) * replay.timeScale();
+            offsets[i] = (long) Math.min(Math.rint(scaled), ArrivalSchedule.MAX_OFFSET_NANOS);
+        }
+        double span = offsets[n - 1] / 1e9;
+        double mean = n < 2 || span <= 0 ? Double.POSITIVE_INFINITY : (n - 1) / span;
+        return new StagePlan(
+                index,
+                mean,
+                null,
+                n,
+                duration,
+                maxConcurrency,
+                arrival,
+                burstiness,
+                null,
+                new Replay(replay.timeScale(), offsets));
+    }
 
     /**
      * A ramped open-loop stage; its {@code requestRate} is the ramp's mean rate.
@@ -82,7 +182,11 @@ public record StagePlan(
             throw new IllegalArgumentException(
                     "stage " + (index + 1) + ": a ramp-up ramps a rate, not a concurrency");
         }
-        if (numPrompts <= 0 && duration == null) {
+        if (rampUp != null && replay != null) {
+            throw new IllegalArgumentException(
+                    "stage " + (index + 1) + ": a trace sets its own arrival times, not a ramp");
+        }
+        if (numPrompts <= 0 && duration == null && replay == null) {
             throw new IllegalArgumentException(
                     "stage " + (index + 1) + " needs a number of prompts or a duration");
         }
@@ -105,6 +209,7 @@ public record StagePlan(
                             + requestRate);
         }
         if (concurrency == null
+                && replay == null
                 && Double.isInfinite(requestRate)
                 && duration != null
                 && numPrompts <= 0
@@ -114,6 +219,11 @@ public record StagePlan(
                             + index
                             + ": an unbounded rate with only a duration needs --max-concurrency");
         }
+    }
+
+    /** Whether the stage sends at a trace's recorded offsets. */
+    public boolean replayed() {
+        return replay != null && !closedLoop();
     }
 
     public boolean ramped() {

@@ -2,6 +2,7 @@ package io.inferencebench.runner.plan;
 
 import io.inferencebench.crds.v1alpha1.DatasetSource;
 import io.inferencebench.crds.v1alpha1.DatasetType;
+import io.inferencebench.crds.v1alpha1.TraceSpec;
 import io.inferencebench.runner.dataset.FileDatasets;
 import io.inferencebench.runner.dataset.LengthDistribution;
 import io.inferencebench.runner.dataset.PrefixRepetitionDataset;
@@ -17,6 +18,7 @@ import io.inferencebench.runner.dataset.PrefixRepetitionDataset;
  * @param filters length filters and output override of a file dataset, {@code null} for synthetic
  *     prompts
  * @param source the file dataset's source as specified, {@code null} for synthetic prompts
+ * @param trace how a trace is read and replayed, {@code null} for any other dataset
  * @param seed the run's seed (runner pod i adds its own offset; the prefixes keep the run's)
  */
 public record DatasetPlan(
@@ -26,7 +28,13 @@ public record DatasetPlan(
         LengthDistribution outputTokens,
         FileDatasets.Filters filters,
         DatasetSource source,
+        TraceSpec trace,
         long seed) {
+
+    /** Whether the prompts' tokens are made up to lengths (synthetic prompts, a trace's). */
+    public boolean tokensMadeUp() {
+        return type.tokensMadeUp();
+    }
 
     /** Whether the prompts are synthetic (no file to read). */
     public boolean synthetic() {
@@ -35,7 +43,8 @@ public record DatasetPlan(
 
     /** This plan with another seed for the pod's own draws; the prefixes keep the run's seed. */
     public DatasetPlan withSeed(long podSeed) {
-        return new DatasetPlan(type, inputTokens, prefixes, outputTokens, filters, source, podSeed);
+        return new DatasetPlan(
+                type, inputTokens, prefixes, outputTokens, filters, source, trace, podSeed);
     }
 
     /** The name used in logs and profile dimensions: random, sharegpt, ... */

@@ -15,6 +15,7 @@ import io.inferencebench.crds.v1alpha1.SpecValidation;
 import io.inferencebench.crds.v1alpha1.StageSpec;
 import io.inferencebench.crds.v1alpha1.TargetSpec;
 import io.inferencebench.crds.v1alpha1.TokenDistribution;
+import io.inferencebench.crds.v1alpha1.TraceSpec;
 import io.inferencebench.crds.v1alpha1.WorkloadSpec;
 import io.inferencebench.runner.backend.RequestFields;
 import io.inferencebench.runner.dataset.FileDatasets;
@@ -143,9 +144,21 @@ public final class PlanResolver {
         for (String p : SpecValidation.validateWorkload(w, "workload")) {
             problems.add(at + p);
         }
+        boolean replayed = w.getDataset() != null && w.getDataset().getType() == DatasetType.TRACE;
+        if (replayed && (searched || rampUp != null)) {
+            problems.add(
+                    at
+                            + (searched ? "search" : "load.rampUp")
+                            + ": a trace sets its own arrival times; scale them with"
+                            + " workload.dataset.trace.timeScale");
+        }
         for (String p :
-                SpecValidation.validateLoad(
-                        road.unboundedRates() ? boundedForValidation(l) : l, "load", searched)) {
+                replayed
+                        ? SpecValidation.validateReplay(l, "load")
+                        : SpecValidation.validateLoad(
+                                road.unboundedRates() ? boundedForValidation(l) : l,
+                                "load",
+                                searched)) {
             problems.add(at + p);
         }
         if (l.getMaxFailureRatio() != null
@@ -183,7 +196,9 @@ public final class PlanResolver {
                         : Double.valueOf(0.0),
                 sampling != null ? sampling.getTopP() : null,
                 sampling != null ? sampling.getTopK() : null,
-                stages(l, at, rampUp),
+                replayed
+                        ? replayStages(l, w.getDataset().resolvedTrace(), at)
+                        : stages(l, at, rampUp),
                 l.getMaxConcurrency(),
                 l.getWarmupRequests() == null ? 0 : l.getWarmupRequests(),
                 duration(at + "load.requestTimeout", l.getRequestTimeout(), "5m"),
@@ -249,6 +264,60 @@ public final class PlanResolver {
                             d,
                             load.getMaxConcurrency(),
                             at + field + "[" + i + "]"));
+        }
+        return plans;
+    }
+
+    /**
+     * The stages of a load whose arrivals a trace sets: without stages one replay at the trace's
+     * (scaled) offsets, capped by the load's numPrompts and duration; concurrency stages send the
+     * trace's requests in order. Each is bound to the trace once it is read ({@link
+     * RunPlan#replaying}).
+     */
+    private static List<StagePlan> replayStages(LoadSpec load, TraceSpec trace, String at) {
+        List<StagePlan> plans = new ArrayList<>();
+        if (load.getStages() == null) {
+            Duration d =
+                    load.getDuration() == null
+                            ? null
+                            : duration(at + "load.duration", load.getDuration(), null);
+            plans.add(
+                    new StagePlan(
+                            0,
+                            Double.POSITIVE_INFINITY,
+                            null,
+                            load.getNumPrompts() == null ? 0 : load.getNumPrompts(),
+                            d,
+                            load.getMaxConcurrency(),
+                            ArrivalKind.CONSTANT,
+                            1.0,
+                            null,
+                            new StagePlan.Replay(trace.resolvedTimeScale(), null)));
+            return plans;
+        }
+        for (StageSpec s : load.getStages()) {
+            int i = plans.size();
+            String field = at + "load.stages[" + i + "]";
+            Duration d =
+                    s.getDuration() == null
+                            ? null
+                            : duration(field + ".duration", s.getDuration(), null);
+            try {
+                plans.add(
+                        new StagePlan(
+                                i,
+                                Double.POSITIVE_INFINITY,
+                                s.getConcurrency(),
+                                s.getNumPrompts() == null ? 0 : s.getNumPrompts(),
+                                d,
+                                null,
+                                ArrivalKind.CONSTANT,
+                                1.0,
+                                null,
+                                new StagePlan.Replay(null, null)));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(field + ": " + e.getMessage(), e);
+            }
         }
         return plans;
     }
@@ -385,6 +454,7 @@ public final class PlanResolver {
                         outputs,
                         null,
                         null,
+                        null,
                         seed);
             }
             return new DatasetPlan(
@@ -397,6 +467,18 @@ public final class PlanResolver {
                     outputs,
                     null,
                     null,
+                    null,
+                    seed);
+        }
+        if (type == DatasetType.TRACE) {
+            return new DatasetPlan(
+                    type,
+                    null,
+                    null,
+                    null,
+                    null,
+                    dataset.getSource(),
+                    dataset.resolvedTrace(),
                     seed);
         }
         Integer override =
@@ -419,7 +501,7 @@ public final class PlanResolver {
         } else {
             filters = new FileDatasets.Filters(minIn, maxIn, minOut, maxOut, null, override);
         }
-        return new DatasetPlan(type, null, null, null, filters, dataset.getSource(), seed);
+        return new DatasetPlan(type, null, null, null, filters, dataset.getSource(), null, seed);
     }
 
     /**

@@ -1,6 +1,8 @@
 package io.inferencebench.runner.plan;
 
 import io.inferencebench.crds.v1alpha1.DatasetType;
+import io.inferencebench.crds.v1alpha1.Durations;
+import io.inferencebench.crds.v1alpha1.TraceSpec;
 import io.inferencebench.runner.dataset.FileDatasets;
 import io.inferencebench.runner.dataset.HfTokenizer;
 import io.inferencebench.runner.dataset.PrefixRepetitionDataset;
@@ -9,6 +11,8 @@ import io.inferencebench.runner.dataset.RandomDataset;
 import io.inferencebench.runner.dataset.ServerRandomPrompts;
 import io.inferencebench.runner.dataset.ServerTokenizer;
 import io.inferencebench.runner.dataset.SyntheticTokens;
+import io.inferencebench.runner.dataset.TraceDataset;
+import io.inferencebench.runner.dataset.TraceFile;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -64,7 +68,60 @@ public final class PromptSource {
                     synthetic(dataset, count, RandomDataset.local(tokenIds, tokenizer), seed);
             case SHAREGPT -> FileDatasets.shareGpt(file, count, dataset.filters(), tokenizer, seed);
             case JSONL -> FileDatasets.jsonl(file, count, dataset.filters(), null, tokenizer, seed);
+            case TRACE ->
+                    throw new IllegalArgumentException(
+                            "a trace's prompts come with its arrival times: see PromptSource.trace");
         };
+    }
+
+    /**
+     * A trace read from {@code file} and the prompts of its replayed requests, in order.
+     *
+     * @param trace the requests replayed
+     * @param prompts one per request
+     */
+    public record TracePrompts(TraceFile trace, List<Prompt> prompts) {}
+
+    /**
+     * Reads the trace of {@code dataset} and makes its requests' prompts.
+     *
+     * @param cap the most requests replayed ({@link RunPlan#traceCap}), {@code 0} for all of its
+     *     window (at most {@link RunPlan#MAX_PROMPTS})
+     * @param tokens how synthetic tokens are made: {@link #serverTokens} or {@link #localTokens}
+     * @param tokenizer counts recorded prompt text, or {@code null}
+     */
+    public static TracePrompts trace(
+            DatasetPlan dataset,
+            Path file,
+            long cap,
+            SyntheticTokens tokens,
+            HfTokenizer tokenizer,
+            long seed)
+            throws IOException, InterruptedException {
+        TraceSpec spec = dataset.trace();
+        TraceFile trace =
+                TraceFile.read(
+                        file,
+                        spec.getFormat(),
+                        new TraceFile.Window(
+                                spec.getStart() == null ? null : Durations.parse(spec.getStart()),
+                                spec.getEnd() == null ? null : Durations.parse(spec.getEnd()),
+                                cap,
+                                RunPlan.MAX_PROMPTS));
+        return new TracePrompts(
+                trace,
+                TraceDataset.prompts(trace, spec.resolvedBlockTokens(), tokens, tokenizer, seed));
+    }
+
+    /** Synthetic tokens made with the server's tokenizer endpoints. */
+    public static SyntheticTokens serverTokens(ServerTokenizer server, boolean tokenIds)
+            throws IOException, InterruptedException {
+        return ServerRandomPrompts.tokens(server, tokenIds);
+    }
+
+    /** Synthetic tokens made here: ids, text a local tokenizer counts, or common words. */
+    public static SyntheticTokens localTokens(boolean tokenIds, HfTokenizer tokenizer) {
+        return RandomDataset.local(tokenIds, tokenizer);
     }
 
     private static List<Prompt> synthetic(

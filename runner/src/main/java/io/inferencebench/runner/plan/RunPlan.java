@@ -93,6 +93,56 @@ public record RunPlan(
                 slo);
     }
 
+    /** Whether the stages send a trace's requests (bound by {@link #replaying} once it is read). */
+    public boolean replaysTrace() {
+        return stages.stream().anyMatch(s -> s != null && s.replay() != null);
+    }
+
+    /**
+     * The most of a trace's requests any stage sends: the largest stage's {@code numPrompts}, or
+     * {@code 0} when a stage has no cap (it may send the whole trace).
+     */
+    public long traceCap() {
+        long cap = 0;
+        for (StagePlan p : stages) {
+            if (p == null || p.numPrompts() <= 0) {
+                return 0;
+            }
+            cap = Math.max(cap, p.numPrompts());
+        }
+        return cap;
+    }
+
+    /**
+     * This plan with its stages bound to the trace read: each sends the trace's requests (see
+     * {@link StagePlan#replaying}).
+     *
+     * @param recordedNanos each request's recorded offset, in the order of the prompts
+     */
+    public RunPlan replaying(long[] recordedNanos) {
+        List<StagePlan> bound = new java.util.ArrayList<>();
+        for (StagePlan s : stages) {
+            bound.add(s == null || s.replay() == null ? s : s.replaying(recordedNanos));
+        }
+        return new RunPlan(
+                wire,
+                model,
+                headers,
+                tls,
+                dataset,
+                ignoreEos,
+                temperature,
+                topP,
+                topK,
+                bound,
+                maxConcurrency,
+                warmupRequests,
+                requestTimeout,
+                cooldown,
+                maxFailureRatio,
+                slo);
+    }
+
     /** This plan without what runner pods share out (stages, cap, warm-up, seed), to compare. */
     public RunPlan withoutShares() {
         return share(List.of(), null, 0, 0);
@@ -121,8 +171,16 @@ public record RunPlan(
                 requestTimeout);
     }
 
-    /** Prompts to prepare: the largest stage, 1000 for a stage bounded by duration only. */
+    /**
+     * Prompts to prepare: the largest stage, 1000 for a stage bounded by duration only; a trace's
+     * requests up to the largest cap of its stages (all, up to {@link #MAX_PROMPTS}, when a stage
+     * has none).
+     */
     public int datasetSize() {
+        if (replaysTrace()) {
+            long cap = traceCap();
+            return (int) (cap == 0 ? MAX_PROMPTS : Math.min(cap, MAX_PROMPTS));
+        }
         long max = 1;
         for (StagePlan p : stages) {
             if (p != null) {
