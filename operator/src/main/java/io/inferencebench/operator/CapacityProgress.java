@@ -41,6 +41,9 @@ public final class CapacityProgress {
      */
     public static List<StageSpec> stages(
             BenchmarkRun run, io.inferencebench.crds.v1alpha1.BenchmarkRunStatus status) {
+        if (run.getSpec().replaysTrace()) {
+            return run.getSpec().getLoad().replayStages();
+        }
         if (!searching(run)) {
             return run.getSpec().getLoad().resolvedStages();
         }

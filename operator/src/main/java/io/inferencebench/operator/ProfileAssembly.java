@@ -69,13 +69,19 @@ public final class ProfileAssembly {
         }
     }
 
-    /** The profile's own dimensions: the stage, and the shape of shared-prefix prompts. */
+    /**
+     * The profile's own dimensions: the stage, the shape of shared-prefix prompts, and a replayed
+     * trace (its layout as specified, {@code auto} when the runners told it from the file).
+     */
     static Map<String, String> dimensions(BenchmarkRun run, int stage) {
         Map<String, String> dimensions = new LinkedHashMap<>();
         dimensions.put("stage", Integer.toString(stage));
         DatasetSpec dataset = run.getSpec().getWorkload().getDataset();
         if (dataset != null && dataset.getType() == DatasetType.PREFIX_REPETITION) {
             dimensions.put("prefix_repetition", dataset.resolvedPrefixRepetition().describe());
+        }
+        if (dataset != null && dataset.getType() == DatasetType.TRACE) {
+            dimensions.put("trace", dataset.resolvedTrace().describe("auto"));
         }
         return dimensions;
     }

@@ -93,6 +93,44 @@ class ProfileAssemblyTest {
     }
 
     @Test
+    void aTraceRunHasOneReplayStageAndItsProfilesNameTheReplay() {
+        BenchmarkRun run =
+                Serialization.unmarshal(
+                        """
+                        apiVersion: inferencebench.io/v1alpha1
+                        kind: BenchmarkRun
+                        metadata: {name: run, namespace: ns}
+                        spec:
+                          target: {service: {name: vllm, port: 8000}}
+                          workload:
+                            dataset:
+                              type: trace
+                              source: {configMapRef: {name: traces, key: mooncake.jsonl}}
+                              trace: {timeScale: 0.5, start: 10m}
+                          load: {numPrompts: 400, duration: 5m}
+                          runner: {parallelism: 3}
+                        """,
+                        BenchmarkRun.class);
+        assertThat(ProfileAssembly.dimensions(run, 1))
+                .containsExactly(
+                        Map.entry("stage", "1"),
+                        Map.entry("trace", "format=auto time_scale=0.5 start=10m"));
+        // One stage, bounded as the load says, without a rate: the runners replay the trace.
+        List<io.inferencebench.crds.v1alpha1.StageSpec> stages = CapacityProgress.stages(run, null);
+        assertThat(stages).hasSize(1);
+        assertThat(stages.get(0).getNumPrompts()).isEqualTo(400);
+        assertThat(stages.get(0).getDuration()).isEqualTo("5m");
+        assertThat(stages.get(0).getRequestRate()).isNull();
+        assertThat(stages.get(0).getConcurrency()).isNull();
+        List<io.inferencebench.crds.workorder.StageShare> shares =
+                io.inferencebench.crds.workorder.StageShares.of(
+                        run.getSpec().getLoad(), 3, run.getSpec().replaysTrace());
+        assertThat(shares).hasSize(1);
+        assertThat(shares.get(0).promptsPerPod()).containsExactly(134, 133, 133);
+        assertThat(shares.get(0).ratePerPod()).isNull();
+    }
+
+    @Test
     void theStatusCarriesTheHitRateTheReplicasCountedAndTheProfileEachReplicas() {
         Map<String, List<ServerMetricSummary>> perReplica = new LinkedHashMap<>();
         perReplica.put(

@@ -96,8 +96,13 @@ import io.fabric8.generator.annotation.ValidationRule;
         fieldPath = ".search",
         reason = "FieldValueForbidden")
 @ValidationRule(
-        value = "has(self.search) || has(self.load.stages) != has(self.load.requestRates)",
-        message = "exactly one of stages or requestRates must be set (or spec.search)",
+        value =
+                "has(self.search) || has(self.load.stages) != has(self.load.requestRates)"
+                        + " || (has(self.workload) && has(self.workload.dataset)"
+                        + " && self.workload.dataset.type == 'trace')",
+        message =
+                "exactly one of stages or requestRates must be set (or spec.search, or a trace"
+                        + " dataset, which replays on its own clock)",
         fieldPath = ".load",
         reason = "FieldValueInvalid")
 @ValidationRule(
@@ -120,14 +125,22 @@ import io.fabric8.generator.annotation.ValidationRule;
 @ValidationRule(
         value =
                 "!has(self.workload) || !has(self.workload.dataset)"
-                        + " || self.workload.dataset.type != 'trace'",
+                        + " || self.workload.dataset.type != 'trace'"
+                        + " || (!has(self.search) && !has(self.load.requestRates))",
         message =
-                "workload.dataset.type trace is replayed by the command line (run --dataset-name"
-                        + " trace, or --config with this workload); runner pods do not replay"
-                        + " traces yet",
-        fieldPath = ".workload.dataset.type",
+                "a trace sets its own arrival times: leave load.requestRates and spec.search unset"
+                        + " (scale the trace's times with workload.dataset.trace.timeScale)",
+        fieldPath = ".load",
         reason = "FieldValueForbidden")
 public class BenchmarkRunSpec {
+
+    /** Whether the workload is a trace, whose recorded times set the arrivals. */
+    @com.fasterxml.jackson.annotation.JsonIgnore
+    public boolean replaysTrace() {
+        return workload != null
+                && workload.getDataset() != null
+                && workload.getDataset().getType() == DatasetType.TRACE;
+    }
 
     @JsonPropertyDescription("The model server under test.")
     @Required

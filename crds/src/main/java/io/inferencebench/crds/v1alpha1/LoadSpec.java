@@ -163,6 +163,22 @@ public class LoadSpec {
     }
 
     /**
+     * The stages of a load whose arrivals a trace sets: its (concurrency) stages, or one replay of
+     * the trace bounded by the load's numPrompts and duration when set.
+     *
+     * @return the stages in order
+     */
+    public List<StageSpec> replayStages() {
+        if (stages != null) {
+            return List.copyOf(stages);
+        }
+        StageSpec replay = new StageSpec();
+        replay.setNumPrompts(numPrompts);
+        replay.setDuration(duration);
+        return List.of(replay);
+    }
+
+    /**
      * The stages of a capacity search so far: one open-loop stage per probed rate, each of the
      * shared numPrompts and duration (the probe size).
      *

@@ -63,19 +63,34 @@ public final class SpecValidation {
         }
         if (spec.getWorkload() != null) {
             problems.addAll(validateWorkload(spec.getWorkload(), "spec.workload"));
-            if (spec.getWorkload().getDataset() != null
-                    && spec.getWorkload().getDataset().getType() == DatasetType.TRACE) {
-                problems.add(TRACE_ON_PODS);
-            }
         }
+        int parallelism =
+                spec.getRunner() == null || spec.getRunner().getParallelism() == null
+                        ? 1
+                        : spec.getRunner().getParallelism();
         if (spec.getLoad() == null) {
             problems.add("spec.load is required");
+        } else if (spec.replaysTrace()) {
+            if (spec.getSearch() != null) {
+                problems.add(
+                        "spec.search: a trace sets its own arrival times; a capacity search"
+                                + " chooses rates (scale the trace with"
+                                + " workload.dataset.trace.timeScale)");
+            }
+            problems.addAll(validateReplay(spec.getLoad(), "spec.load"));
+            for (StageSpec stage : spec.getLoad().replayStages()) {
+                if (stage.getNumPrompts() != null && stage.getNumPrompts() < parallelism) {
+                    problems.add(
+                            "spec.load: "
+                                    + stage.getNumPrompts()
+                                    + " prompts for "
+                                    + parallelism
+                                    + " runner pods; every runner pod needs at least one prompt");
+                    break;
+                }
+            }
         } else {
             problems.addAll(validateLoad(spec.getLoad(), "spec.load", spec.getSearch() != null));
-            int parallelism =
-                    spec.getRunner() == null || spec.getRunner().getParallelism() == null
-                            ? 1
-                            : spec.getRunner().getParallelism();
             problems.addAll(validateShares(spec.getLoad(), parallelism));
         }
         if (spec.getSearch() != null) {
@@ -91,14 +106,13 @@ public final class SpecValidation {
             optionalDuration("spec.slo.e2eLatency", slo.getE2eLatency(), problems);
         }
         if (spec.getRunner() != null) {
-            Integer parallelism = spec.getRunner().getParallelism();
-            if (parallelism != null
-                    && (parallelism < 1 || parallelism > RunnerSpec.MAX_PARALLELISM)) {
+            Integer pods = spec.getRunner().getParallelism();
+            if (pods != null && (pods < 1 || pods > RunnerSpec.MAX_PARALLELISM)) {
                 problems.add(
                         "spec.runner.parallelism: must be between 1 and "
                                 + RunnerSpec.MAX_PARALLELISM
                                 + ", got "
-                                + parallelism);
+                                + pods);
             }
         }
         optionalPositiveDuration("spec.timeout", spec.getTimeout(), problems);
@@ -177,15 +191,6 @@ public final class SpecValidation {
      * @param prefix field path prefix, e.g. {@code spec.workload} or {@code workload}
      * @return problems, empty when valid
      */
-    /**
-     * Why a BenchmarkRun may not replay a trace (the CRD's rule says the same): its runner pods do
-     * not yet; the command line does.
-     */
-    public static final String TRACE_ON_PODS =
-            "spec.workload.dataset.type: trace is replayed by the command line (run --dataset-name"
-                    + " trace, or --config with this workload); runner pods do not replay traces"
-                    + " yet";
-
     public static List<String> validateWorkload(WorkloadSpec workload, String prefix) {
         List<String> problems = new ArrayList<>();
         if (workload.getPrefixCache() != null && workload.getPrefixCache().getState() == null) {

@@ -18,11 +18,24 @@ public final class StageShares {
      * @return one share per stage, in order
      */
     public static List<StageShare> of(LoadSpec load, int parallelism) {
+        return of(load, parallelism, false);
+    }
+
+    /**
+     * Splits every stage of a load, whose arrivals a trace sets when {@code replaysTrace} ({@link
+     * LoadSpec#replayStages}: a replay stage has neither rate nor concurrency).
+     *
+     * @param load the load spec
+     * @param parallelism number of runner pods, at least 1
+     * @param replaysTrace whether the workload is a trace
+     * @return one share per stage, in order
+     */
+    public static List<StageShare> of(LoadSpec load, int parallelism, boolean replaysTrace) {
         if (parallelism < 1) {
             throw new IllegalArgumentException("parallelism must be at least 1: " + parallelism);
         }
         List<StageShare> shares = new ArrayList<>();
-        List<StageSpec> stages = load.resolvedStages();
+        List<StageSpec> stages = replaysTrace ? load.replayStages() : load.resolvedStages();
         for (int i = 0; i < stages.size(); i++) {
             StageSpec stage = stages.get(i);
             shares.add(

@@ -444,9 +444,24 @@ class SpecValidationTest {
     }
 
     @Test
-    void aBenchmarkRunDoesNotReplayATraceYet() {
+    void aBenchmarkRunReplaysATraceWithoutRatesOrSearch() {
         BenchmarkRunSpec spec = validSpec();
         spec.setWorkload(traceWorkload(null));
-        assertThat(SpecValidation.validate(spec)).containsExactly(SpecValidation.TRACE_ON_PODS);
+        spec.setLoad(new LoadSpec());
+        assertThat(SpecValidation.validate(spec)).isEmpty();
+        spec.getLoad().setNumPrompts(1);
+        RunnerSpec runner = new RunnerSpec();
+        runner.setParallelism(2);
+        spec.setRunner(runner);
+        assertThat(SpecValidation.validate(spec))
+                .containsExactly(
+                        "spec.load: 1 prompts for 2 runner pods; every runner pod needs at least"
+                                + " one prompt");
+        BenchmarkRunSpec rated = validSpec();
+        rated.setWorkload(traceWorkload(null));
+        assertThat(SpecValidation.validate(rated))
+                .containsExactly(
+                        "spec.load.requestRates: a trace sets its own arrival times; scale them"
+                                + " with trace.timeScale");
     }
 }

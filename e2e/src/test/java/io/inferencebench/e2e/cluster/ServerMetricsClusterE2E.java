@@ -1122,6 +1122,111 @@ class ServerMetricsClusterE2E {
                 .isEqualTo("undeclared");
     }
 
+    @Test
+    @Order(7)
+    void aTraceInAConfigMapReplaysOverTwoRunnerPodsWithTheReuseItsHashesImply() throws Exception {
+        String ns = NS_BALANCE;
+        cluster.simulator("trace-sim", MODEL)
+                .extraArgs("--enable-prefix-caching", "--block-size", "16")
+                .deploy(client, ns, Duration.ofMinutes(2));
+        // 40 requests 40 to 100 ms apart in four groups sharing a 64-token system prompt (two
+        // 32-token hashes), half of them a third shared block, then one or two of their own.
+        java.util.Random random = new java.util.Random(5);
+        List<List<Long>> hashes = new java.util.ArrayList<>();
+        StringBuilder trace = new StringBuilder();
+        long at = 0;
+        long last = 0;
+        long inputs = 0;
+        for (int i = 0; i < 40; i++) {
+            List<Long> ids = new java.util.ArrayList<>(List.of(i % 4 * 100L + 1, i % 4 * 100L + 2));
+            if (random.nextBoolean()) {
+                ids.add(i % 4 * 100L + 3);
+            }
+            for (int k = 0; k <= random.nextInt(2); k++) {
+                ids.add(1_000L + i * 10L + k);
+            }
+            hashes.add(ids);
+            inputs += ids.size() * 32L;
+            trace.append(
+                    String.format(
+                            "{\"timestamp\": %d, \"input_length\": %d, \"output_length\": 3,"
+                                    + " \"hash_ids\": %s}%n",
+                            at, ids.size() * 32, ids));
+            last = at;
+            at += 40 + random.nextInt(61);
+        }
+        client.configMaps()
+                .inNamespace(ns)
+                .resource(
+                        new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+                                .withNewMetadata()
+                                .withName("traces")
+                                .endMetadata()
+                                .withData(Map.of("mooncake.jsonl", trace.toString()))
+                                .build())
+                .create();
+        createRun(
+                ns,
+                """
+                apiVersion: inferencebench.io/v1alpha1
+                kind: BenchmarkRun
+                metadata: {name: trace}
+                spec:
+                  target:
+                    service: {name: trace-sim, port: %d}
+                    backend: vllm
+                    api: completions
+                    model: %s
+                    readinessTimeout: 2m
+                  workload:
+                    dataset:
+                      type: trace
+                      source: {configMapRef: {name: traces, key: mooncake.jsonl}}
+                      trace: {format: mooncake, blockTokens: 32}
+                    ignoreEos: true
+                  load:
+                    requestTimeout: 30s
+                  runner:
+                    parallelism: 2
+                    startTimeout: 4m
+                    resources:
+                      requests: {cpu: 100m, memory: 256Mi}
+                      limits: {memory: 768Mi}
+                  metrics:
+                    interval: 1s
+                """
+                        .formatted(RunYaml.PORT, MODEL));
+        BenchmarkRun run = awaitPhase(ns, "trace", Duration.ofMinutes(4), Phase.SUCCEEDED);
+        StageSummary stage = run.getStatus().getResults().get(0);
+        assertThat(run.getStatus().getResults()).hasSize(1);
+        assertThat(stage.getCompleted()).isEqualTo(40L);
+        // The replay's mean rate: 39 gaps over the recorded span, the two pods' halves added.
+        assertThat(stage.getRequestRate())
+                .isCloseTo(39 / (last / 1000.0), org.assertj.core.data.Offset.offset(1e-9));
+        JsonNode profile = run.getStatus().getProfiles().get(0);
+        assertThat(profile.at("/dimensions/trace").asText())
+                .isEqualTo("format=mooncake time_scale=1");
+        // Every block the hashes share is the same tokens from either pod, so the server finds
+        // exactly the reuse the hash ids imply (vLLM never counts the block of the last token).
+        java.util.Set<String> cached = new java.util.HashSet<>();
+        long expectedHits = 0;
+        for (List<Long> ids : hashes) {
+            int tokens = ids.size() * 32;
+            for (int k = 0; k < (tokens - 1) / 16; k++) {
+                if (!cached.contains(ids.subList(0, k / 2 + 1) + "#" + k)) {
+                    break;
+                }
+                expectedHits += 16;
+            }
+            for (int k = 0; k < tokens / 16; k++) {
+                cached.add(ids.subList(0, k / 2 + 1) + "#" + k);
+            }
+        }
+        assertThat(expectedHits).isPositive();
+        assertThat(profile.at("/metrics/prefix_cache/queries").asLong()).isEqualTo(inputs);
+        assertThat(profile.at("/metrics/prefix_cache/hits").asLong()).isEqualTo(expectedHits);
+    }
+
     /**
      * Two stages of 60 random 16-token prompts (30 and 31 req/s) from one runner pod, straight to
      * the replicas ({@code balance: endpoints}), with {@code workloadExtra} under {@code

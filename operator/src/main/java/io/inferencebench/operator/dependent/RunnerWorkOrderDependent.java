@@ -157,7 +157,7 @@ public class RunnerWorkOrderDependent
                 target.getApiKeySecretRef() != null,
                 spec.getWorkload(),
                 spec.getLoad(),
-                StageShares.of(spec.getLoad(), parallelism),
+                StageShares.of(spec.getLoad(), parallelism, spec.replaysTrace()),
                 spec.getSlo(),
                 ResourceNames.control(runName),
                 runName + "-part-",

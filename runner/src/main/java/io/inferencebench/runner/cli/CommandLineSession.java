@@ -133,7 +133,7 @@ final class CommandLineSession implements AutoCloseable {
             throw promptsTooLarge();
         }
         if (prepared.trace() != null) {
-            plan = plan.replaying(prepared.trace().offsetsNanos());
+            plan = prepared.trace().bind(plan);
         }
         OutputOptions output = flags.output;
         transport =
@@ -376,7 +376,7 @@ final class CommandLineSession implements AutoCloseable {
             extra.put("prefix_repetition", plan.dataset().prefixes().describe());
         }
         if (prepared.trace() != null) {
-            extra.put("trace", traceDimension(plan, prepared.trace()));
+            extra.put("trace", traceDimension(plan, prepared.trace().trace()));
         }
         extra.put("prompt_format", prepared.tokenIds() ? "token_ids" : "text");
         return new ProfileContext(

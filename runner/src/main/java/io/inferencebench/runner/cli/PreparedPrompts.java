@@ -26,7 +26,10 @@ import java.util.Map;
  * @param trace the trace whose requests the prompts are, in order, or {@code null}
  */
 public record PreparedPrompts(
-        List<Prompt> prompts, boolean tokenIds, ServerTokenizer serverTokenizer, TraceFile trace) {
+        List<Prompt> prompts,
+        boolean tokenIds,
+        ServerTokenizer serverTokenizer,
+        PromptSource.TracePrompts trace) {
 
     /** Prepares the prompts of the plan. */
     public static PreparedPrompts prepare(
@@ -75,7 +78,9 @@ public record PreparedPrompts(
                                     ? PromptSource.serverTokens(serverTokenizer, tokenIds)
                                     : PromptSource.localTokens(tokenIds, tokenizer),
                             tokenizer,
-                            plan.dataset().seed());
+                            plan.dataset().seed(),
+                            0,
+                            1);
         } catch (IOException e) {
             throw new Main.UsageError(workload.datasetField() + ": " + e.getMessage());
         }
@@ -92,7 +97,7 @@ public record PreparedPrompts(
                         : "; "
                                 + trace.skipped()
                                 + " left out: they recorded 0 input or output tokens");
-        return new PreparedPrompts(read.prompts(), tokenIds, serverTokenizer, trace);
+        return new PreparedPrompts(read.prompts(), tokenIds, serverTokenizer, read);
     }
 
     private static List<Prompt> prompts(

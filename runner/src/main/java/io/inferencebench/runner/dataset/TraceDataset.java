@@ -30,17 +30,20 @@ public final class TraceDataset {
      * @param blockTokens the tokens each hash id stands for
      * @param tokens how synthetic tokens are made (ids or text)
      * @param tokenizer counts recorded prompt text, or {@code null} (an approximation)
-     * @param seed the run's seed: every hash's tokens, and each request's own
+     * @param blockSeed the run's seed, from which every hash's tokens are drawn (so every runner
+     *     pod sends the same tokens for a hash)
+     * @param ownSeed the seed of each request's own tokens (a runner pod's own)
      */
     public static List<Prompt> prompts(
             TraceFile trace,
             int blockTokens,
             SyntheticTokens tokens,
             HfTokenizer tokenizer,
-            long seed)
+            long blockSeed,
+            long ownSeed)
             throws IOException, InterruptedException {
         Map<Block, SyntheticTokens.Run> blocks = new HashMap<>();
-        SplittableRandom own = new SplittableRandom(seed);
+        SplittableRandom own = new SplittableRandom(ownSeed);
         List<Prompt> prompts = new ArrayList<>(trace.requests().size());
         for (TraceFile.Request r : trace.requests()) {
             if (r.text() != null) {
@@ -62,7 +65,7 @@ public final class TraceDataset {
                 Block block = new Block(hashes[j], take);
                 SyntheticTokens.Run run = blocks.get(block);
                 if (run == null) {
-                    run = tokens.make(take, new SplittableRandom(block.seed(seed)));
+                    run = tokens.make(take, new SplittableRandom(block.seed(blockSeed)));
                     blocks.put(block, run);
                 }
                 runs.add(run);

@@ -12,7 +12,6 @@ import java.time.format.DateTimeFormatterBuilder;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoField;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -24,7 +23,8 @@ import java.util.Locale;
  * failure in BurstGPT's log) cannot be sent as recorded and is skipped, and counted.
  *
  * @param format the layout read
- * @param requests the requests replayed, by offset: those of the window, at most the cap
+ * @param requests the requests replayed, by offset (from the first one replayed): those of the
+ *     window, at most the cap
  * @param skipped requests of the window left out because they recorded 0 input or output tokens
  * @param windowRequests requests recorded in the window (before the cap, with the skipped ones)
  */
@@ -34,7 +34,8 @@ public record TraceFile(
     /**
      * One recorded request.
      *
-     * @param offsetNanos when it arrived, from the trace's first request
+     * @param offsetNanos when it arrived: from the trace's first request as read, from the first
+     *     one replayed in a {@link TraceFile}
      * @param inputTokens its prompt's tokens
      * @param outputTokens the tokens it generated (asked for as {@code max_tokens})
      * @param hashIds its prompt's prefix blocks, in order, or {@code null}
@@ -158,10 +159,26 @@ public record TraceFile(
                             + window.limit()
                             + " held in memory; cap them or narrow the window");
         }
-        return new TraceFile(layout, List.copyOf(kept), skipped, inWindow);
+        // The replay starts with its first request: offsets from it.
+        long first = kept.get(0).offsetNanos();
+        List<Request> replayed = new ArrayList<>(kept.size());
+        for (Request r : kept) {
+            replayed.add(
+                    new Request(
+                            r.offsetNanos() - first,
+                            r.inputTokens(),
+                            r.outputTokens(),
+                            r.hashIds(),
+                            r.text(),
+                            r.line()));
+        }
+        return new TraceFile(layout, List.copyOf(replayed), skipped, inWindow);
     }
 
-    /** Each replayed request's recorded offset from the window's first, nanoseconds. */
+    /**
+     * Each replayed request's recorded offset from the first one replayed (the window's first),
+     * nanoseconds.
+     */
     public long[] offsetsNanos() {
         long[] offsets = new long[requests.size()];
         for (int i = 0; i < offsets.length; i++) {
@@ -170,8 +187,40 @@ public record TraceFile(
         return offsets;
     }
 
+    /**
+     * One runner pod's share of the requests replayed: those at positions {@code index}, {@code
+     * index + pods}, ... (so the pods together send every request, each at its own offset), with
+     * their offsets kept from the first request of the whole replay.
+     */
+    public TraceFile share(int index, int pods) {
+        if (pods == 1) {
+            return this;
+        }
+        List<Request> mine = new ArrayList<>();
+        for (int i = index; i < requests.size(); i += pods) {
+            mine.add(requests.get(i));
+        }
+        return new TraceFile(format, List.copyOf(mine), skipped, windowRequests);
+    }
+
     private static String seconds(long nanos) {
         return String.format(Locale.ROOT, "%.3f", nanos / 1e9);
+    }
+
+    /**
+     * The cells of a CSV line, each stripped of blanks and of the double quotes some exports put
+     * around every cell (the traces' cells hold no commas).
+     */
+    static List<String> cells(String line) {
+        List<String> cells = new ArrayList<>();
+        for (String cell : line.split(",", -1)) {
+            String c = cell.strip();
+            if (c.length() >= 2 && c.startsWith("\"") && c.endsWith("\"")) {
+                c = c.substring(1, c.length() - 1).strip();
+            }
+            cells.add(c);
+        }
+        return cells;
     }
 
     /** The layout of a trace from its first line: a JSON object, or a CSV header. */
@@ -180,7 +229,7 @@ public record TraceFile(
         if (line.startsWith("{")) {
             return TraceFormat.MOONCAKE;
         }
-        List<String> header = Arrays.stream(line.split(",", -1)).map(String::strip).toList();
+        List<String> header = cells(line);
         if (header.contains("TIMESTAMP") && header.contains("ContextTokens")) {
             return TraceFormat.AZURE;
         }
@@ -282,8 +331,7 @@ public record TraceFile(
     private record Columns(TraceFormat format, int time, int input, int output, int width) {
 
         static Columns of(Path file, TraceFormat format, String headerLine) throws IOException {
-            List<String> header =
-                    Arrays.stream(headerLine.split(",", -1)).map(String::strip).toList();
+            List<String> header = cells(headerLine);
             return switch (format) {
                 case AZURE ->
                         new Columns(
@@ -312,18 +360,18 @@ public record TraceFile(
         }
 
         Request request(Path file, int number, String line) throws IOException {
-            String[] cells = line.split(",", -1);
-            if (cells.length < width) {
+            List<String> cells = cells(line);
+            if (cells.size() < width) {
                 throw new IOException(
                         file
                                 + " line "
                                 + number
                                 + ": "
-                                + cells.length
+                                + cells.size()
                                 + " columns, the header has "
                                 + width);
             }
-            String timeText = cells[time].strip();
+            String timeText = cells.get(time);
             long nanos;
             if (format == TraceFormat.AZURE) {
                 try {
@@ -348,9 +396,18 @@ public record TraceFile(
             }
             String inputName = format == TraceFormat.AZURE ? "ContextTokens" : "Request tokens";
             String outputName = format == TraceFormat.AZURE ? "GeneratedTokens" : "Response tokens";
-            int in = tokens(file, number, inputName, cell(file, number, inputName, cells[input]));
+            int in =
+                    tokens(
+                            file,
+                            number,
+                            inputName,
+                            cell(file, number, inputName, cells.get(input)));
             int out =
-                    tokens(file, number, outputName, cell(file, number, outputName, cells[output]));
+                    tokens(
+                            file,
+                            number,
+                            outputName,
+                            cell(file, number, outputName, cells.get(output)));
             return new Request(nanos, in, out, null, null, number);
         }
 

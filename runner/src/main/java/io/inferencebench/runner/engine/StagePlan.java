@@ -75,10 +75,14 @@ public record StagePlan(
      * closed loop sends them in order, all of them once when neither prompts nor a duration bound
      * it.
      *
-     * @param recordedNanos each request's recorded offset from the first one, in order
+     * @param recordedNanos each request's recorded offset from the replay's first, in order (a
+     *     runner pod's share starts where its first request is due)
+     * @param nominalRate the rate this stage stands for, req/s, or {@code null} for the mean rate
+     *     of its requests ({@code n - 1} over the scaled span from 0); a runner pod gives its share
+     *     of the whole replay's mean, so the pods' rates add up to it
      * @throws IllegalArgumentException when the stage is not a trace's, or the trace is empty
      */
-    public StagePlan replaying(long[] recordedNanos) {
+    public StagePlan replaying(long[] recordedNanos, Double nominalRate) {
         if (replay == null) {
             throw new IllegalArgumentException("stage " + (index + 1) + " replays no trace");
         }
@@ -107,11 +111,14 @@ public record StagePlan(
                                 : recordedNanos.length);
         long[] offsets = new long[n];
         for (int i = 0; i < n; i++) {
-            double scaled = (recordedNanos[i] - recordedNanos[0]) * replay.timeScale();
+            double scaled = recordedNanos[i] * replay.timeScale();
             offsets[i] = (long) Math.min(Math.rint(scaled), ArrivalSchedule.MAX_OFFSET_NANOS);
         }
         double span = offsets[n - 1] / 1e9;
-        double mean = n < 2 || span <= 0 ? Double.POSITIVE_INFINITY : (n - 1) / span;
+        double mean =
+                nominalRate != null
+                        ? nominalRate
+                        : n < 2 || span <= 0 ? Double.POSITIVE_INFINITY : (n - 1) / span;
         return new StagePlan(
                 index,
                 mean,
@@ -123,6 +130,11 @@ public record StagePlan(
                 burstiness,
                 null,
                 new Replay(replay.timeScale(), offsets));
+    }
+
+    /** {@link #replaying(long[], Double)} at the mean rate of the requests. */
+    public StagePlan replaying(long[] recordedNanos) {
+        return replaying(recordedNanos, null);
     }
 
     /**

@@ -75,12 +75,20 @@ public final class PromptSource {
     }
 
     /**
-     * A trace read from {@code file} and the prompts of its replayed requests, in order.
+     * A trace read from {@code file} and the prompts of this runner's requests, in order.
      *
-     * @param trace the requests replayed
-     * @param prompts one per request
+     * @param trace the requests of the whole replay
+     * @param mine this runner's share of them (the whole replay on the command line)
+     * @param prompts one per request of {@code mine}
      */
-    public record TracePrompts(TraceFile trace, List<Prompt> prompts) {}
+    public record TracePrompts(TraceFile trace, TraceFile mine, List<Prompt> prompts) {
+
+        /** This runner's plan bound to its share of the replay. */
+        public RunPlan bind(RunPlan plan) {
+            long[] whole = trace.offsetsNanos();
+            return plan.replaying(mine.offsetsNanos(), whole.length, whole[whole.length - 1]);
+        }
+    }
 
     /**
      * Reads the trace of {@code dataset} and makes its requests' prompts.
@@ -89,6 +97,9 @@ public final class PromptSource {
      *     window (at most {@link RunPlan#MAX_PROMPTS})
      * @param tokens how synthetic tokens are made: {@link #serverTokens} or {@link #localTokens}
      * @param tokenizer counts recorded prompt text, or {@code null}
+     * @param runSeed the run's seed, from which every hash's tokens are drawn
+     * @param index this runner's index among {@code pods} (0 of 1 on the command line): it sends
+     *     the requests at positions index, index + pods, ...
      */
     public static TracePrompts trace(
             DatasetPlan dataset,
@@ -96,7 +107,9 @@ public final class PromptSource {
             long cap,
             SyntheticTokens tokens,
             HfTokenizer tokenizer,
-            long seed)
+            long runSeed,
+            int index,
+            int pods)
             throws IOException, InterruptedException {
         TraceSpec spec = dataset.trace();
         TraceFile trace =
@@ -108,9 +121,19 @@ public final class PromptSource {
                                 spec.getEnd() == null ? null : Durations.parse(spec.getEnd()),
                                 cap,
                                 RunPlan.MAX_PROMPTS));
+        TraceFile mine = trace.share(index, pods);
         return new TracePrompts(
                 trace,
-                TraceDataset.prompts(trace, spec.resolvedBlockTokens(), tokens, tokenizer, seed));
+                mine,
+                mine.requests().isEmpty()
+                        ? List.of()
+                        : TraceDataset.prompts(
+                                mine,
+                                spec.resolvedBlockTokens(),
+                                tokens,
+                                tokenizer,
+                                runSeed,
+                                dataset.seed()));
     }
 
     /** Synthetic tokens made with the server's tokenizer endpoints. */

@@ -115,14 +115,40 @@ public record RunPlan(
 
     /**
      * This plan with its stages bound to the trace read: each sends the trace's requests (see
-     * {@link StagePlan#replaying}).
+     * {@link StagePlan#replaying}) at their mean rate.
      *
      * @param recordedNanos each request's recorded offset, in the order of the prompts
      */
     public RunPlan replaying(long[] recordedNanos) {
+        return replaying(
+                recordedNanos, recordedNanos.length, recordedNanos[recordedNanos.length - 1]);
+    }
+
+    /**
+     * This plan of one runner pod bound to its share of the trace read: each replay stands for its
+     * share of the whole replay's mean rate, so the pods' rates add up to it.
+     *
+     * @param recordedNanos this pod's requests' recorded offsets from the whole replay's first
+     * @param wholeCount requests of the whole replay
+     * @param wholeSpanNanos recorded offset of the whole replay's last request
+     */
+    public RunPlan replaying(long[] recordedNanos, int wholeCount, long wholeSpanNanos) {
         List<StagePlan> bound = new java.util.ArrayList<>();
         for (StagePlan s : stages) {
-            bound.add(s == null || s.replay() == null ? s : s.replaying(recordedNanos));
+            if (s == null || s.replay() == null) {
+                bound.add(s);
+                continue;
+            }
+            Double nominal = null;
+            if (!s.closedLoop()) {
+                double span = wholeSpanNanos * s.replay().timeScale() / 1e9;
+                double wholeMean =
+                        wholeCount < 2 || span <= 0
+                                ? Double.POSITIVE_INFINITY
+                                : (wholeCount - 1) / span;
+                nominal = wholeMean * recordedNanos.length / wholeCount;
+            }
+            bound.add(s.replaying(recordedNanos, nominal));
         }
         return new RunPlan(
                 wire,

@@ -29,7 +29,15 @@ final class PodPrompts {
      * @param noServerTokenizer told why the server's tokenizer did not answer
      * @throws PodFailure when the dataset yields no prompt
      */
-    static List<Prompt> prepare(
+    /**
+     * What a pod prepared.
+     *
+     * @param prompts its prompts, in order
+     * @param trace the trace read and this pod's share of it, or {@code null}
+     */
+    record Prepared(List<Prompt> prompts, PromptSource.TracePrompts trace) {}
+
+    static Prepared prepare(
             RunnerWorkOrder order,
             int index,
             RunPlan plan,
@@ -40,10 +48,11 @@ final class PodPrompts {
             throws IOException, InterruptedException {
         long seed = plan.dataset().seed();
         boolean synthetic = plan.dataset().synthetic();
+        boolean madeUp = plan.dataset().tokensMadeUp();
         // Without a tokenizer, only ids (or text) the server's own tokenizer made are sure to exist
         // in the model; blind ids can be out of a small model's vocabulary.
         ServerTokenizer server = null;
-        if (synthetic && tokenizer == null) {
+        if (madeUp && tokenizer == null) {
             ServerTokenizer.Probe probe =
                     ServerTokenizer.probe(
                             plan.wire().backend(),
@@ -58,8 +67,11 @@ final class PodPrompts {
             }
         }
         boolean tokenIds =
-                PromptSource.tokenIdsByDefault(plan.wire(), synthetic, tokenizer != null, server);
+                PromptSource.tokenIdsByDefault(plan.wire(), madeUp, tokenizer != null, server);
         Files.createDirectories(settings.scratchDir());
+        if (PodWorkload.replaysTrace(order)) {
+            return trace(order, index, plan, tokenIds, server, tokenizer, settings);
+        }
         int datasetSize = PodWorkload.datasetSize(order, index, plan);
         List<Prompt> prompts =
                 server != null
@@ -80,6 +92,48 @@ final class PodPrompts {
         if (prompts.isEmpty()) {
             throw new PodFailure("the dataset yielded no prompts after filtering");
         }
-        return prompts;
+        return new Prepared(prompts, null);
+    }
+
+    /** This pod's share of the trace's requests: positions index, index + pods, ... */
+    private static Prepared trace(
+            RunnerWorkOrder order,
+            int index,
+            RunPlan plan,
+            boolean tokenIds,
+            ServerTokenizer server,
+            HfTokenizer tokenizer,
+            PodSettings settings)
+            throws IOException, InterruptedException {
+        java.nio.file.Path file =
+                PodWorkload.datasetFile(
+                        plan.dataset(), settings.datasetFile(), settings.scratchDir());
+        Long runSeed = order.workload().getDataset().getSeed();
+        PromptSource.TracePrompts read;
+        try {
+            read =
+                    PromptSource.trace(
+                            plan.dataset(),
+                            file,
+                            PodWorkload.traceCap(order),
+                            server != null
+                                    ? PromptSource.serverTokens(server, tokenIds)
+                                    : PromptSource.localTokens(tokenIds, tokenizer),
+                            tokenizer,
+                            runSeed == null ? 0 : runSeed,
+                            index,
+                            order.parallelism());
+        } catch (IOException e) {
+            throw new PodFailure("workload.dataset (trace): " + e.getMessage());
+        }
+        if (read.prompts().isEmpty()) {
+            throw new PodFailure(
+                    "workload.dataset (trace): "
+                            + read.trace().requests().size()
+                            + " requests to replay, fewer than the "
+                            + order.parallelism()
+                            + " runner pods; lower spec.runner.parallelism");
+        }
+        return new Prepared(read.prompts(), read);
     }
 }

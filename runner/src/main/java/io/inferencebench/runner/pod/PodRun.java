@@ -153,7 +153,6 @@ public final class PodRun {
             RunnerWorkOrder order, String namespace, RunPlan plan, HfTokenizer tokenizer)
             throws Exception {
         int index = settings.index();
-        List<StagePlan> plans = plan.stages();
         String path = plan.wire().path();
         Map<String, String> headers = new LinkedHashMap<>(plan.headers());
         if (order.apiKeyFromEnv()) {
@@ -165,7 +164,7 @@ public final class PodRun {
             }
             headers.put("Authorization", "Bearer " + settings.apiKey());
         }
-        List<Prompt> prompts =
+        PodPrompts.Prepared prepared =
                 PodPrompts.prepare(
                         order,
                         index,
@@ -178,6 +177,11 @@ public final class PodRun {
                                         "prompts: no server tokenizer (%s): common-word text"
                                                 + " prompts",
                                         reason));
+        List<Prompt> prompts = prepared.prompts();
+        if (prepared.trace() != null) {
+            plan = prepared.trace().bind(plan);
+        }
+        List<StagePlan> plans = plan.stages();
         boolean search = PodWorkload.searched(order);
         int loops = Math.max(1, Math.min(2, Runtime.getRuntime().availableProcessors()));
         Duration timeout = plan.requestTimeout();

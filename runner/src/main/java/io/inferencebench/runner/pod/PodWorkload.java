@@ -157,6 +157,9 @@ final class PodWorkload {
                 return null;
             }
         }
+        if (replaysTrace(order)) {
+            return replayStage(order, index, i, concurrency, prompts, duration, load);
+        }
         StageSpec spec = i < load.resolvedStages().size() ? load.resolvedStages().get(i) : null;
         io.inferencebench.runner.engine.RampUp ramp =
                 spec == null || share.concurrency() != null
@@ -184,6 +187,58 @@ final class PodWorkload {
                     field);
         } catch (IllegalArgumentException e) {
             throw new PodFailure(e.getMessage());
+        }
+    }
+
+    /** Whether the work order's dataset is a trace, whose requests the stages send. */
+    static boolean replaysTrace(RunnerWorkOrder order) {
+        return order.workload() != null
+                && order.workload().getDataset() != null
+                && order.workload().getDataset().getType() == DatasetType.TRACE;
+    }
+
+    /**
+     * The most of the trace's requests the whole run sends in a stage: the largest stage's
+     * numPrompts, or {@code 0} when a stage has none (the whole trace).
+     */
+    static long traceCap(RunnerWorkOrder order) {
+        long cap = 0;
+        for (StageShare share : order.stages()) {
+            if (share.numPrompts() == null) {
+                return 0;
+            }
+            cap = Math.max(cap, share.numPrompts());
+        }
+        return cap;
+    }
+
+    /**
+     * This pod's share of a stage of a trace (bound to its requests once the trace is read): a
+     * replay at the trace's offsets, or a closed loop over its requests in order.
+     */
+    private static StagePlan replayStage(
+            RunnerWorkOrder order,
+            int index,
+            int stage,
+            Integer concurrency,
+            long prompts,
+            Duration duration,
+            LoadSpec load) {
+        double timeScale = order.workload().getDataset().resolvedTrace().resolvedTimeScale();
+        try {
+            return new StagePlan(
+                    stage,
+                    Double.POSITIVE_INFINITY,
+                    concurrency,
+                    prompts,
+                    duration,
+                    concurrency == null ? podCap(load.getMaxConcurrency(), order, index) : null,
+                    io.inferencebench.runner.engine.ArrivalKind.CONSTANT,
+                    1.0,
+                    null,
+                    new StagePlan.Replay(concurrency == null ? timeScale : null, null));
+        } catch (IllegalArgumentException e) {
+            throw new PodFailure("work order: stages[" + stage + "]: " + e.getMessage());
         }
     }
 

@@ -15,9 +15,15 @@ class TraceDatasetTest {
     }
 
     private static List<Prompt> prompts(long seed, TraceFile.Request... requests) throws Exception {
+        return prompts(seed, seed, requests);
+    }
+
+    private static List<Prompt> prompts(long blockSeed, long ownSeed, TraceFile.Request... requests)
+            throws Exception {
         TraceFile trace =
                 new TraceFile(TraceFormat.MOONCAKE, List.of(requests), 0, requests.length);
-        return TraceDataset.prompts(trace, 4, RandomDataset.local(true, null), null, seed);
+        return TraceDataset.prompts(
+                trace, 4, RandomDataset.local(true, null), null, blockSeed, ownSeed);
     }
 
     private static int[] block(Prompt p, int index) {
@@ -55,10 +61,11 @@ class TraceDatasetTest {
     }
 
     @Test
-    void theHashesTokensComeFromTheSeedAlone() throws Exception {
-        Prompt a = prompts(3, request(8, 1, 10, 11)).get(0);
-        Prompt b = prompts(3, request(5, 1), request(8, 1, 10, 11)).get(1);
-        Prompt c = prompts(4, request(8, 1, 10, 11)).get(0);
+    void theHashesTokensComeFromTheRunsSeedAlone() throws Exception {
+        // As two runner pods make them: the run's seed for the hashes, each its own for the rest.
+        Prompt a = prompts(3, 3, request(8, 1, 10, 11)).get(0);
+        Prompt b = prompts(3, 99, request(5, 1), request(8, 1, 10, 11)).get(1);
+        Prompt c = prompts(4, 3, request(8, 1, 10, 11)).get(0);
         assertThat(b.tokenIds()).isEqualTo(a.tokenIds());
         assertThat(c.tokenIds()).isNotEqualTo(a.tokenIds());
     }
@@ -67,7 +74,8 @@ class TraceDatasetTest {
     void recordedTextIsSentAsRecorded() throws Exception {
         TraceFile.Request text = new TraceFile.Request(0, 3, 4, null, "one two three", 1);
         TraceFile trace = new TraceFile(TraceFormat.MOONCAKE, List.of(text), 0, 1);
-        Prompt p = TraceDataset.prompts(trace, 4, RandomDataset.local(false, null), null, 1).get(0);
+        Prompt p =
+                TraceDataset.prompts(trace, 4, RandomDataset.local(false, null), null, 1, 1).get(0);
         assertThat(p.text()).isEqualTo("one two three");
         assertThat(p.maxTokens()).isEqualTo(4);
     }

@@ -57,8 +57,8 @@ class TraceFileTest {
                 write(
                         dir,
                         "azure.csv",
-                        "TIMESTAMP,ContextTokens,GeneratedTokens",
-                        "2023-11-16 18:15:46.6805900,374,44",
+                        "\"TIMESTAMP\",\"ContextTokens\",\"GeneratedTokens\"",
+                        "\"2023-11-16 18:15:46.6805900\",374,44",
                         "2023-11-16 18:15:50.9951690,396,109",
                         "2023-11-16 18:16:06,879,0");
         TraceFile trace = TraceFile.read(file, null, ALL);
@@ -101,7 +101,8 @@ class TraceFileTest {
         }
         Path file = dir.resolve("t.jsonl");
         Files.writeString(file, lines);
-        // [1 s, 3 s) of the trace's clock: the requests at 1.0, 1.5, 2.0, 2.5 s.
+        // [1 s, 3 s) of the trace's clock: the requests at 1.0, 1.5, 2.0, 2.5 s, replayed from
+        // the first of them.
         TraceFile window =
                 TraceFile.read(
                         file,
@@ -110,7 +111,10 @@ class TraceFileTest {
         assertThat(window.requests().stream().map(TraceFile.Request::inputTokens).toList())
                 .isEqualTo(List.of(12, 13, 14, 15));
         assertThat(window.offsetsNanos())
-                .containsExactly(1_000_000_000L, 1_500_000_000L, 2_000_000_000L, 2_500_000_000L);
+                .containsExactly(0L, 500_000_000L, 1_000_000_000L, 1_500_000_000L);
+        // Two pods: positions 0, 2 and 1, 3, each at its offset in the whole replay.
+        assertThat(window.share(0, 2).offsetsNanos()).containsExactly(0L, 1_000_000_000L);
+        assertThat(window.share(1, 2).offsetsNanos()).containsExactly(500_000_000L, 1_500_000_000L);
         TraceFile capped =
                 TraceFile.read(
                         file, TraceFormat.MOONCAKE, new TraceFile.Window(null, null, 3, 100));

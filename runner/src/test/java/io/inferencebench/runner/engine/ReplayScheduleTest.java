@@ -24,11 +24,11 @@ class ReplayScheduleTest {
     }
 
     private static final long[] RECORDED = {
-        5_000_000_000L, 5_400_000_000L, 5_400_000_000L, 7_000_000_000L, 9_000_000_000L
+        0L, 400_000_000L, 400_000_000L, 2_000_000_000L, 4_000_000_000L
     };
 
     @Test
-    void offsetsAreFromTheFirstRequestTimesTheScale() {
+    void offsetsAreTheRecordedOnesTimesTheScale() {
         StagePlan bound = replay(0.5, 0, null).replaying(RECORDED);
         assertThat(bound.replayed()).isTrue();
         assertThat(bound.numPrompts()).isEqualTo(5);
@@ -54,8 +54,14 @@ class ReplayScheduleTest {
         assertThat(bound.duration()).isEqualTo(Duration.ofSeconds(1));
         assertThat(bound.replay().offsetsNanos()).containsExactly(0L, 800_000_000L, 800_000_000L);
         // All at one instant: every request at once.
-        StagePlan burst = replay(1, 2, null).replaying(new long[] {7, 7, 7});
+        StagePlan burst = replay(1, 2, null).replaying(new long[] {0, 0, 0});
         assertThat(burst.requestRate()).isInfinite();
+        // A runner pod's share: its requests where they fall in the whole replay, at the rate it
+        // is given (its share of the whole replay's mean).
+        StagePlan share =
+                replay(1, 0, null).replaying(new long[] {400_000_000L, 4_000_000_000L}, 0.8);
+        assertThat(share.replay().offsetsNanos()).containsExactly(400_000_000L, 4_000_000_000L);
+        assertThat(share.requestRate()).isEqualTo(0.8);
     }
 
     @Test

@@ -78,6 +78,11 @@ class PodModeIT {
     /** The model field of every load request. */
     static final ConcurrentLinkedQueue<String> requestedModels = new ConcurrentLinkedQueue<>();
 
+    /** What the stub saw of each generation request: when (nanoTime), its prompt and max_tokens. */
+    record Arrival(long nanos, String prompt, int maxTokens) {}
+
+    static final ConcurrentLinkedQueue<Arrival> arrivals = new ConcurrentLinkedQueue<>();
+
     /** Requests of the load: everything but the tokenizer probes and model discoveries. */
     static int loadRequests() {
         return server.requests() - tokenizerCalls.get() - modelsCalls.get();
@@ -145,6 +150,11 @@ class PodModeIT {
                                                 + "\",\"object\":\"model\"}]}");
                                 return;
                             }
+                            arrivals.add(
+                                    new Arrival(
+                                            System.nanoTime(),
+                                            request.json().path("prompt").asText(),
+                                            request.json().path("max_tokens").asInt()));
                             authorizations.add(String.valueOf(request.header("Authorization")));
                             requestedModels.add(request.json().path("model").asText());
                             stub.handle(request, exchange);
@@ -684,6 +694,104 @@ class PodModeIT {
         // the last window has requests at the top rate, and their latency
         assertThat(whole.windows.get(9).completed()).isPositive();
         assertThat(whole.windows.get(9).e2elP50Ms()).isNotNull().isPositive();
+        run.runnerClient().close();
+    }
+
+    @Test
+    void twoPodsReplayATraceEachItsShareAtTheRecordedOffsets() throws Exception {
+        Run run = newRun("trace");
+        // Ten requests 100 ms apart on the trace's clock, replayed at twice its pace; each asks
+        // for its own output length, so the stub's view tells which request arrived when.
+        StringBuilder trace = new StringBuilder();
+        for (int i = 0; i < 10; i++) {
+            trace.append(
+                    String.format(
+                            "{\"timestamp\": %d, \"input_length\": %d, \"output_length\": %d,"
+                                    + " \"hash_ids\": [1, %d]}%n",
+                            5_000 + i * 100, 8 + i, 10 + i, 100 + i));
+        }
+        WorkloadSpec workload = new WorkloadSpec();
+        DatasetSpec dataset = new DatasetSpec();
+        dataset.setType(io.inferencebench.crds.v1alpha1.DatasetType.TRACE);
+        io.inferencebench.crds.v1alpha1.DatasetSource source =
+                new io.inferencebench.crds.v1alpha1.DatasetSource();
+        source.setInline(trace.toString());
+        dataset.setSource(source);
+        io.inferencebench.crds.v1alpha1.TraceSpec replay =
+                new io.inferencebench.crds.v1alpha1.TraceSpec();
+        replay.setTimeScale(0.5);
+        replay.setBlockTokens(4);
+        dataset.setTrace(replay);
+        workload.setDataset(dataset);
+        LoadSpec load = new LoadSpec();
+        RunnerWorkOrder base = workOrder(run, load, 2, false);
+        RunnerWorkOrder order =
+                new RunnerWorkOrder(
+                        base.runName(),
+                        base.namespace(),
+                        base.runUid(),
+                        base.parallelism(),
+                        base.baseUrl(),
+                        base.path(),
+                        base.backend(),
+                        base.api(),
+                        base.model(),
+                        base.headers(),
+                        base.apiKeyFromEnv(),
+                        workload,
+                        load,
+                        StageShares.of(load, 2, true),
+                        base.slo(),
+                        base.controlConfigMap(),
+                        base.partConfigMapPrefix(),
+                        base.reportIntervalSeconds(),
+                        base.tls(),
+                        base.connectTo());
+        publishWorkOrder(run, order);
+        arrivals.clear();
+        StringWriter log0 = new StringWriter();
+        StringWriter log1 = new StringWriter();
+        CompletableFuture<Integer> pod0 = startPod(run, settings(run, 0, null, null), log0);
+        CompletableFuture<Integer> pod1 = startPod(run, settings(run, 1, null, null), log1);
+        awaitReady(run, 0);
+        awaitReady(run, 1);
+        openBarrier(run, 1, Instant.now().plusSeconds(1));
+        assertThat(pod0.get(60, TimeUnit.SECONDS)).as(log0.toString()).isZero();
+        assertThat(pod1.get(60, TimeUnit.SECONDS)).as(log1.toString()).isZero();
+
+        StageResult part0 = stageResult(run, 0, 1);
+        StageResult part1 = stageResult(run, 1, 1);
+        // Pod 0 sent the requests at positions 0, 2, 4, ..., pod 1 those at 1, 3, 5, ...
+        assertThat(part0.sent).isEqualTo(5);
+        assertThat(part1.sent).isEqualTo(5);
+        // The whole replay's mean rate: 9 gaps over 0.45 s; each pod stands for half of it.
+        StageResult merged = StageResult.merge(List.of(part0, part1));
+        assertThat(merged.requestedRate).isCloseTo(20.0, org.assertj.core.data.Offset.offset(1e-9));
+        List<Arrival> seen = new ArrayList<>(arrivals);
+        seen.sort(java.util.Comparator.comparingLong(Arrival::nanos));
+        assertThat(seen).hasSize(10);
+        for (int i = 0; i < 10; i++) {
+            Arrival a = seen.get(i);
+            assertThat(a.maxTokens()).as("request %d", i).isEqualTo(10 + i);
+            // No server tokenizer: common words, one per token.
+            assertThat(a.prompt().split(" ")).as("request %d", i).hasSize(8 + i);
+            // Across both pods, on the trace's clock at twice its pace (50 ms apart).
+            double atMs = (a.nanos() - seen.get(0).nanos()) / 1e6;
+            assertThat(atMs)
+                    .as("request %d", i)
+                    .isCloseTo(50.0 * i, org.assertj.core.data.Offset.offset(40.0));
+        }
+        // Every prompt starts with hash 1's block, the same tokens from both pods (the run's seed).
+        for (Arrival a : seen) {
+            assertThat(String.join(" ", java.util.Arrays.copyOf(a.prompt().split(" "), 4)))
+                    .isEqualTo(
+                            String.join(
+                                    " ",
+                                    java.util.Arrays.copyOf(seen.get(0).prompt().split(" "), 4)));
+        }
+        assertThat(seen.get(1).prompt().split(" ")[4])
+                .as("the second blocks are each request's own")
+                .isNotEqualTo(seen.get(0).prompt().split(" ")[4]);
         run.runnerClient().close();
     }
 

@@ -101,7 +101,7 @@ class SamplesThroughBothRoadsTest {
                         target.getApiKeySecretRef() != null,
                         spec.getWorkload(),
                         spec.getLoad(),
-                        StageShares.of(spec.getLoad(), parallelism),
+                        StageShares.of(spec.getLoad(), parallelism, spec.replaysTrace()),
                         spec.getSlo(),
                         "r-control",
                         "r-part-",
@@ -134,7 +134,11 @@ class SamplesThroughBothRoadsTest {
         // And the spec itself, resolved where no road's files are involved.
         assertThat(PlanResolver.resolve(spec, PlanResolver.Road.pod())).isEqualTo(pod);
         // Not trivially equal: the sample's own choices are in the plan.
-        assertThat(cli.stages()).hasSize(spec.getLoad().resolvedStages().size());
+        assertThat(cli.stages())
+                .hasSize(
+                        spec.replaysTrace()
+                                ? spec.getLoad().replayStages().size()
+                                : spec.getLoad().resolvedStages().size());
         assertThat(cli.wire().backend()).isEqualTo(spec.getTarget().getBackend().wireName());
         assertThat(cli.model()).isEqualTo(spec.getTarget().getModel());
     }
@@ -224,10 +228,85 @@ class SamplesThroughBothRoadsTest {
                 }
             } else if (whole.concurrency() != null) {
                 assertThat(concurrency).isEqualTo(whole.concurrency());
+            } else if (whole.replay() != null) {
+                // A replay's rate comes from the trace once read: theTraceSampleReplaysOneClock.
+                assertThat(whole.replay().bound()).isFalse();
             } else {
                 assertThat(rate)
                         .isCloseTo(whole.requestRate(), org.assertj.core.data.Offset.offset(1e-9));
             }
+        }
+    }
+
+    @Test
+    void theTraceSamplesPodsTogetherReplayWhatTheCommandLineReplaysOnOneClock(
+            @org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        Path sample = Path.of("..", "config", "samples", "vllm-trace.yaml");
+        BenchmarkRunSpec spec = spec(sample);
+        // 100 requests, one every 30 s: the sample's window [10m, 40m) holds the 60 from 10m.
+        StringBuilder lines = new StringBuilder();
+        for (int i = 0; i < 100; i++) {
+            lines.append(
+                    String.format(
+                            "{\"timestamp\": %d, \"input_length\": %d, \"output_length\": 4,"
+                                    + " \"hash_ids\": [7, %d]}%n",
+                            i * 30_000, 520 + i, i));
+        }
+        Path file = Files.writeString(dir.resolve("mooncake.jsonl"), lines);
+        RunPlan cli = commandLine("--config", sample.toString()).plan();
+        var read =
+                io.inferencebench.runner.plan.PromptSource.trace(
+                        cli.dataset(),
+                        file,
+                        cli.traceCap(),
+                        io.inferencebench.runner.plan.PromptSource.localTokens(true, null),
+                        null,
+                        cli.dataset().seed(),
+                        0,
+                        1);
+        StagePlan whole = read.bind(cli).stages().get(0);
+        assertThat(whole.numPrompts()).isEqualTo(60);
+        // Twice as slow as recorded: 59 gaps of 60 s.
+        assertThat(whole.requestRate())
+                .isCloseTo(59 / 3540.0, org.assertj.core.data.Offset.offset(1e-12));
+        int parallelism = spec.getRunner().getParallelism();
+        RunnerWorkOrder order = workOrder(spec, parallelism);
+        java.util.TreeMap<Long, int[]> sent = new java.util.TreeMap<>();
+        double rate = 0;
+        List<Integer> firstBlock = null;
+        for (int index = 0; index < parallelism; index++) {
+            RunPlan pod = PodWorkload.plan(order, index);
+            var mine =
+                    io.inferencebench.runner.plan.PromptSource.trace(
+                            pod.dataset(),
+                            file,
+                            PodWorkload.traceCap(order),
+                            io.inferencebench.runner.plan.PromptSource.localTokens(true, null),
+                            null,
+                            spec.getWorkload().getDataset().getSeed(),
+                            index,
+                            parallelism);
+            StagePlan share = mine.bind(pod).stages().get(0);
+            rate += share.requestRate();
+            long[] offsets = share.replay().offsetsNanos();
+            for (int i = 0; i < offsets.length; i++) {
+                int[] ids = mine.prompts().get(i).tokenIds();
+                sent.put(offsets[i], ids);
+                List<Integer> block = java.util.Arrays.stream(ids, 0, 512).boxed().toList();
+                if (firstBlock == null) {
+                    firstBlock = block;
+                }
+                // Hash 7 is every prompt's first block: the same tokens from every pod.
+                assertThat(block).isEqualTo(firstBlock);
+            }
+        }
+        // Together: every request of the replay once, each at the command line's offset.
+        long[] expected = whole.replay().offsetsNanos();
+        assertThat(sent.keySet())
+                .containsExactlyElementsOf(java.util.Arrays.stream(expected).boxed().toList());
+        assertThat(rate).isCloseTo(whole.requestRate(), org.assertj.core.data.Offset.offset(1e-12));
+        for (int i = 0; i < expected.length; i++) {
+            assertThat(sent.get(expected[i])).hasSize(520 + 20 + i);
         }
     }
 
