@@ -10,7 +10,7 @@ constant schedule), every request 32 input tokens in two 16-token blocks, the fi
 
 Usage:
     python3 bench/trace_bench.py --rate 1000 --requests 10000 --repeats 3
-Prints a table; writes bench/results/trace/trace-bench.json (one entry per run).
+Prints a table; writes bench/results/trace/trace-bench-RATE.json (one entry per run).
 Needs the runner jar (make build) and model-sim (built by e2e/scripts/provision-model-sim.sh).
 """
 
@@ -69,7 +69,7 @@ def run(kind: str, sim: pb.Simulator, trace: Path, rate: float, requests: int, d
         m = json.loads(files[-1].read_text()).get("metrics", {})
         res.update(
             completed=m.get("completed"),
-            request_rate=number(json.loads(files[-1].read_text()).get("config", {}).get("request_rate")),
+            request_rate=number(m.get("request_rate")),
             achieved_rate=pb.find_metric(m, "achieved_rate"),
             p50_lag_ms=pb.find_metric(m, "_schedule_lag_ms", prefer=("median_",)),
             p99_lag_ms=pb.find_metric(m, "_schedule_lag_ms", prefer=("p99_",)),
@@ -103,7 +103,7 @@ def main() -> None:
             pb.log(f"{kind} #{r}: rc={res['rc']} completed={res.get('completed')} "
                    f"p99 lag={res.get('p99_lag_ms')} ms achieved={res.get('achieved_rate')}")
             runs.append(res)
-    (out / "trace-bench.json").write_text(json.dumps(
+    (out / f"trace-bench-{a.rate:g}.json").write_text(json.dumps(
         {"rate": a.rate, "requests": a.requests, "trace_span_s": span, "runs": runs}, indent=2, default=str))
     print("| run | requests | nominal req/s | achieved req/s | p50 / p99 / max schedule lag (ms) |")
     print("|---|---|---|---|---|")
