@@ -74,9 +74,7 @@ public record PreparedPrompts(
                             plan.dataset(),
                             file,
                             plan.traceCap(),
-                            serverTokenizer != null
-                                    ? PromptSource.serverTokens(serverTokenizer, tokenIds)
-                                    : PromptSource.localTokens(tokenIds, tokenizer),
+                            PromptSource.tokens(serverTokenizer, tokenIds, tokenizer),
                             tokenizer,
                             plan.dataset().seed(),
                             0,

@@ -435,56 +435,54 @@ public final class WorkloadOptions {
                                 flag + ": applies only to --dataset-name prefix_repetition");
                     }
                 });
-        java.util.Map<String, Object> traceFlags = new java.util.LinkedHashMap<>();
-        traceFlags.put("--trace-format", traceFormat);
-        traceFlags.put("--trace-time-scale", traceTimeScale);
-        traceFlags.put("--trace-start", traceStart);
-        traceFlags.put("--trace-end", traceEnd);
-        traceFlags.put("--trace-block-size", traceBlockSize);
-        traceFlags.forEach(
-                (flag, value) -> {
-                    if (value != null && type != DatasetType.TRACE) {
-                        throw new Main.UsageError(flag + ": applies only to --dataset-name trace");
-                    }
-                });
-        if (type == DatasetType.TRACE) {
-            java.util.Map<String, Object> lengthFlags = new java.util.LinkedHashMap<>();
-            lengthFlags.put("--random-input-len", randomInputLen);
-            lengthFlags.put("--random-range-ratio", randomRangeRatio);
-            lengthFlags.put("--random-input-stddev", randomInputStddev);
-            lengthFlags.put("--random-output-stddev", randomOutputStddev);
-            lengthFlags.put("--min-input-len", minInputLen);
-            lengthFlags.put("--max-input-len", maxInputLen);
-            lengthFlags.put("--min-output-len", minOutputLen);
-            lengthFlags.put("--max-output-len", maxOutputLen);
-            lengthFlags.forEach(
-                    (flag, value) -> {
-                        if (value != null) {
-                            throw new Main.UsageError(
-                                    flag
-                                            + ": a trace's requests keep their recorded lengths;"
-                                            + " narrow the replay with --trace-start,"
-                                            + " --trace-end and --num-prompts");
-                        }
-                    });
+        if (type != DatasetType.TRACE) {
+            refuseAny(
+                    ": applies only to --dataset-name trace",
+                    "--trace-format",
+                    traceFormat,
+                    "--trace-time-scale",
+                    traceTimeScale,
+                    "--trace-start",
+                    traceStart,
+                    "--trace-end",
+                    traceEnd,
+                    "--trace-block-size",
+                    traceBlockSize);
+        } else {
+            refuseAny(
+                    ": a trace's requests keep their recorded lengths; narrow the replay with"
+                            + " --trace-start, --trace-end and --num-prompts",
+                    "--random-input-len",
+                    randomInputLen,
+                    "--random-range-ratio",
+                    randomRangeRatio,
+                    "--random-input-stddev",
+                    randomInputStddev,
+                    "--random-output-stddev",
+                    randomOutputStddev,
+                    "--min-input-len",
+                    minInputLen,
+                    "--max-input-len",
+                    maxInputLen,
+                    "--min-output-len",
+                    minOutputLen,
+                    "--max-output-len",
+                    maxOutputLen);
         }
         if (type == DatasetType.PREFIX_REPETITION) {
-            java.util.Map<String, Object> randomFlags = new java.util.LinkedHashMap<>();
-            randomFlags.put("--random-input-len", randomInputLen);
-            randomFlags.put("--random-output-len", randomOutputLen);
-            randomFlags.put("--random-range-ratio", randomRangeRatio);
-            randomFlags.put("--random-input-stddev", randomInputStddev);
-            randomFlags.put("--random-output-stddev", randomOutputStddev);
-            randomFlags.forEach(
-                    (flag, value) -> {
-                        if (value != null) {
-                            throw new Main.UsageError(
-                                    flag
-                                            + ": applies to --dataset-name random;"
-                                            + " prefix_repetition prompts take the"
-                                            + " --prefix-repetition-* flags");
-                        }
-                    });
+            refuseAny(
+                    ": applies to --dataset-name random; prefix_repetition prompts take the"
+                            + " --prefix-repetition-* flags",
+                    "--random-input-len",
+                    randomInputLen,
+                    "--random-output-len",
+                    randomOutputLen,
+                    "--random-range-ratio",
+                    randomRangeRatio,
+                    "--random-input-stddev",
+                    randomInputStddev,
+                    "--random-output-stddev",
+                    randomOutputStddev);
         }
         if (!type.synthetic()) {
             positive("--random-output-len", randomOutputLen);
@@ -511,6 +509,19 @@ public final class WorkloadOptions {
         }
         if (seed != null && seed < 0) {
             throw new Main.UsageError("--seed: must be >= 0, got " + seed);
+        }
+    }
+
+    /**
+     * Refuses the first of the given flags that is set, naming it before {@code why}.
+     *
+     * @param flagsAndValues a flag's name, then its value, for each flag
+     */
+    private static void refuseAny(String why, Object... flagsAndValues) {
+        for (int i = 0; i < flagsAndValues.length; i += 2) {
+            if (flagsAndValues[i + 1] != null) {
+                throw new Main.UsageError(flagsAndValues[i] + why);
+            }
         }
     }
 

@@ -250,10 +250,10 @@ public record TraceFile(
         try {
             node = MAPPER.readTree(line);
         } catch (IOException e) {
-            throw new IOException(file + " line " + number + ": not JSON (mooncake trace)");
+            throw new IOException(at(file, number) + "not JSON (mooncake trace)");
         }
         if (node == null || !node.isObject()) {
-            throw new IOException(file + " line " + number + ": not a JSON object");
+            throw new IOException(at(file, number) + "not a JSON object");
         }
         double millis = number(file, number, node, "timestamp");
         int input = count(file, number, node, "input_length");
@@ -262,15 +262,14 @@ public record TraceFile(
         JsonNode hashes = node.get("hash_ids");
         if (hashes != null && !hashes.isNull()) {
             if (!hashes.isArray()) {
-                throw new IOException(
-                        file + " line " + number + ": hash_ids must be an array of integers");
+                throw new IOException(at(file, number) + "hash_ids must be an array of integers");
             }
             hashIds = new long[hashes.size()];
             for (int i = 0; i < hashIds.length; i++) {
                 JsonNode h = hashes.get(i);
                 if (!h.isIntegralNumber() || !h.canConvertToLong()) {
                     throw new IOException(
-                            file + " line " + number + ": hash_ids[" + i + "] is not an integer");
+                            at(file, number) + "hash_ids[" + i + "] is not an integer");
                 }
                 hashIds[i] = h.asLong();
             }
@@ -285,20 +284,22 @@ public record TraceFile(
         return new Request(Math.round(millis * 1e6), input, output, hashIds, text, number);
     }
 
+    /** Where a problem of the trace is: the file and the line, e.g. {@code t.jsonl line 3: }. */
+    private static String at(Path file, int number) {
+        return file + " line " + number + ": ";
+    }
+
     private static double number(Path file, int number, JsonNode node, String field)
             throws IOException {
         JsonNode value = node.get(field);
         if (value == null || !value.isNumber() || !Double.isFinite(value.asDouble())) {
             throw new IOException(
-                    file
-                            + " line "
-                            + number
-                            + ": "
+                    at(file, number)
                             + field
                             + (value == null ? " is missing" : " is not a number"));
         }
         if (value.asDouble() < 0) {
-            throw new IOException(file + " line " + number + ": " + field + " is negative");
+            throw new IOException(at(file, number) + field + " is negative");
         }
         return value.asDouble();
     }
@@ -314,10 +315,7 @@ public record TraceFile(
         if (value != Math.rint(value)
                 || value > io.inferencebench.crds.v1alpha1.TokenDistribution.MAX_TOKENS) {
             throw new IOException(
-                    file
-                            + " line "
-                            + number
-                            + ": "
+                    at(file, number)
                             + field
                             + " must be a whole number of tokens up to "
                             + io.inferencebench.crds.v1alpha1.TokenDistribution.MAX_TOKENS
@@ -327,28 +325,30 @@ public record TraceFile(
         return (int) value;
     }
 
-    /** The columns of a CSV trace, found by name in its header. */
-    private record Columns(TraceFormat format, int time, int input, int output, int width) {
+    /**
+     * The columns of a CSV trace, found by name in its header.
+     *
+     * @param names the time, input and output columns' names in the layout
+     */
+    private record Columns(
+            TraceFormat format, List<String> names, int time, int input, int output, int width) {
 
         static Columns of(Path file, TraceFormat format, String headerLine) throws IOException {
             List<String> header = cells(headerLine);
-            return switch (format) {
-                case AZURE ->
-                        new Columns(
-                                format,
-                                column(file, header, "TIMESTAMP"),
-                                column(file, header, "ContextTokens"),
-                                column(file, header, "GeneratedTokens"),
-                                header.size());
-                case BURSTGPT ->
-                        new Columns(
-                                format,
-                                column(file, header, "Timestamp"),
-                                column(file, header, "Request tokens"),
-                                column(file, header, "Response tokens"),
-                                header.size());
-                case MOONCAKE -> throw new IllegalStateException("mooncake traces have no header");
-            };
+            List<String> names =
+                    switch (format) {
+                        case AZURE -> List.of("TIMESTAMP", "ContextTokens", "GeneratedTokens");
+                        case BURSTGPT -> List.of("Timestamp", "Request tokens", "Response tokens");
+                        case MOONCAKE ->
+                                throw new IllegalStateException("mooncake traces have no header");
+                    };
+            return new Columns(
+                    format,
+                    names,
+                    column(file, header, names.get(0)),
+                    column(file, header, names.get(1)),
+                    column(file, header, names.get(2)),
+                    header.size());
         }
 
         private static int column(Path file, List<String> header, String name) throws IOException {
@@ -363,13 +363,7 @@ public record TraceFile(
             List<String> cells = cells(line);
             if (cells.size() < width) {
                 throw new IOException(
-                        file
-                                + " line "
-                                + number
-                                + ": "
-                                + cells.size()
-                                + " columns, the header has "
-                                + width);
+                        at(file, number) + cells.size() + " columns, the header has " + width);
             }
             String timeText = cells.get(time);
             long nanos;
@@ -384,31 +378,26 @@ public record TraceFile(
                                     t.getNano());
                 } catch (DateTimeParseException | ArithmeticException e) {
                     throw new IOException(
-                            file
-                                    + " line "
-                                    + number
-                                    + ": TIMESTAMP is not a date and time like 2023-11-16"
+                            at(file, number)
+                                    + "TIMESTAMP is not a date and time like 2023-11-16"
                                     + " 18:15:46.6805900");
                 }
             } else {
-                double seconds = cell(file, number, "Timestamp", timeText);
+                double seconds = cell(file, number, names.get(0), timeText);
                 nanos = Math.round(seconds * 1e9);
             }
-            String inputName = format == TraceFormat.AZURE ? "ContextTokens" : "Request tokens";
-            String outputName = format == TraceFormat.AZURE ? "GeneratedTokens" : "Response tokens";
-            int in =
-                    tokens(
-                            file,
-                            number,
-                            inputName,
-                            cell(file, number, inputName, cells.get(input)));
-            int out =
-                    tokens(
-                            file,
-                            number,
-                            outputName,
-                            cell(file, number, outputName, cells.get(output)));
-            return new Request(nanos, in, out, null, null, number);
+            return new Request(
+                    nanos,
+                    count(file, number, names.get(1), cells.get(input)),
+                    count(file, number, names.get(2), cells.get(output)),
+                    null,
+                    null,
+                    number);
+        }
+
+        private static int count(Path file, int number, String name, String text)
+                throws IOException {
+            return tokens(file, number, name, cell(file, number, name, text));
         }
 
         private static double cell(Path file, int number, String name, String text)
@@ -417,11 +406,10 @@ public record TraceFile(
             try {
                 value = Double.parseDouble(text.strip());
             } catch (NumberFormatException e) {
-                throw new IOException(file + " line " + number + ": " + name + " is not a number");
+                throw new IOException(at(file, number) + name + " is not a number");
             }
             if (!Double.isFinite(value) || value < 0) {
-                throw new IOException(
-                        file + " line " + number + ": " + name + " must be a number >= 0");
+                throw new IOException(at(file, number) + name + " must be a number >= 0");
             }
             return value;
         }

@@ -34,8 +34,9 @@ public record StagePlan(
      *
      * @param timeScale every recorded offset is multiplied by it; {@code null} for a closed-loop
      *     stage, which sends the requests in order without their times
-     * @param offsetsNanos each request's offset from the stage's start (scaled), first 0; {@code
-     *     null} until the trace is read ({@link StagePlan#replaying})
+     * @param offsetsNanos each request's offset from the stage's start (scaled; a runner pod's
+     *     first is where its first request falls in the whole replay); {@code null} until the trace
+     *     is read ({@link StagePlan#replaying})
      */
     public record Replay(Double timeScale, long[] offsetsNanos) {
 
@@ -43,6 +44,35 @@ public record StagePlan(
         public boolean bound() {
             return offsetsNanos != null;
         }
+    }
+
+    /**
+     * A stage that sends a trace's requests, to be bound to them once the trace is read ({@link
+     * #replaying}).
+     *
+     * @param concurrency the closed loop's requests in flight, or {@code null} for a replay at the
+     *     trace's offsets times {@code timeScale}
+     * @param numPrompts the most requests it sends, {@code 0} for all of the trace
+     * @param maxConcurrency cap on requests in flight of a replay, or {@code null}
+     */
+    public static StagePlan replay(
+            int index,
+            Integer concurrency,
+            long numPrompts,
+            Duration duration,
+            Integer maxConcurrency,
+            double timeScale) {
+        return new StagePlan(
+                index,
+                Double.POSITIVE_INFINITY,
+                concurrency,
+                numPrompts,
+                duration,
+                concurrency == null ? maxConcurrency : null,
+                ArrivalKind.CONSTANT,
+                1.0,
+                null,
+                new Replay(concurrency == null ? timeScale : null, null));
     }
 
     /** A stage of a dataset (no trace), ramped or not. */

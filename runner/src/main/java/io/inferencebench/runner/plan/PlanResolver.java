@@ -276,45 +276,21 @@ public final class PlanResolver {
      */
     private static List<StagePlan> replayStages(LoadSpec load, TraceSpec trace, String at) {
         List<StagePlan> plans = new ArrayList<>();
-        if (load.getStages() == null) {
-            Duration d =
-                    load.getDuration() == null
-                            ? null
-                            : duration(at + "load.duration", load.getDuration(), null);
-            plans.add(
-                    new StagePlan(
-                            0,
-                            Double.POSITIVE_INFINITY,
-                            null,
-                            load.getNumPrompts() == null ? 0 : load.getNumPrompts(),
-                            d,
-                            load.getMaxConcurrency(),
-                            ArrivalKind.CONSTANT,
-                            1.0,
-                            null,
-                            new StagePlan.Replay(trace.resolvedTimeScale(), null)));
-            return plans;
-        }
-        for (StageSpec s : load.getStages()) {
-            int i = plans.size();
-            String field = at + "load.stages[" + i + "]";
-            Duration d =
-                    s.getDuration() == null
-                            ? null
-                            : duration(field + ".duration", s.getDuration(), null);
+        List<StageSpec> stages = load.replayStages();
+        for (int i = 0; i < stages.size(); i++) {
+            StageSpec s = stages.get(i);
+            String field = at + (load.getStages() == null ? "load" : "load.stages[" + i + "]");
             try {
                 plans.add(
-                        new StagePlan(
+                        StagePlan.replay(
                                 i,
-                                Double.POSITIVE_INFINITY,
                                 s.getConcurrency(),
                                 s.getNumPrompts() == null ? 0 : s.getNumPrompts(),
-                                d,
-                                null,
-                                ArrivalKind.CONSTANT,
-                                1.0,
-                                null,
-                                new StagePlan.Replay(null, null)));
+                                s.getDuration() == null
+                                        ? null
+                                        : duration(field + ".duration", s.getDuration(), null),
+                                load.getMaxConcurrency(),
+                                trace.resolvedTimeScale()));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(field + ": " + e.getMessage(), e);
             }

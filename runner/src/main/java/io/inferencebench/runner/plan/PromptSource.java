@@ -95,7 +95,7 @@ public final class PromptSource {
      *
      * @param cap the most requests replayed ({@link RunPlan#traceCap}), {@code 0} for all of its
      *     window (at most {@link RunPlan#MAX_PROMPTS})
-     * @param tokens how synthetic tokens are made: {@link #serverTokens} or {@link #localTokens}
+     * @param tokens how synthetic tokens are made ({@link #tokens})
      * @param tokenizer counts recorded prompt text, or {@code null}
      * @param runSeed the run's seed, from which every hash's tokens are drawn
      * @param index this runner's index among {@code pods} (0 of 1 on the command line): it sends
@@ -136,15 +136,18 @@ public final class PromptSource {
                                 dataset.seed()));
     }
 
-    /** Synthetic tokens made with the server's tokenizer endpoints. */
-    public static SyntheticTokens serverTokens(ServerTokenizer server, boolean tokenIds)
+    /**
+     * How synthetic tokens are made: with the server's tokenizer endpoints when there are some,
+     * else here (ids, text a local tokenizer counts, or common words).
+     *
+     * @param server the server's tokenizer endpoints, or {@code null}
+     */
+    public static SyntheticTokens tokens(
+            ServerTokenizer server, boolean tokenIds, HfTokenizer tokenizer)
             throws IOException, InterruptedException {
-        return ServerRandomPrompts.tokens(server, tokenIds);
-    }
-
-    /** Synthetic tokens made here: ids, text a local tokenizer counts, or common words. */
-    public static SyntheticTokens localTokens(boolean tokenIds, HfTokenizer tokenizer) {
-        return RandomDataset.local(tokenIds, tokenizer);
+        return server != null
+                ? ServerRandomPrompts.tokens(server, tokenIds)
+                : RandomDataset.local(tokenIds, tokenizer);
     }
 
     private static List<Prompt> synthetic(

@@ -116,9 +116,7 @@ final class PodPrompts {
                             plan.dataset(),
                             file,
                             PodWorkload.traceCap(order),
-                            server != null
-                                    ? PromptSource.serverTokens(server, tokenIds)
-                                    : PromptSource.localTokens(tokenIds, tokenizer),
+                            PromptSource.tokens(server, tokenIds, tokenizer),
                             tokenizer,
                             runSeed == null ? 0 : runSeed,
                             index,

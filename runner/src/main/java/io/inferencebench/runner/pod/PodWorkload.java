@@ -226,17 +226,13 @@ final class PodWorkload {
             LoadSpec load) {
         double timeScale = order.workload().getDataset().resolvedTrace().resolvedTimeScale();
         try {
-            return new StagePlan(
+            return StagePlan.replay(
                     stage,
-                    Double.POSITIVE_INFINITY,
                     concurrency,
                     prompts,
                     duration,
-                    concurrency == null ? podCap(load.getMaxConcurrency(), order, index) : null,
-                    io.inferencebench.runner.engine.ArrivalKind.CONSTANT,
-                    1.0,
-                    null,
-                    new StagePlan.Replay(concurrency == null ? timeScale : null, null));
+                    podCap(load.getMaxConcurrency(), order, index),
+                    timeScale);
         } catch (IllegalArgumentException e) {
             throw new PodFailure("work order: stages[" + stage + "]: " + e.getMessage());
         }

@@ -130,6 +130,24 @@ class TraceReplayCliTest {
         return seen;
     }
 
+    /**
+     * {@code run} of the trace in {@code file} against {@code sim} with {@code flags}; it exits 0.
+     */
+    private static SimServer.Outcome replay(SimServer sim, Path file, Path results, String flags) {
+        SimServer.Outcome o =
+                SimServer.cli(
+                        argv(
+                                "run --base-url %s --backend openai --model sim --ignore-eos"
+                                        + " --dataset-name trace --dataset-path %s "
+                                        + flags
+                                        + " --progress none --cooldown 0 --result-dir %s",
+                                sim.baseUrl,
+                                file.toString(),
+                                results.toString()));
+        assertThat(o.code()).as(o.err()).isZero();
+        return o;
+    }
+
     private static JsonNode onlyProfile(Path results) throws Exception {
         List<Path> files;
         try (Stream<Path> s = Files.list(results)) {
@@ -153,14 +171,7 @@ class TraceReplayCliTest {
                         log.toString())) {
             Path results = dir.resolve("results");
             SimServer.Outcome o =
-                    SimServer.cli(
-                            argv(
-                                    "run --base-url %s --backend openai --model sim --ignore-eos"
-                                            + " --dataset-name trace --dataset-path %s"
-                                            + " --trace-block-size 32 --trace-time-scale 0.5"
-                                            + " --progress none --cooldown 0 --result-dir %s",
-                                    sim.baseUrl, file.toString(), results.toString()));
-            assertThat(o.code()).as(o.err()).isZero();
+                    replay(sim, file, results, "--trace-block-size 32 --trace-time-scale 0.5");
             assertThat(o.err()).contains("trace: 40 requests to replay (mooncake)");
 
             // Every recorded request, in its order, with its lengths.
@@ -204,16 +215,12 @@ class TraceReplayCliTest {
             // A window of the trace's clock and a cap: the first 5 requests at or after 1 s.
             int before = seen.size();
             Path windowed = dir.resolve("windowed");
-            o =
-                    SimServer.cli(
-                            argv(
-                                    "run --base-url %s --backend openai --model sim --ignore-eos"
-                                            + " --dataset-name trace --dataset-path %s"
-                                            + " --trace-format mooncake --trace-start 1s"
-                                            + " --num-prompts 5 --trace-time-scale 0.1"
-                                            + " --progress none --cooldown 0 --result-dir %s",
-                                    sim.baseUrl, file.toString(), windowed.toString()));
-            assertThat(o.code()).as(o.err()).isZero();
+            replay(
+                    sim,
+                    file,
+                    windowed,
+                    "--trace-format mooncake --trace-start 1s --num-prompts 5"
+                            + " --trace-time-scale 0.1");
             List<Recorded> expected =
                     trace.stream()
                             .filter(r -> r.millis() - trace.get(0).millis() >= 1_000)
@@ -240,15 +247,7 @@ class TraceReplayCliTest {
         try (SimServer sim =
                 new SimServer(dir.resolve("sim.log"), "--request-log", log.toString())) {
             Path results = dir.resolve("results");
-            SimServer.Outcome o =
-                    SimServer.cli(
-                            argv(
-                                    "run --base-url %s --backend openai --model sim --ignore-eos"
-                                            + " --dataset-name trace --dataset-path %s"
-                                            + " --trace-time-scale 0.01"
-                                            + " --progress none --cooldown 0 --result-dir %s",
-                                    sim.baseUrl, file.toString(), results.toString()));
-            assertThat(o.code()).as(o.err()).isZero();
+            SimServer.Outcome o = replay(sim, file, results, "--trace-time-scale 0.01");
             assertThat(o.err())
                     .contains("trace: 3 requests to replay (burstgpt)")
                     .contains("1 left out: they recorded 0 input or output tokens");

@@ -235,6 +235,21 @@ class PodModeIT {
         dataset.setInputTokens(TokenDistribution.fixed(16));
         dataset.setOutputTokens(TokenDistribution.fixed(4));
         workload.setDataset(dataset);
+        return workOrder(run, load, parallelism, key, model, workload);
+    }
+
+    /** The work order of {@code workload} (whose stages the operator plans from {@code load}). */
+    static RunnerWorkOrder workOrder(
+            Run run,
+            LoadSpec load,
+            int parallelism,
+            boolean key,
+            String model,
+            WorkloadSpec workload) {
+        boolean trace =
+                workload.getDataset() != null
+                        && workload.getDataset().getType()
+                                == io.inferencebench.crds.v1alpha1.DatasetType.TRACE;
         return new RunnerWorkOrder(
                 run.name(),
                 run.namespace(),
@@ -249,7 +264,7 @@ class PodModeIT {
                 key,
                 workload,
                 load,
-                StageShares.of(load, parallelism),
+                StageShares.of(load, parallelism, trace),
                 null,
                 ResourceNames.control(run.name()),
                 run.name() + "-part-",
@@ -300,6 +315,19 @@ class PodModeIT {
                                         Clock.systemUTC())
                                 .run(),
                 r -> Thread.ofPlatform().name("pod-" + settings.index()).start(r));
+    }
+
+    /** Two runner pods of {@code run}, ready, through one stage's barrier a second on, done. */
+    private void twoPodsRunOneStage(Run run) throws Exception {
+        StringWriter log0 = new StringWriter();
+        StringWriter log1 = new StringWriter();
+        CompletableFuture<Integer> pod0 = startPod(run, settings(run, 0, null, null), log0);
+        CompletableFuture<Integer> pod1 = startPod(run, settings(run, 1, null, null), log1);
+        awaitReady(run, 0);
+        awaitReady(run, 1);
+        openBarrier(run, 1, Instant.now().plusSeconds(1));
+        assertThat(pod0.get(60, TimeUnit.SECONDS)).as(log0.toString()).isZero();
+        assertThat(pod1.get(60, TimeUnit.SECONDS)).as(log1.toString()).isZero();
     }
 
     /** Waits up to 60 s; on timeout the failure carries both pods' logs. */
@@ -646,15 +674,7 @@ class PodModeIT {
         load.setStages(List.of(ramped));
         publishWorkOrder(run, workOrder(run, load, 2, false));
         int requestsBefore = loadRequests();
-        StringWriter log0 = new StringWriter();
-        StringWriter log1 = new StringWriter();
-        CompletableFuture<Integer> pod0 = startPod(run, settings(run, 0, null, null), log0);
-        CompletableFuture<Integer> pod1 = startPod(run, settings(run, 1, null, null), log1);
-        awaitReady(run, 0);
-        awaitReady(run, 1);
-        openBarrier(run, 1, Instant.now().plusSeconds(1));
-        assertThat(pod0.get(60, TimeUnit.SECONDS)).as(log0.toString()).isZero();
-        assertThat(pod1.get(60, TimeUnit.SECONDS)).as(log1.toString()).isZero();
+        twoPodsRunOneStage(run);
 
         List<StageResult> parts = List.of(stageResult(run, 0, 1), stageResult(run, 1, 1));
         for (StageResult part : parts) {
@@ -724,40 +744,10 @@ class PodModeIT {
         dataset.setTrace(replay);
         workload.setDataset(dataset);
         LoadSpec load = new LoadSpec();
-        RunnerWorkOrder base = workOrder(run, load, 2, false);
-        RunnerWorkOrder order =
-                new RunnerWorkOrder(
-                        base.runName(),
-                        base.namespace(),
-                        base.runUid(),
-                        base.parallelism(),
-                        base.baseUrl(),
-                        base.path(),
-                        base.backend(),
-                        base.api(),
-                        base.model(),
-                        base.headers(),
-                        base.apiKeyFromEnv(),
-                        workload,
-                        load,
-                        StageShares.of(load, 2, true),
-                        base.slo(),
-                        base.controlConfigMap(),
-                        base.partConfigMapPrefix(),
-                        base.reportIntervalSeconds(),
-                        base.tls(),
-                        base.connectTo());
+        RunnerWorkOrder order = workOrder(run, load, 2, false, "stub", workload);
         publishWorkOrder(run, order);
         arrivals.clear();
-        StringWriter log0 = new StringWriter();
-        StringWriter log1 = new StringWriter();
-        CompletableFuture<Integer> pod0 = startPod(run, settings(run, 0, null, null), log0);
-        CompletableFuture<Integer> pod1 = startPod(run, settings(run, 1, null, null), log1);
-        awaitReady(run, 0);
-        awaitReady(run, 1);
-        openBarrier(run, 1, Instant.now().plusSeconds(1));
-        assertThat(pod0.get(60, TimeUnit.SECONDS)).as(log0.toString()).isZero();
-        assertThat(pod1.get(60, TimeUnit.SECONDS)).as(log1.toString()).isZero();
+        twoPodsRunOneStage(run);
 
         StageResult part0 = stageResult(run, 0, 1);
         StageResult part1 = stageResult(run, 1, 1);
