@@ -132,9 +132,12 @@ public final class SearchCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new Main.UsageError(flagOf(e.getMessage()) + ": " + e.getMessage());
         }
-        if (flags.workload.replaysTrace()) {
+        if (flags.workload.replaysTrace() || configReplaysTrace()) {
             throw new Main.UsageError(
-                    "--dataset-name: trace sets its own arrival times, and search chooses the"
+                    (flags.workload.replaysTrace()
+                                    ? "--dataset-name"
+                                    : "--config " + flags.config + ": workload.dataset.type")
+                            + ": trace sets its own arrival times, and search chooses the"
                             + " rates; replay a trace with run (--trace-time-scale sets its pace)");
         }
         String stageFlag = flags.load.stageFlag();
@@ -382,5 +385,19 @@ public final class SearchCommand implements Callable<Integer> {
             super("run exited " + code, null, false, false);
             this.code = code;
         }
+    }
+
+    /**
+     * Whether {@code --config} names a trace dataset, unless {@code --dataset-name} names another.
+     */
+    private boolean configReplaysTrace() {
+        if (flags.config == null || flags.workload.datasetName != null) {
+            return false;
+        }
+        ConfigFile file = ConfigFile.read(flags.config);
+        return file.workload != null
+                && file.workload.getDataset() != null
+                && file.workload.getDataset().getType()
+                        == io.inferencebench.crds.v1alpha1.DatasetType.TRACE;
     }
 }

@@ -294,5 +294,23 @@ class TraceReplayCliTest {
                 .contains("--dataset-path: required for --dataset-name trace");
         assertThat(refused(base))
                 .contains("--dataset-path: " + trace + " line 2: output_length is missing");
+        // A search chooses rates: a trace, by flag or in a --config, is refused by name.
+        String search = "search --base-url http://127.0.0.1:9 --goodput ttft:500 --min-rate 1 --max-rate 8 ";
+        SimServer.Outcome o = SimServer.cli(argv(search + base));
+        assertThat(o.code()).isEqualTo(2);
+        assertThat(o.err()).contains("--dataset-name: trace sets its own arrival times");
+        Path config =
+                Files.writeString(
+                        dir.resolve("trace.yaml"),
+                        "workload:\n  dataset:\n    type: trace\n    source: {url: \""
+                                + trace.toUri()
+                                + "\"}\n");
+        o = SimServer.cli(argv(search + "--config " + config));
+        assertThat(o.code()).isEqualTo(2);
+        assertThat(o.err())
+                .contains(
+                        "--config "
+                                + config
+                                + ": workload.dataset.type: trace sets its own arrival times");
     }
 }
