@@ -23,13 +23,6 @@ final class PodPrompts {
     private PodPrompts() {}
 
     /**
-     * Prepares this pod's prompts.
-     *
-     * @param headers the request headers, credentials included (the tokenizer endpoints need them)
-     * @param noServerTokenizer told why the server's tokenizer did not answer
-     * @throws PodFailure when the dataset yields no prompt
-     */
-    /**
      * What a pod prepared.
      *
      * @param prompts its prompts, in order
@@ -37,6 +30,13 @@ final class PodPrompts {
      */
     record Prepared(List<Prompt> prompts, PromptSource.TracePrompts trace) {}
 
+    /**
+     * Prepares this pod's prompts (a trace's: this pod's share of its requests).
+     *
+     * @param headers the request headers, credentials included (the tokenizer endpoints need them)
+     * @param noServerTokenizer told why the server's tokenizer did not answer
+     * @throws PodFailure when the dataset yields no prompt
+     */
     static Prepared prepare(
             RunnerWorkOrder order,
             int index,

@@ -295,7 +295,8 @@ class TraceReplayCliTest {
         assertThat(refused(base))
                 .contains("--dataset-path: " + trace + " line 2: output_length is missing");
         // A search chooses rates: a trace, by flag or in a --config, is refused by name.
-        String search = "search --base-url http://127.0.0.1:9 --goodput ttft:500 --min-rate 1 --max-rate 8 ";
+        String search =
+                "search --base-url http://127.0.0.1:9 --goodput ttft:500 --min-rate 1 --max-rate 8 ";
         SimServer.Outcome o = SimServer.cli(argv(search + base));
         assertThat(o.code()).isEqualTo(2);
         assertThat(o.err()).contains("--dataset-name: trace sets its own arrival times");
