@@ -910,8 +910,17 @@ class ServerMetricsIT {
                             metrics: {port: %d, interval: 500ms}
                             """
                                     .formatted(port, port));
-            RunParts.playStage(
-                    cluster, run, Duration.ofSeconds(3), stageDone(1, run.getMetadata().getUid()));
+            // The first request goes out 100 ms after the barrier, as a runner pod's would
+            // (after it): the barrier's round, answered around the barrier, is not late.
+            Instant start = RunParts.startStage(cluster, run, 1);
+            await().atMost(Duration.ofSeconds(40))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> !Instant.now().isBefore(start.plusSeconds(3)));
+            RunParts.finishRun(
+                    cluster.client(),
+                    run,
+                    0,
+                    stageDone(1, run.getMetadata().getUid(), start.plusMillis(100)));
             BenchmarkRunStatus status =
                     awaitStatus("healthy", s -> s.getPhase() == Phase.SUCCEEDED);
             JsonNode coverage =
@@ -988,14 +997,14 @@ class ServerMetricsIT {
     }
 
     private Map<String, String> stageDone(int stage, String uid) {
+        return stageDone(stage, uid, Instant.ofEpochMilli(System.currentTimeMillis() - 4_000));
+    }
+
+    /** A finished stage of 10 requests at 5 req/s whose first went out at {@code first}. */
+    private Map<String, String> stageDone(int stage, String uid, Instant first) {
         StageResult result =
                 RunParts.completedStage(
-                        stage,
-                        5,
-                        10,
-                        System.currentTimeMillis() * 1_000_000L - 4_000_000_000L,
-                        1_800_000_000L,
-                        2_000_000_000L);
+                        stage, 5, 10, RunParts.epochNanos(first), 1_800_000_000L, 2_000_000_000L);
         RunParts.recordSteadyRequests(result, 0);
         return RunParts.report(PartReport.STATE_RUNNING, stage, uid, result);
     }
