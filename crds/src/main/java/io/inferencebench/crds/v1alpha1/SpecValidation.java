@@ -422,20 +422,9 @@ public final class SpecValidation {
                 optionalPositiveDuration(at + ".duration", stage.getDuration(), problems);
             }
         }
-        // The rest of the load's rules, on a copy without its stages.
-        LoadSpec rest = COPY.convertValue(load, LoadSpec.class);
-        rest.setStages(null);
-        rest.setArrival(null);
-        rest.setBurstiness(null);
-        rest.setDuration(null);
-        rest.setNumPrompts(1);
-        rest.setRequestRates(List.of(1.0));
-        problems.addAll(validateLoad(rest, prefix, false));
+        inFlightAndPauses(load, prefix, problems);
         return problems;
     }
-
-    private static final com.fasterxml.jackson.databind.ObjectMapper COPY =
-            new com.fasterxml.jackson.databind.ObjectMapper();
 
     /**
      * Validates {@code spec.search} and what it needs.
@@ -585,6 +574,15 @@ public final class SpecValidation {
                 problems.add(prefix + ".burstiness: burstiness other than 1 needs arrival gamma");
             }
         }
+        inFlightAndPauses(load, prefix, problems);
+        return problems;
+    }
+
+    /**
+     * The rules every load has, whatever sets its arrivals: the cap on requests in flight, the
+     * warm-up, the pause between stages and the request timeout.
+     */
+    private static void inFlightAndPauses(LoadSpec load, String prefix, List<String> problems) {
         positiveCount(prefix + ".maxConcurrency", load.getMaxConcurrency(), problems);
         // The schema's bounds, for the command line's --config too: above them an open loop at
         // an unbounded rate, or the warm-up (all at once), would start that many requests.
@@ -611,7 +609,6 @@ public final class SpecValidation {
         }
         optionalDuration(prefix + ".cooldown", load.getCooldown(), problems);
         optionalPositiveDuration(prefix + ".requestTimeout", load.getRequestTimeout(), problems);
-        return problems;
     }
 
     /**
