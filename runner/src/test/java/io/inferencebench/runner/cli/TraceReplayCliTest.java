@@ -220,7 +220,7 @@ class TraceReplayCliTest {
                     file,
                     windowed,
                     "--trace-format mooncake --trace-start 1s --num-prompts 5"
-                            + " --trace-time-scale 0.1");
+                            + " --trace-time-scale 0.5");
             List<Recorded> expected =
                     trace.stream()
                             .filter(r -> r.millis() - trace.get(0).millis() >= 1_000)
@@ -229,7 +229,7 @@ class TraceReplayCliTest {
             assertThat(seen(log, before).stream().map(Seen::promptTokens).toList())
                     .isEqualTo(expected.stream().map(Recorded::input).toList());
             assertThat(onlyProfile(windowed).at("/dimensions/trace").asText())
-                    .isEqualTo("format=mooncake time_scale=0.1 start=1s requests=5");
+                    .isEqualTo("format=mooncake time_scale=0.5 start=1s requests=5");
         }
     }
 
@@ -247,14 +247,14 @@ class TraceReplayCliTest {
         try (SimServer sim =
                 new SimServer(dir.resolve("sim.log"), "--request-log", log.toString())) {
             Path results = dir.resolve("results");
-            SimServer.Outcome o = replay(sim, file, results, "--trace-time-scale 0.01");
+            SimServer.Outcome o = replay(sim, file, results, "--trace-time-scale 0.05");
             assertThat(o.err())
                     .contains("trace: 3 requests to replay (burstgpt)")
                     .contains("1 left out: they recorded 0 input or output tokens");
             assertThat(seen(log).stream().map(s -> s.promptTokens() + "/" + s.maxTokens()).toList())
                     .isEqualTo(List.of("47/3", "41/6", "12/2"));
             assertThat(onlyProfile(results).at("/dimensions/trace").asText())
-                    .isEqualTo("format=burstgpt time_scale=0.01 requests=3 skipped_zero_tokens=1");
+                    .isEqualTo("format=burstgpt time_scale=0.05 requests=3 skipped_zero_tokens=1");
         }
     }
 
