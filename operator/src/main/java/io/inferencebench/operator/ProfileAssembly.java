@@ -80,6 +80,9 @@ public final class ProfileAssembly {
         if (dataset != null && dataset.getType() == DatasetType.PREFIX_REPETITION) {
             dimensions.put("prefix_repetition", dataset.resolvedPrefixRepetition().describe());
         }
+        if (dataset != null && dataset.getConversation() != null) {
+            dimensions.put("conversation", dataset.getConversation().describe());
+        }
         if (dataset != null && dataset.getType() == DatasetType.TRACE) {
             dimensions.put("trace", dataset.resolvedTrace().describe("auto"));
         }

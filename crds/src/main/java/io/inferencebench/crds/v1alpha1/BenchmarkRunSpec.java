@@ -15,6 +15,38 @@ import io.fabric8.generator.annotation.ValidationRule;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
+        value =
+                "!has(self.workload) || !has(self.workload.dataset)"
+                        + " || !has(self.workload.dataset.conversation)"
+                        + " || (has(self.load.stages) && !has(self.load.requestRates)"
+                        + " && self.load.stages.all(s, has(s.concurrency) && has(s.numPrompts)"
+                        + " && !has(s.requestRate)))",
+        message =
+                "a conversation workload runs sessions: give load.stages, each with concurrency"
+                        + " (sessions in progress at once) and numPrompts (sessions to run), and"
+                        + " no request rates",
+        fieldPath = ".load",
+        reason = "FieldValueInvalid")
+@ValidationRule(
+        value =
+                "!has(self.workload) || !has(self.workload.dataset)"
+                        + " || !has(self.workload.dataset.conversation)"
+                        + " || (has(self.target.api) && self.target.api == 'chat')",
+        message =
+                "a conversation workload needs target.api: chat, whose messages carry a session's"
+                        + " history",
+        fieldPath = ".target.api",
+        reason = "FieldValueInvalid")
+@ValidationRule(
+        value =
+                "!has(self.workload) || !has(self.workload.dataset)"
+                        + " || !has(self.workload.dataset.conversation) || !has(self.search)",
+        message =
+                "a conversation workload runs a number of sessions at once, and search chooses"
+                        + " request rates",
+        fieldPath = ".search",
+        reason = "FieldValueForbidden")
+@ValidationRule(
         value = "self.target == oldSelf.target",
         message = "spec.target is immutable; create a new BenchmarkRun instead",
         fieldPath = ".target",
@@ -140,6 +172,14 @@ public class BenchmarkRunSpec {
         return workload != null
                 && workload.getDataset() != null
                 && workload.getDataset().getType() == DatasetType.TRACE;
+    }
+
+    /** Whether the workload is sent as conversations (sessions of turns). */
+    @com.fasterxml.jackson.annotation.JsonIgnore
+    public boolean runsConversations() {
+        return workload != null
+                && workload.getDataset() != null
+                && workload.getDataset().getConversation() != null;
     }
 
     @JsonPropertyDescription("The model server under test.")

@@ -39,6 +39,11 @@ import java.util.Objects;
         fieldPath = ".prefixRepetition",
         reason = "FieldValueForbidden")
 @ValidationRule(
+        value = "self.type == 'random' || !has(self.conversation)",
+        message = "conversation applies only to type random (synthetic sessions)",
+        fieldPath = ".conversation",
+        reason = "FieldValueForbidden")
+@ValidationRule(
         value = "self.type == 'trace' || !has(self.trace)",
         message = "trace applies only to type trace",
         fieldPath = ".trace",
@@ -100,6 +105,15 @@ public class DatasetSpec {
                     + " offset (times timeScale) with a prompt of its recorded input length (shared"
                     + " blocks where hash_ids are given) asking for its recorded output length.")
     private TraceSpec trace;
+
+    @JsonPropertyDescription(
+            "For type random: send the prompts as conversations, sessions of turns whose"
+                    + " requests carry the whole history (chat API) with a think time between a"
+                    + " reply and the next turn. Each turn's question has inputTokens, each turn"
+                    + " asks for outputTokens, and the history carries a reply of that length."
+                    + " The load's concurrency is then the sessions in progress at once and"
+                    + " numPrompts the sessions of a stage.")
+    private ConversationSpec conversation;
 
     @JsonPropertyDescription(
             "Output length distribution (sent as max_tokens; with ignoreEos the server generates"
@@ -177,6 +191,14 @@ public class DatasetSpec {
     @JsonIgnore
     public PrefixRepetitionSpec resolvedPrefixRepetition() {
         return prefixRepetition != null ? prefixRepetition : new PrefixRepetitionSpec();
+    }
+
+    public ConversationSpec getConversation() {
+        return conversation;
+    }
+
+    public void setConversation(ConversationSpec conversation) {
+        this.conversation = conversation;
     }
 
     public TraceSpec getTrace() {
@@ -301,6 +323,7 @@ public class DatasetSpec {
                 && Objects.equals(inputTokens, that.inputTokens)
                 && Objects.equals(prefixRepetition, that.prefixRepetition)
                 && Objects.equals(trace, that.trace)
+                && Objects.equals(conversation, that.conversation)
                 && Objects.equals(outputTokens, that.outputTokens)
                 && Objects.equals(minInputTokens, that.minInputTokens)
                 && Objects.equals(maxInputTokens, that.maxInputTokens)
@@ -319,6 +342,7 @@ public class DatasetSpec {
                 inputTokens,
                 prefixRepetition,
                 trace,
+                conversation,
                 outputTokens,
                 minInputTokens,
                 maxInputTokens,

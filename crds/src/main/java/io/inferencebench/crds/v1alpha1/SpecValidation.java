@@ -89,6 +89,21 @@ public final class SpecValidation {
                     break;
                 }
             }
+        } else if (spec.runsConversations()) {
+            if (spec.getTarget() != null && spec.getTarget().getApi() != ApiKind.CHAT) {
+                problems.add(
+                        "spec.target.api: a conversation workload needs chat, whose messages carry"
+                                + " a session's history");
+            }
+            if (spec.getSearch() != null) {
+                problems.add(
+                        "spec.search: a conversation workload runs a number of sessions at once,"
+                                + " and search chooses request rates");
+            }
+            problems.addAll(validateConversationLoad(spec.getLoad(), "spec.load"));
+            if (spec.getLoad().getStages() != null) {
+                problems.addAll(validateShares(spec.getLoad(), parallelism));
+            }
         } else {
             problems.addAll(validateLoad(spec.getLoad(), "spec.load", spec.getSearch() != null));
             problems.addAll(validateShares(spec.getLoad(), parallelism));
@@ -212,6 +227,7 @@ public final class SpecValidation {
             problems.add(at + ".source: is required for type sharegpt, jsonl and trace");
         }
         trace(at, type, dataset, problems);
+        conversation(at, type, dataset.getConversation(), problems);
         if (type != DatasetType.RANDOM && dataset.getInputTokens() != null) {
             problems.add(
                     at
@@ -297,6 +313,83 @@ public final class SpecValidation {
                             + ".sampling.topK: must be at least -1 (-1 disables it), got "
                             + sampling.getTopK());
         }
+        return problems;
+    }
+
+    /** The rules of a dataset's {@code conversation} section. */
+    private static void conversation(
+            String at, DatasetType type, ConversationSpec conversation, List<String> problems) {
+        if (conversation == null) {
+            return;
+        }
+        if (type != DatasetType.RANDOM) {
+            problems.add(at + ".conversation: applies only to type random (synthetic sessions)");
+        }
+        bounded(
+                at + ".conversation.turns",
+                conversation.getTurns(),
+                ConversationSpec.MAX_TURNS,
+                problems);
+        optionalDuration(at + ".conversation.thinkTime", conversation.getThinkTime(), problems);
+    }
+
+    /**
+     * Validates the load of a conversation workload: every stage keeps a number of sessions in
+     * progress ({@code concurrency}) and has a number of sessions to run ({@code numPrompts});
+     * sessions start when a user is free, not at a rate, and no ramp or cap applies.
+     *
+     * @param load the load
+     * @param prefix where the load is, e.g. {@code spec.load}
+     * @return problems, empty when valid
+     */
+    public static List<String> validateConversationLoad(LoadSpec load, String prefix) {
+        List<String> problems = new ArrayList<>();
+        String why =
+                ": a conversation workload runs sessions, not a rate: give each stage concurrency"
+                        + " (sessions in progress at once) and numPrompts (sessions to run)";
+        if (load.getRequestRates() != null) {
+            problems.add(prefix + ".requestRates" + why);
+        }
+        if (load.getMaxConcurrency() != null) {
+            problems.add(
+                    prefix
+                            + ".maxConcurrency: does not apply to a conversation workload (its"
+                            + " concurrency is the sessions in progress)");
+        }
+        if (load.getStages() == null) {
+            problems.add(
+                    prefix
+                            + ".stages: is required: each stage of a conversation workload sets"
+                            + " concurrency (sessions in progress at once) and numPrompts"
+                            + " (sessions to run)");
+            return problems;
+        }
+        if (load.getNumPrompts() != null || load.getDuration() != null) {
+            problems.add(
+                    prefix
+                            + (load.getNumPrompts() != null ? ".numPrompts" : ".duration")
+                            + ": set it on each of load.stages");
+        }
+        List<StageSpec> stages = load.getStages();
+        for (int i = 0; i < stages.size(); i++) {
+            StageSpec s = stages.get(i);
+            String field = prefix + ".stages[" + i + "]";
+            if (s.getRequestRate() != null || s.getRampUp() != null) {
+                problems.add(field + (s.getRampUp() != null ? ".rampUp" : ".requestRate") + why);
+            }
+            if (s.getConcurrency() == null) {
+                problems.add(field + ".concurrency: is required (sessions in progress at once)");
+            } else {
+                positiveCount(field + ".concurrency", s.getConcurrency(), problems);
+            }
+            if (s.getNumPrompts() == null) {
+                problems.add(field + ".numPrompts: is required (sessions to run in the stage)");
+            } else {
+                positiveCount(field + ".numPrompts", s.getNumPrompts(), problems);
+            }
+            optionalPositiveDuration(field + ".duration", s.getDuration(), problems);
+        }
+        inFlightAndPauses(load, prefix, problems);
         return problems;
     }
 

@@ -464,4 +464,95 @@ class SpecValidationTest {
                         "spec.load.requestRates: a trace sets its own arrival times; scale them"
                                 + " with trace.timeScale");
     }
+
+    private static WorkloadSpec conversationWorkload(DatasetType type) {
+        DatasetSpec dataset = new DatasetSpec();
+        dataset.setType(type);
+        dataset.setConversation(ConversationSpec.of(0, "soon", null));
+        WorkloadSpec workload = new WorkloadSpec();
+        workload.setDataset(dataset);
+        return workload;
+    }
+
+    @Test
+    void aConversationIsOfRandomPromptsWithTurnsAndAThinkTime() {
+        assertThat(SpecValidation.validateWorkload(conversationWorkload(DatasetType.RANDOM), "w"))
+                .containsExactly(
+                        "w.dataset.conversation.turns: must be at least 1, got 0",
+                        "w.dataset.conversation.thinkTime: invalid duration 'soon'; use a number"
+                                + " with unit ms, s, m or h, e.g. 500ms, 30s, 5m or 1h30m");
+        WorkloadSpec shareGpt = conversationWorkload(DatasetType.SHAREGPT);
+        shareGpt.getDataset().setConversation(ConversationSpec.of(3, "1s", null));
+        shareGpt.getDataset().setSource(new DatasetSource());
+        assertThat(SpecValidation.validateWorkload(shareGpt, "w"))
+                .contains(
+                        "w.dataset.conversation: applies only to type random (synthetic sessions)");
+    }
+
+    @Test
+    void aConversationLoadRunsSessionsInStagesNotARate() {
+        LoadSpec load = new LoadSpec();
+        StageSpec users = new StageSpec();
+        users.setConcurrency(4);
+        users.setNumPrompts(20);
+        load.setStages(List.of(users));
+        assertThat(SpecValidation.validateConversationLoad(load, "load")).isEmpty();
+
+        LoadSpec rated = new LoadSpec();
+        rated.setRequestRates(List.of(5.0));
+        rated.setMaxConcurrency(3);
+        assertThat(SpecValidation.validateConversationLoad(rated, "load"))
+                .containsExactly(
+                        "load.requestRates: a conversation workload runs sessions, not a rate:"
+                                + " give each stage concurrency (sessions in progress at once) and"
+                                + " numPrompts (sessions to run)",
+                        "load.maxConcurrency: does not apply to a conversation workload (its"
+                                + " concurrency is the sessions in progress)",
+                        "load.stages: is required: each stage of a conversation workload sets"
+                                + " concurrency (sessions in progress at once) and numPrompts"
+                                + " (sessions to run)");
+
+        LoadSpec incomplete = new LoadSpec();
+        incomplete.setStages(List.of(new StageSpec(), StageSpec.rate(2.0, 10, null)));
+        assertThat(SpecValidation.validateConversationLoad(incomplete, "load"))
+                .contains(
+                        "load.stages[0].concurrency: is required (sessions in progress at once)",
+                        "load.stages[0].numPrompts: is required (sessions to run in the stage)",
+                        "load.stages[1].concurrency: is required (sessions in progress at once)");
+    }
+
+    @Test
+    void aBenchmarkRunRunsConversationsInStagesOfSessionsSharedByItsPods() {
+        BenchmarkRunSpec spec = validSpec();
+        DatasetSpec dataset = new DatasetSpec();
+        dataset.setConversation(ConversationSpec.of(3, "1s", ThinkTimeDistribution.FIXED));
+        WorkloadSpec workload = new WorkloadSpec();
+        workload.setDataset(dataset);
+        spec.setWorkload(workload);
+        assertThat(SpecValidation.validate(spec))
+                .contains(
+                        "spec.target.api: a conversation workload needs chat, whose messages"
+                                + " carry a session's history");
+        spec.getTarget().setApi(ApiKind.CHAT);
+        assertThat(SpecValidation.validate(spec))
+                .contains(
+                        "spec.load.requestRates: a conversation workload runs sessions, not a"
+                                + " rate: give each stage concurrency (sessions in progress at"
+                                + " once) and numPrompts (sessions to run)");
+        LoadSpec load = new LoadSpec();
+        StageSpec users = new StageSpec();
+        users.setConcurrency(2);
+        users.setNumPrompts(10);
+        load.setStages(List.of(users));
+        spec.setLoad(load);
+        assertThat(SpecValidation.validate(spec)).isEmpty();
+        RunnerSpec runner = new RunnerSpec();
+        runner.setParallelism(3);
+        spec.setRunner(runner);
+        assertThat(SpecValidation.validate(spec))
+                .containsExactly(
+                        "spec.load.stages[0].concurrency: 2 is lower than"
+                                + " spec.runner.parallelism 3; every runner pod needs at least one"
+                                + " request in flight");
+    }
 }

@@ -1227,6 +1227,77 @@ class ServerMetricsClusterE2E {
         assertThat(profile.at("/metrics/prefix_cache/hits").asLong()).isEqualTo(expectedHits);
     }
 
+    @Test
+    @Order(8)
+    void conversationsOverTwoRunnerPodsCarryTheirHistoryAndHitItsCachedBlocks() throws Exception {
+        String ns = NS_BALANCE;
+        cluster.simulator("conv-sim", MODEL)
+                .extraArgs("--enable-prefix-caching", "--block-size", "16")
+                .deploy(client, ns, Duration.ofMinutes(2));
+        createRun(
+                ns,
+                """
+                apiVersion: inferencebench.io/v1alpha1
+                kind: BenchmarkRun
+                metadata: {name: conversations}
+                spec:
+                  target:
+                    service: {name: conv-sim, port: %d}
+                    backend: vllm
+                    api: chat
+                    model: %s
+                    readinessTimeout: 2m
+                  workload:
+                    dataset:
+                      type: random
+                      inputTokens: {type: fixed, mean: 20}
+                      outputTokens: {type: fixed, mean: 6}
+                      conversation: {turns: 3, thinkTime: 50ms}
+                    ignoreEos: true
+                  load:
+                    stages:
+                      - {concurrency: 4, numPrompts: 8}
+                    requestTimeout: 30s
+                  runner:
+                    parallelism: 2
+                    startTimeout: 4m
+                    resources:
+                      requests: {cpu: 100m, memory: 256Mi}
+                      limits: {memory: 768Mi}
+                  metrics:
+                    interval: 1s
+                """
+                        .formatted(RunYaml.PORT, MODEL));
+        BenchmarkRun run = awaitPhase(ns, "conversations", Duration.ofMinutes(4), Phase.SUCCEEDED);
+        StageSummary stage = run.getStatus().getResults().get(0);
+        // 8 sessions of 3 turns, 4 from each pod.
+        assertThat(stage.getCompleted()).isEqualTo(24L);
+        JsonNode profile = run.getStatus().getProfiles().get(0);
+        assertThat(profile.at("/dimensions/conversation").asText())
+                .isEqualTo("turns=3 think_time=0.05s fixed");
+        JsonNode conversation = profile.at("/metrics/conversation");
+        assertThat(conversation.path("sessions_started").asInt()).isEqualTo(8);
+        assertThat(conversation.path("sessions_completed").asInt()).isEqualTo(8);
+        long queries = 0;
+        long hits = 0;
+        for (int t = 1; t <= 3; t++) {
+            // t questions of 20 words and the t - 1 replies of 6 before them.
+            int history = 20 * t + 6 * (t - 1);
+            JsonNode turn = conversation.path("turns").get(t - 1);
+            assertThat(turn.path("requests_sent").asInt()).as("turn %d", t).isEqualTo(8);
+            assertThat(turn.path("prompt_tokens_mean").asDouble())
+                    .as("turn %d", t)
+                    .isEqualTo(history);
+            queries += 8L * history;
+            if (t < 3) {
+                // The next turn finds this turn's full blocks cached, no more.
+                hits += 8L * (history / 16 * 16);
+            }
+        }
+        assertThat(profile.at("/metrics/prefix_cache/queries").asLong()).isEqualTo(queries);
+        assertThat(profile.at("/metrics/prefix_cache/hits").asLong()).isEqualTo(hits);
+    }
+
     /**
      * Two stages of 60 random 16-token prompts (30 and 31 req/s) from one runner pod, straight to
      * the replicas ({@code balance: endpoints}), with {@code workloadExtra} under {@code

@@ -336,6 +336,9 @@ public final class LpgProfileWriter {
         if (stage.rampUp != null) {
             RampProfileJson.write(stage.rampUp, metrics, config);
         }
+        if (stage.conversation != null) {
+            ConversationProfileJson.write(stage.conversation, metrics);
+        }
 
         ObjectNode stats = root.putObject("summary_stats").putArray("stats").addObject();
         putRate(stats, "request_rate", stage.requestedRate);

@@ -115,8 +115,8 @@ public final class RampProfile {
                 sent += x.sent();
                 completed += x.completed();
                 failed += x.failed();
-                ttft = mergeInto(ttft, p.windowTtftMs.get(w));
-                e2el = mergeInto(e2el, p.windowE2elMs.get(w));
+                ttft = PartRecorders.mergeInto(ttft, p.windowTtftMs.get(w));
+                e2el = PartRecorders.mergeInto(e2el, p.windowE2elMs.get(w));
             }
             m.windowTtftMs.add(ttft);
             m.windowE2elMs.add(e2el);
@@ -131,10 +131,10 @@ public final class RampProfile {
                             sent / width,
                             completed,
                             failed,
-                            percentile(ttft, 50),
-                            percentile(ttft, 99),
-                            percentile(e2el, 50),
-                            percentile(e2el, 99)));
+                            PartRecorders.percentile(ttft, 50),
+                            PartRecorders.percentile(ttft, 99),
+                            PartRecorders.percentile(e2el, 50),
+                            PartRecorders.percentile(e2el, 99)));
         }
         return m;
     }
@@ -163,18 +163,6 @@ public final class RampProfile {
             }
         }
         return null;
-    }
-
-    private static MetricRecorder mergeInto(MetricRecorder into, MetricRecorder part) {
-        if (into == null) {
-            MetricRecorder copy = new MetricRecorder(part.exactSampleCap());
-            return copy.merge(part);
-        }
-        return into.merge(part);
-    }
-
-    private static Double percentile(MetricRecorder r, double p) {
-        return r == null || r.count() == 0 ? null : r.percentile(p);
     }
 
     /**

@@ -207,6 +207,12 @@ public final class StageResult {
     public RampProfile rampUp;
 
     /**
+     * The sessions and per-turn figures of a stage sent as conversations, or {@code null} for a
+     * stage of independent prompts; a merge of several runners adds their sessions and turns.
+     */
+    public ConversationProfile conversation;
+
+    /**
      * Requests sent to each address the runner spread its load over ({@code ip:port}, in the order
      * given), or {@code null} when it sent to one URL's host. A merge sums them per address, and
      * has none unless every runner spread.
@@ -411,6 +417,13 @@ public final class StageResult {
             }
         }
         m.runnerCpu = RunnerCpu.worst(parts.stream().map(p -> p.runnerCpu).toList());
+        // As with ramps: a pod with nothing to send in the stage ran no conversation.
+        m.conversation =
+                ConversationProfile.merge(
+                        parts.stream()
+                                .filter(p -> p.conversation != null || p.sent > 0)
+                                .map(p -> p.conversation)
+                                .toList());
         m.outputTokenSource = outputSources.isEmpty() ? null : String.join("+", outputSources);
         m.inputTokenSource = inputSources.isEmpty() ? null : String.join("+", inputSources);
         return m;

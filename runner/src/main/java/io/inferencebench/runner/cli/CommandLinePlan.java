@@ -42,11 +42,24 @@ public record CommandLinePlan(
         boolean coldPrefixCache;
         try {
             var workloadSpec = workload.layOver(file.workload);
+            boolean conversations = workloadSpec.getDataset().getConversation() != null;
             var loadSpec =
                     load.layOver(
                             file.load,
                             workloadSpec.getDataset().getType()
-                                    == io.inferencebench.crds.v1alpha1.DatasetType.TRACE);
+                                    == io.inferencebench.crds.v1alpha1.DatasetType.TRACE,
+                            conversations);
+            if (conversations && planTarget.api() == null && planTarget.path() == null) {
+                // A session's history is a list of chat messages: the chat API unless told.
+                planTarget =
+                        new PlanTarget(
+                                planTarget.backend(),
+                                "chat",
+                                null,
+                                planTarget.model(),
+                                planTarget.headers(),
+                                planTarget.tls());
+            }
             var sloSpec = slo.layOver(file.slo);
             // workload.prefixCache of a BenchmarkRun: here, the base URL is reset before stages.
             coldPrefixCache = workloadSpec.getPrefixCache() != null;

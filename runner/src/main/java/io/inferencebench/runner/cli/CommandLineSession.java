@@ -174,7 +174,14 @@ final class CommandLineSession implements AutoCloseable {
                         : Interrupts.install(stop, err, interruptNotice);
         modelName = RunSession.model(plan, transport, baseUrl, FAILURES);
         GenerationParams params = plan.generation(modelName);
-        progress = Progress.create(progressFlag, err, plan.stages().size());
+        progress =
+                Progress.create(
+                        progressFlag,
+                        err,
+                        plan.stages().size(),
+                        plan.dataset().conversation() == null
+                                ? 0
+                                : plan.dataset().conversation().turns());
         errors = new ErrorSampler(RequestFields.extensions(plan.wire().api(), params));
         try {
             session =
@@ -377,6 +384,9 @@ final class CommandLineSession implements AutoCloseable {
         }
         if (prepared.trace() != null) {
             extra.put("trace", traceDimension(plan, prepared.trace().trace()));
+        }
+        if (plan.dataset().conversation() != null) {
+            extra.put("conversation", plan.dataset().conversation().describe());
         }
         extra.put("prompt_format", prepared.tokenIds() ? "token_ids" : "text");
         return new ProfileContext(

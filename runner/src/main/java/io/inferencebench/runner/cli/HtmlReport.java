@@ -281,6 +281,7 @@ final class HtmlReport {
         h.append("</table><p class=\"meta\">times in ms, rates in req/s</p>\n");
         replicaBalance(h, sorted);
         prefixCache(h, sorted);
+        conversations(h, sorted);
         h.append("</div>\n");
         Set<String> names = new LinkedHashSet<>();
         for (JsonNode p : sorted) {
@@ -426,6 +427,56 @@ final class HtmlReport {
                                             .append(": ")
                                             .append(cacheCounts(e.getValue())));
             h.append(replicas.isEmpty() ? "-" : replicas).append("</td></tr>\n");
+        }
+        h.append("</table>\n");
+    }
+
+    /**
+     * A conversation stage's sessions and, per turn index, the prompt tokens sent and the TTFT p50
+     * and p99 ({@code metrics.conversation}), when a profile has them.
+     */
+    private static void conversations(StringBuilder h, List<JsonNode> stages) {
+        if (stages.stream().noneMatch(p -> p.path("metrics").has("conversation"))) {
+            return;
+        }
+        h.append(
+                "<h3>Conversations</h3>\n<table class=\"conversations\"><tr><th>stage</th>"
+                        + "<th>sessions: completed / started (abandoned, cut)</th>"
+                        + "<th>turn: prompt tokens, TTFT p50 / p99 (ms)</th></tr>\n");
+        for (JsonNode p : stages) {
+            JsonNode c = p.path("metrics").path("conversation");
+            if (c.isMissingNode()) {
+                continue;
+            }
+            int stage = p.path("metrics").path("stage_index").asInt() + 1;
+            h.append("<tr data-stage=\"")
+                    .append(stage)
+                    .append("\"><td>")
+                    .append(stage)
+                    .append("</td><td>")
+                    .append(c.path("sessions_completed").asLong())
+                    .append(" / ")
+                    .append(c.path("sessions_started").asLong())
+                    .append(" (")
+                    .append(c.path("sessions_abandoned").asLong())
+                    .append(", ")
+                    .append(c.path("sessions_cut").asLong())
+                    .append(")</td><td>");
+            StringBuilder turns = new StringBuilder();
+            for (JsonNode t : c.path("turns")) {
+                turns.append(turns.isEmpty() ? "" : "; ")
+                        .append(t.path("turn").asInt())
+                        .append(": ")
+                        .append(
+                                t.has("prompt_tokens_mean")
+                                        ? num(t.path("prompt_tokens_mean").asDouble())
+                                        : "-")
+                        .append(", ")
+                        .append(t.has("ttft_ms_p50") ? num(t.path("ttft_ms_p50").asDouble()) : "-")
+                        .append(" / ")
+                        .append(t.has("ttft_ms_p99") ? num(t.path("ttft_ms_p99").asDouble()) : "-");
+            }
+            h.append(turns.isEmpty() ? "-" : turns).append("</td></tr>\n");
         }
         h.append("</table>\n");
     }

@@ -39,6 +39,20 @@ public final class LoadOptions {
     List<Integer> concurrencies;
 
     @Option(
+            names = "--sessions",
+            split = ",",
+            description =
+                    "multi-turn: sessions in progress at once (users), one stage each (comma"
+                            + " list = sweep).")
+    List<Integer> sessions;
+
+    @Option(names = "--num-sessions", description = "multi-turn: sessions per stage (default 100).")
+    Integer numSessions;
+
+    /** Sessions per stage of a conversation workload when {@code --num-sessions} is not given. */
+    public static final int DEFAULT_NUM_SESSIONS = 100;
+
+    @Option(
             names = "--ramp-up-strategy",
             description =
                     "linear or exponential: one stage whose rate ramps from --ramp-up-start-rate"
@@ -216,6 +230,63 @@ public final class LoadOptions {
     }
 
     /**
+     * The stages of a conversation workload: one per {@code --sessions} value, each running {@code
+     * --num-sessions} sessions (within {@code --duration}); without the flags the config's stages,
+     * bounded by them when given.
+     */
+    private LoadSpec conversationStages(LoadSpec l) {
+        if (numSessions != null && numSessions < 1) {
+            throw new Main.UsageError("--num-sessions: must be >= 1, got " + numSessions);
+        }
+        List<Integer> users = sessions != null ? sessions : concurrencies;
+        String usersFlag = sessions != null ? "--sessions" : "--concurrency";
+        if (users == null && l.getStages() == null) {
+            throw new Main.UsageError(
+                    "--sessions: required with --dataset-name multi-turn: the sessions in progress"
+                            + " at once (e.g. --sessions 8, or a comma list for a sweep)");
+        }
+        if (users == null) {
+            for (StageSpec s : l.getStages()) {
+                if (numSessions != null) {
+                    s.setNumPrompts(numSessions);
+                }
+                if (duration != null) {
+                    s.setDuration(duration);
+                }
+            }
+            return l;
+        }
+        int n =
+                numSessions != null
+                        ? numSessions
+                        : l.getNumPrompts() != null ? l.getNumPrompts() : DEFAULT_NUM_SESSIONS;
+        String d = duration != null ? duration : l.getDuration();
+        List<StageSpec> stages = new ArrayList<>();
+        for (int c : users) {
+            if (c < 1 || c > StageSpec.MAX_CONCURRENCY) {
+                throw new Main.UsageError(
+                        usersFlag
+                                + ": must be within [1, "
+                                + StageSpec.MAX_CONCURRENCY
+                                + "], got "
+                                + c);
+            }
+            stages.add(stage(null, c, n, d));
+        }
+        l.setStages(stages);
+        l.setRequestRates(null);
+        l.setNumPrompts(null);
+        l.setDuration(null);
+        return l;
+    }
+
+    private static void refuse(String flag, Object value, String why) {
+        if (value != null) {
+            throw new Main.UsageError(flag + why);
+        }
+    }
+
+    /**
      * A copy of the config's load with the flags laid over it. Stage flags replace the config's
      * stages; {@code --num-prompts} and {@code --duration} apply to every stage. Without stages
      * anywhere the run is one stage sending {@value #DEFAULT_NUM_PROMPTS} requests at once.
@@ -231,6 +302,44 @@ public final class LoadOptions {
      * --num-prompts} and {@code --duration} when given.
      */
     public LoadSpec layOver(LoadSpec config, boolean replaysTrace) {
+        return layOver(config, replaysTrace, false);
+    }
+
+    /**
+     * A copy of the config's load with the flags laid over it ({@link #layOver(LoadSpec,
+     * boolean)}); when {@code conversations}, each stage runs {@code --sessions} sessions at once,
+     * {@code --num-sessions} in all, and the rate flags are refused.
+     */
+    public LoadSpec layOver(LoadSpec config, boolean replaysTrace, boolean conversations) {
+        if (conversations) {
+            String why =
+                    ": a conversation workload runs a number of sessions at once (--sessions), not"
+                            + " a rate";
+            refuse("--request-rate", requestRates, why);
+            refuse("--ramp-up-strategy", rampUpStrategy, why);
+            refuse("--ramp-up-start-rate", rampUpStartRate, why);
+            refuse("--ramp-up-end-rate", rampUpEndRate, why);
+            refuse("--arrival", arrival, why);
+            refuse("--burstiness", burstiness, why);
+            refuse(
+                    "--max-concurrency",
+                    maxConcurrency,
+                    ": a conversation workload's concurrency is its sessions in progress"
+                            + " (--sessions)");
+            refuse(
+                    "--num-prompts",
+                    numPrompts,
+                    ": a conversation workload counts sessions: give --num-sessions");
+            if (sessions != null && concurrencies != null) {
+                throw new Main.UsageError(
+                        "--concurrency: a conversation workload's concurrency is its sessions in"
+                                + " progress; give --sessions only");
+            }
+        } else {
+            String why = ": applies only to --dataset-name multi-turn";
+            refuse("--sessions", sessions, why);
+            refuse("--num-sessions", numSessions, why);
+        }
         if (replaysTrace) {
             String why = ": a trace sets its own arrival times; scale them with --trace-time-scale";
             if (requestRates != null) {
@@ -299,6 +408,9 @@ public final class LoadOptions {
                         "--max-failure-ratio: must be within [0, 1], got " + maxFailureRatio);
             }
             l.setMaxFailureRatio(maxFailureRatio);
+        }
+        if (conversations) {
+            return conversationStages(l);
         }
         if (replaysTrace && concurrencies == null) {
             // One replay, unless the config has concurrency stages; its rules name the fields.

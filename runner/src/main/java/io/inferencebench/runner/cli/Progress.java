@@ -30,13 +30,18 @@ final class Progress implements StageObserver, AutoCloseable {
     private final Mode mode;
     private final PrintWriter err;
     private final int stages;
+
+    /** Requests per session of a conversation workload; 0 for independent prompts. */
+    private final int turns;
+
     private final ScheduledExecutorService ticker;
     private volatile LoadEngine.Live live;
 
-    private Progress(Mode mode, PrintWriter err, int stages) {
+    private Progress(Mode mode, PrintWriter err, int stages, int turns) {
         this.mode = mode;
         this.err = err;
         this.stages = stages;
+        this.turns = turns;
         if (mode == Mode.NONE) {
             ticker = null;
         } else {
@@ -48,8 +53,12 @@ final class Progress implements StageObserver, AutoCloseable {
         }
     }
 
-    static Progress create(String flag, PrintWriter err, int stages) {
-        return new Progress(mode(flag), err, stages);
+    /**
+     * @param turns requests per session of a conversation workload, whose stages count sessions; 0
+     *     for independent prompts
+     */
+    static Progress create(String flag, PrintWriter err, int stages, int turns) {
+        return new Progress(mode(flag), err, stages, turns);
     }
 
     static Mode mode(String flag) {
@@ -101,7 +110,12 @@ final class Progress implements StageObserver, AutoCloseable {
     public void onStageStart(StagePlan plan, StageRecorder recorder, LoadEngine.Live l) {
         live = l;
         synchronized (err) {
-            err.printf(Locale.ROOT, "stage %d/%d: %s%n", plan.index() + 1, stages, describe(plan));
+            err.printf(
+                    Locale.ROOT,
+                    "stage %d/%d: %s%n",
+                    plan.index() + 1,
+                    stages,
+                    describe(plan, turns));
             err.flush();
         }
     }
@@ -117,8 +131,10 @@ final class Progress implements StageObserver, AutoCloseable {
         double fraction;
         String total;
         if (plan.numPrompts() > 0) {
-            fraction = (double) done / plan.numPrompts();
-            total = Long.toString(plan.numPrompts());
+            // A conversation stage counts sessions; its requests are their turns.
+            long requests = plan.numPrompts() * Math.max(1, turns);
+            fraction = (double) done / requests;
+            total = Long.toString(requests);
         } else {
             fraction = Math.min(1.0, elapsed / (plan.duration().toNanos() / 1e9));
             total = "?";
@@ -192,8 +208,18 @@ final class Progress implements StageObserver, AutoCloseable {
     }
 
     static String describe(StagePlan plan) {
+        return describe(plan, 0);
+    }
+
+    /**
+     * The stage in words; {@code turns} > 0 for a conversation stage, whose concurrency and count
+     * are sessions.
+     */
+    static String describe(StagePlan plan, int turns) {
         StringBuilder sb = new StringBuilder();
-        if (plan.closedLoop()) {
+        if (plan.closedLoop() && turns > 0) {
+            sb.append(plan.concurrency()).append(" sessions at once");
+        } else if (plan.closedLoop()) {
             sb.append("concurrency ").append(plan.concurrency());
         } else if (plan.replayed()) {
             sb.append("trace replay x")
@@ -224,7 +250,13 @@ final class Progress implements StageObserver, AutoCloseable {
                 sb.append(", max concurrency ").append(plan.maxConcurrency());
             }
         }
-        if (plan.numPrompts() > 0) {
+        if (plan.numPrompts() > 0 && turns > 0) {
+            sb.append(", ")
+                    .append(plan.numPrompts())
+                    .append(" sessions of ")
+                    .append(turns)
+                    .append(" turns");
+        } else if (plan.numPrompts() > 0) {
             sb.append(", ").append(plan.numPrompts()).append(" prompts");
         }
         if (plan.duration() != null) {

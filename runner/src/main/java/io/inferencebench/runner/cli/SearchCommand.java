@@ -1,6 +1,7 @@
 package io.inferencebench.runner.cli;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.inferencebench.crds.v1alpha1.DatasetSpec;
 import io.inferencebench.crds.v1alpha1.Durations;
 import io.inferencebench.profile.lpg.LoadVerdict;
 import io.inferencebench.profile.lpg.StageResult;
@@ -139,6 +140,16 @@ public final class SearchCommand implements Callable<Integer> {
                                     : "--config " + flags.config + ": workload.dataset.type")
                             + ": trace sets its own arrival times, and search chooses the"
                             + " rates; replay a trace with run (--trace-time-scale sets its pace)");
+        }
+        if (flags.workload.multiTurn() || configRunsConversations()) {
+            throw new Main.UsageError(
+                    (flags.workload.multiTurn()
+                                    ? "--dataset-name"
+                                    : "--config "
+                                            + flags.config
+                                            + ": workload.dataset.conversation")
+                            + ": conversations run a number of sessions at once, and search"
+                            + " chooses request rates; sweep sessions with run --sessions 1,2,4");
         }
         String stageFlag = flags.load.stageFlag();
         if (stageFlag != null) {
@@ -388,16 +399,28 @@ public final class SearchCommand implements Callable<Integer> {
     }
 
     /**
+     * Whether {@code --config} sends conversations, unless {@code --dataset-name} names a dataset.
+     */
+    private boolean configRunsConversations() {
+        DatasetSpec dataset = configDataset();
+        return dataset != null && dataset.getConversation() != null;
+    }
+
+    /**
      * Whether {@code --config} names a trace dataset, unless {@code --dataset-name} names another.
      */
     private boolean configReplaysTrace() {
+        DatasetSpec dataset = configDataset();
+        return dataset != null
+                && dataset.getType() == io.inferencebench.crds.v1alpha1.DatasetType.TRACE;
+    }
+
+    /** The dataset of {@code --config}, or {@code null} when none or when a flag names one. */
+    private DatasetSpec configDataset() {
         if (flags.config == null || flags.workload.datasetName != null) {
-            return false;
+            return null;
         }
         ConfigFile file = ConfigFile.read(flags.config);
-        return file.workload != null
-                && file.workload.getDataset() != null
-                && file.workload.getDataset().getType()
-                        == io.inferencebench.crds.v1alpha1.DatasetType.TRACE;
+        return file.workload == null ? null : file.workload.getDataset();
     }
 }

@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import io.inferencebench.profile.lpg.ConversationProfile;
 import io.inferencebench.profile.lpg.LoadVerdict;
 import io.inferencebench.profile.lpg.LpgProfileWriter;
 import io.inferencebench.profile.lpg.RequestRate;
@@ -133,6 +134,11 @@ final class Summary {
             }
         }
         for (StageResult r : results) {
+            if (r.conversation != null) {
+                conversation(out, r);
+            }
+        }
+        for (StageResult r : results) {
             if (r.partial) {
                 out.printf(
                         "* stage %d is partial: interrupted, %d request(s) cancelled (not counted"
@@ -140,6 +146,39 @@ final class Summary {
                         r.stageIndex + 1, r.cancelledRequests);
             }
         }
+    }
+
+    /** A conversation stage's sessions and its TTFT and prompt length by turn. */
+    private static void conversation(PrintWriter out, StageResult r) {
+        ConversationProfile c = r.conversation;
+        out.printf(
+                Locale.ROOT,
+                "stage %d sessions: %d started, %d completed, %d abandoned (a turn failed), %d cut"
+                        + " (by the stage's end)%n",
+                r.stageIndex + 1,
+                c.sessionsStarted,
+                c.sessionsCompleted,
+                c.sessionsAbandoned,
+                c.sessionsCut);
+        StringBuilder ttft = new StringBuilder();
+        StringBuilder history = new StringBuilder();
+        for (ConversationProfile.Turn t : c.turns) {
+            String sep = ttft.isEmpty() ? "" : "  ";
+            ttft.append(sep).append(t.turn()).append(": ").append(orDash(t.ttftP50Ms()));
+            history.append(sep)
+                    .append(t.turn())
+                    .append(": ")
+                    .append(
+                            t.promptTokensMean() == null
+                                    ? "-"
+                                    : String.format(Locale.ROOT, "%.0f", t.promptTokensMean()));
+        }
+        out.printf("  ttft p50 by turn (ms)   %s%n", ttft);
+        out.printf("  prompt tokens by turn   %s%n", history);
+    }
+
+    private static String orDash(Double v) {
+        return v == null ? "-" : f(v);
     }
 
     private static String line(List<String> cells, int[] widths) {

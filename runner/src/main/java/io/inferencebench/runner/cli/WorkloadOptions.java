@@ -1,6 +1,7 @@
 package io.inferencebench.runner.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.inferencebench.crds.v1alpha1.ConversationSpec;
 import io.inferencebench.crds.v1alpha1.DatasetSource;
 import io.inferencebench.crds.v1alpha1.DatasetSpec;
 import io.inferencebench.crds.v1alpha1.DatasetType;
@@ -8,6 +9,7 @@ import io.inferencebench.crds.v1alpha1.DistributionType;
 import io.inferencebench.crds.v1alpha1.Durations;
 import io.inferencebench.crds.v1alpha1.PrefixRepetitionSpec;
 import io.inferencebench.crds.v1alpha1.SamplingSpec;
+import io.inferencebench.crds.v1alpha1.ThinkTimeDistribution;
 import io.inferencebench.crds.v1alpha1.TokenDistribution;
 import io.inferencebench.crds.v1alpha1.TraceFormat;
 import io.inferencebench.crds.v1alpha1.TraceSpec;
@@ -34,8 +36,10 @@ public final class WorkloadOptions {
     @Option(
             names = "--dataset-name",
             description =
-                    "random, prefix_repetition, sharegpt, jsonl or trace (default random; trace"
-                            + " replays a request trace on its own clock).")
+                    "random, prefix_repetition, multi-turn, sharegpt, jsonl or trace (default"
+                            + " random; multi-turn sends random prompts as conversations, see"
+                            + " --turns and --sessions; trace replays a request trace on its own"
+                            + " clock).")
     String datasetName;
 
     @Option(
@@ -145,6 +149,27 @@ public final class WorkloadOptions {
     Integer prefixOutputLen;
 
     @Option(
+            names = "--turns",
+            description =
+                    "multi-turn: turns (requests) per session, each carrying the history before"
+                            + " it (default 5).")
+    Integer turns;
+
+    @Option(
+            names = "--think-time",
+            description =
+                    "multi-turn: pause between a reply and the session's next turn, e.g. 2s or"
+                            + " 500ms (default 0s).")
+    String thinkTime;
+
+    @Option(
+            names = "--think-time-distribution",
+            description =
+                    "multi-turn: fixed (every pause is --think-time) or exponential (drawn with"
+                            + " that mean from --seed); default fixed.")
+    String thinkTimeDistribution;
+
+    @Option(
             names = "--output-len",
             description = "For sharegpt/jsonl: ask every request for this many output tokens.")
     Integer outputLen;
@@ -194,10 +219,11 @@ public final class WorkloadOptions {
         w.setTokenizer(null);
         DatasetSpec d = w.getDataset() == null ? new DatasetSpec() : w.getDataset();
         w.setDataset(d);
+        boolean multiTurn = multiTurn();
         if (datasetName != null) {
             d.setType(
                     switch (datasetName.toLowerCase(Locale.ROOT)) {
-                        case "random" -> DatasetType.RANDOM;
+                        case "random", "multi-turn", "multi_turn" -> DatasetType.RANDOM;
                         case "prefix_repetition" -> DatasetType.PREFIX_REPETITION;
                         case "sharegpt" -> DatasetType.SHAREGPT;
                         case "jsonl" -> DatasetType.JSONL;
@@ -207,11 +233,30 @@ public final class WorkloadOptions {
                                         "--dataset-name: '"
                                                 + datasetName
                                                 + "' is not one of random, prefix_repetition,"
-                                                + " sharegpt, jsonl, trace");
+                                                + " multi-turn, sharegpt, jsonl, trace");
                     });
         }
         DatasetType type = d.getType() == null ? DatasetType.RANDOM : d.getType();
         checkFlags(type);
+        if (datasetName != null && !multiTurn) {
+            // --dataset-name random asks for independent prompts, whatever the config says.
+            d.setConversation(null);
+        }
+        if (multiTurn) {
+            d.setConversation(conversationFlags(d.getConversation()));
+        } else if (d.getConversation() == null) {
+            refuseAny(
+                    ": applies only to --dataset-name multi-turn",
+                    "--turns",
+                    turns,
+                    "--think-time",
+                    thinkTime,
+                    "--think-time-distribution",
+                    thinkTimeDistribution);
+        } else {
+            // The config's conversation, the flags laid over it.
+            d.setConversation(conversationFlags(d.getConversation()));
+        }
         if (datasetName != null && config != null) {
             // A config's fields of another kind of dataset do not apply to the one asked for.
             if (type.synthetic()) {
@@ -334,6 +379,41 @@ public final class WorkloadOptions {
             w.setSampling(sampling);
         }
         return w;
+    }
+
+    /** Whether {@code --dataset-name multi-turn} is given. */
+    boolean multiTurn() {
+        return datasetName != null
+                && (datasetName.equalsIgnoreCase("multi-turn")
+                        || datasetName.equalsIgnoreCase("multi_turn"));
+    }
+
+    /** The {@code --turns} and {@code --think-time*} flags laid over the config's conversation. */
+    private ConversationSpec conversationFlags(ConversationSpec fromConfig) {
+        ConversationSpec conversation = fromConfig == null ? new ConversationSpec() : fromConfig;
+        if (turns != null) {
+            positive("--turns", turns);
+            if (turns > ConversationSpec.MAX_TURNS) {
+                throw new Main.UsageError(
+                        "--turns: at most " + ConversationSpec.MAX_TURNS + ", got " + turns);
+            }
+            conversation.setTurns(turns);
+        }
+        if (thinkTime != null) {
+            conversation.setThinkTime(flagDuration("--think-time", thinkTime));
+        }
+        if (thinkTimeDistribution != null) {
+            ThinkTimeDistribution distribution =
+                    ThinkTimeDistribution.byName(thinkTimeDistribution);
+            if (distribution == null) {
+                throw new Main.UsageError(
+                        "--think-time-distribution: '"
+                                + thinkTimeDistribution
+                                + "' is not one of fixed, exponential");
+            }
+            conversation.setThinkTimeDistribution(distribution);
+        }
+        return conversation;
     }
 
     /** Whether {@code --dataset-name trace} is given. */

@@ -16,6 +16,7 @@ import java.time.Duration;
  * @param sampleCap most samples kept per metric (reservoir size)
  * @param seed seeds the arrival schedules and the prompt order
  * @param requestTimeout per-request timeout
+ * @param conversations the prompts' sessions when they are sent as conversations, else {@code null}
  */
 public record EngineSettings(
         Protocol protocol,
@@ -24,4 +25,18 @@ public record EngineSettings(
         Slo slo,
         int sampleCap,
         long seed,
-        Duration requestTimeout) {}
+        Duration requestTimeout,
+        Conversations conversations) {
+
+    /** Settings of an engine whose prompts are independent requests. */
+    public EngineSettings(
+            Protocol protocol,
+            GenerationParams params,
+            String path,
+            Slo slo,
+            int sampleCap,
+            long seed,
+            Duration requestTimeout) {
+        this(protocol, params, path, slo, sampleCap, seed, requestTimeout, null);
+    }
+}

@@ -38,6 +38,12 @@ import java.util.logging.Logger;
  * <p>Closed loop: {@code concurrency} requests start at once and each completion starts the next
  * request on the same event loop.
  *
+ * <p>Conversations ({@link Conversations}): a closed loop of sessions instead of requests. {@code
+ * concurrency} users each take the next session, send its turns one after another (each after the
+ * previous reply and the think time, on a timer of the same loop), then take the next session;
+ * {@code numPrompts} counts sessions. A failed turn ends its session. The stage ends when no
+ * session is left to take and none is in progress; at its duration no turn is sent any more.
+ *
  * <p>A {@link VirtualMachineError} (out of memory, ...) on an event loop cancels the stage like
  * {@link #cancel()} and is kept for {@link #jvmError()}: the caller ends the run, keeping the
  * stages that finished. It is never counted as a failed request.
@@ -118,6 +124,7 @@ public final class LoadEngine {
     private final long epochAnchor;
     private final long nanoAnchor;
     private final String accept;
+    private final Conversations conversations;
     private boolean settleBeforeStage = true;
     private boolean selfWarmup;
     private volatile boolean cancelled;
@@ -149,6 +156,14 @@ public final class LoadEngine {
         this.sampleCap = settings.sampleCap();
         this.seed = settings.seed();
         this.requestTimeout = settings.requestTimeout();
+        this.conversations = settings.conversations();
+        if (conversations != null && conversations.sessions(prompts.size()) == 0) {
+            throw new IllegalArgumentException(
+                    "conversations of "
+                            + conversations.turns()
+                            + " turns need at least that many prompts, got "
+                            + prompts.size());
+        }
         this.observer = observer;
         this.accept = params.stream() ? "text/event-stream" : "application/json";
         // Requests are encoded once, before any clock starts, so the hot path only wraps bytes.
@@ -281,7 +296,11 @@ public final class LoadEngine {
         result.stageIndex = plan.index();
         result.requestedRate = plan.closedLoop() ? Double.POSITIVE_INFINITY : plan.requestRate();
         result.concurrency = plan.closedLoop() ? plan.concurrency() : plan.maxConcurrency();
-        result.numPromptsRequested = plan.numPrompts();
+        // A conversation stage counts sessions; the requests it plans are their turns.
+        result.numPromptsRequested =
+                conversations != null && !warmup
+                        ? plan.numPrompts() * conversations.turns()
+                        : plan.numPrompts();
         StageRecorder recorder =
                 new StageRecorder(
                         result,
@@ -304,6 +323,9 @@ public final class LoadEngine {
         // Drawn before the schedule is anchored: the draw is off the stage's clock.
         RampWindows windows = warmup ? null : RampWindows.of(plan, () -> schedule(plan), sampleCap);
         recorder.rampWindows(windows);
+        if (!warmup && conversations != null) {
+            recorder.conversationTurns(new ConversationTurns(conversations, sampleCap));
+        }
         RunnerCpuMeter.Mark cpuAtStart = cpuMeter.mark();
         Map<String, Long> perAddressAtStart = transport.requestsPerAddress();
         // The schedule is anchored last: every loop has just run a task of this stage (a loop
@@ -443,6 +465,21 @@ public final class LoadEngine {
         /** When the stage was cancelled (nanoTime); 0 when it was not. */
         volatile long cancelledAt;
 
+        /** Whether the stage runs sessions of turns ({@link Conversations}), not requests. */
+        final boolean sessions;
+
+        /** Sessions taken so far (a closed loop of sessions counts them against the limit). */
+        final AtomicLong sessionsTaken = new AtomicLong();
+
+        /** Sessions in progress, plus users about to take one. */
+        final AtomicInteger sessionsActive = new AtomicInteger();
+
+        /**
+         * A user has stopped for good (no session left to take, or the stage's end): the stage's
+         * dispatching ends when no session is in progress.
+         */
+        volatile boolean sessionsExhausted;
+
         /** Heads of the per-loop lists of requests in flight (each only touched on its loop). */
         final RequestExecution[] inFlightHeads = new RequestExecution[transport.loops()];
 
@@ -464,6 +501,14 @@ public final class LoadEngine {
                 shares[loop] = new LoopShare(loop);
             }
             this.sharesLeft = new AtomicInteger(shares.length);
+            this.sessions = conversations != null && !warmup;
+            if (sessions && !plan.closedLoop()) {
+                throw new IllegalArgumentException(
+                        "stage "
+                                + (plan.index() + 1)
+                                + ": conversations run as a number of sessions in progress"
+                                + " (concurrency), not at a rate");
+            }
         }
 
         /** Starts dispatching (open loop) or the first requests (closed loop). */
@@ -490,7 +535,7 @@ public final class LoadEngine {
             long workers = Math.min(plan.concurrency(), limit);
             for (long c = 0; c < workers && !dispatchDone && !cancelled; c++) {
                 int loop = (int) (c % loops);
-                transport.execute(loop, () -> issueNext(loop));
+                transport.execute(loop, sessions ? () -> nextSession(loop) : () -> issueNext(loop));
             }
             // The loops decide when the stage is exhausted.
         }
@@ -518,7 +563,30 @@ public final class LoadEngine {
         }
 
         void send(int loop, long index, long due, long slotWait, long dispatched) {
-            int p = (int) (index % prompts.size());
+            int p =
+                    conversations == null
+                            ? (int) (index % prompts.size())
+                            // A warm-up of conversations sends sessions' first turns.
+                            : (int)
+                                    (index
+                                            % conversations.sessions(prompts.size())
+                                            * conversations.turns());
+            post(loop, p, -1, due, slotWait, dispatched, finished -> onFinished(loop, finished));
+        }
+
+        /**
+         * Sends prompt {@code p}; {@code completion} hears how it ended.
+         *
+         * @param turn its turn index in a session, or -1
+         */
+        void post(
+                int loop,
+                int p,
+                int turn,
+                long due,
+                long slotWait,
+                long dispatched,
+                RequestExecution.Completion completion) {
             RequestExecution execution =
                     new RequestExecution(
                             prompts.get(p),
@@ -528,7 +596,8 @@ public final class LoadEngine {
                             protocol,
                             params,
                             tokenCounter,
-                            finished -> onFinished(loop, finished));
+                            completion);
+            execution.turn = turn;
             if (cancelled) {
                 live.unsent.incrementAndGet();
                 execution.onCancelled(System.nanoTime());
@@ -600,13 +669,121 @@ public final class LoadEngine {
                 slots.release();
             }
             live.recorder.record(execution);
-            if (plan.closedLoop() && !dispatchDone) {
+            if (plan.closedLoop() && !dispatchDone && !sessions) {
                 // Queued behind the current callback so the finished request's connection is back
                 // in the pool first; issuing inline would open a new connection every time.
                 transport.execute(loop, () -> issueNext(loop));
                 return;
             }
             checkDone();
+        }
+
+        /** A user free for a session: takes the next one, or stops when none is left. */
+        void nextSession(int loop) {
+            try {
+                sessionsActive.incrementAndGet();
+                long index = takeSession();
+                if (index < 0) {
+                    userStopped();
+                    return;
+                }
+                Session session = new Session(index);
+                live.recorder.sessionStarted();
+                sendTurn(loop, session, System.nanoTime());
+            } catch (VirtualMachineError e) {
+                jvmError(e);
+            }
+        }
+
+        /** The index of the next session to run, or -1 when none is left. */
+        private long takeSession() {
+            while (true) {
+                long taken = sessionsTaken.get();
+                if (taken >= limit || System.nanoTime() >= deadline || cancelled) {
+                    return -1;
+                }
+                if (sessionsTaken.compareAndSet(taken, taken + 1)) {
+                    return taken;
+                }
+            }
+        }
+
+        /** Sends the session's next turn, due at {@code due}, unless the stage is over. */
+        void sendTurn(int loop, Session session, long due) {
+            try {
+                long now = System.nanoTime();
+                if (cancelled || now >= deadline) {
+                    // Cut by the stage's end: the user takes no further session either.
+                    userStopped();
+                    return;
+                }
+                live.issued.incrementAndGet();
+                live.started();
+                post(
+                        loop,
+                        session.firstPrompt + session.turn,
+                        session.turn,
+                        due,
+                        0,
+                        now,
+                        finished -> onTurnFinished(loop, session, finished));
+            } catch (VirtualMachineError e) {
+                jvmError(e);
+            }
+        }
+
+        /**
+         * A turn ended: the session's next turn after the think time, or, when it was the last or
+         * failed, the user's next session.
+         */
+        void onTurnFinished(int loop, Session session, RequestExecution execution) {
+            onFinished(loop, execution);
+            if (execution.cancelled) {
+                userStopped();
+                return;
+            }
+            session.turn++;
+            boolean last = session.turn == conversations.turns();
+            if (!execution.succeeded() || last) {
+                live.recorder.sessionEnded(execution.succeeded());
+                // Queued behind this callback so the connection is back in the pool first.
+                transport.execute(
+                        loop,
+                        () -> {
+                            nextSession(loop);
+                            sessionEnded();
+                        });
+                return;
+            }
+            long think = conversations.thinkNanos(seed, session.index, session.turn);
+            long due = (execution.endNanos > 0 ? execution.endNanos : System.nanoTime()) + think;
+            if (due >= deadline) {
+                // The next turn would come after the stage's end: the session is cut there.
+                userStopped();
+                return;
+            }
+            long wait = due - System.nanoTime();
+            if (wait <= 0) {
+                transport.execute(loop, () -> sendTurn(loop, session, due));
+            } else {
+                transport.schedule(loop, () -> sendTurn(loop, session, due), wait);
+            }
+        }
+
+        /**
+         * A user stops for good (no session left to take, or the stage's end cut its session): from
+         * now on the last session to end ends dispatching.
+         */
+        private void userStopped() {
+            sessionsExhausted = true;
+            sessionEnded();
+        }
+
+        /** A session (or a user's attempt to take one) ended; the last one ends dispatching. */
+        private void sessionEnded() {
+            if (sessionsActive.decrementAndGet() == 0 && sessionsExhausted) {
+                markDispatchDone();
+            }
         }
 
         void markDispatchDone() {
@@ -620,6 +797,19 @@ public final class LoadEngine {
         void checkDone() {
             if (dispatchDone && live.recorder.finished() == live.issued.get()) {
                 done.countDown();
+            }
+        }
+
+        /** One session in progress: which it is and its next turn. Only touched on its loop. */
+        private final class Session {
+            final long index;
+            final int firstPrompt;
+            int turn;
+
+            Session(long index) {
+                this.index = index;
+                int prepared = conversations.sessions(prompts.size());
+                this.firstPrompt = (int) (index % prepared) * conversations.turns();
             }
         }
 

@@ -140,7 +140,11 @@ final class RampWindows {
         return p;
     }
 
-    private static Double percentile(MetricRecorder r, double p) {
+    /**
+     * The exact percentile of a part of a stage (a window, a turn), or {@code null} when it has no
+     * values or more than its sample cap: never an estimate.
+     */
+    static Double percentile(MetricRecorder r, double p) {
         return r.count() == 0 || !r.exact() ? null : r.percentile(p);
     }
 }

@@ -64,6 +64,9 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
     /** The transport's handle, for cancelling; set once the request was handed over. */
     Exchange exchange;
 
+    /** The request's turn index (0-based) in its session, or -1 outside a conversation. */
+    int turn = -1;
+
     /** Links of the owning loop's in-flight list (only touched on that loop). */
     RequestExecution previousInFlight;
 

@@ -23,6 +23,8 @@ public final class StageRecorder {
     private final StageObserver observer;
     private final LagTrace trace = LagTrace.forStage();
     private RampWindows rampWindows;
+    private ConversationTurns conversationTurns;
+    private boolean finishedStage;
 
     private long firstSend = Long.MAX_VALUE;
     private long lastSend = Long.MIN_VALUE;
@@ -56,6 +58,32 @@ public final class StageRecorder {
     /** A ramped stage's windows (or {@code null}), set before its first request is sent. */
     synchronized void rampWindows(RampWindows windows) {
         this.rampWindows = windows;
+    }
+
+    /** A conversation stage's per-turn records (or {@code null}), set before its first request. */
+    synchronized void conversationTurns(ConversationTurns turns) {
+        this.conversationTurns = turns;
+    }
+
+    /** A session's first turn is being sent. */
+    synchronized void sessionStarted() {
+        if (conversationTurns != null && !finishedStage) {
+            conversationTurns.sessionStarted();
+        }
+    }
+
+    /** A session ended: every turn succeeded ({@code completed}), or one failed. */
+    synchronized void sessionEnded(boolean completed) {
+        if (conversationTurns == null || finishedStage) {
+            // After the stage's result was built (a session a cancel stopped in its think time):
+            // it counts as cut, which the result already says.
+            return;
+        }
+        if (completed) {
+            conversationTurns.sessionCompleted();
+        } else {
+            conversationTurns.sessionAbandoned();
+        }
     }
 
     public long finished() {
@@ -100,6 +128,9 @@ public final class StageRecorder {
         }
         if (rampWindows != null) {
             rampWindows.record(e);
+        }
+        if (conversationTurns != null) {
+            conversationTurns.record(e);
         }
         if (!e.succeeded()) {
             result.countFailure(e.failure().wireName());
@@ -174,6 +205,10 @@ public final class StageRecorder {
         if (rampWindows != null) {
             result.rampUp = rampWindows.profile();
         }
+        if (conversationTurns != null) {
+            result.conversation = conversationTurns.profile();
+        }
+        finishedStage = true;
         return result;
     }
 

@@ -6,6 +6,7 @@ import io.inferencebench.crds.v1alpha1.TraceSpec;
 import io.inferencebench.runner.dataset.FileDatasets;
 import io.inferencebench.runner.dataset.LengthDistribution;
 import io.inferencebench.runner.dataset.PrefixRepetitionDataset;
+import io.inferencebench.runner.engine.Conversations;
 
 /**
  * Where the prompts come from and how they are shaped.
@@ -20,6 +21,7 @@ import io.inferencebench.runner.dataset.PrefixRepetitionDataset;
  * @param source the file dataset's source as specified, {@code null} for synthetic prompts
  * @param trace how a trace is read and replayed, {@code null} for any other dataset
  * @param seed the run's seed (runner pod i adds its own offset; the prefixes keep the run's)
+ * @param conversation the sessions random prompts are sent as, {@code null} for independent prompts
  */
 public record DatasetPlan(
         DatasetType type,
@@ -29,7 +31,8 @@ public record DatasetPlan(
         FileDatasets.Filters filters,
         DatasetSource source,
         TraceSpec trace,
-        long seed) {
+        long seed,
+        Conversations conversation) {
 
     /** Whether the prompts' tokens are made up to lengths (synthetic prompts, a trace's). */
     public boolean tokensMadeUp() {
@@ -44,7 +47,15 @@ public record DatasetPlan(
     /** This plan with another seed for the pod's own draws; the prefixes keep the run's seed. */
     public DatasetPlan withSeed(long podSeed) {
         return new DatasetPlan(
-                type, inputTokens, prefixes, outputTokens, filters, source, trace, podSeed);
+                type,
+                inputTokens,
+                prefixes,
+                outputTokens,
+                filters,
+                source,
+                trace,
+                podSeed,
+                conversation);
     }
 
     /** The name used in logs and profile dimensions: random, sharegpt, ... */

@@ -1,6 +1,7 @@
 package io.inferencebench.runner.plan;
 
 import io.inferencebench.crds.v1alpha1.BenchmarkRunSpec;
+import io.inferencebench.crds.v1alpha1.ConversationSpec;
 import io.inferencebench.crds.v1alpha1.DatasetSpec;
 import io.inferencebench.crds.v1alpha1.DatasetType;
 import io.inferencebench.crds.v1alpha1.DistributionType;
@@ -14,6 +15,7 @@ import io.inferencebench.crds.v1alpha1.SloSpec;
 import io.inferencebench.crds.v1alpha1.SpecValidation;
 import io.inferencebench.crds.v1alpha1.StageSpec;
 import io.inferencebench.crds.v1alpha1.TargetSpec;
+import io.inferencebench.crds.v1alpha1.ThinkTimeDistribution;
 import io.inferencebench.crds.v1alpha1.TokenDistribution;
 import io.inferencebench.crds.v1alpha1.TraceSpec;
 import io.inferencebench.crds.v1alpha1.WorkloadSpec;
@@ -22,6 +24,7 @@ import io.inferencebench.runner.dataset.FileDatasets;
 import io.inferencebench.runner.dataset.LengthDistribution;
 import io.inferencebench.runner.dataset.PrefixRepetitionDataset;
 import io.inferencebench.runner.engine.ArrivalKind;
+import io.inferencebench.runner.engine.Conversations;
 import io.inferencebench.runner.engine.RampUp;
 import io.inferencebench.runner.engine.Slo;
 import io.inferencebench.runner.engine.StagePlan;
@@ -152,13 +155,23 @@ public final class PlanResolver {
                             + ": a trace sets its own arrival times; scale them with"
                             + " workload.dataset.trace.timeScale");
         }
+        boolean conversations = w.getDataset() != null && w.getDataset().getConversation() != null;
+        if (conversations && (searched || rampUp != null)) {
+            problems.add(
+                    at
+                            + (searched ? "search" : "load.rampUp")
+                            + ": a conversation workload runs a number of sessions at once, not"
+                            + " a rate");
+        }
         for (String p :
                 replayed
                         ? SpecValidation.validateReplay(l, "load")
-                        : SpecValidation.validateLoad(
-                                road.unboundedRates() ? boundedForValidation(l) : l,
-                                "load",
-                                searched)) {
+                        : conversations
+                                ? SpecValidation.validateConversationLoad(l, "load")
+                                : SpecValidation.validateLoad(
+                                        road.unboundedRates() ? boundedForValidation(l) : l,
+                                        "load",
+                                        searched)) {
             problems.add(at + p);
         }
         if (l.getMaxFailureRatio() != null
@@ -174,6 +187,9 @@ public final class PlanResolver {
             problems.add(
                     at + "slo.minAttainment: must be within [0, 1], got " + slo.getMinAttainment());
         }
+        if (conversations && problems.isEmpty()) {
+            sessionsFit(l, w.getDataset().getConversation().resolvedTurns(), at, problems);
+        }
         if (!problems.isEmpty()) {
             throw new InvalidSpec(problems);
         }
@@ -181,6 +197,15 @@ public final class PlanResolver {
         WireProtocol wire =
                 WireProtocol.resolve(
                         target.backend(), target.api(), target.path(), stream, road.wire());
+        if (conversations && !"chat".equals(wire.api())) {
+            throw new InvalidSpec(
+                    List.of(
+                            at
+                                    + "workload.dataset.conversation: needs the chat API"
+                                    + " (target.api: chat), whose messages carry a session's"
+                                    + " history; the target's API is "
+                                    + wire.api()));
+        }
         SamplingSpec sampling = w.getSampling();
         return new RunPlan(
                 wire,
@@ -407,6 +432,45 @@ public final class PlanResolver {
                 : ArrivalKind.parse(load.getArrival().wireName());
     }
 
+    /**
+     * Each stage's sessions, every turn a prepared prompt, within the prompts a runner holds: more
+     * would send some sessions twice.
+     */
+    private static void sessionsFit(LoadSpec load, int turns, String at, List<String> problems) {
+        List<StageSpec> stages = load.getStages();
+        for (int i = 0; i < stages.size(); i++) {
+            long requests = (long) stages.get(i).getNumPrompts() * turns;
+            if (requests > RunPlan.MAX_PROMPTS) {
+                problems.add(
+                        String.format(
+                                java.util.Locale.ROOT,
+                                "%sload.stages[%d].numPrompts: %d sessions of %d turns are %d"
+                                        + " requests, more than the %d a runner prepares; run"
+                                        + " fewer sessions per stage",
+                                at,
+                                i,
+                                stages.get(i).getNumPrompts(),
+                                turns,
+                                requests,
+                                RunPlan.MAX_PROMPTS));
+            }
+        }
+    }
+
+    /** The sessions of a conversation workload, or {@code null} for independent prompts. */
+    private static Conversations conversation(ConversationSpec spec, String at) {
+        if (spec == null) {
+            return null;
+        }
+        return new Conversations(
+                spec.resolvedTurns(),
+                duration(
+                        at + "workload.dataset.conversation.thinkTime",
+                        spec.resolvedThinkTime(),
+                        "0s"),
+                spec.resolvedThinkTimeDistribution() == ThinkTimeDistribution.EXPONENTIAL);
+    }
+
     private static DatasetPlan dataset(DatasetSpec spec, String at) {
         DatasetSpec dataset = spec == null ? new DatasetSpec() : spec;
         DatasetType type = dataset.getType() == null ? DatasetType.RANDOM : dataset.getType();
@@ -431,7 +495,8 @@ public final class PlanResolver {
                         null,
                         null,
                         null,
-                        seed);
+                        seed,
+                        null);
             }
             return new DatasetPlan(
                     type,
@@ -444,7 +509,8 @@ public final class PlanResolver {
                     null,
                     null,
                     null,
-                    seed);
+                    seed,
+                    conversation(dataset.getConversation(), at));
         }
         if (type == DatasetType.TRACE) {
             return new DatasetPlan(
@@ -455,7 +521,8 @@ public final class PlanResolver {
                     null,
                     dataset.getSource(),
                     dataset.resolvedTrace(),
-                    seed);
+                    seed,
+                    null);
         }
         Integer override =
                 dataset.getOutputTokens() != null ? dataset.getOutputTokens().getMean() : null;
@@ -477,7 +544,8 @@ public final class PlanResolver {
         } else {
             filters = new FileDatasets.Filters(minIn, maxIn, minOut, maxOut, null, override);
         }
-        return new DatasetPlan(type, null, null, null, filters, dataset.getSource(), null, seed);
+        return new DatasetPlan(
+                type, null, null, null, filters, dataset.getSource(), null, seed, null);
     }
 
     /**

@@ -3,6 +3,7 @@ package io.inferencebench.runner.plan;
 import io.inferencebench.crds.v1alpha1.DatasetType;
 import io.inferencebench.crds.v1alpha1.Durations;
 import io.inferencebench.crds.v1alpha1.TraceSpec;
+import io.inferencebench.runner.dataset.ConversationDataset;
 import io.inferencebench.runner.dataset.FileDatasets;
 import io.inferencebench.runner.dataset.HfTokenizer;
 import io.inferencebench.runner.dataset.PrefixRepetitionDataset;
@@ -153,6 +154,16 @@ public final class PromptSource {
     private static List<Prompt> synthetic(
             DatasetPlan dataset, int count, SyntheticTokens tokens, long seed)
             throws IOException, InterruptedException {
+        if (dataset.conversation() != null) {
+            int turns = dataset.conversation().turns();
+            return ConversationDataset.generate(
+                    Math.max(1, count / turns),
+                    turns,
+                    dataset.inputTokens(),
+                    dataset.outputTokens(),
+                    tokens,
+                    seed);
+        }
         if (dataset.type() == DatasetType.PREFIX_REPETITION) {
             return PrefixRepetitionDataset.generate(
                     count, dataset.prefixes(), dataset.outputTokens(), tokens, seed);

@@ -194,13 +194,14 @@ public record RunPlan(
                 slo,
                 sampleCap,
                 dataset.seed(),
-                requestTimeout);
+                requestTimeout,
+                dataset.conversation());
     }
 
     /**
-     * Prompts to prepare: the largest stage, 1000 for a stage bounded by duration only; a trace's
-     * requests up to the largest cap of its stages (all, up to {@link #MAX_PROMPTS}, when a stage
-     * has none).
+     * Prompts to prepare: the largest stage (times the turns of a session, for conversations), 1000
+     * for a stage bounded by duration only; a trace's requests up to the largest cap of its stages
+     * (all, up to {@link #MAX_PROMPTS}, when a stage has none).
      */
     public int datasetSize() {
         if (replaysTrace()) {
@@ -212,6 +213,10 @@ public record RunPlan(
             if (p != null) {
                 max = Math.max(max, p.numPrompts() > 0 ? p.numPrompts() : DURATION_STAGE_PROMPTS);
             }
+        }
+        if (dataset.conversation() != null) {
+            // A stage's numPrompts counts sessions: every turn of each is a prompt.
+            return (int) Math.min(max * dataset.conversation().turns(), MAX_PROMPTS);
         }
         return (int) Math.min(max, MAX_PROMPTS);
     }

@@ -93,7 +93,7 @@ class CliTest {
                 .contains("poisson");
         assertThat(expectUsageError("run", "--dataset-name", "alpaca").err())
                 .contains("--dataset-name")
-                .contains("random, prefix_repetition, sharegpt, jsonl");
+                .contains("random, prefix_repetition, multi-turn, sharegpt, jsonl, trace");
         assertThat(expectUsageError("run", "--dataset-name", "sharegpt").err())
                 .contains("--dataset-path");
         assertThat(expectUsageError("run", "--request-rate", "inf", "--duration", "5s").err())

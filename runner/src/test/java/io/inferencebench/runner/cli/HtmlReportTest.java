@@ -144,6 +144,33 @@ class HtmlReportTest {
     }
 
     @Test
+    void aConversationStageShowsItsSessionsAndEveryTurn() {
+        assertThat(renderOne(stage(0, 10, false))).doesNotContain("Conversations");
+        com.fasterxml.jackson.databind.ObjectMapper json =
+                new com.fasterxml.jackson.databind.ObjectMapper();
+        JsonNode profile = stage(0, 10, false);
+        com.fasterxml.jackson.databind.node.ObjectNode c =
+                ((com.fasterxml.jackson.databind.node.ObjectNode) profile.get("metrics"))
+                        .putObject("conversation");
+        c.put("sessions_started", 10)
+                .put("sessions_completed", 8)
+                .put("sessions_abandoned", 1)
+                .put("sessions_cut", 1);
+        c.putArray("turns")
+                .add(
+                        json.createObjectNode()
+                                .put("turn", 1)
+                                .put("prompt_tokens_mean", 20.0)
+                                .put("ttft_ms_p50", 12.5)
+                                .put("ttft_ms_p99", 30.0))
+                .add(json.createObjectNode().put("turn", 2));
+        assertThat(renderOne(profile))
+                .contains("<h3>Conversations</h3>")
+                .contains("<td>8 / 10 (1, 1)</td>")
+                .contains("1: 20.00, 12.50 / 30.00; 2: -, - / -");
+    }
+
+    @Test
     void aStageWithoutASuccessfulRequestHasNoLatencyPointOrZeroInTheTable() {
         HtmlReport.Run run =
                 new HtmlReport.Run(

@@ -106,6 +106,7 @@ class PrefixRepetitionCliTest {
         assertThat(refused("--dataset-name prefix_repetition --dataset-path /etc/hostname"))
                 .contains("--dataset-path: needs --dataset-name sharegpt or jsonl");
         assertThat(refused("--dataset-name prefixes"))
-                .contains("'prefixes' is not one of random, prefix_repetition, sharegpt, jsonl");
+                .contains(
+                        "'prefixes' is not one of random, prefix_repetition, multi-turn, sharegpt, jsonl");
     }
 }

@@ -74,6 +74,33 @@ final class SimServer implements AutoCloseable {
                 .sum();
     }
 
+    /** What the server's {@code --request-log} recorded of one request. */
+    record Seen(long arrivalNanos, int promptTokens, int maxTokens) {}
+
+    /**
+     * The requests a server started with {@code --request-log log} recorded after its first {@code
+     * skip}, by arrival; none when it wrote no log.
+     */
+    static List<Seen> requestLog(Path log, int skip) throws Exception {
+        if (!java.nio.file.Files.exists(log)) {
+            return List.of();
+        }
+        com.fasterxml.jackson.databind.ObjectMapper json =
+                new com.fasterxml.jackson.databind.ObjectMapper();
+        List<Seen> seen = new ArrayList<>();
+        List<String> lines = java.nio.file.Files.readAllLines(log);
+        for (String line : lines.subList(skip, lines.size())) {
+            com.fasterxml.jackson.databind.JsonNode n = json.readTree(line);
+            seen.add(
+                    new Seen(
+                            n.get("arrival_unix_ns").asLong(),
+                            n.get("prompt_tokens").asInt(),
+                            n.get("max_tokens").asInt()));
+        }
+        seen.sort(java.util.Comparator.comparingLong(Seen::arrivalNanos));
+        return seen;
+    }
+
     static Outcome cli(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();

@@ -9,12 +9,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,9 +36,6 @@ class TraceReplayCliTest {
             return hashes.size() * TRACE_BLOCK;
         }
     }
-
-    /** What the server logged of one request. */
-    private record Seen(long arrivalNanos, int promptTokens, int maxTokens) {}
 
     /**
      * 40 requests over about 2.4 s in four groups that share a 64-token system prompt (two hashes),
@@ -107,27 +102,13 @@ class TraceReplayCliTest {
         return r.hashes().subList(0, k / perHash + 1) + "#" + k;
     }
 
-    private static List<Seen> seen(Path log) throws Exception {
-        return seen(log, 0);
+    private static List<SimServer.Seen> seen(Path log) throws Exception {
+        return SimServer.requestLog(log, 0);
     }
 
     /** The requests the server logged after its first {@code skip}, by arrival. */
-    private static List<Seen> seen(Path log, int skip) throws Exception {
-        if (!Files.exists(log)) {
-            return List.of();
-        }
-        List<Seen> seen = new ArrayList<>();
-        List<String> lines = Files.readAllLines(log);
-        for (String line : lines.subList(skip, lines.size())) {
-            JsonNode n = JSON.readTree(line);
-            seen.add(
-                    new Seen(
-                            n.get("arrival_unix_ns").asLong(),
-                            n.get("prompt_tokens").asInt(),
-                            n.get("max_tokens").asInt()));
-        }
-        seen.sort(Comparator.comparingLong(Seen::arrivalNanos));
-        return seen;
+    private static List<SimServer.Seen> seen(Path log, int skip) throws Exception {
+        return SimServer.requestLog(log, skip);
     }
 
     /**
@@ -149,12 +130,7 @@ class TraceReplayCliTest {
     }
 
     private static JsonNode onlyProfile(Path results) throws Exception {
-        List<Path> files;
-        try (Stream<Path> s = Files.list(results)) {
-            files = s.filter(p -> p.toString().endsWith(".json")).toList();
-        }
-        assertThat(files).hasSize(1);
-        return JSON.readTree(files.get(0).toFile());
+        return LpgParityTest.onlyProfile(results);
     }
 
     @Test
@@ -175,7 +151,7 @@ class TraceReplayCliTest {
             assertThat(o.err()).contains("trace: 40 requests to replay (mooncake)");
 
             // Every recorded request, in its order, with its lengths.
-            List<Seen> seen = seen(log);
+            List<SimServer.Seen> seen = seen(log);
             assertThat(seen).hasSize(trace.size());
             for (int i = 0; i < trace.size(); i++) {
                 assertThat(seen.get(i).promptTokens())
@@ -226,7 +202,7 @@ class TraceReplayCliTest {
                             .filter(r -> r.millis() - trace.get(0).millis() >= 1_000)
                             .limit(5)
                             .toList();
-            assertThat(seen(log, before).stream().map(Seen::promptTokens).toList())
+            assertThat(seen(log, before).stream().map(SimServer.Seen::promptTokens).toList())
                     .isEqualTo(expected.stream().map(Recorded::input).toList());
             assertThat(onlyProfile(windowed).at("/dimensions/trace").asText())
                     .isEqualTo("format=mooncake time_scale=0.5 start=1s requests=5");

@@ -79,7 +79,21 @@ class PodModeIT {
     static final ConcurrentLinkedQueue<String> requestedModels = new ConcurrentLinkedQueue<>();
 
     /** What the stub saw of each generation request: when (nanoTime), its prompt and max_tokens. */
+    /**
+     * A request as the stub saw it.
+     *
+     * @param prompt a completion's prompt, or a chat's messages' contents one per line
+     */
     record Arrival(long nanos, String prompt, int maxTokens) {}
+
+    private static String promptOf(com.fasterxml.jackson.databind.JsonNode body) {
+        if (!body.has("messages")) {
+            return body.path("prompt").asText();
+        }
+        List<String> contents = new ArrayList<>();
+        body.get("messages").forEach(m -> contents.add(m.path("content").asText()));
+        return String.join("\n", contents);
+    }
 
     static final ConcurrentLinkedQueue<Arrival> arrivals = new ConcurrentLinkedQueue<>();
 
@@ -153,7 +167,7 @@ class PodModeIT {
                             arrivals.add(
                                     new Arrival(
                                             System.nanoTime(),
-                                            request.json().path("prompt").asText(),
+                                            promptOf(request.json()),
                                             request.json().path("max_tokens").asInt()));
                             authorizations.add(String.valueOf(request.header("Authorization")));
                             requestedModels.add(request.json().path("model").asText());
@@ -246,6 +260,18 @@ class PodModeIT {
             boolean key,
             String model,
             WorkloadSpec workload) {
+        return workOrder(run, load, parallelism, key, model, workload, "completions");
+    }
+
+    /** The work order of {@code workload} through {@code api} (completions or chat). */
+    static RunnerWorkOrder workOrder(
+            Run run,
+            LoadSpec load,
+            int parallelism,
+            boolean key,
+            String model,
+            WorkloadSpec workload,
+            String api) {
         boolean trace =
                 workload.getDataset() != null
                         && workload.getDataset().getType()
@@ -256,9 +282,9 @@ class PodModeIT {
                 run.uid(),
                 parallelism,
                 server.baseUrl(),
-                "/v1/completions",
+                api.equals("chat") ? "/v1/chat/completions" : "/v1/completions",
                 "vllm",
-                "completions",
+                api,
                 model,
                 Map.of("X-Bench", "pod-mode"),
                 key,
@@ -782,6 +808,60 @@ class PodModeIT {
         assertThat(seen.get(1).prompt().split(" ")[4])
                 .as("the second blocks are each request's own")
                 .isNotEqualTo(seen.get(0).prompt().split(" ")[4]);
+        run.runnerClient().close();
+    }
+
+    @Test
+    void twoPodsRunTheirSharesOfTheSessionsAndTheirTurnsAddUp() throws Exception {
+        Run run = newRun("conversation");
+        WorkloadSpec workload = new WorkloadSpec();
+        DatasetSpec dataset = new DatasetSpec();
+        dataset.setInputTokens(TokenDistribution.fixed(6));
+        dataset.setOutputTokens(TokenDistribution.fixed(3));
+        dataset.setConversation(
+                io.inferencebench.crds.v1alpha1.ConversationSpec.of(3, "20ms", null));
+        workload.setDataset(dataset);
+        LoadSpec load = new LoadSpec();
+        StageSpec users = new StageSpec();
+        users.setConcurrency(4);
+        users.setNumPrompts(6);
+        load.setStages(List.of(users));
+        publishWorkOrder(run, workOrder(run, load, 2, false, "stub", workload, "chat"));
+        arrivals.clear();
+        twoPodsRunOneStage(run);
+
+        StageResult part0 = stageResult(run, 0, 1);
+        StageResult part1 = stageResult(run, 1, 1);
+        // Each pod ran 3 of the 6 sessions with 2 of the 4 users: 9 requests each.
+        assertThat(part0.sent).isEqualTo(9);
+        assertThat(part1.sent).isEqualTo(9);
+        assertThat(part0.conversation.sessionsCompleted).isEqualTo(3);
+        assertThat(part1.conversation.sessionsCompleted).isEqualTo(3);
+        StageResult merged = StageResult.merge(List.of(part0, part1));
+        assertThat(merged.concurrency).isEqualTo(4);
+        assertThat(merged.conversation.sessionsStarted).isEqualTo(6);
+        assertThat(merged.conversation.sessionsCompleted).isEqualTo(6);
+        for (int t = 1; t <= 3; t++) {
+            var turn = merged.conversation.turns.get(t - 1);
+            assertThat(turn.sent()).isEqualTo(6);
+            assertThat(turn.completed()).isEqualTo(6);
+            // t questions of 6 words and t - 1 replies of 3: no server tokenizer, words.
+            assertThat(turn.promptTokensMean()).isEqualTo(6.0 * t + 3.0 * (t - 1));
+            assertThat(turn.ttftP50Ms()).isNotNull();
+        }
+        // The stub saw every turn with its whole history, and six different sessions: each pod
+        // drew its own from its seed.
+        List<Arrival> seen = new ArrayList<>(arrivals);
+        assertThat(seen).hasSize(18);
+        java.util.Map<Integer, Long> byMessages =
+                seen.stream()
+                        .collect(
+                                java.util.stream.Collectors.groupingBy(
+                                        a -> a.prompt().split("\n").length,
+                                        java.util.stream.Collectors.counting()));
+        assertThat(byMessages).containsOnly(Map.entry(1, 6L), Map.entry(3, 6L), Map.entry(5, 6L));
+        assertThat(seen.stream().map(a -> a.prompt().split("\n")[0]).distinct().count())
+                .isEqualTo(6);
         run.runnerClient().close();
     }
 

@@ -59,7 +59,9 @@ public final class OpenAiStub implements StubServer.Handler {
         int promptTokens =
                 body.path("prompt").isArray()
                         ? body.path("prompt").size()
-                        : body.path("prompt").asText("").split(" ").length;
+                        : body.has("messages")
+                                ? messageWords(body.path("messages"))
+                                : body.path("prompt").asText("").split(" ").length;
         if (!stream) {
             StubServer.sleepUntil(read + (long) ((ttftMs + itlMs * (maxTokens - 1)) * 1e6));
             String text = "tok ".repeat(maxTokens);
@@ -108,6 +110,16 @@ public final class OpenAiStub implements StubServer.Handler {
         exchange.chunk("data: [DONE]\n\n");
         exchange.endChunked();
         written.add(new Written(read, writes, System.nanoTime()));
+    }
+
+    /** A chat's prompt tokens as this stub counts them: the words of all its messages. */
+    private static int messageWords(JsonNode messages) {
+        int words = 0;
+        for (JsonNode m : messages) {
+            String content = m.path("content").asText("").trim();
+            words += content.isEmpty() ? 0 : content.split("\\s+").length;
+        }
+        return words;
     }
 
     static String usageJson(int prompt, int completion) {

@@ -1,0 +1,44 @@
+package io.inferencebench.profile.lpg;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * A stage sent as conversations in its LPG profile: {@code metrics.conversation}, beside our other
+ * additive keys. A stage of independent prompts has none, so its profile keeps its key set.
+ */
+final class ConversationProfileJson {
+
+    private ConversationProfileJson() {}
+
+    /** Writes {@code conversation} into the profile's {@code metrics}. */
+    static void write(ConversationProfile conversation, ObjectNode metrics) {
+        ObjectNode node = metrics.putObject("conversation");
+        node.put("turns_per_session", conversation.turnsPerSession);
+        node.put("think_time_s", conversation.thinkTimeSeconds);
+        node.put("think_time_distribution", conversation.thinkTimeDistribution);
+        node.put("sessions_started", conversation.sessionsStarted);
+        node.put("sessions_completed", conversation.sessionsCompleted);
+        node.put("sessions_abandoned", conversation.sessionsAbandoned);
+        node.put("sessions_cut", conversation.sessionsCut);
+        ArrayNode turns = node.putArray("turns");
+        for (ConversationProfile.Turn t : conversation.turns) {
+            ObjectNode turn = turns.addObject();
+            turn.put("turn", t.turn());
+            turn.put("requests_sent", t.sent());
+            turn.put("completed", t.completed());
+            turn.put("failures", t.failed());
+            putIfPresent(turn, "prompt_tokens_mean", t.promptTokensMean());
+            putIfPresent(turn, "ttft_ms_p50", t.ttftP50Ms());
+            putIfPresent(turn, "ttft_ms_p99", t.ttftP99Ms());
+            putIfPresent(turn, "e2el_ms_p50", t.e2elP50Ms());
+            putIfPresent(turn, "e2el_ms_p99", t.e2elP99Ms());
+        }
+    }
+
+    private static void putIfPresent(ObjectNode node, String key, Double value) {
+        if (value != null) {
+            node.put(key, value);
+        }
+    }
+}
