@@ -39,8 +39,10 @@ import java.util.Objects;
         fieldPath = ".prefixRepetition",
         reason = "FieldValueForbidden")
 @ValidationRule(
-        value = "self.type == 'random' || !has(self.conversation)",
-        message = "conversation applies only to type random (synthetic sessions)",
+        value = "self.type in ['random', 'sharegpt'] || !has(self.conversation)",
+        message =
+                "conversation applies only to type random (synthetic sessions) or sharegpt"
+                        + " (recorded conversations)",
         fieldPath = ".conversation",
         reason = "FieldValueForbidden")
 @ValidationRule(
@@ -107,12 +109,14 @@ public class DatasetSpec {
     private TraceSpec trace;
 
     @JsonPropertyDescription(
-            "For type random: send the prompts as conversations, sessions of turns whose"
-                    + " requests carry the whole history (chat API) with a think time between a"
-                    + " reply and the next turn. Each turn's question has inputTokens, each turn"
-                    + " asks for outputTokens, and the history carries a reply of that length."
-                    + " The load's concurrency is then the sessions in progress at once and"
-                    + " numPrompts the sessions of a stage.")
+            "For type random or sharegpt: send the prompts as conversations, sessions of turns"
+                    + " whose requests carry the whole history (chat API) with a think time"
+                    + " between a reply and the next turn. random: each turn's question has"
+                    + " inputTokens, each turn asks for outputTokens, and the history carries a"
+                    + " reply of that length. sharegpt: the first turns of each conversation"
+                    + " with at least that many, the recorded replies in the history, each turn"
+                    + " asking for its recorded reply's length. The load's concurrency is then"
+                    + " the sessions in progress at once and numPrompts the sessions of a stage.")
     private ConversationSpec conversation;
 
     @JsonPropertyDescription(

@@ -322,8 +322,11 @@ public final class SpecValidation {
         if (conversation == null) {
             return;
         }
-        if (type != DatasetType.RANDOM) {
-            problems.add(at + ".conversation: applies only to type random (synthetic sessions)");
+        if (type != DatasetType.RANDOM && type != DatasetType.SHAREGPT) {
+            problems.add(
+                    at
+                            + ".conversation: applies only to type random (synthetic sessions) or"
+                            + " sharegpt (recorded conversations)");
         }
         bounded(
                 at + ".conversation.turns",

@@ -483,10 +483,17 @@ class SpecValidationTest {
                                 + " with unit ms, s, m or h, e.g. 500ms, 30s, 5m or 1h30m");
         WorkloadSpec shareGpt = conversationWorkload(DatasetType.SHAREGPT);
         shareGpt.getDataset().setConversation(ConversationSpec.of(3, "1s", null));
-        shareGpt.getDataset().setSource(new DatasetSource());
-        assertThat(SpecValidation.validateWorkload(shareGpt, "w"))
-                .contains(
-                        "w.dataset.conversation: applies only to type random (synthetic sessions)");
+        DatasetSource inline = new DatasetSource();
+        inline.setInline("[]");
+        shareGpt.getDataset().setSource(inline);
+        assertThat(SpecValidation.validateWorkload(shareGpt, "w")).isEmpty();
+        WorkloadSpec jsonl = conversationWorkload(DatasetType.JSONL);
+        jsonl.getDataset().setConversation(ConversationSpec.of(3, "1s", null));
+        jsonl.getDataset().setSource(inline);
+        assertThat(SpecValidation.validateWorkload(jsonl, "w"))
+                .containsExactly(
+                        "w.dataset.conversation: applies only to type random (synthetic sessions)"
+                                + " or sharegpt (recorded conversations)");
     }
 
     @Test

@@ -242,8 +242,8 @@ public final class LoadOptions {
         String usersFlag = sessions != null ? "--sessions" : "--concurrency";
         if (users == null && l.getStages() == null) {
             throw new Main.UsageError(
-                    "--sessions: required with --dataset-name multi-turn: the sessions in progress"
-                            + " at once (e.g. --sessions 8, or a comma list for a sweep)");
+                    "--sessions: required with conversations: the sessions in progress at once"
+                            + " (e.g. --sessions 8, or a comma list for a sweep)");
         }
         if (users == null) {
             for (StageSpec s : l.getStages()) {
@@ -336,7 +336,7 @@ public final class LoadOptions {
                                 + " progress; give --sessions only");
             }
         } else {
-            String why = ": applies only to --dataset-name multi-turn";
+            String why = ": applies only to --dataset-name multi-turn or sharegpt --multi-turn";
             refuse("--sessions", sessions, why);
             refuse("--num-sessions", numSessions, why);
         }

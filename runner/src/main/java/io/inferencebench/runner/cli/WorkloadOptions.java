@@ -149,6 +149,14 @@ public final class WorkloadOptions {
     Integer prefixOutputLen;
 
     @Option(
+            names = "--multi-turn",
+            description =
+                    "sharegpt: replay each conversation turn by turn, the recorded replies in the"
+                            + " history (see --turns, --sessions); synthetic conversations are"
+                            + " --dataset-name multi-turn.")
+    boolean multiTurnShareGpt;
+
+    @Option(
             names = "--turns",
             description =
                     "multi-turn: turns (requests) per session, each carrying the history before"
@@ -238,6 +246,11 @@ public final class WorkloadOptions {
         }
         DatasetType type = d.getType() == null ? DatasetType.RANDOM : d.getType();
         checkFlags(type);
+        if (multiTurnShareGpt && type != DatasetType.SHAREGPT) {
+            throw new Main.UsageError(
+                    "--multi-turn: applies to --dataset-name sharegpt (synthetic conversations are"
+                            + " --dataset-name multi-turn)");
+        }
         if (datasetName != null && !multiTurn) {
             // --dataset-name random asks for independent prompts, whatever the config says.
             d.setConversation(null);
@@ -246,7 +259,7 @@ public final class WorkloadOptions {
             d.setConversation(conversationFlags(d.getConversation()));
         } else if (d.getConversation() == null) {
             refuseAny(
-                    ": applies only to --dataset-name multi-turn",
+                    ": applies only to --dataset-name multi-turn or sharegpt --multi-turn",
                     "--turns",
                     turns,
                     "--think-time",
@@ -381,11 +394,15 @@ public final class WorkloadOptions {
         return w;
     }
 
-    /** Whether {@code --dataset-name multi-turn} is given. */
+    /**
+     * Whether the flags ask for conversations: {@code --dataset-name multi-turn} or {@code
+     * --multi-turn}.
+     */
     boolean multiTurn() {
-        return datasetName != null
-                && (datasetName.equalsIgnoreCase("multi-turn")
-                        || datasetName.equalsIgnoreCase("multi_turn"));
+        return multiTurnShareGpt
+                || datasetName != null
+                        && (datasetName.equalsIgnoreCase("multi-turn")
+                                || datasetName.equalsIgnoreCase("multi_turn"));
     }
 
     /** The {@code --turns} and {@code --think-time*} flags laid over the config's conversation. */

@@ -35,11 +35,20 @@ public final class FileDatasets {
         }
 
         boolean accept(int in, int out) {
-            return (minInputLen == null || in >= minInputLen)
-                    && (maxInputLen == null || in <= maxInputLen)
+            return acceptTurn(in, 0, out);
+        }
+
+        /**
+         * A conversation's turn: the input bounds apply to its question, the total to the whole
+         * request (the history before the question, the question and the reply asked for).
+         */
+        boolean acceptTurn(int question, int history, int out) {
+            return (minInputLen == null || question >= minInputLen)
+                    && (maxInputLen == null || question <= maxInputLen)
                     && (minOutputLen == null || out <= 0 || out >= minOutputLen)
                     && (maxOutputLen == null || out <= maxOutputLen)
-                    && (maxTotalLen == null || in + Math.max(0, out) <= maxTotalLen);
+                    && (maxTotalLen == null
+                            || history + question + Math.max(0, out) <= maxTotalLen);
         }
     }
 
@@ -65,7 +74,33 @@ public final class FileDatasets {
     public static List<Prompt> shareGpt(
             Path path, int count, Filters filters, HfTokenizer tokenizer, long seed)
             throws IOException {
-        List<Prompt> candidates = new ArrayList<>();
+        return shareGpt(path, count, 0, filters, tokenizer, seed);
+    }
+
+    /**
+     * ShareGPT conversations replayed turn by turn: {@code sessions} sessions of {@code turns}
+     * requests, laid out session by session. Each is the first {@code turns} question-and-reply
+     * pairs of a conversation that has at least that many (human or user, then gpt, chatgpt,
+     * assistant or bard), after a system message when one comes first; turn t carries the system
+     * message and the t - 1 pairs before it with their recorded replies, then its own question, and
+     * asks for its recorded reply's length (or the override). The filters apply to every turn: the
+     * input bounds to its question, the total to its whole request; a conversation is kept only
+     * when every turn passes. Conversations are sampled with the seed; a file with fewer is cycled.
+     */
+    public static List<Prompt> shareGptConversations(
+            Path path, int sessions, int turns, Filters filters, HfTokenizer tokenizer, long seed)
+            throws IOException {
+        if (turns < 1) {
+            throw new IllegalArgumentException("a session needs at least one turn, got " + turns);
+        }
+        return shareGpt(path, sessions, turns, filters, tokenizer, seed);
+    }
+
+    /** The single prompts ({@code turns} 0) or the conversations of a ShareGPT file. */
+    private static List<Prompt> shareGpt(
+            Path path, int count, int turns, Filters filters, HfTokenizer tokenizer, long seed)
+            throws IOException {
+        List<List<Prompt>> candidates = new ArrayList<>();
         int entries = 0;
         int shaped = 0;
         String firstKeys = null;
@@ -100,30 +135,34 @@ public final class FileDatasets {
                     entry.fieldNames().forEachRemaining(keys::add);
                     firstKeys = String.join(", ", keys);
                 }
-                JsonNode turns =
+                JsonNode messages =
                         entry.has("conversations")
                                 ? entry.get("conversations")
                                 : entry.get("conversation");
-                if (turns == null || !turns.isArray() || turns.size() < 2) {
+                if (messages == null || !messages.isArray() || messages.size() < 2) {
                     continue;
                 }
-                String prompt =
-                        turns.get(0).path("value").asText(turns.get(0).path("content").asText(""));
-                String reply =
-                        turns.get(1).path("value").asText(turns.get(1).path("content").asText(""));
-                if (prompt.isEmpty()) {
+                String prompt = text(messages.get(0));
+                if (prompt.isEmpty() && turns == 0) {
                     continue;
                 }
                 shaped++;
+                if (turns > 0) {
+                    List<Prompt> session = session(messages, turns, filters, tokenizer);
+                    if (session != null) {
+                        candidates.add(session);
+                    }
+                    continue;
+                }
                 int in = countTokens(prompt, tokenizer);
                 int out =
                         filters.outputLenOverride() != null
                                 ? filters.outputLenOverride()
-                                : countTokens(reply, tokenizer);
+                                : countTokens(text(messages.get(1)), tokenizer);
                 if (!filters.accept(in, out)) {
                     continue;
                 }
-                candidates.add(new Prompt(prompt, null, null, in, out, source(tokenizer)));
+                candidates.add(List.of(new Prompt(prompt, null, null, in, out, source(tokenizer))));
             }
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             String reason = e.getOriginalMessage() == null ? "" : e.getOriginalMessage();
@@ -155,7 +194,88 @@ public final class FileDatasets {
                             + " entries has a \"conversations\" array with a prompt and a reply"
                             + (firstKeys != null ? " (the first has: " + firstKeys + ")" : ""));
         }
-        return sample(candidates, count, seed, path);
+        if (turns > 0 && candidates.isEmpty()) {
+            throw new IOException(
+                    path
+                            + ": no conversation has "
+                            + turns
+                            + " question-and-reply pairs whose every turn passes the length"
+                            + " filters; ask for fewer turns or widen the filters");
+        }
+        List<Prompt> out = new ArrayList<>();
+        for (List<Prompt> unit : sample(candidates, count, seed, path)) {
+            out.addAll(unit);
+        }
+        return out;
+    }
+
+    /** A message's text: ShareGPT's {@code value}, or {@code content}. */
+    private static String text(JsonNode message) {
+        return message.path("value").asText(message.path("content").asText(""));
+    }
+
+    private static final java.util.Set<String> ASKERS = java.util.Set.of("human", "user");
+    private static final java.util.Set<String> REPLIERS =
+            java.util.Set.of("gpt", "chatgpt", "assistant", "bard", "model");
+
+    /**
+     * The first {@code turns} turns of a conversation as requests carrying their history, or {@code
+     * null} when it has fewer question-and-reply pairs or a turn fails the filters.
+     */
+    private static List<Prompt> session(
+            JsonNode messages, int turns, Filters filters, HfTokenizer tokenizer) {
+        List<Prompt.ChatMessage> history = new ArrayList<>();
+        List<Prompt> session = new ArrayList<>(turns);
+        int historyTokens = 0;
+        int i = 0;
+        if (role(messages.get(0)).equals("system")) {
+            // A system prompt starts every turn's history.
+            String system = text(messages.get(0));
+            history.add(new Prompt.ChatMessage("system", system));
+            historyTokens += countTokens(system, tokenizer);
+            i = 1;
+        }
+        while (session.size() < turns) {
+            // A question, then its reply; anything else (a system message, two questions in a
+            // row) ends the pairs.
+            if (i + 1 >= messages.size()
+                    || !ASKERS.contains(role(messages.get(i)))
+                    || !REPLIERS.contains(role(messages.get(i + 1)))) {
+                return null;
+            }
+            String question = text(messages.get(i));
+            String reply = text(messages.get(i + 1));
+            if (question.isEmpty() || reply.isEmpty()) {
+                return null;
+            }
+            int questionTokens = countTokens(question, tokenizer);
+            int out =
+                    filters.outputLenOverride() != null
+                            ? filters.outputLenOverride()
+                            : countTokens(reply, tokenizer);
+            if (!filters.acceptTurn(questionTokens, historyTokens, out)) {
+                return null;
+            }
+            history.add(new Prompt.ChatMessage("user", question));
+            session.add(
+                    new Prompt(
+                            null,
+                            null,
+                            List.copyOf(history),
+                            historyTokens + questionTokens,
+                            out,
+                            source(tokenizer)));
+            history.add(new Prompt.ChatMessage("assistant", reply));
+            historyTokens += questionTokens + countTokens(reply, tokenizer);
+            i += 2;
+        }
+        return session;
+    }
+
+    private static String role(JsonNode message) {
+        return message.path("from")
+                .asText(message.path("role").asText(""))
+                .toLowerCase(java.util.Locale.ROOT);
     }
 
     private static IOException noPrompts(Path path, String why) {
@@ -316,14 +436,14 @@ public final class FileDatasets {
     }
 
     /** Seeded shuffle, then the first {@code count}; a smaller file is cycled. */
-    static List<Prompt> sample(List<Prompt> candidates, int count, long seed, Path path)
+    static <T> List<T> sample(List<T> candidates, int count, long seed, Path path)
             throws IOException {
         if (candidates.isEmpty()) {
             throw new IOException(path + ": no prompt passed the length filters");
         }
-        List<Prompt> shuffled = new ArrayList<>(candidates);
+        List<T> shuffled = new ArrayList<>(candidates);
         Collections.shuffle(shuffled, new Random(seed));
-        List<Prompt> out = new ArrayList<>(count);
+        List<T> out = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             out.add(shuffled.get(i % shuffled.size()));
         }

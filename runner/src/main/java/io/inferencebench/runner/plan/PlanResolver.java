@@ -545,7 +545,15 @@ public final class PlanResolver {
             filters = new FileDatasets.Filters(minIn, maxIn, minOut, maxOut, null, override);
         }
         return new DatasetPlan(
-                type, null, null, null, filters, dataset.getSource(), null, seed, null);
+                type,
+                null,
+                null,
+                null,
+                filters,
+                dataset.getSource(),
+                null,
+                seed,
+                type == DatasetType.SHAREGPT ? conversation(dataset.getConversation(), at) : null);
     }
 
     /**

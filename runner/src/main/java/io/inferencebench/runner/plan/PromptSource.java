@@ -67,7 +67,16 @@ public final class PromptSource {
         return switch (dataset.type()) {
             case RANDOM, PREFIX_REPETITION ->
                     synthetic(dataset, count, RandomDataset.local(tokenIds, tokenizer), seed);
-            case SHAREGPT -> FileDatasets.shareGpt(file, count, dataset.filters(), tokenizer, seed);
+            case SHAREGPT ->
+                    dataset.conversation() == null
+                            ? FileDatasets.shareGpt(file, count, dataset.filters(), tokenizer, seed)
+                            : FileDatasets.shareGptConversations(
+                                    file,
+                                    Math.max(1, count / dataset.conversation().turns()),
+                                    dataset.conversation().turns(),
+                                    dataset.filters(),
+                                    tokenizer,
+                                    seed);
             case JSONL -> FileDatasets.jsonl(file, count, dataset.filters(), null, tokenizer, seed);
             case TRACE ->
                     throw new IllegalArgumentException(

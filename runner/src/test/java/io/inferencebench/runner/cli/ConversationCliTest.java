@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -290,6 +291,64 @@ class ConversationCliTest {
                 .contains("workload.dataset.conversation: conversations run a number of sessions");
     }
 
+    @Test
+    void shareGptConversationsReplayTurnByTurnWithTheirRecordedReplies(@TempDir Path dir)
+            throws Exception {
+        // Three conversations of two pairs; questions and replies of distinct word counts.
+        List<String[]> pairs = new ArrayList<>();
+        StringBuilder json = new StringBuilder("[");
+        for (int c = 0; c < 3; c++) {
+            String q1 = "q ".repeat(3 + c).trim();
+            String r1 = "first reply word ".repeat(2 + c).trim();
+            String q2 = "w ".repeat(10 + c).trim();
+            String r2 = "x".repeat(40 + 8 * c);
+            pairs.add(new String[] {q1, r1, q2, r2});
+            json.append(c == 0 ? "" : ",")
+                    .append(
+                            String.format(
+                                    "{\"conversations\": [{\"from\": \"human\", \"value\": \"%s\"},"
+                                            + " {\"from\": \"gpt\", \"value\": \"%s\"},"
+                                            + " {\"from\": \"human\", \"value\": \"%s\"},"
+                                            + " {\"from\": \"gpt\", \"value\": \"%s\"}]}",
+                                    q1, r1, q2, r2));
+        }
+        Path file = dir.resolve("sharegpt.json");
+        Files.writeString(file, json.append("]").toString());
+        Path log = dir.resolve("requests.jsonl");
+        try (SimServer sim =
+                new SimServer(dir.resolve("sim.log"), "--request-log", log.toString())) {
+            Path results = dir.resolve("results");
+            SimServer.Outcome o =
+                    SimServer.cli(
+                            argv(
+                                    "run --base-url %s --backend openai --model sim --ignore-eos"
+                                            + " --dataset-name sharegpt --dataset-path %s"
+                                            + " --multi-turn --turns 2 --sessions 1"
+                                            + " --num-sessions 3 --min-input-len 1"
+                                            + " --min-output-len 1 --progress none --cooldown 0"
+                                            + " --result-dir %s",
+                                    sim.baseUrl, file.toString(), results.toString()));
+            assertThat(o.code()).as(o.err()).isZero();
+            // The server saw each conversation's two turns, the second with the recorded reply.
+            java.util.Set<String> expected = new java.util.HashSet<>();
+            for (String[] p : pairs) {
+                int q1 = p[0].split(" ").length;
+                int r1 = p[1].split(" ").length;
+                int q2 = p[2].split(" ").length;
+                // No tokenizer: a reply's length is its characters / 4.
+                expected.add(q1 + "/" + Math.round(p[1].length() / 4.0));
+                expected.add((q1 + r1 + q2) + "/" + Math.round(p[3].length() / 4.0));
+            }
+            List<SimServer.Seen> seen = seen(log);
+            assertThat(seen).hasSize(6);
+            assertThat(seen.stream().map(x -> x.promptTokens() + "/" + x.maxTokens()).toList())
+                    .containsExactlyInAnyOrderElementsOf(expected);
+            JsonNode profile = onlyProfile(results);
+            assertThat(profile.at("/dimensions/dataset").asText()).isEqualTo("sharegpt");
+            assertThat(profile.at("/metrics/conversation/sessions_completed").asInt()).isEqualTo(3);
+        }
+    }
+
     private static String refused(String flags) {
         SimServer.Outcome o = SimServer.cli(argv("run --base-url http://127.0.0.1:9 " + flags));
         assertThat(o.code()).as(o.err()).isEqualTo(2);
@@ -299,7 +358,7 @@ class ConversationCliTest {
     @Test
     void refusalsNameTheFlag() {
         assertThat(refused("--dataset-name multi-turn"))
-                .contains("--sessions: required with --dataset-name multi-turn");
+                .contains("--sessions: required with conversations");
         assertThat(refused("--dataset-name multi-turn --sessions 2 --request-rate 5"))
                 .contains("--request-rate: a conversation workload runs a number of sessions");
         assertThat(refused("--dataset-name multi-turn --sessions 2 --num-prompts 5"))
@@ -307,9 +366,13 @@ class ConversationCliTest {
         assertThat(refused("--dataset-name multi-turn --sessions 2 --max-concurrency 5"))
                 .contains("--max-concurrency: a conversation workload's concurrency");
         assertThat(refused("--turns 3 --num-prompts 5"))
-                .contains("--turns: applies only to --dataset-name multi-turn");
+                .contains(
+                        "--turns: applies only to --dataset-name multi-turn or sharegpt --multi-turn");
         assertThat(refused("--sessions 3"))
-                .contains("--sessions: applies only to --dataset-name multi-turn");
+                .contains(
+                        "--sessions: applies only to --dataset-name multi-turn or sharegpt --multi-turn");
+        assertThat(refused("--multi-turn --sessions 2"))
+                .contains("--multi-turn: applies to --dataset-name sharegpt");
         assertThat(refused("--dataset-name multi-turn --sessions 2 --turns 0"))
                 .contains("--turns: must be >= 1, got 0");
         assertThat(refused("--dataset-name multi-turn --sessions 2 --think-time soon"))

@@ -97,4 +97,88 @@ class ConversationDatasetTest {
                                         1))
                 .hasMessageContaining("chat messages, not as token ids");
     }
+
+    /** A ShareGPT file of the given conversations, each a list of (from, value) pairs. */
+    private static java.nio.file.Path shareGpt(java.nio.file.Path dir, List<List<String[]>> entries)
+            throws Exception {
+        com.fasterxml.jackson.databind.ObjectMapper json =
+                new com.fasterxml.jackson.databind.ObjectMapper();
+        com.fasterxml.jackson.databind.node.ArrayNode root = json.createArrayNode();
+        for (List<String[]> entry : entries) {
+            com.fasterxml.jackson.databind.node.ArrayNode c =
+                    root.addObject().put("id", "x").putArray("conversations");
+            for (String[] m : entry) {
+                c.addObject().put("from", m[0]).put("value", m[1]);
+            }
+        }
+        java.nio.file.Path file = dir.resolve("sharegpt.json");
+        java.nio.file.Files.writeString(file, json.writeValueAsString(root));
+        return file;
+    }
+
+    private static String[] m(String from, String value) {
+        return new String[] {from, value};
+    }
+
+    @Test
+    void shareGptConversationsReplayTheirFirstTurnsWithTheRecordedReplies(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path file =
+                shareGpt(
+                        dir,
+                        List.of(
+                                // Three pairs after a system message: its first two turns.
+                                List.of(
+                                        m("system", "be brief"),
+                                        m("human", "what is a cat"),
+                                        m("gpt", "a small animal that purrs"),
+                                        m("human", "and a dog"),
+                                        m("gpt", "an animal that barks at night"),
+                                        m("human", "thanks"),
+                                        m("gpt", "welcome")),
+                                // One pair only: too short for two turns.
+                                List.of(m("human", "hello there"), m("gpt", "hi")),
+                                // Two questions in a row: not pairs.
+                                List.of(
+                                        m("human", "one"),
+                                        m("human", "two"),
+                                        m("gpt", "three"),
+                                        m("human", "four"),
+                                        m("gpt", "five"))));
+        FileDatasets.Filters none = new FileDatasets.Filters(null, null, null, null, null, null);
+        List<Prompt> prompts = FileDatasets.shareGptConversations(file, 2, 2, none, null, 1);
+        // The only conversation long enough, cycled for the second session.
+        assertThat(prompts).hasSize(4);
+        Prompt first = prompts.get(0);
+        assertThat(first.messages())
+                .containsExactly(
+                        new Prompt.ChatMessage("system", "be brief"),
+                        new Prompt.ChatMessage("user", "what is a cat"));
+        // No tokenizer: about 4 characters a token, labelled so.
+        assertThat(first.inputTokens()).isEqualTo(2 + 3);
+        assertThat(first.maxTokens()).isEqualTo(6);
+        assertThat(first.inputSource()).isEqualTo("approximation");
+        Prompt second = prompts.get(1);
+        assertThat(second.messages())
+                .containsExactly(
+                        new Prompt.ChatMessage("system", "be brief"),
+                        new Prompt.ChatMessage("user", "what is a cat"),
+                        new Prompt.ChatMessage("assistant", "a small animal that purrs"),
+                        new Prompt.ChatMessage("user", "and a dog"));
+        assertThat(second.inputTokens()).isEqualTo(2 + 3 + 6 + 2);
+        assertThat(second.maxTokens()).isEqualTo(7);
+        assertThat(prompts.get(2)).isEqualTo(first);
+
+        // Every turn must pass the filters: a reply shorter than 7 tokens drops the session.
+        FileDatasets.Filters longReplies =
+                new FileDatasets.Filters(null, null, 7, null, null, null);
+        assertThatThrownBy(
+                        () -> FileDatasets.shareGptConversations(file, 2, 2, longReplies, null, 1))
+                .hasMessageContaining("no conversation has 2 question-and-reply pairs");
+        // The output override asks every turn for the same length; the history keeps the text.
+        FileDatasets.Filters eight = new FileDatasets.Filters(null, null, null, null, null, 8);
+        List<Prompt> fixed = FileDatasets.shareGptConversations(file, 1, 3, eight, null, 1);
+        assertThat(fixed).extracting(Prompt::maxTokens).containsExactly(8, 8, 8);
+        assertThat(fixed.get(2).messages()).hasSize(6);
+    }
 }
