@@ -19,12 +19,11 @@ import io.fabric8.generator.annotation.ValidationRule;
                 "!has(self.workload) || !has(self.workload.dataset)"
                         + " || !has(self.workload.dataset.conversation)"
                         + " || (has(self.load.stages) && !has(self.load.requestRates)"
-                        + " && self.load.stages.all(s, has(s.concurrency) && has(s.numPrompts)"
-                        + " && !has(s.requestRate)))",
+                        + " && self.load.stages.all(s, has(s.numPrompts) && !has(s.rampUp)))",
         message =
-                "a conversation workload runs sessions: give load.stages, each with concurrency"
-                        + " (sessions in progress at once) and numPrompts (sessions to run), and"
-                        + " no request rates",
+                "a conversation workload runs sessions: give load.stages, each with numPrompts"
+                        + " (sessions to run) and concurrency (sessions in progress at once) or"
+                        + " requestRate (sessions started per second), no rampUp",
         fieldPath = ".load",
         reason = "FieldValueInvalid")
 @ValidationRule(

@@ -337,9 +337,9 @@ public final class SpecValidation {
     }
 
     /**
-     * Validates the load of a conversation workload: every stage keeps a number of sessions in
-     * progress ({@code concurrency}) and has a number of sessions to run ({@code numPrompts});
-     * sessions start when a user is free, not at a rate, and no ramp or cap applies.
+     * Validates the load of a conversation workload: every stage runs a number of sessions ({@code
+     * numPrompts}), either a number in progress at once ({@code concurrency}, users) or starting at
+     * a rate ({@code requestRate}, sessions/s); no ramp and no cap on requests in flight.
      *
      * @param load the load
      * @param prefix where the load is, e.g. {@code spec.load}
@@ -347,24 +347,26 @@ public final class SpecValidation {
      */
     public static List<String> validateConversationLoad(LoadSpec load, String prefix) {
         List<String> problems = new ArrayList<>();
-        String why =
-                ": a conversation workload runs sessions, not a rate: give each stage concurrency"
-                        + " (sessions in progress at once) and numPrompts (sessions to run)";
         if (load.getRequestRates() != null) {
-            problems.add(prefix + ".requestRates" + why);
+            problems.add(
+                    prefix
+                            + ".requestRates: a conversation workload runs sessions: give"
+                            + " load.stages, each with numPrompts (sessions to run) and"
+                            + " concurrency (sessions in progress at once) or requestRate"
+                            + " (sessions started per second)");
         }
         if (load.getMaxConcurrency() != null) {
             problems.add(
                     prefix
                             + ".maxConcurrency: does not apply to a conversation workload (its"
-                            + " concurrency is the sessions in progress)");
+                            + " sessions set how many requests are in flight)");
         }
         if (load.getStages() == null) {
             problems.add(
                     prefix
                             + ".stages: is required: each stage of a conversation workload sets"
-                            + " concurrency (sessions in progress at once) and numPrompts"
-                            + " (sessions to run)");
+                            + " numPrompts (sessions to run) and concurrency (sessions in progress"
+                            + " at once) or requestRate (sessions started per second)");
             return problems;
         }
         if (load.getNumPrompts() != null || load.getDuration() != null) {
@@ -377,18 +379,36 @@ public final class SpecValidation {
         for (int i = 0; i < stages.size(); i++) {
             StageSpec s = stages.get(i);
             String field = prefix + ".stages[" + i + "]";
-            if (s.getRequestRate() != null || s.getRampUp() != null) {
-                problems.add(field + (s.getRampUp() != null ? ".rampUp" : ".requestRate") + why);
+            if (s.getRampUp() != null) {
+                problems.add(
+                        field + ".rampUp: a conversation workload's sessions start at one rate");
             }
-            if (s.getConcurrency() == null) {
-                problems.add(field + ".concurrency: is required (sessions in progress at once)");
-            } else {
+            if ((s.getConcurrency() == null) == (s.getRequestRate() == null)) {
+                problems.add(
+                        field
+                                + ": exactly one of concurrency (sessions in progress at once) or"
+                                + " requestRate (sessions started per second) must be set");
+            } else if (s.getConcurrency() != null) {
                 positiveCount(field + ".concurrency", s.getConcurrency(), problems);
+            } else if (!(s.getRequestRate() > 0)) {
+                problems.add(
+                        field + ".requestRate: must be > 0 sessions/s, got " + s.getRequestRate());
             }
             if (s.getNumPrompts() == null) {
                 problems.add(field + ".numPrompts: is required (sessions to run in the stage)");
             } else {
                 positiveCount(field + ".numPrompts", s.getNumPrompts(), problems);
+                if (s.getRequestRate() != null
+                        && s.getRequestRate() > 0
+                        && Double.isFinite(s.getRequestRate())) {
+                    scheduleFits(
+                            field + ".requestRate",
+                            s.getRequestRate(),
+                            s.getNumPrompts(),
+                            s.getDuration(),
+                            "session",
+                            problems);
+                }
             }
             optionalPositiveDuration(field + ".duration", s.getDuration(), problems);
         }
@@ -858,6 +878,20 @@ public final class SpecValidation {
      */
     public static void scheduleFits(
             String at, double rate, Integer numPrompts, String duration, List<String> problems) {
+        scheduleFits(at, rate, numPrompts, duration, "request", problems);
+    }
+
+    /**
+     * {@link #scheduleFits(String, double, Integer, String, List)} of a schedule of {@code what}s
+     * (requests, or sessions started at a rate).
+     */
+    static void scheduleFits(
+            String at,
+            double rate,
+            Integer numPrompts,
+            String duration,
+            String what,
+            List<String> problems) {
         double gap = 1 / rate;
         if (duration != null && Durations.validate(at, duration).isEmpty()) {
             double seconds = Durations.parse(duration).toNanos() / 1e9;
@@ -865,13 +899,16 @@ public final class SpecValidation {
                 problems.add(
                         String.format(
                                 java.util.Locale.ROOT,
-                                "%s: %s requests/s puts %s s between requests on average, longer"
+                                "%s: %s %ss/s puts %s s between %ss on average, longer"
                                         + " than the stage's duration %s: the stage would send at"
-                                        + " most one request; raise the rate or lengthen the stage",
+                                        + " most one %s; raise the rate or lengthen the stage",
                                 at,
                                 rate,
+                                what,
                                 shortNumber(gap),
-                                duration));
+                                what,
+                                duration,
+                                what));
             }
             return;
         }
@@ -881,15 +918,18 @@ public final class SpecValidation {
                 problems.add(
                         String.format(
                                 java.util.Locale.ROOT,
-                                "%s: %d requests at %s requests/s span %s s on average, longer"
+                                "%s: %d %ss at %s %ss/s span %s s on average, longer"
                                         + " than the %d s (%d days) a stage may last; raise the"
-                                        + " rate or send fewer requests",
+                                        + " rate or send fewer %ss",
                                 at,
                                 numPrompts,
+                                what,
                                 rate,
+                                what,
                                 shortNumber(span),
                                 (long) StageSpec.MAX_SCHEDULE_SECONDS,
-                                (long) StageSpec.MAX_SCHEDULE_SECONDS / 86_400));
+                                (long) StageSpec.MAX_SCHEDULE_SECONDS / 86_400,
+                                what));
             }
         }
     }

@@ -497,12 +497,12 @@ class SpecValidationTest {
     }
 
     @Test
-    void aConversationLoadRunsSessionsInStagesNotARate() {
+    void aConversationLoadRunsSessionsInStagesOfUsersOrOfASessionRate() {
         LoadSpec load = new LoadSpec();
         StageSpec users = new StageSpec();
         users.setConcurrency(4);
         users.setNumPrompts(20);
-        load.setStages(List.of(users));
+        load.setStages(List.of(users, StageSpec.rate(0.5, 30, "2m")));
         assertThat(SpecValidation.validateConversationLoad(load, "load")).isEmpty();
 
         LoadSpec rated = new LoadSpec();
@@ -510,22 +510,29 @@ class SpecValidationTest {
         rated.setMaxConcurrency(3);
         assertThat(SpecValidation.validateConversationLoad(rated, "load"))
                 .containsExactly(
-                        "load.requestRates: a conversation workload runs sessions, not a rate:"
-                                + " give each stage concurrency (sessions in progress at once) and"
-                                + " numPrompts (sessions to run)",
+                        "load.requestRates: a conversation workload runs sessions: give"
+                                + " load.stages, each with numPrompts (sessions to run) and"
+                                + " concurrency (sessions in progress at once) or requestRate"
+                                + " (sessions started per second)",
                         "load.maxConcurrency: does not apply to a conversation workload (its"
-                                + " concurrency is the sessions in progress)",
+                                + " sessions set how many requests are in flight)",
                         "load.stages: is required: each stage of a conversation workload sets"
-                                + " concurrency (sessions in progress at once) and numPrompts"
-                                + " (sessions to run)");
+                                + " numPrompts (sessions to run) and concurrency (sessions in"
+                                + " progress at once) or requestRate (sessions started per"
+                                + " second)");
 
         LoadSpec incomplete = new LoadSpec();
-        incomplete.setStages(List.of(new StageSpec(), StageSpec.rate(2.0, 10, null)));
+        StageSpec slow = StageSpec.rate(0.001, 10, "1m");
+        incomplete.setStages(List.of(new StageSpec(), slow));
         assertThat(SpecValidation.validateConversationLoad(incomplete, "load"))
-                .contains(
-                        "load.stages[0].concurrency: is required (sessions in progress at once)",
+                .containsExactly(
+                        "load.stages[0]: exactly one of concurrency (sessions in progress at once)"
+                                + " or requestRate (sessions started per second) must be set",
                         "load.stages[0].numPrompts: is required (sessions to run in the stage)",
-                        "load.stages[1].concurrency: is required (sessions in progress at once)");
+                        "load.stages[1].requestRate: 0.001 sessions/s puts 1.00e+03 s between"
+                                + " sessions on average, longer than the stage's duration 1m:"
+                                + " the stage would send at most one session; raise the rate or"
+                                + " lengthen the stage");
     }
 
     @Test
@@ -543,9 +550,10 @@ class SpecValidationTest {
         spec.getTarget().setApi(ApiKind.CHAT);
         assertThat(SpecValidation.validate(spec))
                 .contains(
-                        "spec.load.requestRates: a conversation workload runs sessions, not a"
-                                + " rate: give each stage concurrency (sessions in progress at"
-                                + " once) and numPrompts (sessions to run)");
+                        "spec.load.requestRates: a conversation workload runs sessions: give"
+                                + " load.stages, each with numPrompts (sessions to run) and"
+                                + " concurrency (sessions in progress at once) or requestRate"
+                                + " (sessions started per second)");
         LoadSpec load = new LoadSpec();
         StageSpec users = new StageSpec();
         users.setConcurrency(2);

@@ -25,8 +25,20 @@ public final class ConversationProfile {
     /** {@code fixed} or {@code exponential}. */
     public String thinkTimeDistribution;
 
+    /**
+     * Sessions/s of a stage whose sessions start at a rate, or {@code null} for a closed loop of
+     * users.
+     */
+    public Double sessionRate;
+
     /** Sessions whose first turn was sent. */
     public long sessionsStarted;
+
+    /** When the first session started (epoch ns); 0 when none did. */
+    public long firstSessionStartEpochNanos;
+
+    /** When the last session started (epoch ns); 0 when none did. */
+    public long lastSessionStartEpochNanos;
 
     /** Sessions whose every turn succeeded. */
     public long sessionsCompleted;
@@ -90,6 +102,19 @@ public final class ConversationProfile {
         m.thinkTimeSeconds = first.thinkTimeSeconds;
         m.thinkTimeDistribution = first.thinkTimeDistribution;
         for (ConversationProfile p : parts) {
+            if (p.sessionRate != null) {
+                m.sessionRate = (m.sessionRate == null ? 0 : m.sessionRate) + p.sessionRate;
+            }
+            if (p.sessionsStarted > 0) {
+                m.firstSessionStartEpochNanos =
+                        m.firstSessionStartEpochNanos == 0
+                                ? p.firstSessionStartEpochNanos
+                                : Math.min(
+                                        m.firstSessionStartEpochNanos,
+                                        p.firstSessionStartEpochNanos);
+                m.lastSessionStartEpochNanos =
+                        Math.max(m.lastSessionStartEpochNanos, p.lastSessionStartEpochNanos);
+            }
             if (p.turnTtftMs == null
                     || p.turnE2elMs == null
                     || p.turnPromptTokens == null

@@ -11,12 +11,31 @@ final class ConversationProfileJson {
 
     private ConversationProfileJson() {}
 
-    /** Writes {@code conversation} into the profile's {@code metrics}. */
-    static void write(ConversationProfile conversation, ObjectNode metrics) {
+    /**
+     * Writes {@code conversation} into the profile's {@code metrics}.
+     *
+     * @param sessionsDue session starts due in the stage's drawn schedule (0 for a closed loop)
+     * @param scheduledSessionRate that schedule's rate, or {@code null}
+     */
+    static void write(
+            ConversationProfile conversation,
+            long sessionsDue,
+            Double scheduledSessionRate,
+            ObjectNode metrics) {
         ObjectNode node = metrics.putObject("conversation");
         node.put("turns_per_session", conversation.turnsPerSession);
         node.put("think_time_s", conversation.thinkTimeSeconds);
         node.put("think_time_distribution", conversation.thinkTimeDistribution);
+        if (conversation.sessionRate != null) {
+            node.put("session_rate", conversation.sessionRate);
+        }
+        if (sessionsDue > 0) {
+            // The schedule of session starts the stage drew, and what delivery is judged against.
+            node.put("sessions_due", sessionsDue);
+            if (scheduledSessionRate != null) {
+                node.put("scheduled_session_rate", scheduledSessionRate);
+            }
+        }
         node.put("sessions_started", conversation.sessionsStarted);
         node.put("sessions_completed", conversation.sessionsCompleted);
         node.put("sessions_abandoned", conversation.sessionsAbandoned);

@@ -144,7 +144,7 @@ public record LoadVerdict(Delivery delivery, String reason, String message, List
      *     recorded
      * @param scheduleSpanSeconds first to last due instant of the drawn schedule; {@code null} when
      *     not recorded
-     * @param sent requests sent
+     * @param sent requests sent (sessions started, for sessions that start at a rate)
      * @param dispatchSpanSeconds first to last send; {@code null} with fewer than two sends
      * @param scheduleLagP99Ms p99 schedule lag, ms; {@code null} when not measured
      * @param slotWaitP99Ms p99 wait for a max-concurrency slot, ms; {@code null} without a cap
@@ -176,16 +176,34 @@ public record LoadVerdict(Delivery delivery, String reason, String message, List
         public static Figures of(StageResult stage) {
             long finished = stage.completed + stage.failed;
             boolean schedule = stage.due > 0 && stage.firstDueEpochNanos > 0;
-            return new Figures(
+            ConversationProfile sessions = stage.conversation;
+            Double requested =
                     stage.concurrency != null && Double.isInfinite(stage.requestedRate)
                             ? null
-                            : stage.requestedRate,
-                    schedule ? stage.due : null,
-                    schedule ? (stage.lastDueEpochNanos - stage.firstDueEpochNanos) / 1e9 : null,
-                    stage.sent,
+                            : stage.requestedRate;
+            long sent = stage.sent;
+            Double dispatchSpan =
                     stage.sent >= 2 && stage.firstDispatchEpochNanos > 0
                             ? (stage.lastDispatchEpochNanos - stage.firstDispatchEpochNanos) / 1e9
-                            : null,
+                            : null;
+            if (sessions != null && sessions.sessionRate != null) {
+                // Sessions start at the rate: the schedule drawn and delivered is theirs (each
+                // session's later turns follow its replies, not the schedule).
+                requested = sessions.sessionRate;
+                sent = sessions.sessionsStarted;
+                dispatchSpan =
+                        sent >= 2
+                                ? (sessions.lastSessionStartEpochNanos
+                                                - sessions.firstSessionStartEpochNanos)
+                                        / 1e9
+                                : null;
+            }
+            return new Figures(
+                    requested,
+                    schedule ? stage.due : null,
+                    schedule ? (stage.lastDueEpochNanos - stage.firstDueEpochNanos) / 1e9 : null,
+                    sent,
+                    dispatchSpan,
                     p99(stage.scheduleLagMs),
                     p99(stage.slotWaitMs),
                     finished == 0 ? null : stage.failureRatio(),

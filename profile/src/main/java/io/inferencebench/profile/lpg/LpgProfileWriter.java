@@ -189,7 +189,9 @@ public final class LpgProfileWriter {
                     }
                 });
         metrics.put("achieved_rate", achievedRate(stage));
-        if (stage.due > 0) {
+        // Sessions that start at a rate drew a schedule of session starts: it is in
+        // metrics.conversation, not among the requests' figures.
+        if (stage.due > 0 && stage.conversation == null) {
             // The schedule the stage drew (random arrivals draw fewer or more than the nominal
             // rate): what delivery is judged against.
             metrics.put("requests_due", stage.due);
@@ -337,7 +339,8 @@ public final class LpgProfileWriter {
             RampProfileJson.write(stage.rampUp, metrics, config);
         }
         if (stage.conversation != null) {
-            ConversationProfileJson.write(stage.conversation, metrics);
+            ConversationProfileJson.write(
+                    stage.conversation, stage.due, scheduledRate(stage), metrics);
         }
 
         ObjectNode stats = root.putObject("summary_stats").putArray("stats").addObject();

@@ -105,6 +105,35 @@ class ConversationProfileTest {
                 .isCloseTo(174.5, org.assertj.core.data.Offset.offset(0.5));
         assertThat(StageResult.merge(List.of(a)).conversation.turns)
                 .isEqualTo(a.conversation.turns);
+        assertThat(m.sessionRate).isNull();
+    }
+
+    @Test
+    void podsStartingSessionsAtTheirSharesOfARateAddUpAndTheirDeliveryIsJudgedOnTheStarts()
+            throws Exception {
+        StageResult a = pod(10, 100);
+        StageResult b = pod(10, 100);
+        a.conversation.sessionRate = 1.0;
+        b.conversation.sessionRate = 1.0;
+        a.conversation.firstSessionStartEpochNanos = 1_000_000_000L;
+        a.conversation.lastSessionStartEpochNanos = 10_000_000_000L;
+        b.conversation.firstSessionStartEpochNanos = 1_500_000_000L;
+        b.conversation.lastSessionStartEpochNanos = 10_500_000_000L;
+        a.requestedRate = 2.0;
+        b.requestedRate = 2.0;
+        StageResult m =
+                StageResult.merge(
+                        List.of(
+                                JSON.readValue(JSON.writeValueAsString(a), StageResult.class),
+                                JSON.readValue(JSON.writeValueAsString(b), StageResult.class)));
+        assertThat(m.conversation.sessionRate).isEqualTo(2.0);
+        assertThat(m.conversation.firstSessionStartEpochNanos).isEqualTo(1_000_000_000L);
+        assertThat(m.conversation.lastSessionStartEpochNanos).isEqualTo(10_500_000_000L);
+        LoadVerdict.Figures figures = LoadVerdict.Figures.of(m);
+        assertThat(figures.requestedRate()).isEqualTo(2.0);
+        assertThat(figures.sent()).isEqualTo(20);
+        // 19 gaps between the 20 session starts over 9.5 s.
+        assertThat(figures.achievedRate()).isEqualTo(2.0);
     }
 
     @Test

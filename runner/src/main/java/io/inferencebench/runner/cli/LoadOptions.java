@@ -46,6 +46,14 @@ public final class LoadOptions {
                             + " list = sweep).")
     List<Integer> sessions;
 
+    @Option(
+            names = "--session-rate",
+            split = ",",
+            description =
+                    "multi-turn: sessions started per second (as --arrival draws them), one stage"
+                            + " each (comma list = sweep).")
+    List<String> sessionRates;
+
     @Option(names = "--num-sessions", description = "multi-turn: sessions per stage (default 100).")
     Integer numSessions;
 
@@ -240,12 +248,13 @@ public final class LoadOptions {
         }
         List<Integer> users = sessions != null ? sessions : concurrencies;
         String usersFlag = sessions != null ? "--sessions" : "--concurrency";
-        if (users == null && l.getStages() == null) {
+        if (users == null && sessionRates == null && l.getStages() == null) {
             throw new Main.UsageError(
                     "--sessions: required with conversations: the sessions in progress at once"
-                            + " (e.g. --sessions 8, or a comma list for a sweep)");
+                            + " (e.g. --sessions 8, or a comma list for a sweep), or"
+                            + " --session-rate: sessions started per second");
         }
-        if (users == null) {
+        if (users == null && sessionRates == null) {
             for (StageSpec s : l.getStages()) {
                 if (numSessions != null) {
                     s.setNumPrompts(numSessions);
@@ -262,7 +271,7 @@ public final class LoadOptions {
                         : l.getNumPrompts() != null ? l.getNumPrompts() : DEFAULT_NUM_SESSIONS;
         String d = duration != null ? duration : l.getDuration();
         List<StageSpec> stages = new ArrayList<>();
-        for (int c : users) {
+        for (int c : users == null ? List.<Integer>of() : users) {
             if (c < 1 || c > StageSpec.MAX_CONCURRENCY) {
                 throw new Main.UsageError(
                         usersFlag
@@ -272,6 +281,9 @@ public final class LoadOptions {
                                 + c);
             }
             stages.add(stage(null, c, n, d));
+        }
+        for (String text : sessionRates == null ? List.<String>of() : sessionRates) {
+            stages.add(stage(rate(text, "--session-rate", "sessions"), null, n, d));
         }
         l.setStages(stages);
         l.setRequestRates(null);
@@ -313,14 +325,17 @@ public final class LoadOptions {
     public LoadSpec layOver(LoadSpec config, boolean replaysTrace, boolean conversations) {
         if (conversations) {
             String why =
-                    ": a conversation workload runs a number of sessions at once (--sessions), not"
-                            + " a rate";
+                    ": a conversation workload runs sessions: a number at once (--sessions) or"
+                            + " started at a rate (--session-rate)";
             refuse("--request-rate", requestRates, why);
             refuse("--ramp-up-strategy", rampUpStrategy, why);
             refuse("--ramp-up-start-rate", rampUpStartRate, why);
             refuse("--ramp-up-end-rate", rampUpEndRate, why);
-            refuse("--arrival", arrival, why);
-            refuse("--burstiness", burstiness, why);
+            if (sessionRates == null) {
+                String starts = ": applies to sessions started at a rate (--session-rate)";
+                refuse("--arrival", arrival, starts);
+                refuse("--burstiness", burstiness, starts);
+            }
             refuse(
                     "--max-concurrency",
                     maxConcurrency,
@@ -338,6 +353,7 @@ public final class LoadOptions {
         } else {
             String why = ": applies only to --dataset-name multi-turn or sharegpt --multi-turn";
             refuse("--sessions", sessions, why);
+            refuse("--session-rate", sessionRates, why);
             refuse("--num-sessions", numSessions, why);
         }
         if (replaysTrace) {
@@ -577,20 +593,28 @@ public final class LoadOptions {
     }
 
     private static Double rate(String text) {
+        return rate(text, "--request-rate", "requests");
+    }
+
+    /** The rate {@code text} of {@code flag}, in {@code what}/s. */
+    private static Double rate(String text, String flag, String what) {
         double rate;
         try {
             rate = RequestRate.parse(text);
         } catch (NumberFormatException e) {
-            throw new Main.UsageError("--request-rate: '" + text + "' is not a number or 'inf'");
+            throw new Main.UsageError(flag + ": '" + text + "' is not a number or 'inf'");
         }
         if (!(rate > 0)) {
-            throw new Main.UsageError("--request-rate: must be > 0 or 'inf', got " + text);
+            throw new Main.UsageError(flag + ": must be > 0 or 'inf', got " + text);
         }
         if (rate != Double.POSITIVE_INFINITY && rate > StageSpec.MAX_REQUEST_RATE) {
             throw new Main.UsageError(
-                    "--request-rate: must be at most "
+                    flag
+                            + ": must be at most "
                             + (long) StageSpec.MAX_REQUEST_RATE
-                            + " requests/s or 'inf', got "
+                            + " "
+                            + what
+                            + "/s or 'inf', got "
                             + text);
         }
         return rate;

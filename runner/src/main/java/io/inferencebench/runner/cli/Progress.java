@@ -219,6 +219,8 @@ final class Progress implements StageObserver, AutoCloseable {
         StringBuilder sb = new StringBuilder();
         if (plan.closedLoop() && turns > 0) {
             sb.append(plan.concurrency()).append(" sessions at once");
+        } else if (turns > 0) {
+            sb.append(RequestRate.pythonString(plan.requestRate())).append(" sessions/s");
         } else if (plan.closedLoop()) {
             sb.append("concurrency ").append(plan.concurrency());
         } else if (plan.replayed()) {

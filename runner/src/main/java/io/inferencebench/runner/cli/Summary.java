@@ -64,6 +64,8 @@ final class Summary {
             double time = LpgProfileWriter.benchmarkTimeSeconds(r);
             List<String> row = new ArrayList<>();
             row.add((r.stageIndex + 1) + (r.partial ? "*" : ""));
+            // Sessions started at a rate: the rate and the schedule drawn are sessions/s.
+            boolean sessionRate = r.conversation != null && r.conversation.sessionRate != null;
             row.add(
                     r.concurrency != null && Double.isInfinite(r.requestedRate)
                             ? "c=" + r.concurrency
@@ -71,10 +73,13 @@ final class Summary {
                                     ? RequestRate.pythonString(r.rampUp.startRate)
                                             + "->"
                                             + RequestRate.pythonString(r.rampUp.endRate)
-                                    : RequestRate.pythonString(r.requestedRate));
+                                    : sessionRate
+                                            ? RequestRate.pythonString(r.conversation.sessionRate)
+                                                    + " sess/s"
+                                            : RequestRate.pythonString(r.requestedRate));
             boolean rates = LpgProfileWriter.ratesMeaningful(r);
             Double drawn = LpgProfileWriter.scheduledRate(r);
-            row.add(rates && drawn != null ? f(drawn) : "-");
+            row.add(rates && drawn != null ? f(drawn) + (sessionRate ? " sess/s" : "") : "-");
             row.add(rates ? f(LpgProfileWriter.achievedRate(r)) : "n/a");
             row.add(Long.toString(r.sent));
             row.add(Long.toString(r.completed));

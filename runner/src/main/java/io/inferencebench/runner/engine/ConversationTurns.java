@@ -19,12 +19,30 @@ final class ConversationTurns {
     private final long[] promptTokens;
     private final MetricRecorder[] ttftMs;
     private final MetricRecorder[] e2elMs;
+    private final Double sessionRate;
+    private final long epochAnchor;
+    private final long nanoAnchor;
+    private long firstStart = Long.MAX_VALUE;
+    private long lastStart = Long.MIN_VALUE;
     private long sessionsStarted;
     private long sessionsCompleted;
     private long sessionsAbandoned;
 
-    ConversationTurns(Conversations shape, int sampleCap) {
+    /**
+     * @param sessionRate sessions/s of a stage whose sessions start at a rate, or {@code null} for
+     *     a closed loop of users
+     * @param epochAnchor the epoch nanoseconds of {@code nanoAnchor}, to date session starts
+     */
+    ConversationTurns(
+            Conversations shape,
+            Double sessionRate,
+            int sampleCap,
+            long epochAnchor,
+            long nanoAnchor) {
         this.shape = shape;
+        this.sessionRate = sessionRate;
+        this.epochAnchor = epochAnchor;
+        this.nanoAnchor = nanoAnchor;
         int turns = shape.turns();
         this.sent = new long[turns];
         this.completed = new long[turns];
@@ -38,8 +56,10 @@ final class ConversationTurns {
         }
     }
 
-    void sessionStarted() {
+    void sessionStarted(long nanos) {
         sessionsStarted++;
+        firstStart = Math.min(firstStart, nanos);
+        lastStart = Math.max(lastStart, nanos);
     }
 
     void sessionCompleted() {
@@ -79,6 +99,11 @@ final class ConversationTurns {
         p.sessionsCompleted = sessionsCompleted;
         p.sessionsAbandoned = sessionsAbandoned;
         p.sessionsCut = sessionsStarted - sessionsCompleted - sessionsAbandoned;
+        p.sessionRate = sessionRate;
+        if (sessionsStarted > 0) {
+            p.firstSessionStartEpochNanos = epochAnchor + (firstStart - nanoAnchor);
+            p.lastSessionStartEpochNanos = epochAnchor + (lastStart - nanoAnchor);
+        }
         p.turnTtftMs = java.util.List.of(ttftMs);
         p.turnE2elMs = java.util.List.of(e2elMs);
         p.turnPromptTokens = java.util.Arrays.stream(promptTokens).boxed().toList();

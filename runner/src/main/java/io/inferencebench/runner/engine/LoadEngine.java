@@ -38,11 +38,13 @@ import java.util.logging.Logger;
  * <p>Closed loop: {@code concurrency} requests start at once and each completion starts the next
  * request on the same event loop.
  *
- * <p>Conversations ({@link Conversations}): a closed loop of sessions instead of requests. {@code
- * concurrency} users each take the next session, send its turns one after another (each after the
- * previous reply and the think time, on a timer of the same loop), then take the next session;
- * {@code numPrompts} counts sessions. A failed turn ends its session. The stage ends when no
- * session is left to take and none is in progress; at its duration no turn is sent any more.
+ * <p>Conversations ({@link Conversations}): sessions of turns instead of requests, {@code
+ * numPrompts} counting sessions. A session sends its turns one after another, each after the
+ * previous reply and the think time (on a timer of the same loop); a failed turn ends it. In a
+ * closed loop {@code concurrency} users each take the next session and, when it ends, the next; at
+ * a rate, sessions start at the drawn schedule's instants as requests otherwise would. The stage
+ * ends when no session is left to start and none is in progress; at its duration no turn is sent
+ * any more.
  *
  * <p>A {@link VirtualMachineError} (out of memory, ...) on an event loop cancels the stage like
  * {@link #cancel()} and is kept for {@link #jvmError()}: the caller ends the run, keeping the
@@ -295,6 +297,10 @@ public final class LoadEngine {
         StageResult result = new StageResult(sampleCap);
         result.stageIndex = plan.index();
         result.requestedRate = plan.closedLoop() ? Double.POSITIVE_INFINITY : plan.requestRate();
+        if (!warmup && conversations != null && !plan.closedLoop()) {
+            // Sessions start at the rate; in steady state their turns are requested this often.
+            result.requestedRate = plan.requestRate() * conversations.turns();
+        }
         result.concurrency = plan.closedLoop() ? plan.concurrency() : plan.maxConcurrency();
         // A conversation stage counts sessions; the requests it plans are their turns.
         result.numPromptsRequested =
@@ -324,7 +330,13 @@ public final class LoadEngine {
         RampWindows windows = warmup ? null : RampWindows.of(plan, () -> schedule(plan), sampleCap);
         recorder.rampWindows(windows);
         if (!warmup && conversations != null) {
-            recorder.conversationTurns(new ConversationTurns(conversations, sampleCap));
+            recorder.conversationTurns(
+                    new ConversationTurns(
+                            conversations,
+                            plan.closedLoop() ? null : plan.requestRate(),
+                            sampleCap,
+                            epochAnchor,
+                            nanoAnchor));
         }
         RunnerCpuMeter.Mark cpuAtStart = cpuMeter.mark();
         Map<String, Long> perAddressAtStart = transport.requestsPerAddress();
@@ -502,12 +514,11 @@ public final class LoadEngine {
             }
             this.sharesLeft = new AtomicInteger(shares.length);
             this.sessions = conversations != null && !warmup;
-            if (sessions && !plan.closedLoop()) {
+            if (sessions && slots != null) {
                 throw new IllegalArgumentException(
                         "stage "
                                 + (plan.index() + 1)
-                                + ": conversations run as a number of sessions in progress"
-                                + " (concurrency), not at a rate");
+                                + ": conversations have no cap on requests in flight");
             }
         }
 
@@ -657,7 +668,8 @@ public final class LoadEngine {
                             }
                         });
             }
-            if (plan.closedLoop()) {
+            if (plan.closedLoop() || sessions) {
+                // Sessions in their think time send nothing more.
                 markDispatchDone();
             }
         }
@@ -688,11 +700,19 @@ public final class LoadEngine {
                     return;
                 }
                 Session session = new Session(index);
-                live.recorder.sessionStarted();
-                sendTurn(loop, session, System.nanoTime());
+                long now = System.nanoTime();
+                live.recorder.sessionStarted(now);
+                sendTurn(loop, session, now);
             } catch (VirtualMachineError e) {
                 jvmError(e);
             }
+        }
+
+        /** A session of an open-loop stage starts at its due instant {@code due}. */
+        void startSession(int loop, long index, long due) {
+            sessionsActive.incrementAndGet();
+            live.recorder.sessionStarted(System.nanoTime());
+            sendTurn(loop, new Session(index), due);
         }
 
         /** The index of the next session to run, or -1 when none is left. */
@@ -746,6 +766,10 @@ public final class LoadEngine {
             boolean last = session.turn == conversations.turns();
             if (!execution.succeeded() || last) {
                 live.recorder.sessionEnded(execution.succeeded());
+                if (!plan.closedLoop()) {
+                    sessionEnded();
+                    return;
+                }
                 // Queued behind this callback so the connection is back in the pool first.
                 transport.execute(
                         loop,
@@ -771,11 +795,14 @@ public final class LoadEngine {
         }
 
         /**
-         * A user stops for good (no session left to take, or the stage's end cut its session): from
-         * now on the last session to end ends dispatching.
+         * A session ends for good: no session left for its user to take, or the stage's end cut it.
+         * In a closed loop the user stops, and from now on the last session to end ends
+         * dispatching; at a rate, the schedule decides when no session starts any more.
          */
         private void userStopped() {
-            sessionsExhausted = true;
+            if (plan.closedLoop()) {
+                sessionsExhausted = true;
+            }
             sessionEnded();
         }
 
@@ -890,9 +917,13 @@ public final class LoadEngine {
                         }
                         // A request due inside the window is sent even when the loop reaches it
                         // late: dropping it would hide exactly the lag the profile must report.
-                        live.issued.incrementAndGet();
-                        live.started();
-                        send(loop, index, due, slotWait, now);
+                        if (sessions) {
+                            startSession(loop, index, due);
+                        } else {
+                            live.issued.incrementAndGet();
+                            live.started();
+                            send(loop, index, due, slotWait, now);
+                        }
                         index += stride;
                         due = start + nextOffset();
                         now = System.nanoTime();
@@ -970,7 +1001,14 @@ public final class LoadEngine {
                     slotWaitStart = 0;
                 }
                 if (sharesLeft.decrementAndGet() == 0) {
-                    markDispatchDone();
+                    if (sessions) {
+                        // No session starts any more; the last one in progress ends the stage.
+                        sessionsExhausted = true;
+                        sessionsActive.incrementAndGet();
+                        sessionEnded();
+                    } else {
+                        markDispatchDone();
+                    }
                 }
             }
         }

@@ -65,10 +65,10 @@ public final class StageRecorder {
         this.conversationTurns = turns;
     }
 
-    /** A session's first turn is being sent. */
-    synchronized void sessionStarted() {
+    /** A session's first turn is being sent (nanoTime {@code nanos}). */
+    synchronized void sessionStarted(long nanos) {
         if (conversationTurns != null && !finishedStage) {
-            conversationTurns.sessionStarted();
+            conversationTurns.sessionStarted(nanos);
         }
     }
 

@@ -183,6 +183,88 @@ class ConversationCliTest {
     }
 
     @Test
+    void sessionsStartAtTheirRateAndDeliveryIsJudgedOnTheirStarts(@TempDir Path dir)
+            throws Exception {
+        int sessions = 10;
+        Path log = dir.resolve("requests.jsonl");
+        try (SimServer sim =
+                new SimServer(dir.resolve("sim.log"), "--request-log", log.toString())) {
+            Path results = dir.resolve("results");
+            SimServer.Outcome o =
+                    converse(
+                            sim,
+                            results,
+                            "--session-rate 5 --arrival constant --num-sessions "
+                                    + sessions
+                                    + " --think-time 100ms");
+            assertThat(o.err()).contains("stage 1/1: 5.0 sessions/s constant, 10 sessions of 4");
+            // Every session's first turn arrived on the schedule, 200 ms apart as the server saw
+            // them; their later turns came between, as each session's replies allowed.
+            List<SimServer.Seen> seen = seen(log);
+            assertThat(seen).hasSize(sessions * TURNS);
+            List<Long> firsts =
+                    seen.stream()
+                            .filter(x -> x.promptTokens() == historyTokens(1))
+                            .map(SimServer.Seen::arrivalNanos)
+                            .toList();
+            assertThat(firsts).hasSize(sessions);
+            List<Double> gapsMs = new ArrayList<>();
+            for (int i = 1; i < firsts.size(); i++) {
+                gapsMs.add((firsts.get(i) - firsts.get(i - 1)) / 1e6);
+            }
+            gapsMs.sort(null);
+            assertThat(gapsMs.get(gapsMs.size() / 2))
+                    .isCloseTo(200.0, org.assertj.core.data.Offset.offset(20.0));
+            JsonNode profile = onlyProfile(results);
+            JsonNode conversation = profile.at("/metrics/conversation");
+            assertThat(conversation.get("session_rate").asDouble()).isEqualTo(5.0);
+            assertThat(conversation.get("sessions_due").asInt()).isEqualTo(sessions);
+            assertThat(conversation.get("scheduled_session_rate").asDouble())
+                    .isCloseTo(5.0, org.assertj.core.data.Offset.offset(1e-6));
+            assertThat(conversation.get("sessions_completed").asInt()).isEqualTo(sessions);
+            // In steady state the sessions ask for their turns this often.
+            assertThat(profile.at("/metrics/request_rate").asDouble()).isEqualTo(5.0 * TURNS);
+            assertThat(profile.at("/metrics").has("requests_due")).isFalse();
+            // Sessions start on the schedule, not when the previous one ends: the second started
+            // before the first session's last turn (three think times later) was sent.
+            long firstLastTurn =
+                    seen.stream()
+                            .filter(x -> x.promptTokens() == historyTokens(TURNS))
+                            .mapToLong(SimServer.Seen::arrivalNanos)
+                            .min()
+                            .orElseThrow();
+            assertThat(firsts.get(1)).isLessThan(firstLastTurn);
+            assertThat(o.out()).contains("5.0 sess/s").doesNotContain("LoadDelivered=False");
+        }
+    }
+
+    @Test
+    void sessionsAtARateStopStartingAtTheStagesEndAndTheOnesInProgressAreCut(@TempDir Path dir)
+            throws Exception {
+        try (SimServer sim = new SimServer(dir.resolve("sim.log"))) {
+            Path results = dir.resolve("results");
+            long started = System.nanoTime();
+            SimServer.Outcome o =
+                    converse(
+                            sim,
+                            results,
+                            "--session-rate 20 --arrival constant --num-sessions 1000"
+                                    + " --duration 1s --think-time 300ms");
+            assertThat(System.nanoTime() - started).isLessThan(15_000_000_000L);
+            JsonNode conversation = onlyProfile(results).at("/metrics/conversation");
+            // 20 sessions due in the second, each started on time.
+            assertThat(conversation.get("sessions_due").asInt()).isEqualTo(20);
+            assertThat(conversation.get("sessions_started").asInt()).isEqualTo(20);
+            assertThat(conversation.get("sessions_cut").asInt()).isPositive();
+            assertThat(
+                            conversation.get("sessions_completed").asInt()
+                                    + conversation.get("sessions_cut").asInt())
+                    .isEqualTo(20);
+            assertThat(o.out()).doesNotContain("LoadDelivered=False");
+        }
+    }
+
+    @Test
     void aFailedTurnEndsItsSession(@TempDir Path dir) throws Exception {
         int sessions = 5;
         // Turn 3 (72 prompt + 6 output tokens) is over the server's context of 60: refused.
@@ -360,7 +442,15 @@ class ConversationCliTest {
         assertThat(refused("--dataset-name multi-turn"))
                 .contains("--sessions: required with conversations");
         assertThat(refused("--dataset-name multi-turn --sessions 2 --request-rate 5"))
-                .contains("--request-rate: a conversation workload runs a number of sessions");
+                .contains(
+                        "--request-rate: a conversation workload runs sessions: a number at once"
+                                + " (--sessions) or started at a rate (--session-rate)");
+        assertThat(refused("--dataset-name multi-turn --sessions 2 --arrival constant"))
+                .contains("--arrival: applies to sessions started at a rate (--session-rate)");
+        assertThat(refused("--dataset-name multi-turn --session-rate 0"))
+                .contains("--session-rate: must be > 0 or 'inf', got 0");
+        assertThat(refused("--session-rate 2"))
+                .contains("--session-rate: applies only to --dataset-name multi-turn");
         assertThat(refused("--dataset-name multi-turn --sessions 2 --num-prompts 5"))
                 .contains("--num-prompts: a conversation workload counts sessions");
         assertThat(refused("--dataset-name multi-turn --sessions 2 --max-concurrency 5"))
