@@ -39,12 +39,9 @@ import java.util.logging.Logger;
  * request on the same event loop.
  *
  * <p>Conversations ({@link Conversations}): sessions of turns instead of requests, {@code
- * numPrompts} counting sessions. A session sends its turns one after another, each after the
- * previous reply and the think time (on a timer of the same loop); a failed turn ends it. In a
- * closed loop {@code concurrency} users each take the next session and, when it ends, the next; at
- * a rate, sessions start at the drawn schedule's instants as requests otherwise would. The stage
- * ends when no session is left to start and none is in progress; at its duration no turn is sent
- * any more.
+ * numPrompts} counting sessions, run by a {@link SessionDriver}: in a closed loop {@code
+ * concurrency} users each take the next session when their last one ends; at a rate, sessions start
+ * at the drawn schedule's instants as requests otherwise would.
  *
  * <p>A {@link VirtualMachineError} (out of memory, ...) on an event loop cancels the stage like
  * {@link #cancel()} and is kept for {@link #jvmError()}: the caller ends the run, keeping the
@@ -477,20 +474,8 @@ public final class LoadEngine {
         /** When the stage was cancelled (nanoTime); 0 when it was not. */
         volatile long cancelledAt;
 
-        /** Whether the stage runs sessions of turns ({@link Conversations}), not requests. */
-        final boolean sessions;
-
-        /** Sessions taken so far (a closed loop of sessions counts them against the limit). */
-        final AtomicLong sessionsTaken = new AtomicLong();
-
-        /** Sessions in progress, plus users about to take one. */
-        final AtomicInteger sessionsActive = new AtomicInteger();
-
-        /**
-         * A user has stopped for good (no session left to take, or the stage's end): the stage's
-         * dispatching ends when no session is in progress.
-         */
-        volatile boolean sessionsExhausted;
+        /** The stage's sessions ({@link Conversations}), or {@code null} for one of requests. */
+        final SessionDriver sessions;
 
         /** Heads of the per-loop lists of requests in flight (each only touched on its loop). */
         final RequestExecution[] inFlightHeads = new RequestExecution[transport.loops()];
@@ -513,13 +498,17 @@ public final class LoadEngine {
                 shares[loop] = new LoopShare(loop);
             }
             this.sharesLeft = new AtomicInteger(shares.length);
-            this.sessions = conversations != null && !warmup;
-            if (sessions && slots != null) {
+            if (conversations != null && !warmup && slots != null) {
                 throw new IllegalArgumentException(
                         "stage "
                                 + (plan.index() + 1)
                                 + ": conversations have no cap on requests in flight");
             }
+            this.sessions =
+                    conversations != null && !warmup
+                            ? new SessionDriver(
+                                    new Hooks(), conversations, transport, prompts.size(), seed)
+                            : null;
         }
 
         /** Starts dispatching (open loop) or the first requests (closed loop). */
@@ -546,7 +535,11 @@ public final class LoadEngine {
             long workers = Math.min(plan.concurrency(), limit);
             for (long c = 0; c < workers && !dispatchDone && !cancelled; c++) {
                 int loop = (int) (c % loops);
-                transport.execute(loop, sessions ? () -> nextSession(loop) : () -> issueNext(loop));
+                transport.execute(
+                        loop,
+                        sessions != null
+                                ? () -> guarded(() -> sessions.nextSession(loop))
+                                : () -> issueNext(loop));
             }
             // The loops decide when the stage is exhausted.
         }
@@ -668,7 +661,7 @@ public final class LoadEngine {
                             }
                         });
             }
-            if (plan.closedLoop() || sessions) {
+            if (plan.closedLoop() || sessions != null) {
                 // Sessions in their think time send nothing more.
                 markDispatchDone();
             }
@@ -681,7 +674,7 @@ public final class LoadEngine {
                 slots.release();
             }
             live.recorder.record(execution);
-            if (plan.closedLoop() && !dispatchDone && !sessions) {
+            if (plan.closedLoop() && !dispatchDone && sessions == null) {
                 // Queued behind the current callback so the finished request's connection is back
                 // in the pool first; issuing inline would open a new connection every time.
                 transport.execute(loop, () -> issueNext(loop));
@@ -690,126 +683,63 @@ public final class LoadEngine {
             checkDone();
         }
 
-        /** A user free for a session: takes the next one, or stops when none is left. */
-        void nextSession(int loop) {
+        /** Runs {@code task} on a loop, a JVM failure ending the run rather than the loop. */
+        void guarded(Runnable task) {
             try {
-                sessionsActive.incrementAndGet();
-                long index = takeSession();
-                if (index < 0) {
-                    userStopped();
-                    return;
-                }
-                Session session = new Session(index);
-                long now = System.nanoTime();
-                live.recorder.sessionStarted(now);
-                sendTurn(loop, session, now);
+                task.run();
             } catch (VirtualMachineError e) {
                 jvmError(e);
             }
         }
 
-        /** A session of an open-loop stage starts at its due instant {@code due}. */
-        void startSession(int loop, long index, long due) {
-            sessionsActive.incrementAndGet();
-            live.recorder.sessionStarted(System.nanoTime());
-            sendTurn(loop, new Session(index), due);
-        }
-
-        /** The index of the next session to run, or -1 when none is left. */
-        private long takeSession() {
-            while (true) {
-                long taken = sessionsTaken.get();
-                if (taken >= limit || System.nanoTime() >= deadline || cancelled) {
-                    return -1;
-                }
-                if (sessionsTaken.compareAndSet(taken, taken + 1)) {
-                    return taken;
-                }
+        /** What this stage offers its {@link SessionDriver}. */
+        private final class Hooks implements SessionDriver.Stage {
+            @Override
+            public boolean closedLoop() {
+                return plan.closedLoop();
             }
-        }
 
-        /** Sends the session's next turn, due at {@code due}, unless the stage is over. */
-        void sendTurn(int loop, Session session, long due) {
-            try {
-                long now = System.nanoTime();
-                if (cancelled || now >= deadline) {
-                    // Cut by the stage's end: the user takes no further session either.
-                    userStopped();
-                    return;
-                }
+            @Override
+            public boolean cancelled() {
+                return cancelled;
+            }
+
+            @Override
+            public long deadline() {
+                return deadline;
+            }
+
+            @Override
+            public long limit() {
+                return limit;
+            }
+
+            @Override
+            public Live live() {
+                return live;
+            }
+
+            @Override
+            public void post(
+                    int loop, int p, int turn, long due, RequestExecution.Completion completion) {
                 live.issued.incrementAndGet();
                 live.started();
-                post(
-                        loop,
-                        session.firstPrompt + session.turn,
-                        session.turn,
-                        due,
-                        0,
-                        now,
-                        finished -> onTurnFinished(loop, session, finished));
-            } catch (VirtualMachineError e) {
-                jvmError(e);
+                StageRun.this.post(loop, p, turn, due, 0, System.nanoTime(), completion);
             }
-        }
 
-        /**
-         * A turn ended: the session's next turn after the think time, or, when it was the last or
-         * failed, the user's next session.
-         */
-        void onTurnFinished(int loop, Session session, RequestExecution execution) {
-            onFinished(loop, execution);
-            if (execution.cancelled) {
-                userStopped();
-                return;
+            @Override
+            public void finished(int loop, RequestExecution execution) {
+                onFinished(loop, execution);
             }
-            session.turn++;
-            boolean last = session.turn == conversations.turns();
-            if (!execution.succeeded() || last) {
-                live.recorder.sessionEnded(execution.succeeded());
-                if (!plan.closedLoop()) {
-                    sessionEnded();
-                    return;
-                }
-                // Queued behind this callback so the connection is back in the pool first.
-                transport.execute(
-                        loop,
-                        () -> {
-                            nextSession(loop);
-                            sessionEnded();
-                        });
-                return;
-            }
-            long think = conversations.thinkNanos(seed, session.index, session.turn);
-            long due = (execution.endNanos > 0 ? execution.endNanos : System.nanoTime()) + think;
-            if (due >= deadline) {
-                // The next turn would come after the stage's end: the session is cut there.
-                userStopped();
-                return;
-            }
-            long wait = due - System.nanoTime();
-            if (wait <= 0) {
-                transport.execute(loop, () -> sendTurn(loop, session, due));
-            } else {
-                transport.schedule(loop, () -> sendTurn(loop, session, due), wait);
-            }
-        }
 
-        /**
-         * A session ends for good: no session left for its user to take, or the stage's end cut it.
-         * In a closed loop the user stops, and from now on the last session to end ends
-         * dispatching; at a rate, the schedule decides when no session starts any more.
-         */
-        private void userStopped() {
-            if (plan.closedLoop()) {
-                sessionsExhausted = true;
-            }
-            sessionEnded();
-        }
-
-        /** A session (or a user's attempt to take one) ended; the last one ends dispatching. */
-        private void sessionEnded() {
-            if (sessionsActive.decrementAndGet() == 0 && sessionsExhausted) {
+            @Override
+            public void dispatchDone() {
                 markDispatchDone();
+            }
+
+            @Override
+            public void jvmError(VirtualMachineError error) {
+                LoadEngine.this.jvmError(error);
             }
         }
 
@@ -824,19 +754,6 @@ public final class LoadEngine {
         void checkDone() {
             if (dispatchDone && live.recorder.finished() == live.issued.get()) {
                 done.countDown();
-            }
-        }
-
-        /** One session in progress: which it is and its next turn. Only touched on its loop. */
-        private final class Session {
-            final long index;
-            final int firstPrompt;
-            int turn;
-
-            Session(long index) {
-                this.index = index;
-                int prepared = conversations.sessions(prompts.size());
-                this.firstPrompt = (int) (index % prepared) * conversations.turns();
             }
         }
 
@@ -917,8 +834,8 @@ public final class LoadEngine {
                         }
                         // A request due inside the window is sent even when the loop reaches it
                         // late: dropping it would hide exactly the lag the profile must report.
-                        if (sessions) {
-                            startSession(loop, index, due);
+                        if (sessions != null) {
+                            sessions.startSession(loop, index, due);
                         } else {
                             live.issued.incrementAndGet();
                             live.started();
@@ -1001,11 +918,8 @@ public final class LoadEngine {
                     slotWaitStart = 0;
                 }
                 if (sharesLeft.decrementAndGet() == 0) {
-                    if (sessions) {
-                        // No session starts any more; the last one in progress ends the stage.
-                        sessionsExhausted = true;
-                        sessionsActive.incrementAndGet();
-                        sessionEnded();
+                    if (sessions != null) {
+                        sessions.noMoreStarts();
                     } else {
                         markDispatchDone();
                     }
