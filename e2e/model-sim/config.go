@@ -190,7 +190,7 @@ func flagSpecs() map[string]flagSpec {
 			c.RefuseCacheReset = len(v) == 0 || v[0] == "1" || strings.EqualFold(v[0], "true") || strings.EqualFold(v[0], "t")
 			return nil
 		}},
-		"request-log": {help: "append one JSON line per accepted generation request to this file: arrival_unix_ns, prompt_tokens, max_tokens", set: func(c *Config, v []string) error {
+		"request-log": {help: "append one JSON line per accepted generation request to this file: arrival_unix_ns, prompt_tokens, max_tokens, model", set: func(c *Config, v []string) error {
 			if v[0] == "" {
 				return fmt.Errorf("--request-log needs a file name")
 			}

@@ -31,15 +31,17 @@ func TestRequestLogRecordsEachAcceptedRequest(t *testing.T) {
 		t.Fatalf("%d lines, want 2: %q", len(lines), data)
 	}
 	var entries []struct {
-		Arrival int64 `json:"arrival_unix_ns"`
-		Prompt  int   `json:"prompt_tokens"`
-		Max     int   `json:"max_tokens"`
+		Arrival int64  `json:"arrival_unix_ns"`
+		Prompt  int    `json:"prompt_tokens"`
+		Max     int    `json:"max_tokens"`
+		Model   string `json:"model"`
 	}
 	for _, l := range lines {
 		var e struct {
-			Arrival int64 `json:"arrival_unix_ns"`
-			Prompt  int   `json:"prompt_tokens"`
-			Max     int   `json:"max_tokens"`
+			Arrival int64  `json:"arrival_unix_ns"`
+			Prompt  int    `json:"prompt_tokens"`
+			Max     int    `json:"max_tokens"`
+			Model   string `json:"model"`
 		}
 		if err := json.Unmarshal([]byte(l), &e); err != nil {
 			t.Fatalf("line %q: %v", l, err)
@@ -53,6 +55,9 @@ func TestRequestLogRecordsEachAcceptedRequest(t *testing.T) {
 		if e.Arrival < before.UnixNano() || e.Arrival > after.UnixNano() {
 			t.Errorf("arrival %d outside [%d, %d]", e.Arrival, before.UnixNano(), after.UnixNano())
 		}
+	}
+	if entries[0].Model != "test-model" || entries[1].Model != "test-model" {
+		t.Errorf("models %q and %q, want the model each asked for", entries[0].Model, entries[1].Model)
 	}
 	if entries[1].Arrival < entries[0].Arrival {
 		t.Errorf("arrivals out of order: %+v", entries)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -31,9 +32,10 @@ type requestLog struct {
 	file *os.File
 }
 
-func (l *requestLog) record(arrival time.Time, promptTokens, maxTokens int) {
-	line := fmt.Sprintf("{\"arrival_unix_ns\":%d,\"prompt_tokens\":%d,\"max_tokens\":%d}\n",
-		arrival.UnixNano(), promptTokens, maxTokens)
+func (l *requestLog) record(arrival time.Time, promptTokens, maxTokens int, model string) {
+	name, _ := json.Marshal(model)
+	line := fmt.Sprintf("{\"arrival_unix_ns\":%d,\"prompt_tokens\":%d,\"max_tokens\":%d,\"model\":%s}\n",
+		arrival.UnixNano(), promptTokens, maxTokens, name)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	_, _ = l.file.WriteString(line)
@@ -183,7 +185,7 @@ func (s *server) post(w http.ResponseWriter, r *http.Request, kind requestKind) 
 		return
 	}
 	if s.log != nil {
-		s.log.record(arrival, req.prompt.tokens, req.maxTokens)
+		s.log.record(arrival, req.prompt.tokens, req.maxTokens, req.model)
 	}
 	n := s.requests.Add(1)
 	rng := rand.New(rand.NewPCG(uint64(s.cfg.Seed), n))

@@ -80,6 +80,12 @@ public final class ProfileAssembly {
         if (dataset != null && dataset.getType() == DatasetType.PREFIX_REPETITION) {
             dimensions.put("prefix_repetition", dataset.resolvedPrefixRepetition().describe());
         }
+        if (run.getSpec().getWorkload().getModels() != null) {
+            dimensions.put(
+                    "model_mix",
+                    io.inferencebench.crds.v1alpha1.WeightedModel.describe(
+                            run.getSpec().getWorkload().getModels()));
+        }
         if (dataset != null && dataset.getConversation() != null) {
             dimensions.put("conversation", dataset.getConversation().describe());
         }

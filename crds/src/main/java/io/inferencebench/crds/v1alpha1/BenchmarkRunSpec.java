@@ -46,6 +46,13 @@ import io.fabric8.generator.annotation.ValidationRule;
         fieldPath = ".search",
         reason = "FieldValueForbidden")
 @ValidationRule(
+        value = "!has(self.workload) || !has(self.workload.models) || !has(self.target.model)",
+        message =
+                "set target.model or workload.models, not both: with models each request asks for"
+                        + " one of them",
+        fieldPath = ".workload.models",
+        reason = "FieldValueForbidden")
+@ValidationRule(
         value = "self.target == oldSelf.target",
         message = "spec.target is immutable; create a new BenchmarkRun instead",
         fieldPath = ".target",

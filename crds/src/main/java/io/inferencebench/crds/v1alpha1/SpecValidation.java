@@ -64,6 +64,14 @@ public final class SpecValidation {
         if (spec.getWorkload() != null) {
             problems.addAll(validateWorkload(spec.getWorkload(), "spec.workload"));
         }
+        if (spec.getWorkload() != null
+                && spec.getWorkload().getModels() != null
+                && spec.getTarget() != null
+                && spec.getTarget().getModel() != null) {
+            problems.add(
+                    "spec.workload.models: set target.model or workload.models, not both: with"
+                            + " models each request asks for one of them");
+        }
         int parallelism =
                 spec.getRunner() == null || spec.getRunner().getParallelism() == null
                         ? 1
@@ -208,6 +216,7 @@ public final class SpecValidation {
      */
     public static List<String> validateWorkload(WorkloadSpec workload, String prefix) {
         List<String> problems = new ArrayList<>();
+        models(workload.getModels(), prefix + ".models", problems);
         if (workload.getPrefixCache() != null && workload.getPrefixCache().getState() == null) {
             problems.add(prefix + ".prefixCache.state: is required (cold)");
         }
@@ -314,6 +323,35 @@ public final class SpecValidation {
                             + sampling.getTopK());
         }
         return problems;
+    }
+
+    /** The rules of a workload's model mix: named, distinct, weighted above 0, not too many. */
+    private static void models(List<WeightedModel> models, String at, List<String> problems) {
+        if (models == null) {
+            return;
+        }
+        if (models.isEmpty()) {
+            problems.add(at + ": give at least one model, or leave it out");
+        }
+        if (models.size() > WorkloadSpec.MAX_MODELS) {
+            problems.add(
+                    at + ": at most " + WorkloadSpec.MAX_MODELS + " models, got " + models.size());
+        }
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (int i = 0; i < models.size(); i++) {
+            WeightedModel m = models.get(i);
+            String field = at + "[" + i + "]";
+            if (m == null || m.getName() == null || m.getName().isBlank()) {
+                problems.add(field + ".name: is required");
+                continue;
+            }
+            if (!seen.add(m.getName())) {
+                problems.add(field + ".name: '" + m.getName() + "' is listed twice");
+            }
+            if (!(m.resolvedWeight() > 0) || Double.isInfinite(m.resolvedWeight())) {
+                problems.add(field + ".weight: must be > 0, got " + m.getWeight());
+            }
+        }
     }
 
     /** The rules of a dataset's {@code conversation} section. */

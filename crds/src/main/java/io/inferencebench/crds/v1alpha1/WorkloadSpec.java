@@ -35,6 +35,20 @@ public class WorkloadSpec {
                     + " transformers serve refuse others with HTTP 422).")
     private Boolean ignoreEos;
 
+    @JsonPropertyDescription(
+            "Several models or LoRA adapters behind one target: each request asks for one, drawn"
+                    + " by weight from the run's seed (a conversation's session keeps its model)."
+                    + " Profiles carry statistics per model (metrics.by_model). Set it or"
+                    + " target.model, not both.")
+    @io.fabric8.generator.annotation.Size(max = MAX_MODELS)
+    @io.fabric8.generator.annotation.ValidationRule(
+            value = "self.all(m, !has(m.weight) || m.weight > 0.0)",
+            message = "every weight must be > 0")
+    private java.util.List<WeightedModel> models;
+
+    /** The most models a mix may have. */
+    public static final int MAX_MODELS = 64;
+
     @JsonPropertyDescription("Sampling parameters sent with every request.")
     private SamplingSpec sampling = new SamplingSpec();
 
@@ -43,6 +57,14 @@ public class WorkloadSpec {
                     + " state is not declared and a stage may find an earlier stage's prompts"
                     + " cached.")
     private PrefixCacheSpec prefixCache;
+
+    public java.util.List<WeightedModel> getModels() {
+        return models;
+    }
+
+    public void setModels(java.util.List<WeightedModel> models) {
+        this.models = models;
+    }
 
     public DatasetSpec getDataset() {
         return dataset;

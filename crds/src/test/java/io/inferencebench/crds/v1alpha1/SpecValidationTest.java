@@ -570,4 +570,29 @@ class SpecValidationTest {
                                 + " spec.runner.parallelism 3; every runner pod needs at least one"
                                 + " request in flight");
     }
+
+    @Test
+    void aModelMixNamesEachModelOnceWithAWeightAboveZeroAndReplacesTargetModel() {
+        BenchmarkRunSpec spec = validSpec();
+        WorkloadSpec workload = new WorkloadSpec();
+        workload.setModels(
+                List.of(
+                        WeightedModel.of("base", 3),
+                        WeightedModel.of("base", 1),
+                        WeightedModel.of(" ", 1),
+                        WeightedModel.of("lora", 0)));
+        spec.setWorkload(workload);
+        spec.getTarget().setModel("base");
+        assertThat(SpecValidation.validate(spec))
+                .containsExactly(
+                        "spec.workload.models[1].name: 'base' is listed twice",
+                        "spec.workload.models[2].name: is required",
+                        "spec.workload.models[3].weight: must be > 0, got 0.0",
+                        "spec.workload.models: set target.model or workload.models, not both:"
+                                + " with models each request asks for one of them");
+        spec.getTarget().setModel(null);
+        workload.setModels(List.of(WeightedModel.of("base", 3), WeightedModel.of("lora", 1)));
+        assertThat(SpecValidation.validate(spec)).isEmpty();
+        assertThat(WeightedModel.describe(workload.getModels())).isEqualTo("base:3 lora:1");
+    }
 }

@@ -47,17 +47,9 @@ final class ConversationProfileJson {
             turn.put("requests_sent", t.sent());
             turn.put("completed", t.completed());
             turn.put("failures", t.failed());
-            putIfPresent(turn, "prompt_tokens_mean", t.promptTokensMean());
-            putIfPresent(turn, "ttft_ms_p50", t.ttftP50Ms());
-            putIfPresent(turn, "ttft_ms_p99", t.ttftP99Ms());
-            putIfPresent(turn, "e2el_ms_p50", t.e2elP50Ms());
-            putIfPresent(turn, "e2el_ms_p99", t.e2elP99Ms());
-        }
-    }
-
-    private static void putIfPresent(ObjectNode node, String key, Double value) {
-        if (value != null) {
-            node.put(key, value);
+            RampProfileJson.putIfPresent(turn, "prompt_tokens_mean", t.promptTokensMean());
+            RampProfileJson.putLatencies(
+                    turn, t.ttftP50Ms(), t.ttftP99Ms(), t.e2elP50Ms(), t.e2elP99Ms());
         }
     }
 }

@@ -338,6 +338,19 @@ public final class LpgProfileWriter {
         if (stage.rampUp != null) {
             RampProfileJson.write(stage.rampUp, metrics, config);
         }
+        if (stage.byModel != null) {
+            ObjectNode byModel = metrics.putObject("by_model");
+            for (ModelMixProfile.Model m : stage.byModel.models) {
+                ObjectNode node = byModel.putObject(m.name());
+                node.put("share", m.share());
+                node.put("requests_sent", m.sent());
+                node.put("completed", m.completed());
+                node.put("failures", m.failed());
+                node.put("output_tokens", m.outputTokens());
+                RampProfileJson.putLatencies(
+                        node, m.ttftP50Ms(), m.ttftP99Ms(), m.e2elP50Ms(), m.e2elP99Ms());
+            }
+        }
         if (stage.conversation != null) {
             ConversationProfileJson.write(
                     stage.conversation, stage.due, scheduledRate(stage), metrics);

@@ -38,14 +38,23 @@ final class RampProfileJson {
             node.put("achieved_rate", w.achievedRate());
             node.put("completed", w.completed());
             node.put("failures", w.failed());
-            putIfPresent(node, "ttft_ms_p50", w.ttftP50Ms());
-            putIfPresent(node, "ttft_ms_p99", w.ttftP99Ms());
-            putIfPresent(node, "e2el_ms_p50", w.e2elP50Ms());
-            putIfPresent(node, "e2el_ms_p99", w.e2elP99Ms());
+            putLatencies(node, w.ttftP50Ms(), w.ttftP99Ms(), w.e2elP50Ms(), w.e2elP99Ms());
         }
     }
 
-    private static void putIfPresent(ObjectNode node, String key, Double value) {
+    /**
+     * A part of a stage's (a window's, a turn's, a model's) TTFT and end-to-end p50/p99, each only
+     * where it was measured.
+     */
+    static void putLatencies(
+            ObjectNode node, Double ttftP50, Double ttftP99, Double e2elP50, Double e2elP99) {
+        putIfPresent(node, "ttft_ms_p50", ttftP50);
+        putIfPresent(node, "ttft_ms_p99", ttftP99);
+        putIfPresent(node, "e2el_ms_p50", e2elP50);
+        putIfPresent(node, "e2el_ms_p99", e2elP99);
+    }
+
+    static void putIfPresent(ObjectNode node, String key, Double value) {
         if (value != null) {
             node.put(key, value);
         }

@@ -213,6 +213,12 @@ public final class StageResult {
     public ConversationProfile conversation;
 
     /**
+     * Per model of a model mix (requests, outcomes, latencies), or {@code null} when every request
+     * asked for one model; a merge of several runners adds their models up.
+     */
+    public ModelMixProfile byModel;
+
+    /**
      * Requests sent to each address the runner spread its load over ({@code ip:port}, in the order
      * given), or {@code null} when it sent to one URL's host. A merge sums them per address, and
      * has none unless every runner spread.
@@ -417,6 +423,12 @@ public final class StageResult {
             }
         }
         m.runnerCpu = RunnerCpu.worst(parts.stream().map(p -> p.runnerCpu).toList());
+        m.byModel =
+                ModelMixProfile.merge(
+                        parts.stream()
+                                .filter(p -> p.byModel != null || p.sent > 0)
+                                .map(p -> p.byModel)
+                                .toList());
         // As with ramps: a pod with nothing to send in the stage ran no conversation.
         m.conversation =
                 ConversationProfile.merge(

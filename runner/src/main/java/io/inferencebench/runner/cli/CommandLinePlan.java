@@ -43,6 +43,24 @@ public record CommandLinePlan(
         try {
             var workloadSpec = workload.layOver(file.workload);
             boolean conversations = workloadSpec.getDataset().getConversation() != null;
+            if (workloadSpec.getModels() != null && planTarget.model() != null) {
+                if (target.model != null && !target.model.isBlank()) {
+                    throw new Main.UsageError(
+                            "--model-mix: not with --model: with a mix each request asks for one of"
+                                    + " its models");
+                }
+                if (workload.mixesModels()) {
+                    // The flag's mix takes the place of the config's one model.
+                    planTarget =
+                            new PlanTarget(
+                                    planTarget.backend(),
+                                    planTarget.api(),
+                                    planTarget.path(),
+                                    null,
+                                    planTarget.headers(),
+                                    planTarget.tls());
+                }
+            }
             var loadSpec =
                     load.layOver(
                             file.load,

@@ -388,6 +388,9 @@ final class CommandLineSession implements AutoCloseable {
         if (plan.dataset().conversation() != null) {
             extra.put("conversation", plan.dataset().conversation().describe());
         }
+        if (plan.models() != null) {
+            extra.put("model_mix", plan.models().describe());
+        }
         extra.put("prompt_format", prepared.tokenIds() ? "token_ids" : "text");
         return new ProfileContext(
                 plan.wire().backend(),

@@ -13,7 +13,9 @@ import io.inferencebench.crds.v1alpha1.ThinkTimeDistribution;
 import io.inferencebench.crds.v1alpha1.TokenDistribution;
 import io.inferencebench.crds.v1alpha1.TraceFormat;
 import io.inferencebench.crds.v1alpha1.TraceSpec;
+import io.inferencebench.crds.v1alpha1.WeightedModel;
 import io.inferencebench.crds.v1alpha1.WorkloadSpec;
+import io.inferencebench.profile.text.TerminalText;
 import io.inferencebench.runner.dataset.ServerTokenizer;
 import io.inferencebench.runner.plan.DatasetPlan;
 import io.inferencebench.runner.plan.PromptSource;
@@ -147,6 +149,16 @@ public final class WorkloadOptions {
             names = "--prefix-repetition-output-len",
             description = "prefix_repetition: output tokens per request (default 128).")
     Integer prefixOutputLen;
+
+    @Option(
+            names = "--model-mix",
+            split = ",",
+            description =
+                    "Several models or LoRA adapters behind the target, NAME[:WEIGHT] each (default"
+                            + " weight 1): every request asks for one, drawn by weight from --seed"
+                            + " (a session keeps its model); profiles carry metrics.by_model. In"
+                            + " place of --model.")
+    java.util.List<String> modelMix;
 
     @Option(
             names = "--multi-turn",
@@ -368,6 +380,9 @@ public final class WorkloadOptions {
         if (seed != null) {
             d.setSeed(seed);
         }
+        if (modelMix != null) {
+            w.setModels(modelMixFlag());
+        }
         if (noStream) {
             w.setStreaming(false);
         }
@@ -392,6 +407,50 @@ public final class WorkloadOptions {
             w.setSampling(sampling);
         }
         return w;
+    }
+
+    /** The models of {@code --model-mix}, each named once with a weight above 0. */
+    private java.util.List<WeightedModel> modelMixFlag() {
+        java.util.List<WeightedModel> models = new java.util.ArrayList<>();
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (String item : modelMix) {
+            String text = item.trim();
+            int colon = text.lastIndexOf(':');
+            String name = colon < 0 ? text : text.substring(0, colon).trim();
+            double weight = 1.0;
+            if (colon >= 0) {
+                try {
+                    weight = Double.parseDouble(text.substring(colon + 1).trim());
+                } catch (NumberFormatException e) {
+                    throw new Main.UsageError(
+                            "--model-mix: '"
+                                    + TerminalText.oneLine(item)
+                                    + "': the weight after ':' is not a number");
+                }
+            }
+            if (name.isEmpty()) {
+                throw new Main.UsageError("--model-mix: an entry has no model name");
+            }
+            if (!(weight > 0) || Double.isInfinite(weight)) {
+                throw new Main.UsageError(
+                        "--model-mix: " + TerminalText.oneLine(name) + "'s weight must be > 0");
+            }
+            if (!names.add(name)) {
+                throw new Main.UsageError(
+                        "--model-mix: " + TerminalText.oneLine(name) + " is listed twice");
+            }
+            models.add(WeightedModel.of(name, weight));
+        }
+        if (models.size() > WorkloadSpec.MAX_MODELS) {
+            throw new Main.UsageError(
+                    "--model-mix: at most " + WorkloadSpec.MAX_MODELS + " models");
+        }
+        return models;
+    }
+
+    /** Whether {@code --model-mix} is given. */
+    boolean mixesModels() {
+        return modelMix != null;
     }
 
     /**

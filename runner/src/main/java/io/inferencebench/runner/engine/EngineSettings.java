@@ -17,6 +17,8 @@ import java.time.Duration;
  * @param seed seeds the arrival schedules and the prompt order
  * @param requestTimeout per-request timeout
  * @param conversations the prompts' sessions when they are sent as conversations, else {@code null}
+ * @param models the models each request draws one of, or {@code null} when every request asks for
+ *     the model of {@code params}
  */
 public record EngineSettings(
         Protocol protocol,
@@ -26,7 +28,8 @@ public record EngineSettings(
         int sampleCap,
         long seed,
         Duration requestTimeout,
-        Conversations conversations) {
+        Conversations conversations,
+        ModelMix models) {
 
     /** Settings of an engine whose prompts are independent requests. */
     public EngineSettings(
@@ -37,6 +40,6 @@ public record EngineSettings(
             int sampleCap,
             long seed,
             Duration requestTimeout) {
-        this(protocol, params, path, slo, sampleCap, seed, requestTimeout, null);
+        this(protocol, params, path, slo, sampleCap, seed, requestTimeout, null, null);
     }
 }

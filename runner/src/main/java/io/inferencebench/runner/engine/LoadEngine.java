@@ -124,6 +124,11 @@ public final class LoadEngine {
     private final long nanoAnchor;
     private final String accept;
     private final Conversations conversations;
+    private final ModelMix models;
+
+    /** The model index each prompt's request asks for, or {@code null} without a mix. */
+    private final int[] modelOf;
+
     private boolean settleBeforeStage = true;
     private boolean selfWarmup;
     private volatile boolean cancelled;
@@ -166,12 +171,21 @@ public final class LoadEngine {
         this.observer = observer;
         this.accept = params.stream() ? "text/event-stream" : "application/json";
         // Requests are encoded once, before any clock starts, so the hot path only wraps bytes.
+        this.models = settings.models();
         this.requests = new HttpTransport.PreparedRequest[this.prompts.size()];
+        this.modelOf = models == null ? null : new int[requests.length];
         for (int i = 0; i < requests.length; i++) {
+            GenerationParams asked = params;
+            if (models != null) {
+                // A session keeps its model: the draw is by session, else by prompt.
+                long key = conversations != null ? i / conversations.turns() : i;
+                modelOf[i] = models.draw(seed, key);
+                asked = params.withModel(models.names().get(modelOf[i]));
+            }
             try {
                 requests[i] =
                         transport.preparePost(
-                                path, accept, protocol.requestBody(this.prompts.get(i), params));
+                                path, accept, protocol.requestBody(this.prompts.get(i), asked));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -334,6 +348,9 @@ public final class LoadEngine {
                             sampleCap,
                             epochAnchor,
                             nanoAnchor));
+        }
+        if (!warmup && models != null) {
+            recorder.modelStats(new ModelStats(models, sampleCap));
         }
         RunnerCpuMeter.Mark cpuAtStart = cpuMeter.mark();
         Map<String, Long> perAddressAtStart = transport.requestsPerAddress();
@@ -602,6 +619,7 @@ public final class LoadEngine {
                             tokenCounter,
                             completion);
             execution.turn = turn;
+            execution.model = modelOf == null ? -1 : modelOf[p];
             if (cancelled) {
                 live.unsent.incrementAndGet();
                 execution.onCancelled(System.nanoTime());

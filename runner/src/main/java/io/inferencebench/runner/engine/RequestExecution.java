@@ -67,6 +67,9 @@ public final class RequestExecution implements ResponseSink, SseParser.Listener,
     /** The request's turn index (0-based) in its session, or -1 outside a conversation. */
     int turn = -1;
 
+    /** The index of the model of a mix the request asked for, or -1 without a mix. */
+    int model = -1;
+
     /** Links of the owning loop's in-flight list (only touched on that loop). */
     RequestExecution previousInFlight;
 

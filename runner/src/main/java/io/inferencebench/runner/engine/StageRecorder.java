@@ -24,6 +24,7 @@ public final class StageRecorder {
     private final LagTrace trace = LagTrace.forStage();
     private RampWindows rampWindows;
     private ConversationTurns conversationTurns;
+    private ModelStats modelStats;
     private boolean finishedStage;
 
     private long firstSend = Long.MAX_VALUE;
@@ -63,6 +64,11 @@ public final class StageRecorder {
     /** A conversation stage's per-turn records (or {@code null}), set before its first request. */
     synchronized void conversationTurns(ConversationTurns turns) {
         this.conversationTurns = turns;
+    }
+
+    /** A model mix's per-model records (or {@code null}), set before the first request. */
+    synchronized void modelStats(ModelStats stats) {
+        this.modelStats = stats;
     }
 
     /** A session's first turn is being sent (nanoTime {@code nanos}). */
@@ -131,6 +137,9 @@ public final class StageRecorder {
         }
         if (conversationTurns != null) {
             conversationTurns.record(e);
+        }
+        if (modelStats != null) {
+            modelStats.record(e);
         }
         if (!e.succeeded()) {
             result.countFailure(e.failure().wireName());
@@ -207,6 +216,9 @@ public final class StageRecorder {
         }
         if (conversationTurns != null) {
             result.conversation = conversationTurns.profile();
+        }
+        if (modelStats != null) {
+            result.byModel = modelStats.profile();
         }
         finishedStage = true;
         return result;

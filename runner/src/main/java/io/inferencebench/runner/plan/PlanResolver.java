@@ -18,6 +18,7 @@ import io.inferencebench.crds.v1alpha1.TargetSpec;
 import io.inferencebench.crds.v1alpha1.ThinkTimeDistribution;
 import io.inferencebench.crds.v1alpha1.TokenDistribution;
 import io.inferencebench.crds.v1alpha1.TraceSpec;
+import io.inferencebench.crds.v1alpha1.WeightedModel;
 import io.inferencebench.crds.v1alpha1.WorkloadSpec;
 import io.inferencebench.runner.backend.RequestFields;
 import io.inferencebench.runner.dataset.FileDatasets;
@@ -25,6 +26,7 @@ import io.inferencebench.runner.dataset.LengthDistribution;
 import io.inferencebench.runner.dataset.PrefixRepetitionDataset;
 import io.inferencebench.runner.engine.ArrivalKind;
 import io.inferencebench.runner.engine.Conversations;
+import io.inferencebench.runner.engine.ModelMix;
 import io.inferencebench.runner.engine.RampUp;
 import io.inferencebench.runner.engine.Slo;
 import io.inferencebench.runner.engine.StagePlan;
@@ -207,9 +209,21 @@ public final class PlanResolver {
                                     + wire.api()));
         }
         SamplingSpec sampling = w.getSampling();
+        ModelMix models = models(w.getModels());
+        if (models != null && target.model() != null && !target.model().isBlank()) {
+            throw new InvalidSpec(
+                    List.of(
+                            at
+                                    + "workload.models: set target.model or workload.models, not"
+                                    + " both: with models each request asks for one of them"));
+        }
         return new RunPlan(
                 wire,
-                target.model() == null || target.model().isBlank() ? null : target.model(),
+                models != null
+                        ? models.names().get(0)
+                        : target.model() == null || target.model().isBlank()
+                                ? null
+                                : target.model(),
                 target.headers(),
                 target.tls(),
                 dataset(w.getDataset(), at),
@@ -231,7 +245,8 @@ public final class PlanResolver {
                 l.getMaxFailureRatio() == null
                         ? LoadSpec.DEFAULT_MAX_FAILURE_RATIO
                         : l.getMaxFailureRatio(),
-                slo(slo, at));
+                slo(slo, at),
+                models);
     }
 
     /**
@@ -455,6 +470,16 @@ public final class PlanResolver {
                                 RunPlan.MAX_PROMPTS));
             }
         }
+    }
+
+    /** The workload's model mix, or {@code null} when it names none. */
+    private static ModelMix models(List<WeightedModel> models) {
+        if (models == null) {
+            return null;
+        }
+        return new ModelMix(
+                models.stream().map(WeightedModel::getName).toList(),
+                models.stream().map(WeightedModel::resolvedWeight).toList());
     }
 
     /** The sessions of a conversation workload, or {@code null} for independent prompts. */

@@ -2,6 +2,7 @@ package io.inferencebench.runner.plan;
 
 import io.inferencebench.runner.backend.GenerationParams;
 import io.inferencebench.runner.engine.EngineSettings;
+import io.inferencebench.runner.engine.ModelMix;
 import io.inferencebench.runner.engine.Slo;
 import io.inferencebench.runner.engine.StagePlan;
 import io.inferencebench.runner.http.TlsOptions;
@@ -35,6 +36,8 @@ import java.util.Map;
  * @param cooldown pause between stages
  * @param maxFailureRatio share of failed requests above which a stage did not deliver its load
  * @param slo thresholds for goodput
+ * @param models the models each request draws one of, or {@code null} when every request asks for
+ *     {@code model}
  */
 public record RunPlan(
         WireProtocol wire,
@@ -52,7 +55,8 @@ public record RunPlan(
         Duration requestTimeout,
         Duration cooldown,
         double maxFailureRatio,
-        Slo slo) {
+        Slo slo,
+        ModelMix models) {
 
     public RunPlan {
         headers = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(headers));
@@ -90,7 +94,8 @@ public record RunPlan(
                 requestTimeout,
                 cooldown,
                 maxFailureRatio,
-                slo);
+                slo,
+                models);
     }
 
     /** Whether the stages send a trace's requests (bound by {@link #replaying} once it is read). */
@@ -166,7 +171,8 @@ public record RunPlan(
                 requestTimeout,
                 cooldown,
                 maxFailureRatio,
-                slo);
+                slo,
+                models);
     }
 
     /** This plan without what runner pods share out (stages, cap, warm-up, seed), to compare. */
@@ -195,7 +201,8 @@ public record RunPlan(
                 sampleCap,
                 dataset.seed(),
                 requestTimeout,
-                dataset.conversation());
+                dataset.conversation(),
+                models);
     }
 
     /**

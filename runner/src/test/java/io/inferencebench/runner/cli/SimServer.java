@@ -75,7 +75,7 @@ final class SimServer implements AutoCloseable {
     }
 
     /** What the server's {@code --request-log} recorded of one request. */
-    record Seen(long arrivalNanos, int promptTokens, int maxTokens) {}
+    record Seen(long arrivalNanos, int promptTokens, int maxTokens, String model) {}
 
     /**
      * The requests a server started with {@code --request-log log} recorded after its first {@code
@@ -95,7 +95,8 @@ final class SimServer implements AutoCloseable {
                     new Seen(
                             n.get("arrival_unix_ns").asLong(),
                             n.get("prompt_tokens").asInt(),
-                            n.get("max_tokens").asInt()));
+                            n.get("max_tokens").asInt(),
+                            n.path("model").asText()));
         }
         seen.sort(java.util.Comparator.comparingLong(Seen::arrivalNanos));
         return seen;

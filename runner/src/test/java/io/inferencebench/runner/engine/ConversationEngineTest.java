@@ -38,7 +38,8 @@ class ConversationEngineTest {
                         1000,
                         7,
                         TIMEOUT,
-                        new Conversations(3, think, false)),
+                        new Conversations(3, think, false),
+                        null),
                 StageObserver.NONE);
     }
 

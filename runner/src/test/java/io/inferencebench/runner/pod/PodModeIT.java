@@ -866,6 +866,40 @@ class PodModeIT {
     }
 
     @Test
+    void twoPodsAskForTheMixsModelsAndTheirPerModelCountsAddUpToTheServers() throws Exception {
+        Run run = newRun("model-mix");
+        WorkloadSpec workload = new WorkloadSpec();
+        DatasetSpec dataset = new DatasetSpec();
+        dataset.setInputTokens(TokenDistribution.fixed(8));
+        dataset.setOutputTokens(TokenDistribution.fixed(2));
+        workload.setDataset(dataset);
+        workload.setModels(
+                List.of(
+                        io.inferencebench.crds.v1alpha1.WeightedModel.of("base", 1),
+                        io.inferencebench.crds.v1alpha1.WeightedModel.of("sql-lora", 1)));
+        LoadSpec load = new LoadSpec();
+        load.setStages(List.of(StageSpec.rate(50.0, 40, null)));
+        publishWorkOrder(run, workOrder(run, load, 2, false, null, workload));
+        requestedModels.clear();
+        twoPodsRunOneStage(run);
+
+        StageResult merged =
+                StageResult.merge(List.of(stageResult(run, 0, 1), stageResult(run, 1, 1)));
+        java.util.Map<String, Long> asked =
+                requestedModels.stream()
+                        .collect(
+                                java.util.stream.Collectors.groupingBy(
+                                        m -> m, java.util.stream.Collectors.counting()));
+        assertThat(asked.keySet()).containsExactlyInAnyOrder("base", "sql-lora");
+        for (var m : merged.byModel.models) {
+            assertThat(m.sent()).as(m.name()).isEqualTo(asked.get(m.name()));
+            assertThat(m.completed()).isEqualTo(asked.get(m.name()));
+        }
+        assertThat(merged.byModel.models.stream().mapToLong(x -> x.sent()).sum()).isEqualTo(40);
+        run.runnerClient().close();
+    }
+
+    @Test
     void cancelStopsARunningStageKeepingNothingUnfinished() throws Exception {
         Run run = newRun("cancel");
         LoadSpec load = new LoadSpec();

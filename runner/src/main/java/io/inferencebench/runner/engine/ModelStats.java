@@ -1,0 +1,79 @@
+package io.inferencebench.runner.engine;
+
+import io.inferencebench.profile.lpg.ModelMixProfile;
+import io.inferencebench.profile.stats.MetricRecorder;
+import java.util.ArrayList;
+
+/**
+ * Records a stage of a model mix per model: the requests that asked for each, how they ended, their
+ * output tokens, and the TTFT and end-to-end latency of those that succeeded, from the same
+ * requests the stage's own statistics record. Called under the {@link StageRecorder}'s lock.
+ */
+final class ModelStats {
+
+    private final ModelMix mix;
+    private final long[] sent;
+    private final long[] completed;
+    private final long[] failed;
+    private final long[] outputTokens;
+    private final MetricRecorder[] ttftMs;
+    private final MetricRecorder[] e2elMs;
+
+    ModelStats(ModelMix mix, int sampleCap) {
+        this.mix = mix;
+        int n = mix.names().size();
+        this.sent = new long[n];
+        this.completed = new long[n];
+        this.failed = new long[n];
+        this.outputTokens = new long[n];
+        this.ttftMs = new MetricRecorder[n];
+        this.e2elMs = new MetricRecorder[n];
+        for (int i = 0; i < n; i++) {
+            ttftMs[i] = new MetricRecorder(sampleCap);
+            e2elMs[i] = new MetricRecorder(sampleCap);
+        }
+    }
+
+    /** Records a finished request (not one a cancel caught). */
+    void record(RequestExecution e) {
+        int m = e.model;
+        if (m < 0 || m >= sent.length) {
+            return;
+        }
+        sent[m]++;
+        if (!e.succeeded()) {
+            failed[m]++;
+            return;
+        }
+        completed[m]++;
+        outputTokens[m] += e.outputTokens();
+        e2elMs[m].record(e.latencyNanos() / 1e6);
+        if (e.streamed()) {
+            ttftMs[m].record(e.ttftNanos() / 1e6);
+        }
+    }
+
+    /** The models as the profile carries them. */
+    ModelMixProfile profile() {
+        ModelMixProfile p = new ModelMixProfile();
+        p.ttftMs = new ArrayList<>();
+        p.e2elMs = new ArrayList<>();
+        for (int i = 0; i < sent.length; i++) {
+            p.models.add(
+                    new ModelMixProfile.Model(
+                            mix.names().get(i),
+                            mix.share(i),
+                            sent[i],
+                            completed[i],
+                            failed[i],
+                            outputTokens[i],
+                            RampWindows.percentile(ttftMs[i], 50),
+                            RampWindows.percentile(ttftMs[i], 99),
+                            RampWindows.percentile(e2elMs[i], 50),
+                            RampWindows.percentile(e2elMs[i], 99)));
+            p.ttftMs.add(ttftMs[i]);
+            p.e2elMs.add(e2elMs[i]);
+        }
+        return p;
+    }
+}

@@ -1,0 +1,144 @@
+package io.inferencebench.runner.cli;
+
+import static io.inferencebench.testkit.Argv.argv;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code run --model-mix} against model-sim serving several model names: each request asks for one
+ * model drawn by weight, the profile's per-model counts are the server's own, a session keeps its
+ * model, and refusals name the flag.
+ */
+class ModelMixCliTest {
+
+    /**
+     * A random workload against {@code sim} with {@code flags} (no --model: the mix names them).
+     */
+    private static String[] run(SimServer sim, Path results, String flags) {
+        return argv(
+                "run --base-url %s --backend openai --ignore-eos --random-input-len 16"
+                        + " --random-output-len 16 --progress none --cooldown 0 --result-dir %s "
+                        + flags,
+                sim.baseUrl,
+                results.toString());
+    }
+
+    private static Map<String, Long> byModel(List<SimServer.Seen> seen) {
+        return seen.stream()
+                .collect(Collectors.groupingBy(SimServer.Seen::model, Collectors.counting()));
+    }
+
+    @Test
+    void eachRequestAsksForAModelDrawnByWeightAndTheProfileCountsPerModel(@TempDir Path dir)
+            throws Exception {
+        int prompts = 400;
+        Path log = dir.resolve("requests.jsonl");
+        try (SimServer sim =
+                new SimServer(
+                        dir.resolve("sim.log"),
+                        "--served-model-name",
+                        "base,sql-lora",
+                        "--request-log",
+                        log.toString())) {
+            Path results = dir.resolve("results");
+            SimServer.Outcome o =
+                    SimServer.cli(
+                            run(
+                                    sim,
+                                    results,
+                                    "--model-mix base:3,sql-lora:1 --num-prompts "
+                                            + prompts
+                                            + " --request-rate inf --max-concurrency 8 --seed 4"));
+            assertThat(o.code()).as(o.err()).isZero();
+            Map<String, Long> seen = byModel(SimServer.requestLog(log, 0));
+            assertThat(seen.keySet()).containsExactlyInAnyOrder("base", "sql-lora");
+            assertThat(seen.get("base") + seen.get("sql-lora")).isEqualTo(prompts);
+            // 3 to 1: a quarter asked for the adapter (4 standard deviations: 0.25 +- 0.087).
+            assertThat(seen.get("sql-lora") / (double) prompts).isBetween(0.163, 0.337);
+            JsonNode profile = LpgParityTest.onlyProfile(results);
+            assertThat(profile.at("/dimensions/model_mix").asText()).isEqualTo("base:3 sql-lora:1");
+            JsonNode models = profile.at("/metrics/by_model");
+            for (String model : List.of("base", "sql-lora")) {
+                // The profile's counts are exactly the server's.
+                assertThat(models.at("/" + model + "/requests_sent").asLong())
+                        .as(model)
+                        .isEqualTo(seen.get(model));
+                assertThat(models.at("/" + model + "/completed").asLong())
+                        .isEqualTo(seen.get(model));
+                assertThat(models.at("/" + model + "/output_tokens").asLong())
+                        .isEqualTo(16 * seen.get(model));
+                assertThat(models.at("/" + model + "/ttft_ms_p50").asDouble()).isPositive();
+            }
+            assertThat(models.at("/base/share").asDouble()).isEqualTo(0.75);
+
+            // The same seed asks the same prompts of the same models.
+            SimServer.Outcome again =
+                    SimServer.cli(
+                            run(
+                                    sim,
+                                    dir.resolve("again"),
+                                    "--model-mix base:3,sql-lora:1 --num-prompts "
+                                            + prompts
+                                            + " --request-rate inf --max-concurrency 8 --seed 4"));
+            assertThat(again.code()).as(again.err()).isZero();
+            assertThat(byModel(SimServer.requestLog(log, prompts))).isEqualTo(seen);
+        }
+    }
+
+    @Test
+    void aSessionKeepsItsModel(@TempDir Path dir) throws Exception {
+        int turns = 3;
+        Path log = dir.resolve("requests.jsonl");
+        try (SimServer sim =
+                new SimServer(
+                        dir.resolve("sim.log"),
+                        "--served-model-name",
+                        "a,b",
+                        "--request-log",
+                        log.toString())) {
+            SimServer.Outcome o =
+                    SimServer.cli(
+                            run(
+                                    sim,
+                                    dir.resolve("results"),
+                                    "--model-mix a,b --dataset-name multi-turn --turns 3"
+                                            + " --sessions 1 --num-sessions 12 --seed 2"));
+            assertThat(o.code()).as(o.err()).isZero();
+            List<SimServer.Seen> seen = SimServer.requestLog(log, 0);
+            assertThat(seen).hasSize(12 * turns);
+            // One user: the sessions' turns arrive one after another.
+            for (int s = 0; s < 12; s++) {
+                String model = seen.get(s * turns).model();
+                for (int t = 1; t < turns; t++) {
+                    assertThat(seen.get(s * turns + t).model())
+                            .as("session %d", s)
+                            .isEqualTo(model);
+                }
+            }
+            assertThat(byModel(seen).keySet()).containsExactlyInAnyOrder("a", "b");
+        }
+    }
+
+    private static String refused(String flags) {
+        SimServer.Outcome o =
+                SimServer.cli(argv("run --base-url http://127.0.0.1:9 --num-prompts 1 " + flags));
+        assertThat(o.code()).as(o.err()).isEqualTo(2);
+        return o.err();
+    }
+
+    @Test
+    void refusalsNameTheFlag() {
+        assertThat(refused("--model-mix a,b --model a")).contains("--model-mix: not with --model");
+        assertThat(refused("--model-mix a:0")).contains("--model-mix: a's weight must be > 0");
+        assertThat(refused("--model-mix a,a")).contains("--model-mix: a is listed twice");
+        assertThat(refused("--model-mix a:x"))
+                .contains("--model-mix: 'a:x': the weight after ':' is not a number");
+    }
+}
