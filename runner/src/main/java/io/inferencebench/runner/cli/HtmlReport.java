@@ -282,6 +282,7 @@ final class HtmlReport {
         replicaBalance(h, sorted);
         prefixCache(h, sorted);
         conversations(h, sorted);
+        byModel(h, sorted);
         h.append("</div>\n");
         Set<String> names = new LinkedHashSet<>();
         for (JsonNode p : sorted) {
@@ -467,18 +468,62 @@ final class HtmlReport {
                 turns.append(turns.isEmpty() ? "" : "; ")
                         .append(t.path("turn").asInt())
                         .append(": ")
-                        .append(
-                                t.has("prompt_tokens_mean")
-                                        ? num(t.path("prompt_tokens_mean").asDouble())
-                                        : "-")
+                        .append(orDash(t, "prompt_tokens_mean"))
                         .append(", ")
-                        .append(t.has("ttft_ms_p50") ? num(t.path("ttft_ms_p50").asDouble()) : "-")
+                        .append(orDash(t, "ttft_ms_p50"))
                         .append(" / ")
-                        .append(t.has("ttft_ms_p99") ? num(t.path("ttft_ms_p99").asDouble()) : "-");
+                        .append(orDash(t, "ttft_ms_p99"));
             }
             h.append(turns.isEmpty() ? "-" : turns).append("</td></tr>\n");
         }
         h.append("</table>\n");
+    }
+
+    /**
+     * Each model of a mix per stage ({@code metrics.by_model}): share asked for, requests, failures
+     * and TTFT p50/p99, when a profile has them.
+     */
+    private static void byModel(StringBuilder h, List<JsonNode> stages) {
+        if (stages.stream().noneMatch(p -> p.path("metrics").has("by_model"))) {
+            return;
+        }
+        h.append(
+                "<h3>By model</h3>\n<table class=\"by-model\"><tr><th>stage</th><th>model</th>"
+                        + "<th>share asked</th><th>requests (failed)</th>"
+                        + "<th>TTFT p50 / p99 (ms)</th></tr>\n");
+        for (JsonNode p : stages) {
+            int stage = p.path("metrics").path("stage_index").asInt() + 1;
+            p.path("metrics")
+                    .path("by_model")
+                    .fields()
+                    .forEachRemaining(
+                            e -> {
+                                JsonNode m = e.getValue();
+                                h.append("<tr data-stage=\"")
+                                        .append(stage)
+                                        .append("\"><td>")
+                                        .append(stage)
+                                        .append("</td><td>")
+                                        .append(esc(e.getKey()))
+                                        .append("</td><td>")
+                                        .append(pct(m.path("share").asDouble()))
+                                        .append("</td><td>")
+                                        .append(m.path("requests_sent").asLong())
+                                        .append(" (")
+                                        .append(m.path("failures").asLong())
+                                        .append(")</td><td>")
+                                        .append(orDash(m, "ttft_ms_p50"))
+                                        .append(" / ")
+                                        .append(orDash(m, "ttft_ms_p99"))
+                                        .append("</td></tr>\n");
+                            });
+        }
+        h.append("</table>\n");
+    }
+
+    /** A figure of {@code node}, or a dash where it was not measured. */
+    private static String orDash(JsonNode node, String key) {
+        return node.has(key) ? num(node.path(key).asDouble()) : "-";
     }
 
     private static String cacheCounts(JsonNode cache) {

@@ -171,6 +171,26 @@ class HtmlReportTest {
     }
 
     @Test
+    void aModelMixShowsEveryModelOfEachStage() {
+        assertThat(renderOne(stage(0, 10, false))).doesNotContain("By model");
+        JsonNode profile = stage(0, 10, false);
+        com.fasterxml.jackson.databind.node.ObjectNode models =
+                ((com.fasterxml.jackson.databind.node.ObjectNode) profile.get("metrics"))
+                        .putObject("by_model");
+        models.putObject("base")
+                .put("share", 0.75)
+                .put("requests_sent", 30)
+                .put("failures", 1)
+                .put("ttft_ms_p50", 12.5)
+                .put("ttft_ms_p99", 30.0);
+        models.putObject("<lora>").put("share", 0.25).put("requests_sent", 10).put("failures", 0);
+        assertThat(renderOne(profile))
+                .contains("<h3>By model</h3>")
+                .contains("<td>base</td><td>75.0 %</td><td>30 (1)</td><td>12.50 / 30.00</td>")
+                .contains("<td>&lt;lora&gt;</td><td>25.0 %</td><td>10 (0)</td><td>- / -</td>");
+    }
+
+    @Test
     void aStageWithoutASuccessfulRequestHasNoLatencyPointOrZeroInTheTable() {
         HtmlReport.Run run =
                 new HtmlReport.Run(
