@@ -33,6 +33,7 @@ type Config struct {
 	FailureTypes       []string
 	StartupDuration    time.Duration
 	MaxLoras           int
+	LoraModules        []string // LoRA adapter names served beside the base model
 	// StrictOpenAI refuses request fields outside OpenAI's API with HTTP 422, as strict servers
 	// such as Hugging Face's transformers serve do.
 	StrictOpenAI bool
@@ -133,6 +134,16 @@ func flagSpecs() map[string]flagSpec {
 		"max-waiting-queue-length":    {help: "waiting requests beyond which new ones get HTTP 429 (default 1000)", set: intFlag("max-waiting-queue-length", func(c *Config) *int { return &c.MaxWaitingQueueLen }, 1)},
 		"max-model-len":               {help: "context window: prompt + output tokens (default 1024)", set: intFlag("max-model-len", func(c *Config) *int { return &c.MaxModelLen }, 1)},
 		"max-loras":                   {help: "reported in vllm:lora_requests_info (default 1)", set: intFlag("max-loras", func(c *Config) *int { return &c.MaxLoras }, 1)},
+		"lora-modules": {kind: manyValues, help: "LoRA adapters served as models, vLLM's syntax: name=path or a JSON object with a name (no weights are loaded)", set: func(c *Config, v []string) error {
+			for _, m := range v {
+				name, err := loraName(m)
+				if err != nil {
+					return err
+				}
+				c.LoraModules = append(c.LoraModules, name)
+			}
+			return nil
+		}},
 		"mode": {help: "echo|random (default random)", set: func(c *Config, v []string) error {
 			if v[0] != modeEcho && v[0] != modeRandom {
 				return fmt.Errorf("--mode must be echo or random, got %q", v[0])
@@ -223,9 +234,6 @@ func flagSpecs() map[string]flagSpec {
 		"object-tool-call-not-required-field-probability", "ssl-certfile", "ssl-keyfile"} {
 		specs[name] = ignore(oneValue)
 	}
-	for _, name := range []string{"lora-modules"} {
-		specs[name] = ignore(manyValues)
-	}
 	for _, name := range []string{"enable-kvcache", "enable-sleep-mode", "enable-request-id-headers",
 		"dataset-in-memory", "self-signed-certs", "log-http", "strict", "enforce-eager",
 		"no-enable-sleep-mode", "no-enforce-eager", "skip-tool-validation"} {
@@ -289,6 +297,11 @@ func parseArgs(args []string) (*Config, []string, error) {
 				raw = append(raw, args[i])
 			}
 			for _, r := range raw {
+				if strings.HasPrefix(strings.TrimSpace(r), "{") {
+					// A JSON object (vLLM's --lora-modules form) is one value, commas and all.
+					values = append(values, r)
+					continue
+				}
 				for _, part := range strings.FieldsFunc(r, func(r rune) bool { return r == ',' || r == ' ' }) {
 					values = append(values, part)
 				}
@@ -403,4 +416,24 @@ func parseFakeMetrics(s string) (*FakeMetrics, error) {
 			"request-success-total, total-prompt-tokens, total-generation-tokens, loras): %v", err)
 	}
 	return &fm, fm.validate()
+}
+
+// loraName is the adapter name of one --lora-modules value: "name=path", or vLLM's JSON form
+// {"name": ..., "path": ..., "base_model_name": ...}.
+func loraName(value string) (string, error) {
+	v := strings.TrimSpace(value)
+	if strings.HasPrefix(v, "{") {
+		var m struct {
+			Name string `json:"name"`
+		}
+		if err := json.Unmarshal([]byte(v), &m); err != nil || m.Name == "" {
+			return "", fmt.Errorf("--lora-modules: %q is not a JSON object with a name", value)
+		}
+		return m.Name, nil
+	}
+	name, _, ok := strings.Cut(v, "=")
+	if !ok || strings.TrimSpace(name) == "" {
+		return "", fmt.Errorf("--lora-modules: %q is not name=path", value)
+	}
+	return strings.TrimSpace(name), nil
 }

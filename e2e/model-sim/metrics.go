@@ -129,8 +129,10 @@ func (c *counter) value() float64 { return math.Float64frombits(c.bits.Load()) }
 type Metrics struct {
 	modelName string
 	maxLoras  int
-	fake      *FakeMetrics
-	started   time.Time
+	// runningLoras lists the LoRA adapters with a request in progress (nil: none served).
+	runningLoras func() string
+	fake         *FakeMetrics
+	started      time.Time
 
 	running      atomic.Int64
 	waiting      atomic.Int64
@@ -318,6 +320,10 @@ func (m *Metrics) render(now time.Time) []byte {
 
 	b = appendHeader(b, "vllm:lora_requests_info", "Running stats on lora requests.", "gauge")
 	loras := []LoraMetrics{{Timestamp: float64(m.started.Unix())}}
+	if m.runningLoras != nil {
+		loras[0].Running = m.runningLoras()
+		loras[0].Timestamp = float64(now.UnixNano()) / 1e9
+	}
 	if m.fake != nil && len(m.fake.Loras) > 0 {
 		loras = m.fake.Loras
 	}

@@ -7,7 +7,9 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,6 +24,7 @@ type server struct {
 	failures  atomic.Uint64
 	startedAt time.Time
 	served    map[string]bool
+	loras     map[string]*atomic.Int64 // requests in progress per LoRA adapter
 	prefix    *prefixCache
 	log       *requestLog // nil without --request-log
 }
@@ -64,6 +67,12 @@ func newServer(cfg *Config) *server {
 	for _, n := range cfg.ServedModelNames {
 		s.served[n] = true
 	}
+	s.loras = map[string]*atomic.Int64{}
+	for _, n := range cfg.LoraModules {
+		s.served[n] = true
+		s.loras[n] = new(atomic.Int64)
+	}
+	s.metrics.runningLoras = s.runningLoras
 	return s
 }
 
@@ -186,6 +195,10 @@ func (s *server) post(w http.ResponseWriter, r *http.Request, kind requestKind) 
 	}
 	if s.log != nil {
 		s.log.record(arrival, req.prompt.tokens, req.maxTokens, req.model)
+	}
+	if c := s.loras[req.model]; c != nil {
+		c.Add(1)
+		defer c.Add(-1)
 	}
 	n := s.requests.Add(1)
 	rng := rand.New(rand.NewPCG(uint64(s.cfg.Seed), n))
@@ -584,6 +597,19 @@ func (e *exchange) respondTGI(details bool) {
 	}
 }
 
+// runningLoras lists the adapters with a request in progress, comma separated and sorted, as
+// vLLM's vllm:lora_requests_info labels them.
+func (s *server) runningLoras() string {
+	var names []string
+	for n, c := range s.loras {
+		if c.Load() > 0 {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return strings.Join(names, ",")
+}
+
 func (s *server) models(w http.ResponseWriter) {
 	b := []byte(`{"object":"list","data":[`)
 	for i, n := range s.cfg.ServedModelNames {
@@ -597,6 +623,20 @@ func (s *server) models(w http.ResponseWriter) {
 		b = append(b, `,"owned_by":"vllm","root":`...)
 		b = appendJSONString(b, s.cfg.Model)
 		b = append(b, `,"parent":null,"max_model_len":`...)
+		b = strconv.AppendInt(b, int64(s.cfg.MaxModelLen), 10)
+		b = append(b, '}')
+	}
+	// LoRA adapters as vLLM lists them: their own id, the base model as parent.
+	for _, n := range s.cfg.LoraModules {
+		b = append(b, `,{"id":`...)
+		b = appendJSONString(b, n)
+		b = append(b, `,"object":"model","created":`...)
+		b = strconv.AppendInt(b, s.startedAt.Unix(), 10)
+		b = append(b, `,"owned_by":"vllm","root":`...)
+		b = appendJSONString(b, n)
+		b = append(b, `,"parent":`...)
+		b = appendJSONString(b, s.cfg.ServedModelNames[0])
+		b = append(b, `,"max_model_len":`...)
 		b = strconv.AppendInt(b, int64(s.cfg.MaxModelLen), 10)
 		b = append(b, '}')
 	}

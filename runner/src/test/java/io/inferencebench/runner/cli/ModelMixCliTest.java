@@ -12,9 +12,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code run --model-mix} against model-sim serving several model names: each request asks for one
- * model drawn by weight, the profile's per-model counts are the server's own, a session keeps its
- * model, and refusals name the flag.
+ * {@code run --model-mix} against model-sim serving a base model and a LoRA adapter (or several
+ * model names): each request asks for one model drawn by weight, the profile's per-model counts are
+ * the server's own, a session keeps its model, and refusals name the flag.
  */
 class ModelMixCliTest {
 
@@ -44,7 +44,9 @@ class ModelMixCliTest {
                 new SimServer(
                         dir.resolve("sim.log"),
                         "--served-model-name",
-                        "base,sql-lora",
+                        "base",
+                        "--lora-modules",
+                        "sql-lora=/adapters/sql",
                         "--request-log",
                         log.toString())) {
             Path results = dir.resolve("results");
