@@ -351,6 +351,19 @@ public final class SpecValidation {
             if (!(m.resolvedWeight() > 0) || Double.isInfinite(m.resolvedWeight())) {
                 problems.add(field + ".weight: must be > 0, got " + m.getWeight());
             }
+            SloSpec slo = m.getSlo();
+            if (slo != null) {
+                optionalDuration(field + ".slo.ttft", slo.getTtft(), problems);
+                optionalDuration(field + ".slo.tpot", slo.getTpot(), problems);
+                optionalDuration(field + ".slo.e2eLatency", slo.getE2eLatency(), problems);
+                if (slo.getMinAttainment() != null
+                        && !(slo.getMinAttainment() >= 0 && slo.getMinAttainment() <= 1)) {
+                    problems.add(
+                            field
+                                    + ".slo.minAttainment: must be within [0, 1], got "
+                                    + slo.getMinAttainment());
+                }
+            }
         }
     }
 

@@ -22,6 +22,12 @@ public class WeightedModel {
                     + " the weights. Default 1.")
     private Double weight;
 
+    @JsonPropertyDescription(
+            "This model's own SLO (ttft, tpot, e2eLatency, minAttainment), judged over its"
+                    + " requests in metrics.by_model; without it the model's requests are judged"
+                    + " by spec.slo. The stage's own goodput stays judged by spec.slo.")
+    private SloSpec slo;
+
     /** A model of the given weight. */
     public static WeightedModel of(String name, double weight) {
         WeightedModel m = new WeightedModel();
@@ -57,6 +63,14 @@ public class WeightedModel {
         this.name = name;
     }
 
+    public SloSpec getSlo() {
+        return slo;
+    }
+
+    public void setSlo(SloSpec slo) {
+        this.slo = slo;
+    }
+
     public Double getWeight() {
         return weight;
     }
@@ -69,11 +83,12 @@ public class WeightedModel {
     public boolean equals(Object o) {
         return o instanceof WeightedModel that
                 && Objects.equals(name, that.name)
-                && Objects.equals(weight, that.weight);
+                && Objects.equals(weight, that.weight)
+                && Objects.equals(slo, that.slo);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, weight);
+        return Objects.hash(name, weight, slo);
     }
 }

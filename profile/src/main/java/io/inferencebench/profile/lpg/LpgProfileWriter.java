@@ -349,6 +349,18 @@ public final class LpgProfileWriter {
                 node.put("output_tokens", m.outputTokens());
                 RampProfileJson.putLatencies(
                         node, m.ttftP50Ms(), m.ttftP99Ms(), m.e2elP50Ms(), m.e2elP99Ms());
+                if (m.slo() != null) {
+                    ObjectNode slo = node.putObject("slo");
+                    RampProfileJson.putIfPresent(slo, "ttft_ms", m.slo().ttftMs());
+                    RampProfileJson.putIfPresent(slo, "tpot_ms", m.slo().tpotMs());
+                    RampProfileJson.putIfPresent(slo, "e2el_ms", m.slo().e2elMs());
+                    slo.put("min_attainment", m.slo().minAttainment());
+                    slo.put("good_requests", m.slo().good());
+                    if (m.sloAttainment() != null) {
+                        slo.put("attainment", m.sloAttainment());
+                        slo.put("met", m.sloAttainment() >= m.slo().minAttainment());
+                    }
+                }
             }
         }
         if (stage.conversation != null) {

@@ -41,6 +41,8 @@ public final class ModelMixProfile {
      * @param ttftP99Ms p99 TTFT, ms; {@code null} as above
      * @param e2elP50Ms median end-to-end latency of the successes, ms; {@code null} when none
      * @param e2elP99Ms p99 end-to-end latency, ms; {@code null} as above
+     * @param slo the SLO its requests were judged by and how many met it, or {@code null} when
+     *     neither the model nor the run has one
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Model(
@@ -53,7 +55,24 @@ public final class ModelMixProfile {
             Double ttftP50Ms,
             Double ttftP99Ms,
             Double e2elP50Ms,
-            Double e2elP99Ms) {}
+            Double e2elP99Ms,
+            ModelSlo slo) {
+
+        /** Its requests that met the SLO over those that finished, or {@code null} without one. */
+        public Double sloAttainment() {
+            long finished = completed + failed;
+            return slo == null || finished == 0 ? null : (double) slo.good() / finished;
+        }
+    }
+
+    /**
+     * The SLO a model's requests were judged by (its own, else the run's), thresholds in ms.
+     *
+     * @param good its successes that met every threshold set
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record ModelSlo(
+            Double ttftMs, Double tpotMs, Double e2elMs, double minAttainment, long good) {}
 
     /**
      * One stage's models as several runner pods sent them: counts add up, percentiles come from the
@@ -89,6 +108,7 @@ public final class ModelMixProfile {
             long completed = 0;
             long failed = 0;
             long outputTokens = 0;
+            long good = 0;
             MetricRecorder ttft = null;
             MetricRecorder e2el = null;
             for (ModelMixProfile p : parts) {
@@ -101,6 +121,9 @@ public final class ModelMixProfile {
                 completed += x.completed();
                 failed += x.failed();
                 outputTokens += x.outputTokens();
+                if (x.slo() != null) {
+                    good += x.slo().good();
+                }
                 ttft = PartRecorders.mergeInto(ttft, p.ttftMs.get(i));
                 e2el = PartRecorders.mergeInto(e2el, p.e2elMs.get(i));
             }
@@ -118,7 +141,15 @@ public final class ModelMixProfile {
                             PartRecorders.percentile(ttft, 50),
                             PartRecorders.percentile(ttft, 99),
                             PartRecorders.percentile(e2el, 50),
-                            PartRecorders.percentile(e2el, 99)));
+                            PartRecorders.percentile(e2el, 99),
+                            at.slo() == null
+                                    ? null
+                                    : new ModelSlo(
+                                            at.slo().ttftMs(),
+                                            at.slo().tpotMs(),
+                                            at.slo().e2elMs(),
+                                            at.slo().minAttainment(),
+                                            good)));
         }
         return m;
     }

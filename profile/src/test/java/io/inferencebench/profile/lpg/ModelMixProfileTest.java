@@ -48,7 +48,8 @@ class ModelMixProfileTest {
                             ttft.percentile(50),
                             ttft.percentile(99),
                             e2el.percentile(50),
-                            e2el.percentile(99)));
+                            e2el.percentile(99),
+                            new ModelMixProfile.ModelSlo(null, null, 1e9, 0.9, n - i)));
         }
         s.byModel = p;
         return s;
@@ -62,6 +63,13 @@ class ModelMixProfileTest {
         assertThat(m.at("/by_model/lora/output_tokens").asLong()).isEqualTo(64);
         assertThat(m.at("/by_model/lora/ttft_ms_p50").asDouble()).isEqualTo(1101.5);
         assertThat(m.at("/by_model/base").has("ttftMs")).isFalse();
+        // base: 4 of 4 good; lora: 3 of 4, below its minimum attainment of 0.9.
+        assertThat(m.at("/by_model/base/slo/attainment").asDouble()).isEqualTo(1.0);
+        assertThat(m.at("/by_model/base/slo/met").asBoolean()).isTrue();
+        assertThat(m.at("/by_model/lora/slo/attainment").asDouble()).isEqualTo(0.75);
+        assertThat(m.at("/by_model/lora/slo/met").asBoolean()).isFalse();
+        assertThat(m.at("/by_model/lora/slo/e2el_ms").asDouble()).isEqualTo(1e9);
+        assertThat(m.at("/by_model/lora/slo").has("ttft_ms")).isFalse();
         StageResult single = pod(4, 100, "base");
         single.byModel = null;
         assertThat(LpgProfileWriter.write(single, CONTEXT).at("/metrics").has("by_model"))
@@ -82,6 +90,9 @@ class ModelMixProfileTest {
                 .containsExactly("base", "lora");
         assertThat(m.models.get(0).sent()).isEqualTo(150);
         assertThat(m.models.get(1).outputTokens()).isEqualTo(16L * 150);
+        // Good requests add up: 99 + 49 of 150 for the second model.
+        assertThat(m.models.get(1).slo().good()).isEqualTo(148);
+        assertThat(m.models.get(1).sloAttainment()).isEqualTo(148 / 150.0);
         // TTFTs 100..199 and 300..349: the median of all 150 is 174.5, neither pod's.
         assertThat(m.models.get(0).ttftP50Ms())
                 .isCloseTo(174.5, org.assertj.core.data.Offset.offset(0.5));

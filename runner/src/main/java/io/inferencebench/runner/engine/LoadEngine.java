@@ -350,7 +350,7 @@ public final class LoadEngine {
                             nanoAnchor));
         }
         if (!warmup && models != null) {
-            recorder.modelStats(new ModelStats(models, sampleCap));
+            recorder.modelStats(new ModelStats(models, slo, sampleCap));
         }
         RunnerCpuMeter.Mark cpuAtStart = cpuMeter.mark();
         Map<String, Long> perAddressAtStart = transport.requestsPerAddress();

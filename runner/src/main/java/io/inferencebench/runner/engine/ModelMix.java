@@ -11,12 +11,24 @@ import java.util.SplittableRandom;
  *
  * @param names the model names sent in the request body, distinct
  * @param weights their relative weights, each above 0
+ * @param slos each model's own SLO, judged over its requests; an entry is {@code null} where the
+ *     model has none (its requests are judged by the run's)
  */
-public record ModelMix(List<String> names, List<Double> weights) {
+public record ModelMix(List<String> names, List<Double> weights, List<Slo> slos) {
+
+    /** A mix whose models have no SLO of their own. */
+    public ModelMix(List<String> names, List<Double> weights) {
+        this(names, weights, java.util.Collections.nCopies(names.size(), null));
+    }
 
     public ModelMix {
         names = List.copyOf(names);
         weights = List.copyOf(weights);
+        // List.copyOf refuses nulls, which mean "the run's SLO" here.
+        slos = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(slos));
+        if (slos.size() != names.size()) {
+            throw new IllegalArgumentException("a model mix needs one SLO entry per model");
+        }
         if (names.isEmpty() || names.size() != weights.size()) {
             throw new IllegalArgumentException("a model mix needs one weight per model");
         }

@@ -12,6 +12,8 @@ import java.util.ArrayList;
 final class ModelStats {
 
     private final ModelMix mix;
+    private final Slo runSlo;
+    private final long[] good;
     private final long[] sent;
     private final long[] completed;
     private final long[] failed;
@@ -19,9 +21,14 @@ final class ModelStats {
     private final MetricRecorder[] ttftMs;
     private final MetricRecorder[] e2elMs;
 
-    ModelStats(ModelMix mix, int sampleCap) {
+    /**
+     * @param runSlo the run's SLO, which judges the requests of a model without its own
+     */
+    ModelStats(ModelMix mix, Slo runSlo, int sampleCap) {
         this.mix = mix;
+        this.runSlo = runSlo;
         int n = mix.names().size();
+        this.good = new long[n];
         this.sent = new long[n];
         this.completed = new long[n];
         this.failed = new long[n];
@@ -47,10 +54,24 @@ final class ModelStats {
         }
         completed[m]++;
         outputTokens[m] += e.outputTokens();
-        e2elMs[m].record(e.latencyNanos() / 1e6);
+        double latencyMs = e.latencyNanos() / 1e6;
+        e2elMs[m].record(latencyMs);
+        double ttft = Double.NaN;
         if (e.streamed()) {
-            ttftMs[m].record(e.ttftNanos() / 1e6);
+            ttft = e.ttftNanos() / 1e6;
+            ttftMs[m].record(ttft);
         }
+        Slo slo = sloOf(m);
+        if (slo.configured()
+                && slo.met(ttft, StageRecorder.tpotMs(e, latencyMs, ttft), latencyMs)) {
+            good[m]++;
+        }
+    }
+
+    /** The SLO model {@code m}'s requests are judged by: its own, else the run's. */
+    private Slo sloOf(int m) {
+        Slo own = mix.slos().get(m);
+        return own != null ? own : runSlo;
     }
 
     /** The models as the profile carries them. */
@@ -70,7 +91,15 @@ final class ModelStats {
                             RampWindows.percentile(ttftMs[i], 50),
                             RampWindows.percentile(ttftMs[i], 99),
                             RampWindows.percentile(e2elMs[i], 50),
-                            RampWindows.percentile(e2elMs[i], 99)));
+                            RampWindows.percentile(e2elMs[i], 99),
+                            sloOf(i).configured()
+                                    ? new ModelMixProfile.ModelSlo(
+                                            sloOf(i).ttftMs(),
+                                            sloOf(i).tpotMs(),
+                                            sloOf(i).e2elMs(),
+                                            sloOf(i).minAttainment(),
+                                            good[i])
+                                    : null));
             p.ttftMs.add(ttftMs[i]);
             p.e2elMs.add(e2elMs[i]);
         }

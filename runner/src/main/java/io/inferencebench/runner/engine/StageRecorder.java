@@ -171,11 +171,8 @@ public final class StageRecorder {
             for (int i = 1; i < e.contentEvents(); i++) {
                 result.itlMs.record((e.contentInstant(i) - e.contentInstant(i - 1)) / NANOS_PER_MS);
             }
-            // One output token has no time per output token after the first; like vLLM's
-            // goodput, it does not miss a TPOT SLO.
-            tpotMs = 0;
+            tpotMs = tpotMs(e, latencyMs, ttftMs);
             if (out > 1) {
-                tpotMs = (latencyMs - ttftMs) / (out - 1);
                 result.tpotMs.record(tpotMs);
             }
         } else {
@@ -194,6 +191,19 @@ public final class StageRecorder {
         if (slo.configured() && slo.met(ttftMs, tpotMs, latencyMs)) {
             result.goodputRequests++;
         }
+    }
+
+    /**
+     * A streamed success's time per output token after the first, ms: one output token has none
+     * and, like vLLM's goodput, does not miss a TPOT SLO (0); {@code NaN} for a response that was
+     * not streamed (not measured).
+     */
+    static double tpotMs(RequestExecution e, double latencyMs, double ttftMs) {
+        if (!e.streamed()) {
+            return Double.NaN;
+        }
+        int out = e.outputTokens();
+        return out > 1 ? (latencyMs - ttftMs) / (out - 1) : 0;
     }
 
     /** Completes the result once every dispatched request has been recorded. */

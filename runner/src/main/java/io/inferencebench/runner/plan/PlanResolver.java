@@ -209,7 +209,7 @@ public final class PlanResolver {
                                     + wire.api()));
         }
         SamplingSpec sampling = w.getSampling();
-        ModelMix models = models(w.getModels());
+        ModelMix models = models(w.getModels(), at);
         if (models != null && target.model() != null && !target.model().isBlank()) {
             throw new InvalidSpec(
                     List.of(
@@ -473,13 +473,19 @@ public final class PlanResolver {
     }
 
     /** The workload's model mix, or {@code null} when it names none. */
-    private static ModelMix models(List<WeightedModel> models) {
+    private static ModelMix models(List<WeightedModel> models, String at) {
         if (models == null) {
             return null;
         }
+        List<Slo> slos = new ArrayList<>();
+        for (int i = 0; i < models.size(); i++) {
+            SloSpec own = models.get(i).getSlo();
+            slos.add(own == null ? null : slo(own, at + "workload.models[" + i + "]."));
+        }
         return new ModelMix(
                 models.stream().map(WeightedModel::getName).toList(),
-                models.stream().map(WeightedModel::resolvedWeight).toList());
+                models.stream().map(WeightedModel::resolvedWeight).toList(),
+                slos);
     }
 
     /** The sessions of a conversation workload, or {@code null} for independent prompts. */

@@ -128,6 +128,57 @@ class ModelMixCliTest {
         }
     }
 
+    @Test
+    void eachModelIsJudgedByItsOwnSloFromAConfigFile(@TempDir Path dir) throws Exception {
+        Path config = dir.resolve("mix.yaml");
+        java.nio.file.Files.writeString(
+                config,
+                """
+                workload:
+                  models:
+                    - {name: base, weight: 1, slo: {e2eLatency: 60s, minAttainment: 0.9}}
+                    - {name: sql-lora, weight: 1, slo: {e2eLatency: 1ms}}
+                    - {name: chat-lora, weight: 1}
+                """);
+        try (SimServer sim =
+                new SimServer(
+                        dir.resolve("sim.log"),
+                        "--served-model-name",
+                        "base",
+                        "--lora-modules",
+                        "sql-lora=/a",
+                        "chat-lora=/b",
+                        "--time-to-first-token",
+                        "5ms")) {
+            Path results = dir.resolve("results");
+            SimServer.Outcome o =
+                    SimServer.cli(
+                            run(
+                                    sim,
+                                    results,
+                                    "--config "
+                                            + config
+                                            + " --num-prompts 60 --request-rate inf"
+                                            + " --max-concurrency 4"));
+            assertThat(o.code()).as(o.err()).isZero();
+            JsonNode models = LpgParityTest.onlyProfile(results).at("/metrics/by_model");
+            // base meets its 60 s; the adapter cannot answer within 1 ms; the other adapter has
+            // no SLO and the run none either.
+            assertThat(models.at("/base/slo/attainment").asDouble()).isEqualTo(1.0);
+            assertThat(models.at("/base/slo/met").asBoolean()).isTrue();
+            assertThat(models.at("/base/slo/min_attainment").asDouble()).isEqualTo(0.9);
+            assertThat(models.at("/sql-lora/slo/attainment").asDouble()).isZero();
+            assertThat(models.at("/sql-lora/slo/met").asBoolean()).isFalse();
+            assertThat(models.at("/sql-lora/slo/e2el_ms").asDouble()).isEqualTo(1.0);
+            assertThat(models.at("/chat-lora").has("slo")).isFalse();
+            assertThat(
+                            models.at("/base/requests_sent").asLong()
+                                    + models.at("/sql-lora/requests_sent").asLong()
+                                    + models.at("/chat-lora/requests_sent").asLong())
+                    .isEqualTo(60);
+        }
+    }
+
     private static String refused(String flags) {
         SimServer.Outcome o =
                 SimServer.cli(argv("run --base-url http://127.0.0.1:9 --num-prompts 1 " + flags));
