@@ -225,11 +225,8 @@ final class HtmlReport {
         sorted.sort(java.util.Comparator.comparingDouble(p -> rate(p.path("metrics"))));
         for (JsonNode p : sorted) {
             JsonNode m = p.path("metrics");
-            h.append("<tr data-stage=\"")
-                    .append(m.path("stage_index").asInt() + 1)
-                    .append("\"><td>")
-                    .append(m.path("stage_index").asInt() + 1)
-                    .append("</td><td>")
+            stageRow(h, p)
+                    .append("<td>")
                     .append(esc(rateText(m.path("request_rate"))))
                     .append("</td><td>")
                     .append(cell(m, "achieved_rate"))
@@ -341,11 +338,7 @@ final class HtmlReport {
         for (JsonNode p : stages) {
             JsonNode m = p.path("metrics");
             JsonNode balance = m.path("replica_balance");
-            h.append("<tr data-stage=\"")
-                    .append(m.path("stage_index").asInt() + 1)
-                    .append("\"><td>")
-                    .append(m.path("stage_index").asInt() + 1)
-                    .append("</td><td>");
+            stageRow(h, p).append("<td>");
             StringBuilder served = new StringBuilder();
             balance.path("served")
                     .fields()
@@ -408,12 +401,8 @@ final class HtmlReport {
                         + "<th>per replica</th></tr>\n");
         for (JsonNode p : stages) {
             JsonNode cache = p.path("metrics").path("prefix_cache");
-            int stage = p.path("metrics").path("stage_index").asInt() + 1;
-            h.append("<tr data-stage=\"")
-                    .append(stage)
-                    .append("\"><td>")
-                    .append(stage)
-                    .append("</td><td>")
+            stageRow(h, p)
+                    .append("<td>")
                     .append(esc(p.path("dimensions").path("prefix_cache").asText("not declared")))
                     .append("</td><td>")
                     .append(cache.isMissingNode() ? "-" : cacheCounts(cache))
@@ -449,12 +438,8 @@ final class HtmlReport {
             if (c.isMissingNode()) {
                 continue;
             }
-            int stage = p.path("metrics").path("stage_index").asInt() + 1;
-            h.append("<tr data-stage=\"")
-                    .append(stage)
-                    .append("\"><td>")
-                    .append(stage)
-                    .append("</td><td>")
+            stageRow(h, p)
+                    .append("<td>")
                     .append(c.path("sessions_completed").asLong())
                     .append(" / ")
                     .append(c.path("sessions_started").asLong())
@@ -492,18 +477,14 @@ final class HtmlReport {
                         + "<th>share asked</th><th>requests (failed)</th>"
                         + "<th>TTFT p50 / p99 (ms)</th></tr>\n");
         for (JsonNode p : stages) {
-            int stage = p.path("metrics").path("stage_index").asInt() + 1;
             p.path("metrics")
                     .path("by_model")
                     .fields()
                     .forEachRemaining(
                             e -> {
                                 JsonNode m = e.getValue();
-                                h.append("<tr data-stage=\"")
-                                        .append(stage)
-                                        .append("\"><td>")
-                                        .append(stage)
-                                        .append("</td><td>")
+                                stageRow(h, p)
+                                        .append("<td>")
                                         .append(esc(e.getKey()))
                                         .append("</td><td>")
                                         .append(pct(m.path("share").asDouble()))
@@ -519,6 +500,16 @@ final class HtmlReport {
                             });
         }
         h.append("</table>\n");
+    }
+
+    /** Opens a table row of the profile's stage with the stage's number as its first cell. */
+    private static StringBuilder stageRow(StringBuilder h, JsonNode profile) {
+        int stage = profile.path("metrics").path("stage_index").asInt() + 1;
+        return h.append("<tr data-stage=\"")
+                .append(stage)
+                .append("\"><td>")
+                .append(stage)
+                .append("</td>");
     }
 
     /** A figure of {@code node}, or a dash where it was not measured. */

@@ -133,7 +133,11 @@ public final class SearchCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new Main.UsageError(flagOf(e.getMessage()) + ": " + e.getMessage());
         }
-        if (flags.workload.replaysTrace() || configReplaysTrace()) {
+        DatasetSpec configDataset = configDataset();
+        if (flags.workload.replaysTrace()
+                || configDataset != null
+                        && configDataset.getType()
+                                == io.inferencebench.crds.v1alpha1.DatasetType.TRACE) {
             throw new Main.UsageError(
                     (flags.workload.replaysTrace()
                                     ? "--dataset-name"
@@ -141,7 +145,8 @@ public final class SearchCommand implements Callable<Integer> {
                             + ": trace sets its own arrival times, and search chooses the"
                             + " rates; replay a trace with run (--trace-time-scale sets its pace)");
         }
-        if (flags.workload.multiTurn() || configRunsConversations()) {
+        if (flags.workload.multiTurn()
+                || configDataset != null && configDataset.getConversation() != null) {
             throw new Main.UsageError(
                     (flags.workload.multiTurn()
                                     ? "--dataset-name"
@@ -396,23 +401,6 @@ public final class SearchCommand implements Callable<Integer> {
             super("run exited " + code, null, false, false);
             this.code = code;
         }
-    }
-
-    /**
-     * Whether {@code --config} sends conversations, unless {@code --dataset-name} names a dataset.
-     */
-    private boolean configRunsConversations() {
-        DatasetSpec dataset = configDataset();
-        return dataset != null && dataset.getConversation() != null;
-    }
-
-    /**
-     * Whether {@code --config} names a trace dataset, unless {@code --dataset-name} names another.
-     */
-    private boolean configReplaysTrace() {
-        DatasetSpec dataset = configDataset();
-        return dataset != null
-                && dataset.getType() == io.inferencebench.crds.v1alpha1.DatasetType.TRACE;
     }
 
     /** The dataset of {@code --config}, or {@code null} when none or when a flag names one. */
