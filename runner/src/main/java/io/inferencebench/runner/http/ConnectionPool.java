@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ConnectTimeoutException;
 import io.netty.channel.EventLoop;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.SocketChannel;
@@ -19,6 +20,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * Connections of one event loop of an {@link HttpTransport}: idle ones, how many are open,
@@ -37,6 +39,8 @@ final class ConnectionPool {
      *     with a bound, idle connections are also reused oldest first ({@link Spread})
      * @param jvmErrors hears of a JVM error on a loop (the transport's listener)
      * @param connectFailed hears that a connection to this pool's endpoint could not be opened
+     * @param redirect offered a load exchange whose connection was refused (nothing was sent): true
+     *     when it took the exchange elsewhere, so it does not fail here
      */
     record Settings(
             Endpoint endpoint,
@@ -45,7 +49,8 @@ final class ConnectionPool {
             int maxConnections,
             int requestsPerConnection,
             Consumer<VirtualMachineError> jvmErrors,
-            Runnable connectFailed) {}
+            Runnable connectFailed,
+            Predicate<Exchange> redirect) {}
 
     final EventLoop loop;
     final Bootstrap bootstrap;
@@ -54,6 +59,12 @@ final class ConnectionPool {
     final Set<Channel> channels = new HashSet<>();
     int open;
     int idleCount;
+
+    /**
+     * Its address left the transport's list: no new exchanges come, and each connection closes once
+     * its waiting exchanges are served.
+     */
+    boolean retired;
 
     /**
      * Load exchanges in flight, oldest first. They share one timeout, so this is also their
@@ -191,6 +202,11 @@ final class ConnectionPool {
                                 exchange.jvmError(error);
                             }
                             settings.jvmErrors().accept(error);
+                        } else if (exchange != null
+                                && !(done.cause() instanceof ConnectTimeoutException)
+                                && settings.redirect().test(exchange)) {
+                            // refused at once: another address took it (a timed-out connect has
+                            // spent the request's time already and fails)
                         } else if (exchange != null) {
                             Throwable cause = done.cause();
                             FailureClass failureClass = TransportFailures.classifyConnect(cause);
@@ -268,8 +284,18 @@ final class ConnectionPool {
                 return;
             }
         }
+        if (retired) {
+            c.channel.close();
+            return;
+        }
         idle.addLast(c);
         idleCount++;
+    }
+
+    /** Its address left: idle connections close now, busy ones when their exchanges end. */
+    void retire() {
+        retired = true;
+        closeIdle();
     }
 
     /** A connection closed: count it and let a waiting exchange open a new one. */

@@ -9,7 +9,7 @@ import io.netty.util.concurrent.ScheduledFuture;
  * its event loop.
  */
 public final class Exchange {
-    private final ConnectionPool pool;
+    private ConnectionPool pool;
     private final PreparedRequest request;
     final ResponseSink sink;
     private final long timeoutMillis;
@@ -27,6 +27,9 @@ public final class Exchange {
     Exchange newer;
     long deadlineNanos;
 
+    /** Times it was moved to another address after a refused connection. */
+    int redirects;
+
     /** When it joined the pool's queue; 0 when it never waited there. */
     long queuedNanos;
 
@@ -37,6 +40,16 @@ public final class Exchange {
         this.request = request;
         this.sink = sink;
         this.timeoutMillis = timeoutMillis;
+    }
+
+    /**
+     * Moves a load exchange that has not been sent to {@code to} (another address's pool on the
+     * same loop); its deadline starts again there.
+     */
+    void moveTo(ConnectionPool to) {
+        pool.untrack(this);
+        pool = to;
+        to.track(this);
     }
 
     void dequeued() {

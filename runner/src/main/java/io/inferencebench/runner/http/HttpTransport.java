@@ -8,20 +8,23 @@ import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Non-blocking HTTP/1.1 client for load generation, written directly on Netty's event loops: one
@@ -63,27 +66,29 @@ public final class HttpTransport implements AutoCloseable {
     private final boolean epoll;
     private final EventLoop[] loops;
 
-    /**
-     * One pool per loop and address: loop {@code l}'s pool for address {@code a} is {@code pools[l
-     * * addresses + a]}.
-     */
-    private final ConnectionPool[] pools;
-
     private final Endpoint endpoint;
     private final Spread spread;
-    private final Endpoint[] targets;
 
-    /** Requests started per address (index as in {@link #targets}), over the whole transport. */
-    private final AtomicLongArray startedPerTarget;
+    /**
+     * The addresses that take turns now (the base URL's host alone when the transport does not
+     * spread); replaced whole by {@link #spreadOver}, read without a lock on every request.
+     */
+    private volatile SpreadAddress[] active;
+
+    /** Every pool made, the retired ones too (closing the transport closes them all). */
+    private final List<ConnectionPool> allPools = new CopyOnWriteArrayList<>();
+
+    /** Requests started per address name, in the order first sent to; guarded by itself. */
+    private final Map<String, AtomicLong> startedByName = new LinkedHashMap<>();
+
+    /** Every replacement of the address list, oldest first. */
+    private final List<AddressChange> changes = new CopyOnWriteArrayList<>();
+
+    /** Requests moved to another address because theirs refused the connection. */
+    private final AtomicLong redirected = new AtomicLong();
 
     /** The next address in turn (round-robin over all loops, so the counts differ by ≤ 1). */
     private final AtomicLong turn = new AtomicLong();
-
-    /**
-     * Per address, until when (System.nanoTime) it is passed over: a connection to it could not be
-     * opened (a replica that went away). 0 when it takes its turns.
-     */
-    private final AtomicLongArray downUntil;
 
     /** How long an address that refused a connection is passed over before it is tried again. */
     static final long DOWN_NANOS = TimeUnit.SECONDS.toNanos(2);
@@ -200,29 +205,12 @@ public final class HttpTransport implements AutoCloseable {
                         tlsOptions.serverName() != null ? tlsOptions.serverName() : host,
                         !tlsOptions.insecureSkipVerify());
         this.spread = spread;
-        this.targets =
-                spread.spreads()
-                        ? spread.addresses().stream()
-                                .map(
-                                        a ->
-                                                new Endpoint(
-                                                        a.getAddress() != null
-                                                                ? a.getAddress().getHostAddress()
-                                                                : a.getHostString(),
-                                                        a.getPort(),
-                                                        endpoint.ssl(),
-                                                        endpoint.tlsName(),
-                                                        endpoint.verifyHostName()))
-                                .toArray(Endpoint[]::new)
-                        : new Endpoint[] {endpoint};
-        this.startedPerTarget = new AtomicLongArray(targets.length);
-        this.downUntil = new AtomicLongArray(targets.length);
         if (loopsOf != null) {
             this.epoll = loopsOf.epoll;
             this.group = loopsOf.group;
             this.ownsGroup = false;
             this.loops = loopsOf.loops;
-            this.pools = newPools();
+            this.active = initialAddresses();
             return;
         }
         this.ownsGroup = true;
@@ -250,70 +238,209 @@ public final class HttpTransport implements AutoCloseable {
         for (int i = 0; i < eventLoops; i++) {
             loops[i] = (EventLoop) it.next();
         }
-        this.pools = newPools();
+        this.active = initialAddresses();
     }
 
-    private ConnectionPool[] newPools() {
-        ConnectionPool[] made = new ConnectionPool[loops.length * targets.length];
-        for (int l = 0; l < loops.length; l++) {
-            for (int a = 0; a < targets.length; a++) {
-                int target = a;
-                made[l * targets.length + a] =
-                        new ConnectionPool(
-                                loops[l],
-                                new ConnectionPool.Settings(
-                                        targets[a],
-                                        epoll,
-                                        timeoutMillis,
-                                        maxConnectionsPerLoop,
-                                        spread.requestsPerConnection(),
-                                        this::jvmError,
-                                        () -> passOver(target)));
-            }
+    private SpreadAddress[] initialAddresses() {
+        if (!spread.spreads()) {
+            return new SpreadAddress[] {newAddress(endpoint.host(), endpoint)};
         }
-        return made;
+        return spread.addresses().stream()
+                .map(a -> newAddress(Spread.name(a), endpointAt(a)))
+                .toArray(SpreadAddress[]::new);
+    }
+
+    /** The base URL's TLS settings, connecting to {@code address} instead of its host. */
+    private Endpoint endpointAt(InetSocketAddress address) {
+        return new Endpoint(
+                address.getAddress() != null
+                        ? address.getAddress().getHostAddress()
+                        : address.getHostString(),
+                address.getPort(),
+                endpoint.ssl(),
+                endpoint.tlsName(),
+                endpoint.verifyHostName());
+    }
+
+    /** An address with a new pool on every loop; its count carries on under its name. */
+    private SpreadAddress newAddress(String name, Endpoint target) {
+        ConnectionPool[] pools = new ConnectionPool[loops.length];
+        AtomicLong started;
+        synchronized (startedByName) {
+            started = startedByName.computeIfAbsent(name, n -> new AtomicLong());
+        }
+        SpreadAddress address = new SpreadAddress(name, pools, started);
+        for (int l = 0; l < loops.length; l++) {
+            int loop = l;
+            pools[l] =
+                    new ConnectionPool(
+                            loops[l],
+                            new ConnectionPool.Settings(
+                                    target,
+                                    epoll,
+                                    timeoutMillis,
+                                    maxConnectionsPerLoop,
+                                    spread.requestsPerConnection(),
+                                    this::jvmError,
+                                    () -> passOver(address),
+                                    exchange -> redirect(exchange, address, loop)));
+            allPools.add(pools[l]);
+        }
+        return address;
     }
 
     /**
      * The address whose turn it is, passing over those that refused a connection in the last {@link
      * #DOWN_NANOS} (their share goes to the others); when every one did, the one in turn.
      */
-    private int nextTarget() {
+    private static SpreadAddress next(SpreadAddress[] addresses, AtomicLong turn) {
         long now = System.nanoTime();
-        int first = -1;
-        for (int tries = 0; tries < targets.length; tries++) {
-            int target = (int) Math.floorMod(turn.getAndIncrement(), (long) targets.length);
-            if (first < 0) {
-                first = target;
+        SpreadAddress first = null;
+        for (int tries = 0; tries < addresses.length; tries++) {
+            SpreadAddress address =
+                    addresses[(int) Math.floorMod(turn.getAndIncrement(), (long) addresses.length)];
+            if (first == null) {
+                first = address;
             }
-            long until = downUntil.get(target);
-            if (until == 0 || until - now <= 0) {
-                return target;
+            if (address.up(now)) {
+                return address;
             }
         }
         return first;
     }
 
     /** An address refused a connection: its turns go to the others for a while. */
-    private void passOver(int target) {
-        if (targets.length > 1) {
-            downUntil.set(target, System.nanoTime() + DOWN_NANOS);
+    private void passOver(SpreadAddress address) {
+        if (active.length > 1) {
+            address.downUntil = System.nanoTime() + DOWN_NANOS;
         }
     }
 
     /**
+     * A load request whose connection to {@code from} was refused (nothing was sent) goes to the
+     * next address that takes turns, once per address at most, counted there: a replica that went
+     * away costs no request. Its timeout starts again. On the loop {@code loop}.
+     *
+     * @return whether it was moved (else it fails as a connect failure)
+     */
+    private boolean redirect(Exchange exchange, SpreadAddress from, int loop) {
+        SpreadAddress[] addresses = active;
+        if (!spread.spreads()
+                || !exchange.tracked
+                || exchange.finished
+                || exchange.redirects >= addresses.length - 1) {
+            return false;
+        }
+        long now = System.nanoTime();
+        SpreadAddress to = null;
+        for (int tries = 0; tries < addresses.length && to == null; tries++) {
+            SpreadAddress candidate = next(addresses, turn);
+            if (candidate != from && candidate.up(now)) {
+                to = candidate;
+            }
+        }
+        if (to == null) {
+            return false;
+        }
+        exchange.redirects++;
+        from.started.decrementAndGet();
+        to.started.incrementAndGet();
+        redirected.incrementAndGet();
+        ConnectionPool pool = to.pools[loop];
+        exchange.moveTo(pool);
+        pool.acquire(exchange);
+        return true;
+    }
+
+    /**
+     * Replaces the addresses requests are spread over (a replica joined or left): new requests go
+     * round-robin over {@code addresses} at once; an address that left gets no new ones, its
+     * requests in flight finish on their connections, which then close. Counts per address carry
+     * on. Callable from any thread.
+     *
+     * @return the change, or {@code null} when the list is the same
+     * @throws IllegalStateException when the transport sends to the base URL's host only
+     * @throws IllegalArgumentException when {@code addresses} is empty
+     */
+    public synchronized AddressChange spreadOver(List<InetSocketAddress> addresses) {
+        if (!spread.spreads()) {
+            throw new IllegalStateException("the transport sends to its base URL's host only");
+        }
+        if (addresses.isEmpty()) {
+            throw new IllegalArgumentException("no address to send to");
+        }
+        Map<String, SpreadAddress> staying = new LinkedHashMap<>();
+        for (SpreadAddress address : active) {
+            staying.put(address.name, address);
+        }
+        List<String> joined = new ArrayList<>();
+        List<SpreadAddress> next = new ArrayList<>();
+        for (InetSocketAddress a : addresses) {
+            String name = Spread.name(a);
+            SpreadAddress kept = staying.remove(name);
+            if (kept == null && next.stream().noneMatch(n -> n.name.equals(name))) {
+                joined.add(name);
+                next.add(newAddress(name, endpointAt(a)));
+            } else if (kept != null) {
+                next.add(kept);
+            }
+        }
+        List<String> left = new ArrayList<>(staying.keySet());
+        boolean sameOrder =
+                joined.isEmpty()
+                        && left.isEmpty()
+                        && java.util.Arrays.equals(
+                                next.stream().map(a -> a.name).toArray(),
+                                java.util.Arrays.stream(active).map(a -> a.name).toArray());
+        if (sameOrder) {
+            return null;
+        }
+        active = next.toArray(SpreadAddress[]::new);
+        for (SpreadAddress gone : staying.values()) {
+            for (ConnectionPool pool : gone.pools) {
+                pool.loop.execute(pool::retire);
+            }
+        }
+        if (joined.isEmpty() && left.isEmpty()) {
+            return null;
+        }
+        AddressChange change = new AddressChange(System.nanoTime(), joined, left);
+        changes.add(change);
+        return change;
+    }
+
+    /** Every replacement of the address list so far, oldest first. */
+    public List<AddressChange> addressChanges() {
+        return List.copyOf(changes);
+    }
+
+    /** Requests moved so far to another address because theirs refused the connection. */
+    public long redirectedRequests() {
+        return redirected.get();
+    }
+
+    /**
      * Requests started so far per address the transport spreads over ({@code ip:port}, in the order
-     * given), or an empty map when it sends to the base URL's host only.
+     * first given, those that left included), or an empty map when it sends to the base URL's host
+     * only.
      */
     public Map<String, Long> requestsPerAddress() {
         Map<String, Long> counts = new LinkedHashMap<>();
         if (!spread.spreads()) {
             return counts;
         }
-        for (int a = 0; a < targets.length; a++) {
-            counts.put(Spread.name(spread.addresses().get(a)), startedPerTarget.get(a));
+        synchronized (startedByName) {
+            startedByName.forEach((name, started) -> counts.put(name, started.get()));
         }
         return counts;
+    }
+
+    /** The addresses that take turns now ({@code ip:port}), empty when it does not spread. */
+    public List<String> activeAddresses() {
+        if (!spread.spreads()) {
+            return List.of();
+        }
+        return java.util.Arrays.stream(active).map(a -> a.name).toList();
     }
 
     public int loops() {
@@ -411,11 +538,12 @@ public final class HttpTransport implements AutoCloseable {
      * @return the exchange, which can be cancelled on the same loop
      */
     public Exchange post(int loop, PreparedRequest request, ResponseSink sink) {
-        int target = targets.length > 1 ? nextTarget() : 0;
+        SpreadAddress[] addresses = active;
+        SpreadAddress address = addresses.length > 1 ? next(addresses, turn) : addresses[0];
         if (spread.spreads()) {
-            startedPerTarget.incrementAndGet(target);
+            address.started.incrementAndGet();
         }
-        ConnectionPool pool = pools[loop * targets.length + target];
+        ConnectionPool pool = address.pools[loop];
         Exchange exchange = new Exchange(pool, request, sink, timeoutMillis);
         pool.track(exchange);
         pool.acquire(exchange);
@@ -431,9 +559,10 @@ public final class HttpTransport implements AutoCloseable {
      */
     public int preconnect(int perLoop, Duration timeout) {
         // Each address's pool gets its share of the loop's connections.
-        int wanted =
-                Math.min((perLoop + targets.length - 1) / targets.length, maxConnectionsPerLoop);
-        CountDownLatch opened = new CountDownLatch(pools.length);
+        List<ConnectionPool> pools = activePools();
+        int addresses = active.length;
+        int wanted = Math.min((perLoop + addresses - 1) / addresses, maxConnectionsPerLoop);
+        CountDownLatch opened = new CountDownLatch(pools.size());
         for (ConnectionPool pool : pools) {
             pool.loop.execute(() -> pool.fill(wanted, opened::countDown));
         }
@@ -451,10 +580,18 @@ public final class HttpTransport implements AutoCloseable {
      */
     public int idleConnections() {
         int idle = 0;
-        for (ConnectionPool pool : pools) {
+        for (ConnectionPool pool : activePools()) {
             idle += pool.idleCount;
         }
         return idle;
+    }
+
+    private List<ConnectionPool> activePools() {
+        List<ConnectionPool> pools = new ArrayList<>();
+        for (SpreadAddress address : active) {
+            pools.addAll(List.of(address.pools));
+        }
+        return pools;
     }
 
     /**
@@ -462,7 +599,8 @@ public final class HttpTransport implements AutoCloseable {
      * the next requests open new ones.
      */
     public void closeIdleConnections() {
-        CountDownLatch closed = new CountDownLatch(pools.length);
+        List<ConnectionPool> pools = List.copyOf(allPools);
+        CountDownLatch closed = new CountDownLatch(pools.size());
         for (ConnectionPool pool : pools) {
             pool.loop.execute(
                     () -> {
@@ -509,11 +647,12 @@ public final class HttpTransport implements AutoCloseable {
         execute(
                 0,
                 () -> {
-                    Exchange exchange = new Exchange(pools[0], request, sink, timeout.toMillis());
+                    ConnectionPool pool = active[0].pools[0];
+                    Exchange exchange = new Exchange(pool, request, sink, timeout.toMillis());
                     exchange.timer =
                             loops[0].schedule(
                                     exchange::timedOut, timeout.toMillis(), TimeUnit.MILLISECONDS);
-                    pools[0].acquire(exchange);
+                    pool.acquire(exchange);
                 });
         try {
             return result.get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
@@ -529,7 +668,8 @@ public final class HttpTransport implements AutoCloseable {
     public void close() {
         if (!ownsGroup) {
             // Borrowed loops: close only this transport's connections.
-            CountDownLatch closed = new CountDownLatch(pools.length);
+            List<ConnectionPool> pools = List.copyOf(allPools);
+            CountDownLatch closed = new CountDownLatch(pools.size());
             for (ConnectionPool pool : pools) {
                 pool.loop.execute(
                         () -> {

@@ -31,6 +31,14 @@ class SpreadTest {
                 InetAddress.getByName(address));
     }
 
+    /** A port of {@code address} that nothing listens on (it refuses connections). */
+    private static int closedPort(String address) throws Exception {
+        try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+            probe.bind(new InetSocketAddress(address, 0));
+            return probe.getLocalPort();
+        }
+    }
+
     /** Sends {@code n} requests from alternating loops, {@code parallel} at a time. */
     private static void send(HttpTransport transport, int n, int parallel) throws Exception {
         HttpTransport.PreparedRequest request =
@@ -90,12 +98,8 @@ class SpreadTest {
     }
 
     @Test
-    void anAddressThatRefusesAConnectionIsPassedOverAndItsShareGoesToTheOthers() throws Exception {
-        int closedPort;
-        try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
-            probe.bind(new InetSocketAddress("127.0.0.3", 0));
-            closedPort = probe.getLocalPort();
-        }
+    void anAddressThatRefusesAConnectionIsPassedOverAndItsRequestGoesToTheNext() throws Exception {
+        int closedPort = closedPort("127.0.0.3");
         try (StubServer live = counting("127.0.0.2", new ConcurrentLinkedQueue<>());
                 HttpTransport transport =
                         new HttpTransport(
@@ -118,14 +122,119 @@ class SpreadTest {
                 transport.execute(0, () -> transport.post(0, request, outcome));
                 outcomes.add(outcome.done.get(10, TimeUnit.SECONDS));
             }
-            // the first request in the gone replica's turn fails (it was never sent); for the
-            // next two seconds its turns go to the live one
-            assertThat(outcomes.get(0)).startsWith("failed connect");
-            assertThat(outcomes.subList(1, 20)).allMatch("200 ok"::equals);
-            assertThat(live.requests()).isEqualTo(19);
+            // the first request in the gone replica's turn was refused before anything was sent:
+            // it went on to the live one, and for the next two seconds so do the gone one's turns
+            assertThat(outcomes).allMatch("200 ok"::equals);
+            assertThat(live.requests()).isEqualTo(20);
             assertThat(transport.requestsPerAddress())
-                    .containsEntry("127.0.0.3:" + closedPort, 1L)
-                    .containsEntry("127.0.0.2:" + live.port(), 19L);
+                    .containsEntry("127.0.0.3:" + closedPort, 0L)
+                    .containsEntry("127.0.0.2:" + live.port(), 20L);
+            assertThat(transport.redirectedRequests()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void whenEveryAddressRefusesTheRequestFailsAsAConnectFailure() throws Exception {
+        int[] closed = {closedPort("127.0.0.3"), closedPort("127.0.0.4")};
+        try (HttpTransport transport =
+                new HttpTransport(
+                        "http://model.example:8000",
+                        Map.of(),
+                        1,
+                        10,
+                        Duration.ofSeconds(5),
+                        TlsOptions.VERIFY,
+                        new Spread(
+                                List.of(
+                                        new InetSocketAddress("127.0.0.3", closed[0]),
+                                        new InetSocketAddress("127.0.0.4", closed[1])),
+                                0))) {
+            HttpTransport.PreparedRequest request =
+                    transport.preparePost("/v1/x", "text/plain", "{}".getBytes());
+            Outcome outcome = new Outcome();
+            transport.execute(0, () -> transport.post(0, request, outcome));
+            // tried on the other address once, then failed: never a loop between the two
+            assertThat(outcome.done.get(10, TimeUnit.SECONDS)).startsWith("failed connect");
+            assertThat(transport.redirectedRequests()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aNewListOfAddressesTakesEffectAtOnceAndTheOneThatLeftFinishesItsRequests()
+            throws Exception {
+        java.util.concurrent.CountDownLatch slowArrived =
+                new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch releaseSlow =
+                new java.util.concurrent.CountDownLatch(1);
+        try (StubServer a =
+                        new StubServer(
+                                (req, ex) -> {
+                                    if (req.path().endsWith("/slow")) {
+                                        slowArrived.countDown();
+                                        releaseSlow.await(10, TimeUnit.SECONDS);
+                                    }
+                                    ex.respond(200, "text/plain", "ok");
+                                },
+                                InetAddress.getByName("127.0.0.2"));
+                StubServer b = counting("127.0.0.3", new ConcurrentLinkedQueue<>());
+                StubServer c = counting("127.0.0.4", new ConcurrentLinkedQueue<>());
+                HttpTransport transport =
+                        new HttpTransport(
+                                "http://model.example:8000",
+                                Map.of(),
+                                2,
+                                10,
+                                Duration.ofSeconds(10),
+                                TlsOptions.VERIFY,
+                                new Spread(
+                                        List.of(
+                                                new InetSocketAddress("127.0.0.2", a.port()),
+                                                new InetSocketAddress("127.0.0.3", b.port())),
+                                        0))) {
+            String nameA = "127.0.0.2:" + a.port();
+            String nameB = "127.0.0.3:" + b.port();
+            String nameC = "127.0.0.4:" + c.port();
+            send(transport, 10, 2);
+            // a request still in flight on a when a leaves
+            Outcome slow = new Outcome();
+            HttpTransport.PreparedRequest slowRequest =
+                    transport.preparePost("/v1/slow", "text/plain", "{}".getBytes());
+            transport.execute(0, () -> transport.post(0, slowRequest, slow));
+            assertThat(slowArrived.await(5, TimeUnit.SECONDS)).isTrue();
+            AddressChange change =
+                    transport.spreadOver(
+                            List.of(
+                                    new InetSocketAddress("127.0.0.3", b.port()),
+                                    new InetSocketAddress("127.0.0.4", c.port())));
+            assertThat(change.joined()).containsExactly(nameC);
+            assertThat(change.left()).containsExactly(nameA);
+            assertThat(transport.activeAddresses()).containsExactly(nameB, nameC);
+            // the same list again is no change
+            assertThat(
+                            transport.spreadOver(
+                                    List.of(
+                                            new InetSocketAddress("127.0.0.3", b.port()),
+                                            new InetSocketAddress("127.0.0.4", c.port()))))
+                    .isNull();
+            send(transport, 20, 2);
+            releaseSlow.countDown();
+            assertThat(slow.done.get(10, TimeUnit.SECONDS)).isEqualTo("200 ok");
+            // a: 5 of the first 10 and the slow one, none after it left
+            assertThat(a.requests()).isEqualTo(6);
+            assertThat(b.requests()).isEqualTo(15);
+            assertThat(c.requests()).isEqualTo(10);
+            Map<String, Long> expected = new LinkedHashMap<>();
+            expected.put(nameA, 6L);
+            expected.put(nameB, 15L);
+            expected.put(nameC, 10L);
+            assertThat(transport.requestsPerAddress()).isEqualTo(expected);
+            assertThat(transport.addressChanges()).containsExactly(change);
+            // a's connections close once their requests are done: none stays open to it
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (a.openConnections() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(a.openConnections()).isZero();
         }
     }
 

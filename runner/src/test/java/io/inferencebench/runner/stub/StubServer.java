@@ -100,6 +100,11 @@ public final class StubServer implements AutoCloseable {
         return connections.get();
     }
 
+    /** Connections open now (accepted and not yet closed by either side). */
+    public int openConnections() {
+        return sockets.size();
+    }
+
     public int requests() {
         return requests.get();
     }
