@@ -21,8 +21,11 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -205,7 +208,7 @@ public final class LpgProfileWriter {
             metrics.put("rates_meaningful", false);
         }
         if (stage.requestsPerAddress != null) {
-            putAddressShares(metrics, stage.requestsPerAddress);
+            putAddressShares(metrics, stage);
         }
         metrics.put("non_streamed_requests", stage.nonStreamedRequests);
         metrics.put("in_flight_peak", stage.inFlightPeak);
@@ -748,13 +751,26 @@ public final class LpgProfileWriter {
     }
 
     /**
-     * The requests sent to each address of a spread stage, and how even they were: the busiest over
-     * the least busy address (absent when one got none: the ratio has no value) and the coefficient
-     * of variation of the counts.
+     * The requests sent to each address of a spread stage, the addresses that joined or left during
+     * it, and how even the sends to those there throughout were: the busiest over the least busy
+     * address (absent when one got none: the ratio has no value) and the coefficient of variation
+     * of the counts. An address there for part of the stage is named under {@code partial} and not
+     * in those figures.
      */
-    private static void putAddressShares(ObjectNode metrics, Map<String, Long> perAddress) {
+    private static void putAddressShares(ObjectNode metrics, StageResult stage) {
         ObjectNode counts = metrics.putObject("requests_per_address");
-        perAddress.forEach(counts::put);
+        stage.requestsPerAddress.forEach(counts::put);
+        if (stage.requestsRedirected != null) {
+            metrics.put("requests_redirected", stage.requestsRedirected);
+        }
+        Map<String, Long> perAddress = new LinkedHashMap<>(stage.requestsPerAddress);
+        List<String> partial = new ArrayList<>();
+        if (stage.addressesJoinedAt != null || stage.addressesLeftAt != null) {
+            ObjectNode changes = metrics.putObject("address_changes");
+            putChanges(changes, "joined", stage.addressesJoinedAt, partial);
+            putChanges(changes, "left", stage.addressesLeftAt, partial);
+            partial.forEach(perAddress::remove);
+        }
         if (perAddress.isEmpty()) {
             return;
         }
@@ -767,6 +783,9 @@ public final class LpgProfileWriter {
         }
         ObjectNode balance = metrics.putObject("address_balance");
         balance.put("addresses", perAddress.size());
+        if (!partial.isEmpty()) {
+            partial.forEach(balance.putArray("partial")::add);
+        }
         balance.put("min_requests", min);
         balance.put("max_requests", max);
         if (min > 0) {
@@ -775,6 +794,22 @@ public final class LpgProfileWriter {
         if (mean > 0) {
             balance.put("coefficient_of_variation", Math.sqrt(squares / perAddress.size()) / mean);
         }
+    }
+
+    /** {@code address: seconds after the stage start} under {@code key}, each address noted. */
+    private static void putChanges(
+            ObjectNode changes, String key, Map<String, Double> at, List<String> noted) {
+        if (at == null) {
+            return;
+        }
+        ObjectNode node = changes.putObject(key);
+        at.forEach(
+                (address, seconds) -> {
+                    node.put(address, finite(seconds));
+                    if (!noted.contains(address)) {
+                        noted.add(address);
+                    }
+                });
     }
 
     private static void putIfNotNull(ObjectNode node, String key, Double value) {

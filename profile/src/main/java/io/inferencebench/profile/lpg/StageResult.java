@@ -225,6 +225,21 @@ public final class StageResult {
      */
     public Map<String, Long> requestsPerAddress;
 
+    /**
+     * Addresses that joined the spread during the stage, with the seconds after the stage start
+     * they did (the earliest over runners in a merge), or {@code null} when none did.
+     */
+    public Map<String, Double> addressesJoinedAt;
+
+    /** Addresses that left the spread during the stage, as {@link #addressesJoinedAt}. */
+    public Map<String, Double> addressesLeftAt;
+
+    /**
+     * Requests of a spread stage moved to another address because theirs refused the connection
+     * (nothing had been sent), or {@code null} when it sent to one URL's host; summed in a merge.
+     */
+    public Long requestsRedirected;
+
     /** Creates an empty result with recorders of {@link MetricRecorder#DEFAULT_SAMPLE_CAP}. */
     public StageResult() {
         this(MetricRecorder.DEFAULT_SAMPLE_CAP);
@@ -421,6 +436,12 @@ public final class StageResult {
             for (StageResult p : parts) {
                 p.requestsPerAddress.forEach((k, v) -> m.requestsPerAddress.merge(k, v, Long::sum));
             }
+            m.addressesJoinedAt = earliest(parts.stream().map(p -> p.addressesJoinedAt).toList());
+            m.addressesLeftAt = earliest(parts.stream().map(p -> p.addressesLeftAt).toList());
+            m.requestsRedirected =
+                    parts.stream().allMatch(p -> p.requestsRedirected != null)
+                            ? parts.stream().mapToLong(p -> p.requestsRedirected).sum()
+                            : null;
         }
         m.runnerCpu = RunnerCpu.worst(parts.stream().map(p -> p.runnerCpu).toList());
         m.byModel =
@@ -439,6 +460,20 @@ public final class StageResult {
         m.outputTokenSource = outputSources.isEmpty() ? null : String.join("+", outputSources);
         m.inputTokenSource = inputSources.isEmpty() ? null : String.join("+", inputSources);
         return m;
+    }
+
+    /**
+     * Per address the earliest of the runners' instants (each applied a change when it heard of
+     * it), or {@code null} when none has any.
+     */
+    private static Map<String, Double> earliest(List<Map<String, Double>> perRunner) {
+        Map<String, Double> merged = new TreeMap<>();
+        for (Map<String, Double> one : perRunner) {
+            if (one != null) {
+                one.forEach((address, at) -> merged.merge(address, at, Math::min));
+            }
+        }
+        return merged.isEmpty() ? null : merged;
     }
 
     private static long minNonZero(long a, long b) {

@@ -162,6 +162,56 @@ class StageResultTest {
     }
 
     @Test
+    void addressesThatJoinedOrLeftAreTimedByTheFirstRunnerAndLeftOutOfTheBalance()
+            throws Exception {
+        // a replica (.3) left 4 s into the stage and its replacement (.4) joined 6 s in; each
+        // runner pod heard of it at its own moment
+        StageResult a = runner(0, 5, 1, 2);
+        StageResult b = runner(1, 5, 1, 2);
+        a.requestsPerAddress = new java.util.LinkedHashMap<>();
+        a.requestsPerAddress.put("10.0.0.1:8000", 10L);
+        a.requestsPerAddress.put("10.0.0.2:8000", 10L);
+        a.requestsPerAddress.put("10.0.0.3:8000", 4L);
+        a.requestsPerAddress.put("10.0.0.4:8000", 5L);
+        a.addressesLeftAt = java.util.Map.of("10.0.0.3:8000", 4.5);
+        a.addressesJoinedAt = java.util.Map.of("10.0.0.4:8000", 6.0);
+        a.requestsRedirected = 1L;
+        b.requestsPerAddress = new java.util.LinkedHashMap<>();
+        b.requestsPerAddress.put("10.0.0.2:8000", 10L);
+        b.requestsPerAddress.put("10.0.0.3:8000", 5L);
+        b.requestsPerAddress.put("10.0.0.1:8000", 10L);
+        b.requestsPerAddress.put("10.0.0.4:8000", 4L);
+        b.addressesLeftAt = java.util.Map.of("10.0.0.3:8000", 4.0);
+        b.addressesJoinedAt = java.util.Map.of("10.0.0.4:8000", 6.5);
+        b.requestsRedirected = 0L;
+        StageResult m =
+                StageResult.merge(
+                        List.of(
+                                JSON.readValue(JSON.writeValueAsString(a), StageResult.class),
+                                JSON.readValue(JSON.writeValueAsString(b), StageResult.class)));
+        assertThat(m.addressesLeftAt).containsExactly(java.util.Map.entry("10.0.0.3:8000", 4.0));
+        assertThat(m.addressesJoinedAt).containsExactly(java.util.Map.entry("10.0.0.4:8000", 6.0));
+        assertThat(m.requestsRedirected).isEqualTo(1L);
+        JsonNode metrics = LpgProfileWriter.write(m, CONTEXT).path("metrics");
+        assertThat(metrics.at("/address_changes/left/10.0.0.3:8000").asDouble()).isEqualTo(4.0);
+        assertThat(metrics.at("/address_changes/joined/10.0.0.4:8000").asDouble()).isEqualTo(6.0);
+        assertThat(metrics.path("requests_redirected").asLong()).isEqualTo(1);
+        // every address keeps its count; the balance is judged over the two there throughout
+        assertThat(metrics.path("requests_per_address").size()).isEqualTo(4);
+        JsonNode balance = metrics.path("address_balance");
+        assertThat(balance.path("addresses").asInt()).isEqualTo(2);
+        assertThat(balance.path("max_min_ratio").asDouble()).isEqualTo(1.0);
+        assertThat(balance.path("partial").toString())
+                .isEqualTo("[\"10.0.0.4:8000\",\"10.0.0.3:8000\"]");
+        // without changes, no such keys
+        StageResult still = runner(0, 5, 1, 2);
+        still.requestsPerAddress = java.util.Map.of("10.0.0.1:8000", 3L);
+        JsonNode plain = LpgProfileWriter.write(still, CONTEXT).path("metrics");
+        assertThat(plain.has("address_changes")).isFalse();
+        assertThat(plain.path("address_balance").has("partial")).isFalse();
+    }
+
+    @Test
     void mergeRefusesMixedStagesAndNothing() {
         StageResult a = runner(0, 5, 1, 2);
         StageResult b = runner(1, 5, 1, 2);

@@ -364,7 +364,8 @@ final class HtmlReport {
                                     sent.append(sent.isEmpty() ? "" : ", ")
                                             .append(esc(e.getKey()))
                                             .append(": ")
-                                            .append(e.getValue().asLong()));
+                                            .append(e.getValue().asLong())
+                                            .append(joinedOrLeft(m, e.getKey())));
             h.append(sent.isEmpty() ? "-" : sent).append("</td><td>");
             if (balance.has("balanced")) {
                 h.append(balance.path("balanced").asBoolean() ? "even" : "uneven");
@@ -379,6 +380,23 @@ final class HtmlReport {
             h.append("</td></tr>\n");
         }
         h.append("</table>\n");
+    }
+
+    /**
+     * {@code " (joined at 6.2 s)"}, {@code " (left at 4.0 s)"} or both for an address that joined
+     * or left the spread during the stage ({@code metrics.address_changes}); empty otherwise.
+     */
+    private static String joinedOrLeft(JsonNode metrics, String address) {
+        StringBuilder when = new StringBuilder();
+        for (String change : List.of("joined", "left")) {
+            JsonNode at = metrics.path("address_changes").path(change).path(address);
+            if (at.isNumber()) {
+                when.append(when.isEmpty() ? " (" : ", ")
+                        .append(change)
+                        .append(String.format(Locale.ROOT, " at %.1f s", at.asDouble()));
+            }
+        }
+        return when.isEmpty() ? "" : when.append(')').toString();
     }
 
     /**

@@ -12,9 +12,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -353,7 +351,7 @@ public final class LoadEngine {
             recorder.modelStats(new ModelStats(models, slo, sampleCap));
         }
         RunnerCpuMeter.Mark cpuAtStart = cpuMeter.mark();
-        Map<String, Long> perAddressAtStart = transport.requestsPerAddress();
+        AddressShares addressesAtStart = AddressShares.mark(transport);
         // The schedule is anchored last: every loop has just run a task of this stage (a loop
         // slow to wake up on a loaded machine is not charged as lag to the first requests), and
         // nothing else runs on this thread before the first due instant.
@@ -394,7 +392,7 @@ public final class LoadEngine {
         finished.runnerCpu = cpu;
         if (!warmup) {
             recordDue(plan, run, recorder);
-            finished.requestsPerAddress = sentPerAddress(perAddressAtStart);
+            addressesAtStart.into(finished, run.start);
         }
         event.sent = finished.sent;
         event.commit();
@@ -416,21 +414,6 @@ public final class LoadEngine {
         }
         ArrivalSchedule.Due due = schedule(plan).due(run.limit, window);
         recorder.recordDue(due.count(), run.start, run.start + due.lastOffsetNanos());
-    }
-
-    /**
-     * The requests this stage sent to each address the transport spreads over (counted when
-     * started, as {@code sent} is), or {@code null} when it sends to one host.
-     */
-    private Map<String, Long> sentPerAddress(Map<String, Long> atStart) {
-        Map<String, Long> now = transport.requestsPerAddress();
-        if (now.isEmpty()) {
-            return null;
-        }
-        Map<String, Long> sent = new LinkedHashMap<>();
-        now.forEach(
-                (address, count) -> sent.put(address, count - atStart.getOrDefault(address, 0L)));
-        return sent;
     }
 
     /** A stage's arrival schedule, as every loop of it draws it. */

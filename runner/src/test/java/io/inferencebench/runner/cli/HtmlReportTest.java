@@ -118,6 +118,18 @@ class HtmlReportTest {
                 .contains("sim-b: 5 (25")
                 .contains("10.0.0.1:8000: 10, 10.0.0.2:8000: 10")
                 .contains("uneven: replica sim-a served 15, 3.00x &lt;b&gt;");
+        // an address that left and one that joined during the stage say when
+        m.putObject("requests_per_address")
+                .put("10.0.0.1:8000", 4)
+                .put("10.0.0.2:8000", 10)
+                .put("10.0.0.3:8000", 6);
+        com.fasterxml.jackson.databind.node.ObjectNode changes = m.putObject("address_changes");
+        changes.putObject("left").put("10.0.0.1:8000", 4.04);
+        changes.putObject("joined").put("10.0.0.3:8000", 6.25);
+        assertThat(renderOne(profile))
+                .contains(
+                        "10.0.0.1:8000: 4 (left at 4.0 s), 10.0.0.2:8000: 10,"
+                                + " 10.0.0.3:8000: 6 (joined at 6.3 s)");
     }
 
     @Test
