@@ -35,7 +35,8 @@ public record LoadBalancedCondition(String status, String reason, String message
                     describe(uneven)
                             + "; the replicas did not share the load evenly, so the results"
                             + " measure the busiest replica more than the deployment (try"
-                            + " spec.target.balance: endpoints)");
+                            + " spec.target.balance: endpoints, or"
+                            + " spec.target.requestsPerConnection through the Service)");
         }
         List<StageSummary> judged =
                 spread.stream().filter(r -> Boolean.TRUE.equals(r.getLoadBalanced())).toList();

@@ -118,13 +118,33 @@ public class TargetSpec {
             "How requests reach the Service's replicas. service (the default): through the"
                     + " Service's address, whose proxy picks a replica per connection (a low-rate"
                     + " run may measure one or two of several). endpoints: to the Service's ready"
-                    + " endpoints as listed when the runners start, each request to the next in"
-                    + " turn, so every replica gets an even share (profiles carry"
-                    + " requests_per_address); the Host header stays the Service's name. A"
-                    + " replica that joins later gets no requests; one that leaves costs the"
-                    + " request in its turn (a connect failure) and is then passed over for 2 s at"
-                    + " a time. endpoints needs service.")
+                    + " endpoints, each request to the next in turn, so every replica gets an even"
+                    + " share (profiles carry requests_per_address); the Host header stays the"
+                    + " Service's name. The list is followed while the run runs (within a few"
+                    + " seconds): a replica that joins gets turns, one that leaves gets no new"
+                    + " requests and its requests in flight finish (profiles carry"
+                    + " address_changes). A request whose connection is refused before it was"
+                    + " sent goes to the next endpoint (requests_redirected). endpoints needs"
+                    + " service.")
     private Balance balance;
+
+    @JsonPropertyDescription(
+            "Close each connection after this many requests and reuse idle connections oldest"
+                    + " first (default: kept as long as the server keeps them, most recently freed"
+                    + " first). Through a Service, whose proxy picks a replica per connection, a"
+                    + " bound makes it pick again every this many requests: 1 picks per request."
+                    + " Each new connection's set-up is inside the latency of the request that"
+                    + " waits for it.")
+    @io.fabric8.generator.annotation.Min(1)
+    private Integer requestsPerConnection;
+
+    public Integer getRequestsPerConnection() {
+        return requestsPerConnection;
+    }
+
+    public void setRequestsPerConnection(Integer requestsPerConnection) {
+        this.requestsPerConnection = requestsPerConnection;
+    }
 
     public Balance getBalance() {
         return balance;

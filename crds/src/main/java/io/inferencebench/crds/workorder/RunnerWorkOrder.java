@@ -36,6 +36,8 @@ import java.util.Map;
  * @param connectTo the addresses ({@code ip:port}, pod side) to send the requests to, each request
  *     to the next in turn ({@code spec.target.balance: endpoints}), or {@code null} to send to
  *     {@code baseUrl}'s host
+ * @param requestsPerConnection requests a connection carries before it is closed, idle ones reused
+ *     oldest first ({@code spec.target.requestsPerConnection}), or {@code null} for no bound
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RunnerWorkOrder(
@@ -58,7 +60,8 @@ public record RunnerWorkOrder(
         String partConfigMapPrefix,
         int reportIntervalSeconds,
         TlsOrder tls,
-        List<String> connectTo) {
+        List<String> connectTo,
+        Integer requestsPerConnection) {
 
     /** ConfigMap key holding the work order JSON. */
     public static final String KEY = "workorder.json";
@@ -95,6 +98,13 @@ public record RunnerWorkOrder(
      * stages it ran (a runner waiting for a later barrier stops).
      */
     public static final String STAGES_KEY = "stages";
+
+    /**
+     * Control ConfigMap key of a run with {@code spec.target.balance: endpoints}: the target
+     * Service's ready endpoints now ({@code ip:port}, comma-separated), kept current by the
+     * operator while the run runs; runner pods spread over it from the moment they read it.
+     */
+    public static final String ENDPOINTS_KEY = "endpoints";
 
     /** Control ConfigMap key set to {@code "true"} when the run is cancelled. */
     public static final String CANCEL_KEY = "cancel";

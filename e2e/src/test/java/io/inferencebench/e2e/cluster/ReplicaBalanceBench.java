@@ -24,9 +24,10 @@ import org.junit.jupiter.api.Test;
 /**
  * Who serves a run against three simulator replicas behind one Service (issue 24's table): rates 2,
  * 8 and 32 req/s and concurrency 1 with one runner pod, 2 and 8 req/s with two, through the Service
- * ({@code balance} unset) and with {@code balance: endpoints}. The requests each replica served
- * come from its own {@code vllm:request_success_total} in the stage window (the profile's {@code
- * replica_balance}); the verdict is the stage's {@code loadBalanced}.
+ * ({@code balance} unset), through it with {@code requestsPerConnection: 1} and with {@code
+ * balance: endpoints} ({@link #MODES}). The requests each replica served come from its own {@code
+ * vllm:request_success_total} in the stage window (the profile's {@code replica_balance}); the
+ * verdict is the stage's {@code loadBalanced}.
  *
  * <p>A benchmark, not a test tier: the name matches neither {@code *IT} nor {@code *E2E}, so only
  * {@code -Dit.test=ReplicaBalanceBench} runs it (docs/benchmarks.md, "Replica balance"). It asserts
@@ -54,8 +55,33 @@ class ReplicaBalanceBench {
                 .deploy(client, NS, Duration.ofMinutes(2));
     }
 
-    /** One run of the table: its load, runner pods and balance mode. */
-    private record Case(String name, String load, int pods, String balance) {
+    /**
+     * The modes of the table: through the Service, through it with one request per connection, with
+     * endpoints; {@code -Dbench.balance.modes=svc,rpc1,ep} picks some.
+     */
+    static final List<String> MODES =
+            List.of(System.getProperty("bench.balance.modes", "svc,rpc1,ep").split(","));
+
+    /**
+     * One run of the table: its load, runner pods, balance mode and requests per connection ({@code
+     * null}: no bound).
+     */
+    private record Case(
+            String name, String load, int pods, String balance, Integer requestsPerConnection) {
+
+        String targetLines() {
+            return (balance == null ? "" : "    balance: " + balance + "\n")
+                    + (requestsPerConnection == null
+                            ? ""
+                            : "    requestsPerConnection: " + requestsPerConnection + "\n");
+        }
+
+        String mode() {
+            return (balance == null ? "service" : balance)
+                    + (requestsPerConnection == null
+                            ? ""
+                            : ", " + requestsPerConnection + " request(s)/connection");
+        }
 
         String yaml() {
             return """
@@ -88,20 +114,16 @@ class ReplicaBalanceBench {
                           requests: {cpu: 100m, memory: 256Mi}
                           limits: {memory: 768Mi}
                     """
-                    .formatted(
-                            name,
-                            MODEL,
-                            balance == null ? "" : "    balance: " + balance + "\n",
-                            load,
-                            pods);
+                    .formatted(name, MODEL, targetLines(), load, pods);
         }
     }
 
     @Test
     void theTableOfServedSharesThroughTheServiceAndWithEndpoints() throws Exception {
         List<Case> cases = new ArrayList<>();
-        for (String balance : new String[] {null, "endpoints"}) {
-            String mode = balance == null ? "svc" : "ep";
+        for (String mode : MODES) {
+            String balance = mode.equals("ep") ? "endpoints" : null;
+            Integer perConnection = mode.equals("rpc1") ? 1 : null;
             cases.add(
                     new Case(
                             mode + "-rates",
@@ -110,13 +132,15 @@ class ReplicaBalanceBench {
                                     + "      - {requestRate: 8, numPrompts: 240}\n"
                                     + "      - {requestRate: 32, numPrompts: 480}",
                             1,
-                            balance));
+                            balance,
+                            perConnection));
             cases.add(
                     new Case(
                             mode + "-closed",
                             "    stages:\n      - {concurrency: 1, numPrompts: 150}",
                             1,
-                            balance));
+                            balance,
+                            perConnection));
             cases.add(
                     new Case(
                             mode + "-two-pods",
@@ -124,7 +148,8 @@ class ReplicaBalanceBench {
                                     + "      - {requestRate: 2, numPrompts: 120}\n"
                                     + "      - {requestRate: 8, numPrompts: 240}",
                             2,
-                            balance));
+                            balance,
+                            perConnection));
         }
         List<String> table = new ArrayList<>();
         table.add("# replica balance, 3 simulator replicas, " + Instant.now());
@@ -175,7 +200,7 @@ class ReplicaBalanceBench {
                         String.format(
                                 Locale.ROOT,
                                 "| %s | %s, %d requests | %d | %s | %s |",
-                                c.balance() == null ? "service" : c.balance(),
+                                c.mode(),
                                 load,
                                 total,
                                 c.pods(),

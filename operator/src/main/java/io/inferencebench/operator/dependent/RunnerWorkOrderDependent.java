@@ -55,7 +55,8 @@ public class RunnerWorkOrderDependent
             return desired(run, (List<String>) null);
         }
         // The endpoints as listed when the work order was first written: the runner pods read it
-        // once, at start, so a later list would only make it disagree with what they use.
+        // once, at start; later lists reach them through the control ConfigMap
+        // (ControlConfigMapDependent), which they follow.
         List<String> addresses =
                 getSecondaryResource(run, context)
                         .map(RunnerWorkOrderDependent::connectTo)
@@ -163,7 +164,8 @@ public class RunnerWorkOrderDependent
                 runName + "-part-",
                 REPORT_INTERVAL_SECONDS,
                 tls(target),
-                connectTo);
+                connectTo,
+                target.getRequestsPerConnection());
     }
 
     private static io.inferencebench.crds.workorder.TlsOrder tls(TargetSpec target) {

@@ -20,6 +20,7 @@ import io.inferencebench.runner.plan.RunPlan;
 import io.inferencebench.runner.session.RunSession;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -49,6 +50,7 @@ final class CommandLineSession implements AutoCloseable {
     private ResultFiles resultFiles;
     private HfTokenizer tokenizer;
     private HttpTransport transport;
+    private HostFollower hostFollower;
     private LiveMetrics metrics;
     private ServerMetricsSource serverMetrics;
     private PrefixCacheReset cacheReset;
@@ -145,6 +147,11 @@ final class CommandLineSession implements AutoCloseable {
                         plan.requestTimeout(),
                         plan.tls(),
                         spread);
+        if (flags.target.followsHost()) {
+            URI uri = URI.create(baseUrl);
+            hostFollower =
+                    HostFollower.start(transport, uri.getHost(), TargetOptions.port(uri), err);
+        }
         metrics = output.metricsPort() == null ? null : LiveMetrics.start(output.metricsPort());
         serverMetrics = openServerMetrics();
         cacheReset =
@@ -291,6 +298,7 @@ final class CommandLineSession implements AutoCloseable {
         try (HfTokenizer closeTokenizer = tokenizer;
                 Interrupts closeInterrupts = interrupts;
                 HttpTransport closeTransport = transport;
+                HostFollower closeHostFollower = hostFollower;
                 LiveMetrics closeMetrics = metrics;
                 ServerMetricsSource closeServerMetrics = serverMetrics) {
             endProgress();

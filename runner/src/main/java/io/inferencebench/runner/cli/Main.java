@@ -35,7 +35,20 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
 
     public static void main(String[] args) {
         quietOnNewJdks();
+        shortDnsCache();
         System.exit(execute(args));
+    }
+
+    /**
+     * Host names are looked up again after 5 s rather than the JDK's 30 (before the first lookup,
+     * when the JDK reads it): {@code --balance addresses} follows a headless Service's addresses,
+     * whose DNS records live 5 s. A value the user set (in java.security or with -D through the
+     * security properties file) stays.
+     */
+    static void shortDnsCache() {
+        if (java.security.Security.getProperty("networkaddress.cache.ttl") == null) {
+            java.security.Security.setProperty("networkaddress.cache.ttl", "5");
+        }
     }
 
     /**

@@ -104,7 +104,8 @@ public final class TargetOptions {
             description =
                     "url (default): connect to the --base-url host as given; addresses: resolve"
                             + " it and send each request to the next of its addresses in turn"
-                            + " (e.g. a headless Service's pods).")
+                            + " (e.g. a headless Service's pods), resolving it again every 5 s"
+                            + " during the run to follow addresses that join or leave.")
     String balance;
 
     @Option(
@@ -152,10 +153,7 @@ public final class TargetOptions {
             bound = requestsPerConnection;
         }
         URI uri = URI.create(baseUrlInUse);
-        int port =
-                uri.getPort() > 0
-                        ? uri.getPort()
-                        : ("https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80);
+        int port = port(uri);
         List<InetSocketAddress> addresses = new ArrayList<>();
         if ("addresses".equals(balance)) {
             addresses.addAll(resolveAll("--balance addresses", uri.getHost(), port));
@@ -164,6 +162,21 @@ public final class TargetOptions {
             addresses.addAll(connectAddress(entry.strip(), port));
         }
         return new Spread(addresses, bound);
+    }
+
+    /** The URL's port, or its scheme's default. */
+    static int port(URI uri) {
+        return uri.getPort() > 0
+                ? uri.getPort()
+                : ("https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80);
+    }
+
+    /**
+     * Whether the addresses come from resolving the {@code --base-url} host ({@code --balance
+     * addresses}), which is then resolved again during the run.
+     */
+    boolean followsHost() {
+        return "addresses".equals(balance);
     }
 
     private static List<InetSocketAddress> connectAddress(String entry, int defaultPort) {

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -40,6 +41,7 @@ final class ControlWatch implements AutoCloseable {
     private final ScheduledExecutorService scheduler;
     private final Object lock = new Object();
     private Map<String, String> data = Map.of();
+    private volatile Consumer<Map<String, String>> onChange;
     private boolean seen;
     private boolean deleted;
     private String runGone;
@@ -196,6 +198,7 @@ final class ControlWatch implements AutoCloseable {
     }
 
     private void update(ConfigMap cm) {
+        Map<String, String> published = null;
         synchronized (lock) {
             if (cm == null) {
                 if (seen) {
@@ -205,9 +208,26 @@ final class ControlWatch implements AutoCloseable {
                 seen = true;
                 deleted = false;
                 data = cm.getData() == null ? Map.of() : Map.copyOf(cm.getData());
+                published = data;
             }
             lock.notifyAll();
         }
+        Consumer<Map<String, String>> listener = onChange;
+        if (published != null && listener != null) {
+            try {
+                listener.accept(published);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "control data listener failed", e);
+            }
+        }
+    }
+
+    /**
+     * Who hears every control data read (from the watch or a poll, the same data possibly twice),
+     * on the watch's threads, outside the lock; set before {@link #start()}.
+     */
+    void onChange(Consumer<Map<String, String>> listener) {
+        this.onChange = listener;
     }
 
     /** Why the run ended for this pod, or {@code null} while it goes on. */

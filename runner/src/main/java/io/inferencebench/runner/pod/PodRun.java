@@ -238,6 +238,10 @@ public final class PodRun {
             if (mine > 0) {
                 warmupSent = session.warmUp(mine, plan.maxConcurrency(), failures);
             }
+            if (!transport.activeAddresses().isEmpty()) {
+                // spec.target.balance endpoints: the operator keeps the list current
+                control.onChange(new EndpointFollower(transport, index, this::log)::follow);
+            }
             control.start();
             ready.put(PartReport.STATE, PartReport.STATE_READY);
             ready.put(PartReport.STAGE, "0");
@@ -551,11 +555,25 @@ public final class PodRun {
      * another one (the pods' remainders then fall on different replicas).
      */
     static Spread spread(RunnerWorkOrder order, int podIndex) {
+        int bound = order.requestsPerConnection() == null ? 0 : order.requestsPerConnection();
         if (order.connectTo() == null || order.connectTo().isEmpty()) {
-            return Spread.NONE;
+            return bound == 0 ? Spread.NONE : new Spread(List.of(), bound);
         }
+        try {
+            return new Spread(addresses(order.connectTo(), podIndex), bound);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("work order connectTo: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * {@code ip:port} entries as addresses, turned so that pod {@code podIndex} starts at its own.
+     *
+     * @throws IllegalArgumentException naming an entry that is not an {@code ip:port}
+     */
+    static List<InetSocketAddress> addresses(List<String> entries, int podIndex) {
         List<InetSocketAddress> addresses = new ArrayList<>();
-        for (String entry : order.connectTo()) {
+        for (String entry : entries) {
             int colon = entry.lastIndexOf(':');
             try {
                 if (colon < 1) {
@@ -572,11 +590,13 @@ public final class PodRun {
                                 Integer.parseInt(entry.substring(colon + 1))));
             } catch (UnknownHostException | IllegalArgumentException e) {
                 throw new IllegalArgumentException(
-                        "work order connectTo: not an ip:port: " + TerminalText.oneLine(entry));
+                        "not an ip:port: " + TerminalText.oneLine(entry));
             }
         }
-        Collections.rotate(addresses, -(podIndex % addresses.size()));
-        return new Spread(addresses, 0);
+        if (!addresses.isEmpty()) {
+            Collections.rotate(addresses, -(podIndex % addresses.size()));
+        }
+        return addresses;
     }
 
     private TlsOptions tls(RunPlan plan, RunnerWorkOrder order) {

@@ -171,6 +171,7 @@ class PodJarIT {
                             base.partConfigMapPrefix(),
                             base.reportIntervalSeconds(),
                             base.tls(),
+                            null,
                             null);
             Path log = dir.resolve("pod.log");
             Process process = startJar(run, order, dir, log, List.of("-Xmx64m"));

@@ -296,6 +296,7 @@ class PodModeIT {
                 run.name() + "-part-",
                 1,
                 null,
+                null,
                 null);
     }
 

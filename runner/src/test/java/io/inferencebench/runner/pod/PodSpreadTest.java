@@ -13,6 +13,10 @@ import org.junit.jupiter.api.Test;
 class PodSpreadTest {
 
     private static RunnerWorkOrder order(List<String> connectTo) {
+        return order(connectTo, null);
+    }
+
+    private static RunnerWorkOrder order(List<String> connectTo, Integer requestsPerConnection) {
         return new RunnerWorkOrder(
                 "r",
                 "ns",
@@ -33,7 +37,8 @@ class PodSpreadTest {
                 "r-part-",
                 3,
                 null,
-                connectTo);
+                connectTo,
+                requestsPerConnection);
     }
 
     @Test
@@ -53,6 +58,16 @@ class PodSpreadTest {
         assertThat(PodRun.spread(order(List.of()), 1)).isSameAs(Spread.NONE);
         assertThatThrownBy(() -> PodRun.spread(order(List.of("10.0.0.1")), 0))
                 .hasMessageContaining("connectTo: not an ip:port: 10.0.0.1");
+    }
+
+    @Test
+    void aBoundOnRequestsPerConnectionRotatesThroughTheServiceAndOverEndpoints() {
+        Spread throughService = PodRun.spread(order(null, 10), 0);
+        assertThat(throughService.spreads()).isFalse();
+        assertThat(throughService.requestsPerConnection()).isEqualTo(10);
+        Spread overEndpoints = PodRun.spread(order(List.of("10.0.0.1:8000"), 1), 0);
+        assertThat(names(overEndpoints)).containsExactly("10.0.0.1:8000");
+        assertThat(overEndpoints.requestsPerConnection()).isEqualTo(1);
     }
 
     private static List<String> names(Spread spread) {

@@ -44,6 +44,7 @@ class PodWorkloadTest {
                 "r-part-",
                 3,
                 null,
+                null,
                 null);
     }
 
@@ -161,6 +162,7 @@ class PodWorkloadTest {
                         order.controlConfigMap(),
                         order.partConfigMapPrefix(),
                         order.reportIntervalSeconds(),
+                        null,
                         null,
                         null);
         Slo slo = PodWorkload.plan(withSlo, 0).slo();

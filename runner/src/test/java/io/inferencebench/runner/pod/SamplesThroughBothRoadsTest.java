@@ -107,6 +107,7 @@ class SamplesThroughBothRoadsTest {
                         "r-part-",
                         3,
                         tls,
+                        null,
                         null);
         return JSON.readValue(JSON.writeValueAsString(order), RunnerWorkOrder.class);
     }
