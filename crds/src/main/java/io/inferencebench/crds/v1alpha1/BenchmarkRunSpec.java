@@ -151,6 +151,13 @@ import io.fabric8.generator.annotation.ValidationRule;
         fieldPath = ".search",
         reason = "FieldValueForbidden")
 @ValidationRule(
+        value = "!has(self.search) || !has(self.load.repeats) || self.load.repeats == 1",
+        message =
+                "spec.search decides its probes at run time and grows a probe that is too small"
+                        + " to judge; load.repeats applies to stages given in advance",
+        fieldPath = ".load.repeats",
+        reason = "FieldValueForbidden")
+@ValidationRule(
         value = "!has(self.search) || has(self.load.numPrompts) || has(self.load.duration)",
         message = "spec.search needs load.numPrompts or load.duration (the size of every probe)",
         fieldPath = ".load",

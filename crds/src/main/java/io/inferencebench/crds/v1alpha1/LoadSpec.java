@@ -46,6 +46,14 @@ import java.util.List;
         message = "duration must be greater than zero",
         fieldPath = ".duration")
 @ValidationRule(
+        value =
+                "!has(self.repeats) || self.repeats * (has(self.stages) ? size(self.stages)"
+                        + " : has(self.requestRates) ? size(self.requestRates) : 1) <= 50",
+        message =
+                "repeats times the stages (or requestRates) must be at most 50: each repeat of a"
+                        + " stage is a profile of its own",
+        fieldPath = ".repeats")
+@ValidationRule(
         value = "!has(self.requestTimeout) || self.requestTimeout.matches('[1-9]')",
         message = "requestTimeout must be greater than zero",
         fieldPath = ".requestTimeout")
@@ -79,6 +87,16 @@ public class LoadSpec {
     @Size(min = 1, max = Durations.MAX_LENGTH)
     @Pattern(Durations.PATTERN)
     private String duration;
+
+    @JsonPropertyDescription(
+            "Runs the whole list of stages this many times, interleaved (stage 1, 2, 3, then 1,"
+                    + " 2, 3 again), each repeat a profile of its own, so that a comparison can"
+                    + " judge every figure against the run-to-run noise (compare and"
+                    + " spec.baseline test the repeats' values, and say inconclusive when the"
+                    + " noise hides a change of the threshold's size). Default 1.")
+    @Min(1)
+    @Max(MAX_STAGES)
+    private Integer repeats;
 
     @JsonPropertyDescription(
             "Arrival process of rate stages: poisson (exponential gaps), constant (equal gaps) or"
@@ -147,7 +165,7 @@ public class LoadSpec {
     @JsonIgnore
     public List<StageSpec> resolvedStages() {
         if (stages != null) {
-            return List.copyOf(stages);
+            return repeated(stages);
         }
         List<StageSpec> expanded = new ArrayList<>();
         if (requestRates != null) {
@@ -159,7 +177,26 @@ public class LoadSpec {
                 expanded.add(stage);
             }
         }
-        return List.copyOf(expanded);
+        return repeated(expanded);
+    }
+
+    /**
+     * How many times the stages run ({@code repeats}, default 1).
+     *
+     * @return at least 1
+     */
+    @JsonIgnore
+    public int repeatCount() {
+        return repeats == null ? 1 : Math.max(1, repeats);
+    }
+
+    /** The stages {@link #repeatCount()} times over, in order each time (interleaved repeats). */
+    private List<StageSpec> repeated(List<StageSpec> once) {
+        List<StageSpec> all = new ArrayList<>();
+        for (int r = 0; r < repeatCount(); r++) {
+            all.addAll(once);
+        }
+        return List.copyOf(all);
     }
 
     /**
@@ -170,12 +207,12 @@ public class LoadSpec {
      */
     public List<StageSpec> replayStages() {
         if (stages != null) {
-            return List.copyOf(stages);
+            return repeated(stages);
         }
         StageSpec replay = new StageSpec();
         replay.setNumPrompts(numPrompts);
         replay.setDuration(duration);
-        return List.of(replay);
+        return repeated(List.of(replay));
     }
 
     /**
@@ -234,6 +271,14 @@ public class LoadSpec {
     @JsonIgnore
     public Duration requestTimeoutValue() {
         return Durations.parse(requestTimeout == null ? "5m" : requestTimeout);
+    }
+
+    public Integer getRepeats() {
+        return repeats;
+    }
+
+    public void setRepeats(Integer repeats) {
+        this.repeats = repeats;
     }
 
     public List<StageSpec> getStages() {

@@ -17,13 +17,22 @@ public class RunComparison {
     /** Nothing changed beyond its threshold and the sampling noise. */
     public static final String NO_SIGNIFICANT_CHANGE = "NoSignificantChange";
 
+    /**
+     * Nothing changed significantly, but the noise between repeats could hide a change of a
+     * metric's threshold.
+     */
+    public static final String INCONCLUSIVE = "Inconclusive";
+
     @JsonPropertyDescription("What was compared with: run/NAME or configmap/NAME.")
     private String baseline;
 
     @JsonPropertyDescription(
             "Regression (some stage's metric significantly worse), Improvement (none worse, some"
-                    + " better) or NoSignificantChange. Significant: beyond the metric's relative"
-                    + " threshold and the runs' sampling noise.")
+                    + " better), NoSignificantChange, or Inconclusive (with load.repeats: none"
+                    + " significant, but the noise between repeats could hide a change of a"
+                    + " metric's threshold; the notes name it and the change the repeats can"
+                    + " detect). Significant: beyond the metric's relative threshold and the runs'"
+                    + " noise.")
     private String verdict;
 
     @JsonPropertyDescription(

@@ -741,15 +741,48 @@ public final class SpecValidation {
                 problems.add(prefix + ".burstiness: burstiness other than 1 needs arrival gamma");
             }
         }
+        if (searched && load.getRepeats() != null && load.getRepeats() != 1) {
+            problems.add(
+                    prefix
+                            + ".repeats: spec.search decides its probes at run time and grows a"
+                            + " probe that is too small to judge; load.repeats applies to stages"
+                            + " given in advance");
+        }
         inFlightAndPauses(load, prefix, problems);
         return problems;
     }
 
     /**
      * The rules every load has, whatever sets its arrivals: the cap on requests in flight, the
-     * warm-up, the pause between stages and the request timeout.
+     * warm-up, the pause between stages, the request timeout and the repeats.
      */
     private static void inFlightAndPauses(LoadSpec load, String prefix, List<String> problems) {
+        Integer repeats = load.getRepeats();
+        if (repeats != null) {
+            int once =
+                    load.getStages() != null
+                            ? load.getStages().size()
+                            : load.getRequestRates() != null ? load.getRequestRates().size() : 1;
+            if (repeats < 1 || repeats > LoadSpec.MAX_STAGES) {
+                problems.add(
+                        prefix
+                                + ".repeats: must be 1 to "
+                                + LoadSpec.MAX_STAGES
+                                + ", got "
+                                + repeats);
+            } else if ((long) repeats * once > LoadSpec.MAX_STAGES) {
+                problems.add(
+                        prefix
+                                + ".repeats: repeats times the stages (or requestRates) must be at"
+                                + " most "
+                                + LoadSpec.MAX_STAGES
+                                + ": each repeat of a stage is a profile of its own ("
+                                + repeats
+                                + " x "
+                                + once
+                                + ")");
+            }
+        }
         positiveCount(prefix + ".maxConcurrency", load.getMaxConcurrency(), problems);
         // The schema's bounds, for the command line's --config too: above them an open loop at
         // an unbounded rate, or the warm-up (all at once), would start that many requests.

@@ -173,6 +173,39 @@ class SpecValidationTest {
                 .anyMatch(p -> p.startsWith("load.stages[1].requestRate: must be greater than 0"));
     }
 
+    @Test
+    void repeatsRunTheStagesOverInterleavedWithinTheStageBoundAndNotWithASearch() {
+        LoadSpec load = new LoadSpec();
+        load.setStages(List.of(StageSpec.rate(2, 50, null), StageSpec.rate(8, 100, null)));
+        load.setRepeats(3);
+        assertThat(SpecValidation.validateLoad(load, "spec.load")).isEmpty();
+        assertThat(load.resolvedStages())
+                .extracting(StageSpec::getRequestRate)
+                .containsExactly(2.0, 8.0, 2.0, 8.0, 2.0, 8.0);
+        assertThat(load.repeatCount()).isEqualTo(3);
+        load.setRepeats(26);
+        assertThat(SpecValidation.validateLoad(load, "spec.load"))
+                .containsExactly(
+                        "spec.load.repeats: repeats times the stages (or requestRates) must be at"
+                                + " most 50: each repeat of a stage is a profile of its own (26 x"
+                                + " 2)");
+        load.setRepeats(0);
+        assertThat(SpecValidation.validateLoad(load, "spec.load"))
+                .containsExactly("spec.load.repeats: must be 1 to 50, got 0");
+        LoadSpec probes = new LoadSpec();
+        probes.setNumPrompts(100);
+        probes.setRepeats(2);
+        assertThat(SpecValidation.validateLoad(probes, "spec.load", true))
+                .singleElement()
+                .asString()
+                .startsWith("spec.load.repeats: spec.search decides its probes at run time");
+        LoadSpec once = new LoadSpec();
+        once.setRequestRates(List.of(1.0, 2.0));
+        once.setNumPrompts(10);
+        assertThat(once.repeatCount()).isEqualTo(1);
+        assertThat(once.resolvedStages()).hasSize(2);
+    }
+
     private static RampUpSpec ramp(RampUpSpec.RampStrategy strategy, Double start) {
         RampUpSpec ramp = new RampUpSpec();
         ramp.setStrategy(strategy);

@@ -45,6 +45,20 @@ class StageSharesTest {
     }
 
     @Test
+    void repeatsAreStagesOfTheirOwnInterleaved() {
+        LoadSpec load = new LoadSpec();
+        load.setRequestRates(List.of(2.0, 8.0));
+        load.setNumPrompts(100);
+        load.setRepeats(3);
+        List<StageShare> shares = StageShares.of(load, 2);
+        assertThat(shares).extracting(StageShare::stage).containsExactly(1, 2, 3, 4, 5, 6);
+        assertThat(shares)
+                .extracting(StageShare::ratePerPod)
+                .containsExactly(1.0, 4.0, 1.0, 4.0, 1.0, 4.0);
+        assertThat(shares.get(4).promptsPerPod()).containsExactly(50, 50);
+    }
+
+    @Test
     void rejectsZeroPods() {
         assertThatThrownBy(() -> StageShares.of(new LoadSpec(), 0))
                 .hasMessageContaining("parallelism");

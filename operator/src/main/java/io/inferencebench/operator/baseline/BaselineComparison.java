@@ -62,7 +62,11 @@ public final class BaselineComparison {
         status.setWorstMetric(worst.map(Worst::text).orElse(null));
         boolean regressed = result.verdict() == Verdict.REGRESSION;
         String message =
-                (regressed ? "regressed against " : "no regression against ")
+                (regressed
+                                ? "regressed against "
+                                : result.verdict() == Verdict.INCONCLUSIVE
+                                        ? "inconclusive against "
+                                        : "no regression against ")
                         + label
                         + worst.map(w -> "; worst: " + w.text()).orElse("");
         return new Outcome(status, regressed, status.getVerdict(), message);
@@ -73,6 +77,7 @@ public final class BaselineComparison {
             case REGRESSION -> RunComparison.REGRESSION;
             case IMPROVEMENT -> RunComparison.IMPROVEMENT;
             case NO_SIGNIFICANT_CHANGE -> RunComparison.NO_SIGNIFICANT_CHANGE;
+            case INCONCLUSIVE -> RunComparison.INCONCLUSIVE;
         };
     }
 

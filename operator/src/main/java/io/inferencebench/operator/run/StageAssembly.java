@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.ConditionTypes;
+import io.inferencebench.crds.v1alpha1.LoadSpec;
 import io.inferencebench.crds.v1alpha1.RunSummary;
 import io.inferencebench.crds.v1alpha1.StageSummary;
 import io.inferencebench.operator.EventRecorder;
@@ -14,6 +15,7 @@ import io.inferencebench.operator.StatusAggregator;
 import io.inferencebench.operator.environment.EnvironmentFingerprint;
 import io.inferencebench.operator.metrics.ServerMetricsCondition;
 import io.inferencebench.operator.metrics.StageWindows;
+import io.inferencebench.profile.lpg.Repeats;
 import io.inferencebench.profile.server.ServerMetricsReport;
 import java.time.Clock;
 import java.time.Instant;
@@ -107,6 +109,7 @@ public final class StageAssembly {
                 assembled.profile() instanceof ObjectNode document ? document : null,
                 assembled.result());
         if (assembled.profile() instanceof ObjectNode document) {
+            markRepeat(run, stage, document);
             EnvironmentFingerprint.annotate(
                     document,
                     status.view().getEnvironment(),
@@ -155,5 +158,16 @@ public final class StageAssembly {
                 turn.status().view().getProfiles(),
                 turn.status().view().getProfileConfigMaps(),
                 turn.results());
+    }
+
+    /** With {@code load.repeats}: which repeat the stage is, in its profile's dimensions. */
+    private static void markRepeat(BenchmarkRun run, int stage, ObjectNode profile) {
+        LoadSpec load = run.getSpec().getLoad();
+        int stages =
+                (run.getSpec().replaysTrace() ? load.replayStages() : load.resolvedStages()).size();
+        String repeat = Repeats.label(stage - 1, stages, load.repeatCount());
+        if (repeat != null && profile.get("dimensions") instanceof ObjectNode dimensions) {
+            dimensions.put(Repeats.DIMENSION, repeat);
+        }
     }
 }

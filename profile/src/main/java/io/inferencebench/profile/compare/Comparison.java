@@ -121,6 +121,17 @@ public record Comparison(
                 if (m.beyondNoise() != null) {
                     cell.put("beyond_noise", m.beyondNoise());
                 }
+                if (m.repeats() != null) {
+                    ObjectNode repeats = cell.putObject("repeats");
+                    repeats.put("baseline", m.repeats().baseline());
+                    repeats.put("candidate", m.repeats().candidate());
+                    repeats.put("standard_error", m.repeats().standardError());
+                    repeats.put("degrees_of_freedom", m.repeats().degreesOfFreedom());
+                }
+                if (m.detectable() != null) {
+                    cell.put("detectable_change", m.detectable());
+                    cell.put("inconclusive", m.inconclusive());
+                }
                 if (m.absent() != null) {
                     cell.put("absent", m.absent());
                 }

@@ -21,6 +21,13 @@ package io.inferencebench.profile.compare;
  * @param pValue the test's two-sided p-value where a test was possible; it is beyond the noise when
  *     below {@code alpha} divided by the number of tested statistics in the comparison (Bonferroni:
  *     the verdict is one claim about all of them)
+ * @param repeats how many repeats each side gave and the spread of their values, when the statistic
+ *     was judged across repeats ({@code test} {@value #TEST_REPEATS}); else {@code null}
+ * @param detectable with repeats: the smallest relative change that would test significant at this
+ *     noise (half the width of the change's confidence interval at the per-test level); else {@code
+ *     null}
+ * @param inconclusive not significant, yet the noise could hide a change of the threshold's size:
+ *     {@code detectable > threshold}
  * @param absent why a side has no value ({@code "candidate: vllm bench serve 0.33.0 does not report
  *     ttft p90"}), both sides' reasons when both lack it; {@code null} when both have a value. A
  *     missing value is never taken as 0: such a statistic is not compared and has no part in the
@@ -40,7 +47,24 @@ public record MetricComparison(
         Side worse,
         String test,
         Double pValue,
-        String absent) {
+        String absent,
+        Repeats repeats,
+        Double detectable,
+        boolean inconclusive) {
+
+    /**
+     * A statistic judged across repeats: each repeat of the stage gave one value.
+     *
+     * @param baseline the baseline's repeats
+     * @param candidate the candidate's repeats
+     * @param standardError the standard error of the difference of the means
+     * @param degreesOfFreedom Welch–Satterthwaite degrees of freedom
+     */
+    public record Repeats(
+            int baseline, int candidate, double standardError, double degreesOfFreedom) {}
+
+    /** Test name of a statistic judged across repeats: Welch's t-test on each repeat's value. */
+    public static final String TEST_REPEATS = "welch-repeats";
 
     /** Test name of a latency median: Mann–Whitney U over the two histograms. */
     public static final String TEST_MANN_WHITNEY = "mann-whitney";

@@ -84,35 +84,62 @@ public final class ProfileComparison {
         List<ComparedStage> cand = read(candidate, "candidate");
         Set<String> notes = new LinkedHashSet<>();
         List<ComparedStage[]> pairs = StagePairing.pair(base, cand, notes);
+        List<List<ComparedStage[]>> groups = repeatGroups(pairs);
         List<StageComparison> stages = new ArrayList<>();
         List<String> notComparable = new ArrayList<>();
-        for (int i = 0; i < pairs.size(); i++) {
-            ComparedStage b = pairs.get(i)[0];
-            ComparedStage c = pairs.get(i)[1];
-            String missing = missingSuccesses(b, c);
+        for (int i = 0; i < groups.size(); i++) {
+            List<ComparedStage[]> group = groups.get(i);
+            ComparedStage b = group.get(0)[0];
+            ComparedStage c = group.get(0)[1];
+            List<ComparedStage[]> usable = new ArrayList<>();
+            String missing = null;
+            for (int r = 0; r < group.size(); r++) {
+                ComparedStage[] pair = group.get(r);
+                String lacking = missingSuccesses(pair[0], pair[1]);
+                if (lacking != null) {
+                    missing = lacking;
+                    notes.add(
+                            "stage "
+                                    + (i + 1)
+                                    + " ("
+                                    + b.keyText()
+                                    + (group.size() > 1 ? ", repeat " + (r + 1) : "")
+                                    + "): not comparable: "
+                                    + lacking
+                                    + "; left out of the verdict");
+                    continue;
+                }
+                for (ComparedStage s : pair) {
+                    if (s.undelivered() != null) {
+                        notes.add(s.undelivered());
+                    }
+                }
+                String cache = cacheDifference(i + 1, pair[0], pair[1]);
+                if (cache != null) {
+                    notes.add(cache);
+                }
+                usable.add(pair);
+            }
             List<MetricComparison> metrics;
-            if (missing != null) {
+            if (usable.isEmpty()) {
+                notComparable.add(missing);
+                metrics = List.of();
+            } else if (usable.size() == 1) {
+                missing = null;
+                metrics = compareStage(usable.get(0)[0], usable.get(0)[1], options, notes);
+            } else {
+                missing = null;
                 notes.add(
                         "stage "
                                 + (i + 1)
                                 + " ("
                                 + b.keyText()
-                                + "): not comparable: "
-                                + missing
-                                + "; left out of the verdict");
-                notComparable.add(missing);
-                metrics = List.of();
-            } else {
-                for (ComparedStage s : pairs.get(i)) {
-                    if (s.undelivered() != null) {
-                        notes.add(s.undelivered());
-                    }
-                }
-                String cache = cacheDifference(i + 1, b, c);
-                if (cache != null) {
-                    notes.add(cache);
-                }
-                metrics = compareStage(b, c, options, notes);
+                                + "): "
+                                + usable.size()
+                                + " repeats a side, each statistic judged across them (Welch's"
+                                + " t-test on each repeat's value: the noise between runs, not"
+                                + " between requests)");
+                metrics = compareRepeats(usable, options, notes);
             }
             stages.add(
                     new StageComparison(
@@ -120,12 +147,12 @@ public final class ProfileComparison {
                             b.rate,
                             c.rate,
                             b.concurrency(),
-                            b.label,
-                            c.label,
+                            labels(group, 0),
+                            labels(group, 1),
                             missing,
                             metrics));
         }
-        if (notComparable.size() == pairs.size()) {
+        if (notComparable.size() == groups.size()) {
             throw new NotComparableException(nothingToCompare(stages, notComparable));
         }
         long tests =
@@ -168,10 +195,39 @@ public final class ProfileComparison {
                             + " busy client machine moves a single run's tail (--tails includes"
                             + " them)");
         }
+        List<String> undecided = new ArrayList<>();
+        for (StageComparison st : stages) {
+            for (MetricComparison m : st.metrics()) {
+                if (m.inconclusive() && decidesInconclusive(m, options)) {
+                    undecided.add(
+                            String.format(
+                                    Locale.ROOT,
+                                    "stage %d %s %+.1f %% (only a change beyond ±%.1f %% can be"
+                                            + " told from the noise of %d repeats a side;"
+                                            + " threshold %.1f %%)",
+                                    st.stage(),
+                                    m.name(),
+                                    100 * m.change(),
+                                    100 * m.detectable(),
+                                    Math.min(m.repeats().baseline(), m.repeats().candidate()),
+                                    100 * m.threshold()));
+                }
+            }
+        }
+        if (!regressed && !improved && !undecided.isEmpty()) {
+            notes.add(
+                    "inconclusive: "
+                            + String.join("; ", undecided)
+                            + ": more repeats or longer stages narrow what the noise hides");
+        }
         Verdict verdict =
                 regressed
                         ? Verdict.REGRESSION
-                        : improved ? Verdict.IMPROVEMENT : Verdict.NO_SIGNIFICANT_CHANGE;
+                        : improved
+                                ? Verdict.IMPROVEMENT
+                                : undecided.isEmpty()
+                                        ? Verdict.NO_SIGNIFICANT_CHANGE
+                                        : Verdict.INCONCLUSIVE;
         return new Comparison(
                 verdict,
                 Comparison.MATCHED_BY_RATE,
@@ -268,7 +324,8 @@ public final class ProfileComparison {
                                 options,
                                 test,
                                 p,
-                                absence(b, c, vb, vc, m, stat)));
+                                absence(b, c, vb, vc, m, stat),
+                                null));
             }
             if (anyValue && !tested) {
                 String side =
@@ -301,7 +358,8 @@ public final class ProfileComparison {
                             options,
                             MetricComparison.TEST_THRESHOLD_ONLY,
                             null,
-                            absence(b, c, tb, tc, Metric.OUTPUT_THROUGHPUT, "value")));
+                            absence(b, c, tb, tc, Metric.OUTPUT_THROUGHPUT, "value"),
+                            null));
             notes.add(
                     "output_throughput: one value per run, judged by the threshold only (no noise"
                             + " test)");
@@ -323,7 +381,7 @@ public final class ProfileComparison {
                 p = NoiseTests.twoProportionPValue(sb, nb, sc, nc);
                 test = MetricComparison.TEST_TWO_PROPORTION;
             }
-            out.add(cell("goodput", Metric.GOODPUT, "value", gb, gc, options, test, p, null));
+            out.add(cell("goodput", Metric.GOODPUT, "value", gb, gc, options, test, p, null, null));
         } else if (gb != null || gc != null) {
             notes.add(
                     "goodput: only the "
@@ -343,7 +401,8 @@ public final class ProfileComparison {
             ComparisonOptions options,
             String test,
             Double pValue,
-            String absent) {
+            String absent,
+            MetricComparison.Repeats repeats) {
         double threshold = options.threshold(metric);
         Double change = null;
         boolean beyondThreshold = false;
@@ -375,7 +434,10 @@ public final class ProfileComparison {
                 worse,
                 test,
                 pValue,
-                absent);
+                absent,
+                repeats,
+                null,
+                false);
     }
 
     /**
@@ -396,6 +458,19 @@ public final class ProfileComparison {
 
     /** Whether a statistic counts toward the verdict: tail percentiles only when asked. */
     static boolean decidesVerdict(MetricComparison m, ComparisonOptions options) {
+        // Across repeats the test sees the noise between runs, which is what moves a tail.
+        return options.tailsInVerdict()
+                || m.repeats() != null
+                || !(m.statistic().equals("p90") || m.statistic().equals("p99"));
+    }
+
+    /**
+     * Whether a statistic the noise leaves undecided makes the verdict inconclusive: the ones that
+     * decide by default (medians, throughput, goodput), tails only with {@code --tails}. A tail's
+     * spread across a few repeats is wide; it still decides when it changed significantly, but
+     * requiring it to rule out its threshold would leave nearly every comparison undecided.
+     */
+    static boolean decidesInconclusive(MetricComparison m, ComparisonOptions options) {
         return options.tailsInVerdict()
                 || !(m.statistic().equals("p90") || m.statistic().equals("p99"));
     }
@@ -404,6 +479,20 @@ public final class ProfileComparison {
     private static MetricComparison decide(MetricComparison m, double levelPerTest) {
         Boolean beyondNoise = m.pValue() == null ? null : m.pValue() < levelPerTest;
         boolean significant = m.beyondThreshold() && (beyondNoise == null || beyondNoise);
+        Double detectable = null;
+        boolean inconclusive = false;
+        MetricComparison.Repeats repeats = m.repeats();
+        if (repeats != null && m.baseline() != null && m.baseline() != 0) {
+            double half =
+                    repeats.standardError() == 0
+                            ? 0
+                            : StudentT.quantile(1 - levelPerTest / 2, repeats.degreesOfFreedom())
+                                    * repeats.standardError();
+            detectable = half / Math.abs(m.baseline());
+            // The noise floor is above the threshold: a change of the threshold's size could
+            // have gone unseen, so "no significant change" would claim more than was measured.
+            inconclusive = !significant && detectable > m.threshold();
+        }
         return new MetricComparison(
                 m.name(),
                 m.metric(),
@@ -418,7 +507,140 @@ public final class ProfileComparison {
                 m.worse(),
                 m.test(),
                 m.pValue(),
-                m.absent());
+                m.absent(),
+                repeats,
+                detectable,
+                inconclusive);
+    }
+
+    /**
+     * The pairs in groups of the same load (rate, or concurrency), in the baseline's order: a group
+     * of several is a stage repeated ({@code load.repeats}), judged across its repeats.
+     */
+    static List<List<ComparedStage[]>> repeatGroups(List<ComparedStage[]> pairs) {
+        List<List<ComparedStage[]>> groups = new ArrayList<>();
+        for (ComparedStage[] pair : pairs) {
+            List<ComparedStage[]> same = null;
+            for (List<ComparedStage[]> g : groups) {
+                if (StagePairing.sameKey(g.get(0)[0], pair[0])) {
+                    same = g;
+                }
+            }
+            if (same == null) {
+                same = new ArrayList<>();
+                groups.add(same);
+            }
+            same.add(pair);
+        }
+        return groups;
+    }
+
+    /** The labels of one side of a group's profiles, comma-separated. */
+    private static String labels(List<ComparedStage[]> group, int side) {
+        List<String> labels = new ArrayList<>();
+        for (ComparedStage[] pair : group) {
+            labels.add(pair[side].label);
+        }
+        return String.join(", ", labels);
+    }
+
+    /**
+     * A stage's statistics judged across its repeats: each repeat gives one value of each (its p50
+     * TTFT, its output throughput), and Welch's t-test asks whether the two sides' means differ
+     * beyond the spread of those values. A statistic some repeat lacks is not compared.
+     */
+    private static List<MetricComparison> compareRepeats(
+            List<ComparedStage[]> pairs, ComparisonOptions options, Set<String> notes) {
+        List<MetricComparison> out = new ArrayList<>();
+        for (Metric m : Metric.values()) {
+            if (m.isLatency()) {
+                for (String stat : Metric.PERCENTILES) {
+                    repeatCell(
+                            out,
+                            pairs,
+                            m.key() + "_" + stat,
+                            m,
+                            stat,
+                            s -> s.latency(m, stat),
+                            options,
+                            notes);
+                }
+            }
+        }
+        repeatCell(
+                out,
+                pairs,
+                Metric.OUTPUT_THROUGHPUT.key(),
+                Metric.OUTPUT_THROUGHPUT,
+                "value",
+                ComparedStage::outputThroughput,
+                options,
+                notes);
+        repeatCell(
+                out,
+                pairs,
+                "goodput",
+                Metric.GOODPUT,
+                "value",
+                s -> s.number("goodput"),
+                options,
+                notes);
+        return out;
+    }
+
+    private static void repeatCell(
+            List<MetricComparison> out,
+            List<ComparedStage[]> pairs,
+            String name,
+            Metric metric,
+            String statistic,
+            java.util.function.Function<ComparedStage, Double> value,
+            ComparisonOptions options,
+            Set<String> notes) {
+        List<Double> base = new ArrayList<>();
+        List<Double> cand = new ArrayList<>();
+        for (ComparedStage[] pair : pairs) {
+            Double vb = value.apply(pair[0]);
+            Double vc = value.apply(pair[1]);
+            if (vb != null) {
+                base.add(vb);
+            }
+            if (vc != null) {
+                cand.add(vc);
+            }
+        }
+        if (base.isEmpty() && cand.isEmpty()) {
+            return;
+        }
+        if (base.size() < pairs.size() || cand.size() < pairs.size()) {
+            notes.add(
+                    name
+                            + ": not every repeat has it ("
+                            + base.size()
+                            + " of "
+                            + pairs.size()
+                            + " baseline, "
+                            + cand.size()
+                            + " candidate), so it is not compared");
+            return;
+        }
+        RepeatTest test = RepeatTest.of(base, cand);
+        out.add(
+                cell(
+                        name,
+                        metric,
+                        statistic,
+                        test.baselineMean(),
+                        test.candidateMean(),
+                        options,
+                        MetricComparison.TEST_REPEATS,
+                        test.pValue(),
+                        null,
+                        new MetricComparison.Repeats(
+                                base.size(),
+                                cand.size(),
+                                test.standardError(),
+                                test.degreesOfFreedom())));
     }
 
     /** Why a pair cannot be compared: a side without a successful request; else {@code null}. */

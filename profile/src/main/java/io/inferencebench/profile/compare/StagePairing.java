@@ -107,7 +107,7 @@ final class StagePairing {
         return pairs;
     }
 
-    private static boolean sameKey(ComparedStage a, ComparedStage b) {
+    static boolean sameKey(ComparedStage a, ComparedStage b) {
         return sameRate(a.rate, b.rate)
                 && (Double.isFinite(a.rate) || Objects.equals(a.concurrency(), b.concurrency()));
     }

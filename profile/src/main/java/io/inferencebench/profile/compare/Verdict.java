@@ -6,8 +6,13 @@ public enum Verdict {
     REGRESSION("regression"),
     /** Nothing is significantly worse and at least one metric is significantly better. */
     IMPROVEMENT("improvement"),
-    /** No metric changed significantly. */
-    NO_SIGNIFICANT_CHANGE("no significant change");
+    /** No metric changed significantly, and the noise could not hide a change of a threshold. */
+    NO_SIGNIFICANT_CHANGE("no significant change"),
+    /**
+     * No metric changed significantly, but for some the noise between repeats is too large to rule
+     * out a change of its threshold: more repeats (or longer stages) are needed to tell.
+     */
+    INCONCLUSIVE("inconclusive");
 
     private final String text;
 

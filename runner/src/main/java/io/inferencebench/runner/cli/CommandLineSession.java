@@ -271,6 +271,16 @@ final class CommandLineSession implements AutoCloseable {
      */
     StageLoop.Outcome runStages(List<StagePlan> stages, Duration cooldown, Instant start)
             throws InterruptedException {
+        return runStages(stages, cooldown, start, 1);
+    }
+
+    /**
+     * As {@link #runStages(List, Duration, Instant)}, the stages being {@code repeats} runs of one
+     * list (each profile then says which repeat it is).
+     */
+    StageLoop.Outcome runStages(
+            List<StagePlan> stages, Duration cooldown, Instant start, int repeats)
+            throws InterruptedException {
         long warmupSent = warmupUnrecorded;
         warmupUnrecorded = 0;
         return new StageLoop(
@@ -283,7 +293,7 @@ final class CommandLineSession implements AutoCloseable {
                         progress,
                         errors,
                         err)
-                .run(stages, cooldown, warmupSent, nonStreamedWarned);
+                .run(stages, cooldown, warmupSent, nonStreamedWarned, repeats);
     }
 
     /** Ends the progress view (before the summary is printed). */

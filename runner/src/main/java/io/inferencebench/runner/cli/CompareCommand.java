@@ -8,6 +8,7 @@ import io.inferencebench.profile.compare.Metric;
 import io.inferencebench.profile.compare.MetricComparison;
 import io.inferencebench.profile.compare.ProfileComparison;
 import io.inferencebench.profile.compare.StageComparison;
+import io.inferencebench.profile.lpg.Repeats;
 import io.inferencebench.profile.lpg.RequestRate;
 import io.inferencebench.profile.text.TerminalText;
 import java.io.IOException;
@@ -31,13 +32,17 @@ import picocli.CommandLine.Spec;
         sortOptions = false,
         description = {
             "Compares two runs stage by stage (TTFT, ITL, TPOT, E2E latency p50/p90/p99, output"
-                    + " throughput, goodput) and prints one verdict: regression, improvement or no"
-                    + " significant change.",
+                    + " throughput, goodput) and prints one verdict: regression, improvement, no"
+                    + " significant change, or inconclusive.",
             "A change counts only when it is beyond the relative threshold AND beyond the runs'"
                     + " sampling noise (Mann-Whitney U and quantile tests over the profiles'"
                     + " histograms). p90/p99 changes are shown but decide the verdict only with"
                     + " --tails: a busy client machine moves a single run's tail.",
-            "Exit codes: 0 no regression, 1 regression, 2 bad input."
+            "Runs with repeats (run --repeats N) are judged across them: each repeat's value of"
+                    + " each statistic, Welch's t-test, tails included. Where that noise could"
+                    + " hide a change of the threshold, the verdict is inconclusive and says what"
+                    + " change the repeats can detect.",
+            "Exit codes: 0 no regression (inconclusive included), 1 regression, 2 bad input."
         })
 public final class CompareCommand implements Callable<Integer> {
 
@@ -207,7 +212,11 @@ public final class CompareCommand implements Callable<Integer> {
                         profiles.get(i).document().path("metrics").path("stage_index").asInt(-1);
                 int stageB =
                         profiles.get(j).document().path("metrics").path("stage_index").asInt(-2);
-                if (a.equals(b) || stageA == stageB) {
+                String repeatA = repeat(profiles.get(i));
+                String repeatB = repeat(profiles.get(j));
+                // repeats of one stage share its load; they say which repeat each is
+                boolean repeats = repeatA != null && repeatB != null && !repeatA.equals(repeatB);
+                if ((a.equals(b) && !repeats) || stageA == stageB) {
                     throw new Main.UsageError(
                             what
                                     + ": "
@@ -222,6 +231,13 @@ public final class CompareCommand implements Callable<Integer> {
                 }
             }
         }
+    }
+
+    /** Which repeat a profile is ({@code dimensions.repeat}, e.g. 2/3), or {@code null}. */
+    private static String repeat(LabeledProfile profile) {
+        com.fasterxml.jackson.databind.JsonNode repeat =
+                profile.document().path("dimensions").path(Repeats.DIMENSION);
+        return repeat.isTextual() ? repeat.asText() : null;
     }
 
     /** The load a profile was measured at, as stages are paired: its rate, or concurrency. */
@@ -260,7 +276,7 @@ public final class CompareCommand implements Callable<Integer> {
                                 change(m.change()),
                                 m.significant()
                                         ? "yes, " + (m.regressed() ? "worse" : "better")
-                                        : "no",
+                                        : m.inconclusive() ? "can't tell" : "no",
                                 test(m)));
             }
             table(out, rows);
@@ -287,7 +303,7 @@ public final class CompareCommand implements Callable<Integer> {
                             " (" + worse.size() + " significantly worse: " + join(where) + ")";
                     case IMPROVEMENT ->
                             " (" + worse.size() + " significantly better: " + join(where) + ")";
-                    case NO_SIGNIFICANT_CHANGE -> "";
+                    case NO_SIGNIFICANT_CHANGE, INCONCLUSIVE -> "";
                 };
         out.println("verdict: " + c.verdict().text() + detail);
     }
@@ -321,6 +337,14 @@ public final class CompareCommand implements Callable<Integer> {
     private static String test(MetricComparison m) {
         if (m.absent() != null) {
             return "not compared: " + TerminalText.oneLine(m.absent());
+        }
+        if (m.pValue() != null && m.detectable() != null) {
+            return String.format(
+                    Locale.ROOT,
+                    "%s p=%.2g, detects ±%.1f %%",
+                    m.test(),
+                    m.pValue(),
+                    100 * m.detectable());
         }
         if (m.pValue() != null) {
             return m.test() + " p=" + String.format(Locale.ROOT, "%.2g", m.pValue());

@@ -594,13 +594,20 @@ final class HtmlReport {
                         .append(
                                 m.significant()
                                         ? (m.regressed() ? "yes, worse" : "yes, better")
-                                        : "no")
+                                        : m.inconclusive() ? "can't tell" : "no")
                         .append("</td><td>")
                         .append(m.absent() != null ? "not compared: " + esc(m.absent()) : m.test())
                         .append(
                                 m.pValue() == null
                                         ? ""
                                         : String.format(Locale.ROOT, " p=%.2g", m.pValue()))
+                        .append(
+                                m.detectable() == null
+                                        ? ""
+                                        : String.format(
+                                                Locale.ROOT,
+                                                ", detects ±%.1f %%",
+                                                100 * m.detectable()))
                         .append("</td></tr>\n");
             }
             h.append("</table>\n");
@@ -733,7 +740,8 @@ final class HtmlReport {
                     + "th{background:#f5f5f5}td:first-child,th:first-child{text-align:left}"
                     + ".side-by-side{display:flex;gap:24px;flex-wrap:wrap;align-items:flex-start}"
                     + ".verdict{font-size:16px}.verdict.regression b{color:#c62828}"
-                    + ".verdict.improvement b{color:#2e7d32}tr.worse td{background:#fdecea}"
+                    + ".verdict.improvement b{color:#2e7d32}.verdict.inconclusive b{color:#ef6c00}"
+                    + "tr.worse td{background:#fdecea}"
                     + "tr.better td{background:#e8f5e9}tr.fail td{background:#fdecea}"
                     + "tr.load-not-delivered td{background:#fff8e1}td.absent{color:#999}";
 }

@@ -129,6 +129,16 @@ public final class LoadOptions {
                             + " (0-1, default 0.1; load.maxFailureRatio in --config).")
     Double maxFailureRatio;
 
+    @Option(
+            names = "--repeats",
+            paramLabel = "N",
+            description =
+                    "Run the whole list of stages N times, interleaved (1, 2, 3, then 1, 2, 3"
+                            + " again), each repeat a profile of its own; compare then judges every"
+                            + " figure against the noise between repeats (load.repeats in"
+                            + " --config; default 1).")
+    Integer repeats;
+
     /**
      * These flags as one probe of a capacity search: a single stage at {@code rate}, {@code size}
      * times the probe's requests ({@code --num-prompts}, else {@value #DEFAULT_NUM_PROMPTS}) or
@@ -379,6 +389,13 @@ public final class LoadOptions {
             throw new Main.UsageError("--duration: must be greater than zero");
         }
         arrivalFlags(l);
+        if (repeats != null) {
+            if (repeats < 1 || repeats > LoadSpec.MAX_STAGES) {
+                throw new Main.UsageError(
+                        "--repeats: must be 1 to " + LoadSpec.MAX_STAGES + ", got " + repeats);
+            }
+            l.setRepeats(repeats);
+        }
         if (maxConcurrency != null) {
             if (maxConcurrency < 1) {
                 throw new Main.UsageError("--max-concurrency: must be >= 1, got " + maxConcurrency);

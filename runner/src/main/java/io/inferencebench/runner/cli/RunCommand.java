@@ -55,7 +55,8 @@ public final class RunCommand implements Callable<Integer> {
                 CommandLineSession.open(flags, resolved, flags.output.progress(), null, err)) {
             RunPlan plan = session.plan();
             StageLoop.Outcome outcome =
-                    session.runStages(plan.stages(), plan.cooldown(), session.started());
+                    session.runStages(
+                            plan.stages(), plan.cooldown(), session.started(), plan.repeats());
             session.endProgress();
             Slo slo = plan.slo();
             report(out, outcome, slo, plan.maxFailureRatio(), session.collectsServerMetrics());

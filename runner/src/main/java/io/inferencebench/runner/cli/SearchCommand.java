@@ -133,7 +133,21 @@ public final class SearchCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new Main.UsageError(flagOf(e.getMessage()) + ": " + e.getMessage());
         }
-        DatasetSpec configDataset = configDataset();
+        ConfigFile config = flags.config == null ? null : ConfigFile.read(flags.config);
+        DatasetSpec configDataset =
+                config == null || flags.workload.datasetName != null || config.workload == null
+                        ? null
+                        : config.workload.getDataset();
+        if (flags.load.repeats != null
+                || config != null
+                        && config.load != null
+                        && config.load.getRepeats() != null
+                        && config.load.getRepeats() != 1) {
+            throw new Main.UsageError(
+                    (flags.load.repeats != null ? "--repeats" : "--config load.repeats")
+                            + ": search decides its probes as it goes and grows a probe too small"
+                            + " to judge; repeat the stages of run instead");
+        }
         if (flags.workload.replaysTrace()
                 || configDataset != null
                         && configDataset.getType()
@@ -401,14 +415,5 @@ public final class SearchCommand implements Callable<Integer> {
             super("run exited " + code, null, false, false);
             this.code = code;
         }
-    }
-
-    /** The dataset of {@code --config}, or {@code null} when none or when a flag names one. */
-    private DatasetSpec configDataset() {
-        if (flags.config == null || flags.workload.datasetName != null) {
-            return null;
-        }
-        ConfigFile file = ConfigFile.read(flags.config);
-        return file.workload == null ? null : file.workload.getDataset();
     }
 }

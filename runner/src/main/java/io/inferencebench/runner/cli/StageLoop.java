@@ -2,6 +2,7 @@ package io.inferencebench.runner.cli;
 
 import io.inferencebench.profile.cache.PrefixCacheReset;
 import io.inferencebench.profile.lpg.ProfileContext;
+import io.inferencebench.profile.lpg.Repeats;
 import io.inferencebench.profile.lpg.StageResult;
 import io.inferencebench.profile.server.ServerMetricsReport;
 import io.inferencebench.profile.text.TerminalText;
@@ -104,9 +105,14 @@ final class StageLoop {
      *
      * @param warmupSent warm-up requests sent before the first stage (recorded in its profile)
      * @param nonStreamedWarned whether the user was already told responses are not streamed
+     * @param repeats how many times over {@code plans} runs one list of stages (1: once)
      */
     Outcome run(
-            List<StagePlan> plans, Duration cooldown, long warmupSent, boolean nonStreamedWarned)
+            List<StagePlan> plans,
+            Duration cooldown,
+            long warmupSent,
+            boolean nonStreamedWarned,
+            int repeats)
             throws InterruptedException {
         List<StageResult> results = new ArrayList<>();
         List<ResultFiles.Written> files = new ArrayList<>();
@@ -123,6 +129,10 @@ final class StageLoop {
                     }
                 }
                 ProfileContext stageContext = resetPrefixCache(stage);
+                String repeat = Repeats.label(i, plans.size(), repeats);
+                if (repeat != null) {
+                    stageContext = stageContext.withDimension(Repeats.DIMENSION, repeat);
+                }
                 if (serverMetrics != null) {
                     serverMetrics.stageStarting();
                 }

@@ -246,7 +246,8 @@ public final class PlanResolver {
                         ? LoadSpec.DEFAULT_MAX_FAILURE_RATIO
                         : l.getMaxFailureRatio(),
                 slo(slo, at),
-                models);
+                models,
+                l.repeatCount());
     }
 
     /**
@@ -282,16 +283,20 @@ public final class PlanResolver {
     private static List<StagePlan> stages(LoadSpec load, String at, RampUp rampUp) {
         String field = load.getStages() != null ? "load.stages" : "load.requestRates";
         List<StagePlan> plans = new ArrayList<>();
-        for (StageSpec s : load.resolvedStages()) {
+        List<StageSpec> all = load.resolvedStages();
+        int once = all.size() / load.repeatCount();
+        for (StageSpec s : all) {
             int i = plans.size();
+            // a repeat's stage is named by its entry in the spec
+            String entry = at + field + "[" + (once == 0 ? i : i % once) + "]";
             Duration d =
                     s.getDuration() == null
                             ? null
-                            : duration(at + field + "[" + i + "].duration", s.getDuration(), null);
+                            : duration(entry + ".duration", s.getDuration(), null);
             long prompts = s.getNumPrompts() == null ? 0 : s.getNumPrompts();
             RampUp ramp = rampUp != null ? rampUp : rampOf(s, 1);
             if (ramp != null) {
-                plans.add(rampedStage(load, i, ramp, s, prompts, d, at + field + "[" + i + "]"));
+                plans.add(rampedStage(load, i, ramp, s, prompts, d, entry));
                 continue;
             }
             plans.add(
@@ -303,7 +308,7 @@ public final class PlanResolver {
                             prompts,
                             d,
                             load.getMaxConcurrency(),
-                            at + field + "[" + i + "]"));
+                            entry));
         }
         return plans;
     }
@@ -319,7 +324,8 @@ public final class PlanResolver {
         List<StageSpec> stages = load.replayStages();
         for (int i = 0; i < stages.size(); i++) {
             StageSpec s = stages.get(i);
-            String field = at + (load.getStages() == null ? "load" : "load.stages[" + i + "]");
+            int entry = i % Math.max(1, stages.size() / load.repeatCount());
+            String field = at + (load.getStages() == null ? "load" : "load.stages[" + entry + "]");
             try {
                 plans.add(
                         StagePlan.replay(

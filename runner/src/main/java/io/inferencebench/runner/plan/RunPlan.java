@@ -38,6 +38,8 @@ import java.util.Map;
  * @param slo thresholds for goodput
  * @param models the models each request draws one of, or {@code null} when every request asks for
  *     {@code model}
+ * @param repeats how many times over {@code stages} runs one list of stages ({@code load.repeats},
+ *     1 without)
  */
 public record RunPlan(
         WireProtocol wire,
@@ -56,7 +58,8 @@ public record RunPlan(
         Duration cooldown,
         double maxFailureRatio,
         Slo slo,
-        ModelMix models) {
+        ModelMix models,
+        int repeats) {
 
     public RunPlan {
         headers = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(headers));
@@ -95,7 +98,8 @@ public record RunPlan(
                 cooldown,
                 maxFailureRatio,
                 slo,
-                models);
+                models,
+                repeats);
     }
 
     /** Whether the stages send a trace's requests (bound by {@link #replaying} once it is read). */
@@ -172,7 +176,8 @@ public record RunPlan(
                 cooldown,
                 maxFailureRatio,
                 slo,
-                models);
+                models,
+                repeats);
     }
 
     /** This plan without what runner pods share out (stages, cap, warm-up, seed), to compare. */

@@ -1,0 +1,80 @@
+package io.inferencebench.profile.compare;
+
+import java.util.List;
+
+/**
+ * Welch's t-test of one statistic over repeats: each repeat of a stage gives one value (its p50
+ * TTFT, its output throughput), so the test measures the run-to-run noise, which a test over one
+ * run's requests cannot see (a busy machine delays many requests of one run together).
+ *
+ * @param baselineMean the mean of the baseline's repeat values
+ * @param candidateMean the mean of the candidate's repeat values
+ * @param standardError the standard error of the difference of the means
+ * @param degreesOfFreedom Welch–Satterthwaite degrees of freedom
+ */
+record RepeatTest(
+        double baselineMean, double candidateMean, double standardError, double degreesOfFreedom) {
+
+    /**
+     * The test of two sides' repeat values.
+     *
+     * @throws IllegalArgumentException when a side has fewer than two values
+     */
+    static RepeatTest of(List<Double> baseline, List<Double> candidate) {
+        if (baseline.size() < 2 || candidate.size() < 2) {
+            throw new IllegalArgumentException("a test over repeats needs two or more a side");
+        }
+        double mb = mean(baseline);
+        double mc = mean(candidate);
+        double vb = variance(baseline, mb) / baseline.size();
+        double vc = variance(candidate, mc) / candidate.size();
+        double se = Math.sqrt(vb + vc);
+        double df;
+        if (vb + vc == 0) {
+            df = baseline.size() + candidate.size() - 2;
+        } else {
+            df =
+                    (vb + vc)
+                            * (vb + vc)
+                            / (vb * vb / (baseline.size() - 1) + vc * vc / (candidate.size() - 1));
+        }
+        return new RepeatTest(mb, mc, se, df);
+    }
+
+    /** Two-sided p-value of "the means are equal"; 1 when both sides are constant and equal. */
+    double pValue() {
+        double diff = candidateMean - baselineMean;
+        if (standardError == 0) {
+            return diff == 0 ? 1.0 : 0.0;
+        }
+        return 2 * StudentT.upperTail(Math.abs(diff) / standardError, degreesOfFreedom);
+    }
+
+    /**
+     * Half the width of the difference's two-sided confidence interval at {@code level} (e.g. the
+     * per-test level of a comparison): a difference smaller than this cannot test significant at
+     * that level, whatever its sign.
+     */
+    double halfWidth(double level) {
+        if (standardError == 0) {
+            return 0;
+        }
+        return StudentT.quantile(1 - level / 2, degreesOfFreedom) * standardError;
+    }
+
+    private static double mean(List<Double> values) {
+        double sum = 0;
+        for (double v : values) {
+            sum += v;
+        }
+        return sum / values.size();
+    }
+
+    private static double variance(List<Double> values, double mean) {
+        double squares = 0;
+        for (double v : values) {
+            squares += (v - mean) * (v - mean);
+        }
+        return squares / (values.size() - 1);
+    }
+}

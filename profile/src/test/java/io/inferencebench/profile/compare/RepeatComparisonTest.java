@@ -1,0 +1,175 @@
+package io.inferencebench.profile.compare;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.inferencebench.profile.lpg.LpgProfileWriter;
+import io.inferencebench.profile.lpg.ProfileContext;
+import io.inferencebench.profile.lpg.StageResult;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Runs with repeated stages are judged across the repeats: on runs whose every repeat wanders by a
+ * run-to-run factor of 1 % (the noise a test over one run's requests cannot see), an unchanged
+ * target over 10 repeats is no significant change (the repeats can detect a change under the 5 %
+ * threshold), a 10 % slower TTFT over 3 repeats a regression, and a 1 % slower one over 3 repeats,
+ * whose noise could hide a 5 % change, inconclusive, naming the metric and what they can detect.
+ */
+class RepeatComparisonTest {
+
+    private static final ProfileContext CONTEXT =
+            new ProfileContext(
+                    "vllm",
+                    "m",
+                    null,
+                    "vllm",
+                    Instant.parse("2026-01-01T00:00:00Z"),
+                    null,
+                    null,
+                    1,
+                    "test",
+                    Map.of());
+
+    /** Requests per stage repeat. */
+    private static final int REQUESTS = 300;
+
+    /** The TTFT SLO, fixed for every repeat (ms). */
+    private static final double SLO_TTFT_MS = 60;
+
+    /**
+     * One stage at {@code rate}: {@link #REQUESTS} requests whose TTFT is {@code ttft} ms times
+     * this repeat's factor {@code 1 + runNoise * gaussian} and ±10 % per request, 16 output tokens
+     * {@code itl} ms apart (the same run factor), over 30 s.
+     */
+    private static ObjectNode repeat(
+            double rate, double ttft, double itl, double runNoise, Random random) {
+        double run = 1 + runNoise * random.nextGaussian();
+        StageResult s = new StageResult();
+        s.requestedRate = rate;
+        s.firstDispatchEpochNanos = 1_000_000_000L;
+        s.lastDispatchEpochNanos = s.firstDispatchEpochNanos + 30_000_000_000L;
+        s.lastCompletionEpochNanos = s.lastDispatchEpochNanos;
+        s.sloTtftMs = SLO_TTFT_MS;
+        for (int i = 0; i < REQUESTS; i++) {
+            double first = ttft * run * (1 + 0.1 * random.nextGaussian());
+            double latency = first;
+            for (int t = 1; t < 16; t++) {
+                double gap = itl * run * (1 + 0.1 * random.nextGaussian());
+                s.itlMs.record(gap);
+                latency += gap;
+            }
+            s.sent++;
+            s.completed++;
+            s.ttftMs.record(first);
+            s.latencyMs.record(latency);
+            s.tpotMs.record((latency - first) / 15);
+            s.perTokenLatencySec.record(latency / 1000 / 32);
+            s.perOutputTokenLatencyMs.record(latency / 16);
+            s.inputLen.record(16);
+            s.outputLen.record(16);
+            s.totalInputTokens += 16;
+            s.totalOutputTokens += 16;
+            s.scheduleLagMs.record(0.1);
+            s.slotWaitMs.record(0);
+            if (first <= s.sloTtftMs) {
+                s.goodputRequests++;
+            }
+        }
+        return LpgProfileWriter.write(s, CONTEXT);
+    }
+
+    /** A run of stages at 5 and 10 req/s, {@code repeats} times over, interleaved. */
+    private static List<JsonNode> run(int repeats, double ttft, double runNoise, long seed) {
+        Random random = new Random(seed);
+        List<JsonNode> stages = new ArrayList<>();
+        for (int r = 0; r < repeats; r++) {
+            for (double rate : new double[] {5, 10}) {
+                ObjectNode profile = repeat(rate, ttft, 8, runNoise, random);
+                ((ObjectNode) profile.get("metrics")).put("stage_index", stages.size());
+                stages.add(profile);
+            }
+        }
+        return stages;
+    }
+
+    private static Comparison compare(List<JsonNode> baseline, List<JsonNode> candidate) {
+        return ProfileComparison.compare(baseline, candidate, ComparisonOptions.defaults());
+    }
+
+    @Test
+    void twentySeededPairsOfAnUnchangedTargetWithTenRepeatsAreNoSignificantChange() {
+        for (long seed = 1; seed <= 20; seed++) {
+            Comparison c = compare(run(10, 40, 0.01, seed), run(10, 40, 0.01, 1000 + seed));
+            assertThat(c.verdict())
+                    .as("seed %d: %s", seed, c.notes())
+                    .isEqualTo(Verdict.NO_SIGNIFICANT_CHANGE);
+            // one comparison per rate, judged across the 10 repeats a side
+            assertThat(c.stages()).hasSize(2);
+            MetricComparison ttft = metric(c, 0, "ttft_p50");
+            assertThat(ttft.test()).isEqualTo(MetricComparison.TEST_REPEATS);
+            assertThat(ttft.repeats().baseline()).isEqualTo(10);
+            assertThat(ttft.detectable()).isLessThan(0.05);
+            assertThat(c.stages().get(0).baselineProfile())
+                    .startsWith("baseline profile 1, baseline profile 3, baseline profile 5,")
+                    .endsWith("baseline profile 19");
+        }
+    }
+
+    @Test
+    void aTenPercentSlowerTtftIsARegression() {
+        Comparison c = compare(run(3, 40, 0.01, 7), run(3, 44, 0.01, 8));
+        assertThat(c.verdict()).as("%s", c.notes()).isEqualTo(Verdict.REGRESSION);
+        MetricComparison ttft = metric(c, 0, "ttft_p50");
+        assertThat(ttft.regressed()).isTrue();
+        assertThat(ttft.change()).isBetween(0.07, 0.13);
+        assertThat(ttft.pValue()).isLessThan(c.levelPerTest());
+    }
+
+    @Test
+    void aOnePercentSlowerTtftOverThreeRepeatsIsInconclusiveAndSaysWhatTheyCanDetect() {
+        Comparison c = compare(run(3, 40, 0.01, 11), run(3, 40.4, 0.01, 12));
+        assertThat(c.verdict()).as("%s", c.notes()).isEqualTo(Verdict.INCONCLUSIVE);
+        MetricComparison ttft = metric(c, 0, "ttft_p50");
+        assertThat(ttft.significant()).isFalse();
+        assertThat(ttft.inconclusive()).isTrue();
+        assertThat(ttft.detectable()).isGreaterThan(0.05);
+        assertThat(c.notes())
+                .anySatisfy(
+                        n ->
+                                assertThat(n)
+                                        .startsWith("inconclusive: ")
+                                        .contains("stage 1 ttft_p50")
+                                        .containsPattern("beyond ±\\d+\\.\\d %")
+                                        .contains("3 repeats a side"));
+        JsonNode json = c.toJson();
+        JsonNode cell = json.at("/stages/0/metrics/ttft_p50");
+        assertThat(json.path("verdict").asText()).isEqualTo("inconclusive");
+        assertThat(cell.path("test").asText()).isEqualTo("welch-repeats");
+        assertThat(cell.path("repeats").path("candidate").asInt()).isEqualTo(3);
+        assertThat(cell.path("detectable_change").asDouble()).isEqualTo(ttft.detectable());
+        assertThat(cell.path("inconclusive").asBoolean()).isTrue();
+    }
+
+    @Test
+    void theSameRunsWithoutRepeatsAreJudgedRequestByRequestAsBefore() {
+        Comparison c = compare(run(1, 40, 0.01, 21), run(1, 40, 0.01, 22));
+        MetricComparison ttft = metric(c, 0, "ttft_p50");
+        assertThat(ttft.test()).isEqualTo(MetricComparison.TEST_MANN_WHITNEY);
+        assertThat(ttft.repeats()).isNull();
+        assertThat(ttft.detectable()).isNull();
+        assertThat(c.verdict()).isNotEqualTo(Verdict.INCONCLUSIVE);
+    }
+
+    private static MetricComparison metric(Comparison c, int stage, String name) {
+        return c.stages().get(stage).metrics().stream()
+                .filter(m -> m.name().equals(name))
+                .findFirst()
+                .orElseThrow();
+    }
+}
