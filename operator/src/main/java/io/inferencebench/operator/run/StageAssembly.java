@@ -161,7 +161,7 @@ public final class StageAssembly {
     }
 
     /** With {@code load.repeats}: which repeat the stage is, in its profile's dimensions. */
-    private static void markRepeat(BenchmarkRun run, int stage, ObjectNode profile) {
+    static void markRepeat(BenchmarkRun run, int stage, ObjectNode profile) {
         LoadSpec load = run.getSpec().getLoad();
         int stages =
                 (run.getSpec().replaysTrace() ? load.replayStages() : load.resolvedStages()).size();
