@@ -386,13 +386,8 @@ public final class HttpTransport implements AutoCloseable {
             }
         }
         List<String> left = new ArrayList<>(staying.keySet());
-        boolean sameOrder =
-                joined.isEmpty()
-                        && left.isEmpty()
-                        && java.util.Arrays.equals(
-                                next.stream().map(a -> a.name).toArray(),
-                                java.util.Arrays.stream(active).map(a -> a.name).toArray());
-        if (sameOrder) {
+        if (joined.isEmpty() && left.isEmpty()) {
+            // The same addresses: the turn order in use stays.
             return null;
         }
         active = next.toArray(SpreadAddress[]::new);
@@ -400,9 +395,6 @@ public final class HttpTransport implements AutoCloseable {
             for (ConnectionPool pool : gone.pools) {
                 pool.loop.execute(pool::retire);
             }
-        }
-        if (joined.isEmpty() && left.isEmpty()) {
-            return null;
         }
         AddressChange change = new AddressChange(System.nanoTime(), joined, left);
         changes.add(change);
