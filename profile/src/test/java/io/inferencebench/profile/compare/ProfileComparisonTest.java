@@ -51,13 +51,29 @@ class ProfileComparisonTest {
             long seed,
             double slowShare,
             double sloFactor) {
-        Random random = new Random(seed);
+        return stage(rate, n, ttft, itl, seconds, new Random(seed), slowShare, ttft * sloFactor);
+    }
+
+    /**
+     * A stage of {@code n} requests drawn from {@code random}: TTFT {@code ttft * (1 + 0.1 *
+     * gaussian)} ms (twice that for the first {@code slowShare}), 16 output tokens {@code itl * (1
+     * + 0.1 * gaussian)} ms apart, over {@code seconds}, a TTFT SLO of {@code sloTtftMs}.
+     */
+    static ObjectNode stage(
+            double rate,
+            int n,
+            double ttft,
+            double itl,
+            double seconds,
+            Random random,
+            double slowShare,
+            double sloTtftMs) {
         StageResult s = new StageResult();
         s.requestedRate = rate;
         s.firstDispatchEpochNanos = 1_000_000_000L;
         s.lastDispatchEpochNanos = s.firstDispatchEpochNanos + (long) (seconds * 1e9);
         s.lastCompletionEpochNanos = s.lastDispatchEpochNanos;
-        s.sloTtftMs = ttft * sloFactor;
+        s.sloTtftMs = sloTtftMs;
         for (int i = 0; i < n; i++) {
             double first = ttft * (1 + 0.1 * random.nextGaussian()) * (i < slowShare * n ? 2 : 1);
             double latency = first;

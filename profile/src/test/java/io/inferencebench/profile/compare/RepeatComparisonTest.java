@@ -4,13 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.inferencebench.profile.lpg.LpgProfileWriter;
-import io.inferencebench.profile.lpg.ProfileContext;
-import io.inferencebench.profile.lpg.StageResult;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -23,19 +18,6 @@ import org.junit.jupiter.api.Test;
  */
 class RepeatComparisonTest {
 
-    private static final ProfileContext CONTEXT =
-            new ProfileContext(
-                    "vllm",
-                    "m",
-                    null,
-                    "vllm",
-                    Instant.parse("2026-01-01T00:00:00Z"),
-                    null,
-                    null,
-                    1,
-                    "test",
-                    Map.of());
-
     /** Requests per stage repeat. */
     private static final int REQUESTS = 300;
 
@@ -43,45 +25,15 @@ class RepeatComparisonTest {
     private static final double SLO_TTFT_MS = 60;
 
     /**
-     * One stage at {@code rate}: {@link #REQUESTS} requests whose TTFT is {@code ttft} ms times
-     * this repeat's factor {@code 1 + runNoise * gaussian} and ±10 % per request, 16 output tokens
-     * {@code itl} ms apart (the same run factor), over 30 s.
+     * One stage at {@code rate}: {@link #REQUESTS} requests over 30 s whose TTFT ({@code ttft} ms)
+     * and inter-token gaps ({@code itl} ms) are this repeat's factor {@code 1 + runNoise *
+     * gaussian} times their own ±10 %.
      */
     private static ObjectNode repeat(
             double rate, double ttft, double itl, double runNoise, Random random) {
         double run = 1 + runNoise * random.nextGaussian();
-        StageResult s = new StageResult();
-        s.requestedRate = rate;
-        s.firstDispatchEpochNanos = 1_000_000_000L;
-        s.lastDispatchEpochNanos = s.firstDispatchEpochNanos + 30_000_000_000L;
-        s.lastCompletionEpochNanos = s.lastDispatchEpochNanos;
-        s.sloTtftMs = SLO_TTFT_MS;
-        for (int i = 0; i < REQUESTS; i++) {
-            double first = ttft * run * (1 + 0.1 * random.nextGaussian());
-            double latency = first;
-            for (int t = 1; t < 16; t++) {
-                double gap = itl * run * (1 + 0.1 * random.nextGaussian());
-                s.itlMs.record(gap);
-                latency += gap;
-            }
-            s.sent++;
-            s.completed++;
-            s.ttftMs.record(first);
-            s.latencyMs.record(latency);
-            s.tpotMs.record((latency - first) / 15);
-            s.perTokenLatencySec.record(latency / 1000 / 32);
-            s.perOutputTokenLatencyMs.record(latency / 16);
-            s.inputLen.record(16);
-            s.outputLen.record(16);
-            s.totalInputTokens += 16;
-            s.totalOutputTokens += 16;
-            s.scheduleLagMs.record(0.1);
-            s.slotWaitMs.record(0);
-            if (first <= s.sloTtftMs) {
-                s.goodputRequests++;
-            }
-        }
-        return LpgProfileWriter.write(s, CONTEXT);
+        return ProfileComparisonTest.stage(
+                rate, REQUESTS, ttft * run, itl * run, 30, random, 0, SLO_TTFT_MS);
     }
 
     /** A run of stages at 5 and 10 req/s, {@code repeats} times over, interleaved. */
