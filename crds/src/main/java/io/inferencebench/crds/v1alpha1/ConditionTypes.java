@@ -52,8 +52,9 @@ public final class ConditionTypes {
     /**
      * With {@code spec.baseline}: True when some stage got significantly worse than the baseline
      * (the message names the worst metric), False when none did, Unknown while the baseline is
-     * missing, unfinished or the comparison could not be made (the reason says which). {@code
-     * kubectl wait --for=condition=Regressed=false} gates a pipeline on it.
+     * missing, unfinished or the comparison could not be made, and Unknown with reason Inconclusive
+     * when, across repeats, the noise could hide a change of a threshold (the reason says which).
+     * {@code kubectl wait --for=condition=Regressed=false} gates a pipeline on it.
      */
     public static final String REGRESSED = "Regressed";
 

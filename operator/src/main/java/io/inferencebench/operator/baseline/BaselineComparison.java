@@ -22,7 +22,16 @@ public final class BaselineComparison {
 
     /** The condition when compared: True with the worst regression, else False. */
     public record Outcome(
-            RunComparison comparison, boolean regressed, String reason, String message) {}
+            RunComparison comparison, boolean regressed, String reason, String message) {
+
+        /**
+         * Whether the comparison could not tell: nothing changed significantly, but the noise
+         * between repeats could hide a change of a threshold (the condition is then Unknown).
+         */
+        public boolean inconclusive() {
+            return RunComparison.INCONCLUSIVE.equals(reason);
+        }
+    }
 
     private BaselineComparison() {}
 

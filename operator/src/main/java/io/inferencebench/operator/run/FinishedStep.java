@@ -125,11 +125,16 @@ public final class FinishedStep implements RunStep {
             BaselineComparison.Outcome outcome =
                     BaselineComparison.compare(baseline.label(), baseline.profiles(), profiles);
             status.apply(s -> s.setComparison(outcome.comparison()));
-            status.condition(
-                    ConditionTypes.REGRESSED,
-                    outcome.regressed(),
-                    outcome.reason(),
-                    outcome.message());
+            if (outcome.inconclusive()) {
+                status.condition(
+                        ConditionTypes.REGRESSED, "Unknown", outcome.reason(), outcome.message());
+            } else {
+                status.condition(
+                        ConditionTypes.REGRESSED,
+                        outcome.regressed(),
+                        outcome.reason(),
+                        outcome.message());
+            }
             cluster.event(
                     run,
                     outcome.regressed() ? EventRecorder.WARNING : EventRecorder.NORMAL,

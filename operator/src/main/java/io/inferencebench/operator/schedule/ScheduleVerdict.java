@@ -12,9 +12,9 @@ import java.util.Optional;
  * What a schedule reports about its last finished run: the verdict and the Regressing condition.
  *
  * @param run the run's name
- * @param verdict the comparison's verdict (Regression, Improvement, NoSignificantChange),
- *     NoBaseline, Pending (compared once the baseline has finished), NotCompared, or the run's
- *     phase when it did not succeed
+ * @param verdict the comparison's verdict (Regression, Improvement, NoSignificantChange,
+ *     Inconclusive: Regressing Unknown), NoBaseline, Pending (compared once the baseline has
+ *     finished), NotCompared, or the run's phase when it did not succeed
  * @param regressingStatus True, False or Unknown
  * @param message for the condition and the Event
  */
@@ -74,6 +74,19 @@ public record ScheduleVerdict(String run, String verdict, String regressingStatu
                     compared == null ? RunComparison.NO_SIGNIFICANT_CHANGE : compared,
                     "False",
                     "run " + name + " did not regress" + against + worst);
+        }
+        if (RunComparison.INCONCLUSIVE.equals(compared)) {
+            return new ScheduleVerdict(
+                    name,
+                    compared,
+                    "Unknown",
+                    "run "
+                            + name
+                            + " is inconclusive"
+                            + against
+                            + ": the noise between its repeats could hide a change of a"
+                            + " threshold"
+                            + worst);
         }
         if (run.getSpec() == null || run.getSpec().getBaseline() == null) {
             return new ScheduleVerdict(

@@ -209,6 +209,36 @@ class FinishedStepTest {
     }
 
     @Test
+    void repeatsWhoseNoiseCouldHideAChangeLeaveRegressedUnknownAndSaySo() {
+        // three repeats a side wandering by about 5 %: no change can be told below that
+        cluster.baseline =
+                new BaselineProfiles.Result(
+                        "run/base",
+                        List.of(profile(1.00, 1), profile(1.06, 2), profile(0.95, 3)),
+                        null,
+                        null);
+        RunTurn turn =
+                Turns.run(WITH_BASELINE)
+                        .status(succeeded(profile(1.01, 1), profile(0.97, 2), profile(1.05, 3)))
+                        .build();
+        step.ended(turn, Phase.AGGREGATING, null);
+        BenchmarkRunStatus status = decided(turn);
+        var regressed = condition(status, ConditionTypes.REGRESSED);
+        assertThat(regressed.getStatus()).isEqualTo("Unknown");
+        assertThat(regressed.getReason()).isEqualTo(RunComparison.INCONCLUSIVE);
+        assertThat(regressed.getMessage()).startsWith("inconclusive against run/base");
+        assertThat(status.getComparison().getVerdict()).isEqualTo(RunComparison.INCONCLUSIVE);
+        assertThat(status.getComparison().getNotes())
+                .anySatisfy(n -> assertThat(n).startsWith("inconclusive: stage 1 "));
+        assertThat(cluster.events("Compared")).singleElement();
+        // decided: a later reconcile does not compare again
+        int reads = cluster.baselineReads;
+        step.ended(
+                Turns.run(WITH_BASELINE).status(Turns.after(turn)).build(), Phase.SUCCEEDED, null);
+        assertThat(cluster.baselineReads).isEqualTo(reads);
+    }
+
+    @Test
     void aBaselineThatIsNoProfileIsAnInvalidBaseline() {
         JsonNode notAProfile = new ObjectMapper().createObjectNode().put("hello", "world");
         cluster.baseline =
@@ -224,20 +254,26 @@ class FinishedStepTest {
         assertThat(cluster.events(BaselineProfiles.INVALID)).hasSize(1);
     }
 
-    private static BenchmarkRunStatus succeeded(JsonNode profile) {
+    private static BenchmarkRunStatus succeeded(JsonNode... profiles) {
         BenchmarkRunStatus status = ended(Phase.SUCCEEDED, 0);
-        status.setProfiles(new ArrayList<>(List.of(profile)));
+        status.setProfiles(new ArrayList<>(List.of(profiles)));
         return status;
     }
 
     /** The profile of one 5 req/s stage of 40 requests, its latencies times {@code slowdown}. */
     private static JsonNode profile(double slowdown) {
+        return profile(slowdown, 1);
+    }
+
+    /** The same as stage {@code stage} (1-based) of its run, e.g. one repeat of a 5 req/s stage. */
+    private static JsonNode profile(double slowdown, int stage) {
         StageResult result =
                 RunParts.slowedStage(RunParts.epochNanos(NOW.minusSeconds(60)), slowdown);
+        result.stageIndex = stage - 1;
         BenchmarkRun run = Turns.run(WITH_BASELINE).theRun();
         return ProfileAssembly.assemble(
                         run,
-                        1,
+                        stage,
                         List.of(result),
                         "google/gemma-7b",
                         new HashSet<>(),
