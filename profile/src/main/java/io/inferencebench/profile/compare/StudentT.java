@@ -4,12 +4,12 @@ package io.inferencebench.profile.compare;
  * Student's t distribution: the upper tail from the regularized incomplete beta function (a
  * continued fraction, Lentz's method), the quantile by bisection on it.
  */
-final class StudentT {
+public final class StudentT {
 
     private StudentT() {}
 
     /** P(T > t) for {@code df} degrees of freedom (real, > 0). */
-    static double upperTail(double t, double df) {
+    public static double upperTail(double t, double df) {
         if (Double.isNaN(t)) {
             return Double.NaN;
         }
@@ -22,7 +22,7 @@ final class StudentT {
     }
 
     /** The t with P(T <= t) = {@code p}, for p in (0, 1). */
-    static double quantile(double p, double df) {
+    public static double quantile(double p, double df) {
         if (!(p > 0 && p < 1)) {
             throw new IllegalArgumentException("probability must be in (0, 1), got " + p);
         }

@@ -59,7 +59,7 @@ public final class RunCommand implements Callable<Integer> {
                             plan.stages(), plan.cooldown(), session.started(), plan.repeats());
             session.endProgress();
             Slo slo = plan.slo();
-            report(out, outcome, slo, plan.maxFailureRatio(), session.collectsServerMetrics());
+            report(out, outcome, plan, session.collectsServerMetrics());
             if (outcome.failure() instanceof StageLoop.JvmErrorStop stop) {
                 throw stop.failure(outcome.files());
             }
@@ -92,12 +92,9 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     private static void report(
-            PrintWriter out,
-            StageLoop.Outcome outcome,
-            Slo slo,
-            double maxFailureRatio,
-            boolean serverMetrics) {
-        Summary.print(out, outcome.results(), slo, maxFailureRatio);
+            PrintWriter out, StageLoop.Outcome outcome, RunPlan plan, boolean serverMetrics) {
+        Summary.print(out, outcome.results(), plan.slo(), plan.maxFailureRatio());
+        Summary.acrossRepeats(out, outcome.results(), plan.stages().size(), plan.repeats());
         if (serverMetrics) {
             for (int i = 0; i < outcome.results().size(); i++) {
                 out.println(

@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import io.inferencebench.profile.compare.StudentT;
 import io.inferencebench.profile.lpg.ConversationProfile;
 import io.inferencebench.profile.lpg.LoadVerdict;
 import io.inferencebench.profile.lpg.LpgProfileWriter;
@@ -151,6 +152,102 @@ final class Summary {
                         r.stageIndex + 1, r.cancelledRequests);
             }
         }
+    }
+
+    /**
+     * With repeats: per stage of the list, each figure's mean over the repeats that finished and
+     * its 95 % interval ({@code t(0.975, n - 1) * s / sqrt(n)}), e.g. {@code 52.7 ± 1.2}.
+     *
+     * @param stages the run's stages, all repeats together
+     * @param repeats how many times over the list ran
+     */
+    static void acrossRepeats(PrintWriter out, List<StageResult> results, int stages, int repeats) {
+        if (repeats < 2 || stages < repeats) {
+            return;
+        }
+        int once = stages / repeats;
+        List<String> header =
+                List.of(
+                        "stage",
+                        "rate",
+                        "repeats",
+                        "out tok/s",
+                        "ttft p50",
+                        "ttft p99",
+                        "itl p50",
+                        "e2el p50",
+                        "e2el p99");
+        List<List<String>> rows = new ArrayList<>();
+        for (int s = 0; s < once; s++) {
+            List<StageResult> group = new ArrayList<>();
+            for (StageResult r : results) {
+                if (r.stageIndex % once == s && !r.partial) {
+                    group.add(r);
+                }
+            }
+            if (group.size() < 2) {
+                continue;
+            }
+            StageResult first = group.getFirst();
+            List<String> row = new ArrayList<>();
+            row.add(Integer.toString(s + 1));
+            row.add(
+                    first.concurrency != null && Double.isInfinite(first.requestedRate)
+                            ? "c=" + first.concurrency
+                            : RequestRate.pythonString(first.requestedRate));
+            row.add(Integer.toString(group.size()));
+            row.add(
+                    interval(
+                            group.stream()
+                                    .map(
+                                            r -> {
+                                                double t = LpgProfileWriter.benchmarkTimeSeconds(r);
+                                                return t > 0 ? r.totalOutputTokens / t : 0.0;
+                                            })
+                                    .toList()));
+            row.add(interval(group.stream().map(r -> value(r.ttftMs, 50)).toList()));
+            row.add(interval(group.stream().map(r -> value(r.ttftMs, 99)).toList()));
+            row.add(interval(group.stream().map(r -> value(r.itlMs, 50)).toList()));
+            row.add(interval(group.stream().map(r -> value(r.latencyMs, 50)).toList()));
+            row.add(interval(group.stream().map(r -> value(r.latencyMs, 99)).toList()));
+            rows.add(row);
+        }
+        if (rows.isEmpty()) {
+            return;
+        }
+        int[] widths = new int[header.size()];
+        for (int i = 0; i < header.size(); i++) {
+            widths[i] = header.get(i).length();
+            for (List<String> row : rows) {
+                widths[i] = Math.max(widths[i], row.get(i).length());
+            }
+        }
+        out.println();
+        out.println("across repeats (mean ± 95 % interval of each repeat's value):");
+        out.println(line(header, widths));
+        for (List<String> row : rows) {
+            out.println(line(row, widths));
+        }
+    }
+
+    /** A percentile, or {@code null} when nothing was recorded. */
+    private static Double value(MetricRecorder r, double percentile) {
+        return r.count() == 0 ? null : r.percentile(percentile);
+    }
+
+    /** {@code mean ± t(0.975, n - 1) * s / sqrt(n)}; {@code -} when a value is missing. */
+    static String interval(List<Double> values) {
+        if (values.stream().anyMatch(v -> v == null || !Double.isFinite(v))) {
+            return "-";
+        }
+        int n = values.size();
+        double mean = values.stream().mapToDouble(Double::doubleValue).sum() / n;
+        double squares = 0;
+        for (double v : values) {
+            squares += (v - mean) * (v - mean);
+        }
+        double half = StudentT.quantile(0.975, n - 1) * Math.sqrt(squares / (n - 1)) / Math.sqrt(n);
+        return f(mean) + " ± " + f(half);
     }
 
     /** A conversation stage's sessions and its TTFT and prompt length by turn. */

@@ -41,7 +41,13 @@ class RepeatsCliTest {
                 new SimServer(
                         tmp.resolve("sim.log"),
                         argv("--time-to-first-token 20 --inter-token-latency 2"))) {
-            assertRan(SimServer.cli(sim.run(first, LOAD)));
+            Outcome run = SimServer.cli(sim.run(first, LOAD));
+            assertRan(run);
+            // the summary gives each figure's interval across the three repeats, per stage
+            assertThat(run.out())
+                    .contains("across repeats (mean ± 95 % interval of each repeat's value):")
+                    .containsPattern("(?m)^\\s*1\\s+20\\.0\\s+3\\s+[0-9.]+ ± [0-9.]+")
+                    .containsPattern("(?m)^\\s*2\\s+40\\.0\\s+3\\s+[0-9.]+ ± [0-9.]+");
         }
         try (SimServer sim =
                 new SimServer(
