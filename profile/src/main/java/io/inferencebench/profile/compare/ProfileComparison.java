@@ -15,12 +15,15 @@ import java.util.Set;
  *
  * <p>Stages are paired by requested rate, closed-loop stages (unbounded rate) also by their
  * concurrency; never by position. A stage without a partner in the other run is left out and named
- * in the notes; runs without a single pair, or with a rate that appears a different number of times
- * in each, are refused. A pair where one side has no successful request is not comparable: it is
- * reported as such and left out of the verdict, and runs without any comparable pair are refused.
- * For each comparable pair it compares TTFT, ITL, TPOT and E2E latency at p50, p90 and p99, output
- * throughput and (when both have an SLO) goodput. A change is significant only when it is beyond
- * the metric's relative threshold <em>and</em> beyond the runs' sampling noise:
+ * in the notes; runs without a single pair are refused. Several stages of one rate in a run are
+ * that stage's repeats ({@code load.repeats}) and are judged across them (Welch's t-test; one run
+ * against the other side's repeats by a prediction interval), and a statistic their noise leaves
+ * undecided makes the verdict {@link Verdict#INCONCLUSIVE}. A pair where one side has no successful
+ * request is not comparable: it is reported as such and left out of the verdict, and runs without
+ * any comparable pair are refused. For each comparable pair it compares TTFT, ITL, TPOT and E2E
+ * latency at p50, p90 and p99, output throughput and (when both have an SLO) goodput. A change is
+ * significant only when it is beyond the metric's relative threshold <em>and</em> beyond the runs'
+ * sampling noise:
  *
  * <ul>
  *   <li>latency medians: Mann–Whitney U over the two histograms ({@code metrics.histograms} in the
@@ -83,63 +86,66 @@ public final class ProfileComparison {
         List<ComparedStage> base = read(baseline, "baseline");
         List<ComparedStage> cand = read(candidate, "candidate");
         Set<String> notes = new LinkedHashSet<>();
-        List<ComparedStage[]> pairs = StagePairing.pair(base, cand, notes);
-        List<List<ComparedStage[]>> groups = repeatGroups(pairs);
+        List<StagePairing.Group> groups = StagePairing.pair(base, cand, notes);
         List<StageComparison> stages = new ArrayList<>();
         List<String> notComparable = new ArrayList<>();
         for (int i = 0; i < groups.size(); i++) {
-            List<ComparedStage[]> group = groups.get(i);
-            ComparedStage b = group.get(0)[0];
-            ComparedStage c = group.get(0)[1];
-            List<ComparedStage[]> usable = new ArrayList<>();
-            String missing = null;
-            for (int r = 0; r < group.size(); r++) {
-                ComparedStage[] pair = group.get(r);
-                String lacking = missingSuccesses(pair[0], pair[1]);
-                if (lacking != null) {
-                    missing = lacking;
-                    notes.add(
-                            "stage "
-                                    + (i + 1)
-                                    + " ("
-                                    + b.keyText()
-                                    + (group.size() > 1 ? ", repeat " + (r + 1) : "")
-                                    + "): not comparable: "
-                                    + lacking
-                                    + "; left out of the verdict");
-                    continue;
-                }
-                for (ComparedStage s : pair) {
-                    if (s.undelivered() != null) {
-                        notes.add(s.undelivered());
-                    }
-                }
-                String cache = cacheDifference(i + 1, pair[0], pair[1]);
-                if (cache != null) {
-                    notes.add(cache);
-                }
-                usable.add(pair);
-            }
-            List<MetricComparison> metrics;
-            if (usable.isEmpty()) {
-                notComparable.add(missing);
-                metrics = List.of();
-            } else if (usable.size() == 1) {
-                missing = null;
-                metrics = compareStage(usable.get(0)[0], usable.get(0)[1], options, notes);
-            } else {
-                missing = null;
+            StagePairing.Group group = groups.get(i);
+            ComparedStage b = group.baseline().get(0);
+            ComparedStage c = group.candidate().get(0);
+            List<ComparedStage> baseUsable = withSuccess(group.baseline());
+            List<ComparedStage> candUsable = withSuccess(group.candidate());
+            boolean repeated = group.baseline().size() > 1 || group.candidate().size() > 1;
+            String missing = missingSuccesses(!baseUsable.isEmpty(), !candUsable.isEmpty());
+            if (missing != null) {
                 notes.add(
                         "stage "
                                 + (i + 1)
                                 + " ("
                                 + b.keyText()
-                                + "): "
-                                + usable.size()
-                                + " repeats a side, each statistic judged across them (Welch's"
-                                + " t-test on each repeat's value: the noise between runs, not"
-                                + " between requests)");
-                metrics = compareRepeats(usable, options, notes);
+                                + "): not comparable: "
+                                + missing
+                                + "; left out of the verdict");
+            } else if (repeated
+                    && (baseUsable.size() < group.baseline().size()
+                            || candUsable.size() < group.candidate().size())) {
+                notes.add(
+                        "stage "
+                                + (i + 1)
+                                + " ("
+                                + b.keyText()
+                                + "): repeats without a successful request are left out ("
+                                + (group.baseline().size() - baseUsable.size())
+                                + " of the baseline's "
+                                + group.baseline().size()
+                                + ", "
+                                + (group.candidate().size() - candUsable.size())
+                                + " of the candidate's "
+                                + group.candidate().size()
+                                + ")");
+            }
+            for (ComparedStage s : concat(baseUsable, candUsable)) {
+                if (s.undelivered() != null) {
+                    notes.add(s.undelivered());
+                }
+            }
+            for (ComparedStage bs : baseUsable) {
+                for (ComparedStage cs : candUsable) {
+                    String cache = cacheDifference(i + 1, bs, cs);
+                    if (cache != null) {
+                        notes.add(cache);
+                    }
+                }
+            }
+            List<MetricComparison> metrics;
+            if (missing != null) {
+                notComparable.add(missing);
+                metrics = List.of();
+            } else if (baseUsable.size() == 1 && candUsable.size() == 1) {
+                metrics = compareStage(baseUsable.get(0), candUsable.get(0), options, notes);
+            } else {
+                notes.add(repeatsNote(i + 1, b, baseUsable.size(), candUsable.size()));
+                metrics = compareRepeats(baseUsable, candUsable, options, notes);
             }
             stages.add(
                     new StageComparison(
@@ -147,8 +153,8 @@ public final class ProfileComparison {
                             b.rate,
                             c.rate,
                             b.concurrency(),
-                            labels(group, 0),
-                            labels(group, 1),
+                            labels(group.baseline()),
+                            labels(group.candidate()),
                             missing,
                             metrics));
         }
@@ -203,13 +209,17 @@ public final class ProfileComparison {
                             String.format(
                                     Locale.ROOT,
                                     "stage %d %s %+.1f %% (only a change beyond ±%.1f %% can be"
-                                            + " told from the noise of %d repeats a side;"
-                                            + " threshold %.1f %%)",
+                                            + " told from the noise of %s; threshold %.1f %%)",
                                     st.stage(),
                                     m.name(),
                                     100 * m.change(),
                                     100 * m.detectable(),
-                                    Math.min(m.repeats().baseline(), m.repeats().candidate()),
+                                    m.repeats().baseline() == m.repeats().candidate()
+                                            ? m.repeats().baseline() + " repeats a side"
+                                            : m.repeats().baseline()
+                                                    + " baseline and "
+                                                    + m.repeats().candidate()
+                                                    + " candidate repeats",
                                     100 * m.threshold()));
                 }
             }
@@ -513,35 +523,37 @@ public final class ProfileComparison {
                 inconclusive);
     }
 
-    /**
-     * The pairs in groups of the same load (rate, or concurrency), in the baseline's order: a group
-     * of several is a stage repeated ({@code load.repeats}), judged across its repeats.
-     */
-    static List<List<ComparedStage[]>> repeatGroups(List<ComparedStage[]> pairs) {
-        List<List<ComparedStage[]>> groups = new ArrayList<>();
-        for (ComparedStage[] pair : pairs) {
-            List<ComparedStage[]> same = null;
-            for (List<ComparedStage[]> g : groups) {
-                if (StagePairing.sameKey(g.get(0)[0], pair[0])) {
-                    same = g;
-                }
-            }
-            if (same == null) {
-                same = new ArrayList<>();
-                groups.add(same);
-            }
-            same.add(pair);
-        }
-        return groups;
+    /** The labels of stages, comma-separated. */
+    private static String labels(List<ComparedStage> stages) {
+        return String.join(", ", stages.stream().map(s -> s.label).toList());
     }
 
-    /** The labels of one side of a group's profiles, comma-separated. */
-    private static String labels(List<ComparedStage[]> group, int side) {
-        List<String> labels = new ArrayList<>();
-        for (ComparedStage[] pair : group) {
-            labels.add(pair[side].label);
-        }
-        return String.join(", ", labels);
+    /** The stages with at least one successful request. */
+    private static List<ComparedStage> withSuccess(List<ComparedStage> stages) {
+        return stages.stream().filter(ComparedStage::hasSuccess).toList();
+    }
+
+    private static List<ComparedStage> concat(List<ComparedStage> a, List<ComparedStage> b) {
+        List<ComparedStage> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+
+    /** How a stage judged across repeats is described in the notes. */
+    private static String repeatsNote(int stage, ComparedStage b, int base, int cand) {
+        String how =
+                base > 1 && cand > 1
+                        ? (base == cand
+                                        ? base + " repeats a side"
+                                        : base + " baseline and " + cand + " candidate repeats")
+                                + ", each statistic judged across them (Welch's t-test on each"
+                                + " repeat's value: the noise between runs, not between requests)"
+                        : (base > 1
+                                        ? base + " baseline repeats and one candidate run"
+                                        : "one baseline run and " + cand + " candidate repeats")
+                                + ", each statistic judged against the repeats' noise (the one"
+                                + " run's value against their spread: a prediction interval)";
+        return "stage " + stage + " (" + b.keyText() + "): " + how;
     }
 
     /**
@@ -550,14 +562,18 @@ public final class ProfileComparison {
      * beyond the spread of those values. A statistic some repeat lacks is not compared.
      */
     private static List<MetricComparison> compareRepeats(
-            List<ComparedStage[]> pairs, ComparisonOptions options, Set<String> notes) {
+            List<ComparedStage> base,
+            List<ComparedStage> cand,
+            ComparisonOptions options,
+            Set<String> notes) {
         List<MetricComparison> out = new ArrayList<>();
         for (Metric m : Metric.values()) {
             if (m.isLatency()) {
                 for (String stat : Metric.PERCENTILES) {
                     repeatCell(
                             out,
-                            pairs,
+                            base,
+                            cand,
                             m.key() + "_" + stat,
                             m,
                             stat,
@@ -569,7 +585,8 @@ public final class ProfileComparison {
         }
         repeatCell(
                 out,
-                pairs,
+                base,
+                cand,
                 Metric.OUTPUT_THROUGHPUT.key(),
                 Metric.OUTPUT_THROUGHPUT,
                 "value",
@@ -578,7 +595,8 @@ public final class ProfileComparison {
                 notes);
         repeatCell(
                 out,
-                pairs,
+                base,
+                cand,
                 "goodput",
                 Metric.GOODPUT,
                 "value",
@@ -590,37 +608,30 @@ public final class ProfileComparison {
 
     private static void repeatCell(
             List<MetricComparison> out,
-            List<ComparedStage[]> pairs,
+            List<ComparedStage> baseStages,
+            List<ComparedStage> candStages,
             String name,
             Metric metric,
             String statistic,
             java.util.function.Function<ComparedStage, Double> value,
             ComparisonOptions options,
             Set<String> notes) {
-        List<Double> base = new ArrayList<>();
-        List<Double> cand = new ArrayList<>();
-        for (ComparedStage[] pair : pairs) {
-            Double vb = value.apply(pair[0]);
-            Double vc = value.apply(pair[1]);
-            if (vb != null) {
-                base.add(vb);
-            }
-            if (vc != null) {
-                cand.add(vc);
-            }
-        }
+        List<Double> base = values(baseStages, value);
+        List<Double> cand = values(candStages, value);
         if (base.isEmpty() && cand.isEmpty()) {
             return;
         }
-        if (base.size() < pairs.size() || cand.size() < pairs.size()) {
+        if (base.size() < baseStages.size() || cand.size() < candStages.size()) {
             notes.add(
                     name
                             + ": not every repeat has it ("
                             + base.size()
                             + " of "
-                            + pairs.size()
+                            + baseStages.size()
                             + " baseline, "
                             + cand.size()
+                            + " of "
+                            + candStages.size()
                             + " candidate), so it is not compared");
             return;
         }
@@ -643,15 +654,30 @@ public final class ProfileComparison {
                                 test.degreesOfFreedom())));
     }
 
-    /** Why a pair cannot be compared: a side without a successful request; else {@code null}. */
-    private static String missingSuccesses(ComparedStage b, ComparedStage c) {
-        if (!b.hasSuccess() && !c.hasSuccess()) {
+    /**
+     * Why a load's stages cannot be compared: a side none of whose stages (repeats) has a
+     * successful request; else {@code null}.
+     */
+    private static String missingSuccesses(boolean baseSucceeded, boolean candSucceeded) {
+        if (!baseSucceeded && !candSucceeded) {
             return "neither the baseline nor the candidate has a successful request";
         }
-        if (!b.hasSuccess()) {
+        if (!baseSucceeded) {
             return "the baseline has no successful request";
         }
-        return c.hasSuccess() ? null : "the candidate has no successful request";
+        return candSucceeded ? null : "the candidate has no successful request";
+    }
+
+    private static List<Double> values(
+            List<ComparedStage> stages, java.util.function.Function<ComparedStage, Double> value) {
+        List<Double> out = new ArrayList<>();
+        for (ComparedStage s : stages) {
+            Double v = value.apply(s);
+            if (v != null) {
+                out.add(v);
+            }
+        }
+        return out;
     }
 
     private static String nothingToCompare(List<StageComparison> stages, List<String> reasons) {

@@ -16,27 +16,36 @@ record RepeatTest(
         double baselineMean, double candidateMean, double standardError, double degreesOfFreedom) {
 
     /**
-     * The test of two sides' repeat values.
+     * The test of two sides' repeat values. With two or more a side it is Welch's test. With one
+     * value on a side (a single run against another's repeats), that value is judged against the
+     * other side's spread: the difference's standard error is {@code s * sqrt(1/n + 1)}, with the
+     * {@code n - 1} degrees of freedom of {@code s} (a prediction interval).
      *
-     * @throws IllegalArgumentException when a side has fewer than two values
+     * @throws IllegalArgumentException when neither side has two values
      */
     static RepeatTest of(List<Double> baseline, List<Double> candidate) {
-        if (baseline.size() < 2 || candidate.size() < 2) {
-            throw new IllegalArgumentException("a test over repeats needs two or more a side");
+        int nb = baseline.size();
+        int nc = candidate.size();
+        if (nb < 1 || nc < 1 || (nb < 2 && nc < 2)) {
+            throw new IllegalArgumentException(
+                    "a test over repeats needs a value a side and two or more on one");
         }
         double mb = mean(baseline);
         double mc = mean(candidate);
-        double vb = variance(baseline, mb) / baseline.size();
-        double vc = variance(candidate, mc) / candidate.size();
+        if (nb < 2 || nc < 2) {
+            List<Double> spread = nb >= 2 ? baseline : candidate;
+            int n = spread.size();
+            double s2 = variance(spread, mean(spread));
+            return new RepeatTest(mb, mc, Math.sqrt(s2 * (1.0 / n + 1.0)), n - 1);
+        }
+        double vb = variance(baseline, mb) / nb;
+        double vc = variance(candidate, mc) / nc;
         double se = Math.sqrt(vb + vc);
         double df;
         if (vb + vc == 0) {
-            df = baseline.size() + candidate.size() - 2;
+            df = nb + nc - 2;
         } else {
-            df =
-                    (vb + vc)
-                            * (vb + vc)
-                            / (vb * vb / (baseline.size() - 1) + vc * vc / (candidate.size() - 1));
+            df = (vb + vc) * (vb + vc) / (vb * vb / (nb - 1) + vc * vc / (nc - 1));
         }
         return new RepeatTest(mb, mc, se, df);
     }

@@ -1,7 +1,6 @@
 package io.inferencebench.profile.compare;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -12,16 +11,26 @@ final class StagePairing {
     private StagePairing() {}
 
     /**
-     * Pairs the stages of two runs by request rate (closed-loop stages by concurrency too), in the
-     * baseline's order; a rate seen several times in both runs pairs its stages in their order.
-     * Stages without a partner are named in {@code notes}.
+     * The stages of one load (rate, or concurrency) in each run: one each, or the repeats of a
+     * stage ({@code load.repeats}), as many as each run has.
+     */
+    record Group(List<ComparedStage> baseline, List<ComparedStage> candidate) {
+
+        Group {
+            baseline = List.copyOf(baseline);
+            candidate = List.copyOf(candidate);
+        }
+    }
+
+    /**
+     * Groups the stages of two runs by request rate (closed-loop stages by concurrency too), in the
+     * baseline's order; a rate seen several times in a run is that stage's repeats, however many
+     * each run has. Stages without a partner are named in {@code notes}.
      *
      * @throws IllegalArgumentException when a stage has no rate
-     * @throws NotComparableException when a rate appears a different number of times in the two
-     *     runs, or no stage finds a partner
+     * @throws NotComparableException when no stage finds a partner
      */
-    static List<ComparedStage[]> pair(
-            List<ComparedStage> base, List<ComparedStage> cand, Set<String> notes) {
+    static List<Group> pair(List<ComparedStage> base, List<ComparedStage> cand, Set<String> notes) {
         for (List<ComparedStage> side : List.of(base, cand)) {
             for (ComparedStage s : side) {
                 if (Double.isNaN(s.rate)) {
@@ -33,8 +42,7 @@ final class StagePairing {
                                         + " does not say which rate it ran at"
                                         + s.noRateReason()
                                         + "; make sure both ran the same load");
-                        return List.<ComparedStage[]>of(
-                                new ComparedStage[] {base.get(0), cand.get(0)});
+                        return List.of(new Group(base, cand));
                     }
                     throw new IllegalArgumentException(
                             s.label
@@ -44,7 +52,7 @@ final class StagePairing {
                 }
             }
         }
-        List<ComparedStage[]> pairs = new ArrayList<>();
+        List<Group> groups = new ArrayList<>();
         List<ComparedStage> paired = new ArrayList<>();
         for (ComparedStage b : base) {
             if (paired.contains(b)) {
@@ -55,30 +63,11 @@ final class StagePairing {
             if (sameInCand.isEmpty()) {
                 continue;
             }
-            if (sameInBase.size() != sameInCand.size()) {
-                throw new NotComparableException(
-                        "cannot pair the stages at "
-                                + b.keyText()
-                                + ": the baseline has "
-                                + sameInBase.size()
-                                + (sameInBase.size() == 1 ? " stage" : " stages")
-                                + " at "
-                                + b.keyText()
-                                + ", the candidate "
-                                + sameInCand.size()
-                                + " (baseline "
-                                + labels(sameInBase)
-                                + "; candidate "
-                                + labels(sameInCand)
-                                + "); compare the profile files you mean");
-            }
-            for (int k = 0; k < sameInBase.size(); k++) {
-                pairs.add(new ComparedStage[] {sameInBase.get(k), sameInCand.get(k)});
-                paired.add(sameInBase.get(k));
-                paired.add(sameInCand.get(k));
-            }
+            groups.add(new Group(sameInBase, sameInCand));
+            paired.addAll(sameInBase);
+            paired.addAll(sameInCand);
         }
-        if (pairs.isEmpty()) {
+        if (groups.isEmpty()) {
             throw new NotComparableException(
                     "nothing to pair: no stage of the baseline ("
                             + keys(base)
@@ -87,7 +76,6 @@ final class StagePairing {
                             + "); stages are paired by request rate (closed-loop stages also by"
                             + " concurrency), never by position");
         }
-        pairs.sort(Comparator.comparingInt(p -> base.indexOf(p[0])));
         for (ComparedStage b : base) {
             if (!paired.contains(b)) {
                 notes.add(
@@ -104,7 +92,7 @@ final class StagePairing {
                                 + " has no baseline stage at that rate: not compared");
             }
         }
-        return pairs;
+        return groups;
     }
 
     static boolean sameKey(ComparedStage a, ComparedStage b) {
@@ -114,10 +102,6 @@ final class StagePairing {
 
     private static String keys(List<ComparedStage> side) {
         return String.join(", ", side.stream().map(ComparedStage::keyText).toList());
-    }
-
-    private static String labels(List<ComparedStage> stages) {
-        return String.join(", ", stages.stream().map(s -> s.label).toList());
     }
 
     private static boolean sameRate(double a, double b) {

@@ -327,17 +327,21 @@ class ProfileComparisonTest {
                 .isInstanceOf(NotComparableException.class)
                 .hasMessageContaining("no stage of the baseline (5.0 req/s, 10.0 req/s)")
                 .hasMessageContaining("candidate (6.0 req/s, 12.0 req/s)");
-        // The same rate twice on one side and once on the other: which one is meant is unknown.
-        assertThatThrownBy(
-                        () ->
-                                ProfileComparison.compare(
-                                        List.of(
-                                                atStage(profile(5, 200, 50, 10, 40, 1), 0),
-                                                atStage(profile(5, 200, 50, 10, 40, 2), 1)),
-                                        List.of(atStage(profile(5, 200, 50, 10, 40, 3), 0)),
-                                        ComparisonOptions.defaults()))
-                .isInstanceOf(NotComparableException.class)
-                .hasMessageContaining("the baseline has 2 stages at 5.0 req/s, the candidate 1");
+        // The same rate twice on one side and once on the other: the two are repeats of that
+        // stage, and the one run is judged against their spread.
+        Comparison repeats =
+                ProfileComparison.compare(
+                        List.of(
+                                atStage(profile(5, 200, 50, 10, 40, 1), 0),
+                                atStage(profile(5, 200, 50, 10, 40, 2), 1)),
+                        List.of(atStage(profile(5, 200, 50, 10, 40, 3), 0)),
+                        ComparisonOptions.defaults());
+        assertThat(repeats.stages()).singleElement();
+        assertThat(repeats.stages().get(0).metrics())
+                .allMatch(m -> m.test().equals(MetricComparison.TEST_REPEATS));
+        assertThat(repeats.notes())
+                .anySatisfy(
+                        n -> assertThat(n).contains("2 baseline repeats and one candidate run"));
     }
 
     @Test

@@ -109,6 +109,31 @@ class RepeatComparisonTest {
     }
 
     @Test
+    void oneRunAgainstABaselineOfTenRepeatsIsJudgedAgainstTheirNoise() {
+        // a quieter target (0.5 % between runs): one run can then rule out a 5 % change
+        List<JsonNode> baseline = run(10, 40, 0.005, 31);
+        Comparison same = compare(baseline, run(1, 40, 0.005, 32));
+        assertThat(same.verdict()).as("%s", same.notes()).isEqualTo(Verdict.NO_SIGNIFICANT_CHANGE);
+        MetricComparison ttft = metric(same, 0, "ttft_p50");
+        assertThat(ttft.test()).isEqualTo(MetricComparison.TEST_REPEATS);
+        assertThat(ttft.repeats().baseline()).isEqualTo(10);
+        assertThat(ttft.repeats().candidate()).isEqualTo(1);
+        assertThat(ttft.detectable()).isLessThan(0.05);
+        assertThat(same.notes())
+                .anySatisfy(
+                        n ->
+                                assertThat(n)
+                                        .contains("10 baseline repeats and one candidate run")
+                                        .contains("prediction interval"));
+        Comparison slower = compare(baseline, run(1, 44, 0.005, 33));
+        // at 1 % between runs, ten repeats and one run cannot rule out 5 %: inconclusive
+        Comparison noisy = compare(run(10, 40, 0.01, 31), run(1, 40, 0.01, 32));
+        assertThat(noisy.verdict()).isEqualTo(Verdict.INCONCLUSIVE);
+        assertThat(slower.verdict()).as("%s", slower.notes()).isEqualTo(Verdict.REGRESSION);
+        assertThat(metric(slower, 0, "ttft_p50").regressed()).isTrue();
+    }
+
+    @Test
     void theSameRunsWithoutRepeatsAreJudgedRequestByRequestAsBefore() {
         Comparison c = compare(run(1, 40, 0.01, 21), run(1, 40, 0.01, 22));
         MetricComparison ttft = metric(c, 0, "ttft_p50");

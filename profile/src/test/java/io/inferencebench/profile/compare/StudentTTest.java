@@ -47,6 +47,13 @@ class StudentTTest {
                 .isCloseTo(
                         StudentT.quantile(0.975, t.degreesOfFreedom()) * t.standardError(),
                         within(1e-12));
+        // one run against three repeats: its value against their spread (a prediction interval)
+        RepeatTest one = RepeatTest.of(List.of(10.0, 11.0, 12.0), List.of(15.0));
+        assertThat(one.candidateMean()).isEqualTo(15.0);
+        assertThat(one.standardError()).isCloseTo(Math.sqrt(1.0 / 3 + 1), within(1e-12));
+        assertThat(one.degreesOfFreedom()).isEqualTo(2.0);
+        assertThat(RepeatTest.of(List.of(15.0), List.of(10.0, 11.0, 12.0)).standardError())
+                .isEqualTo(one.standardError());
         // no spread on either side: equal means are no change, different ones are certain
         assertThat(RepeatTest.of(List.of(5.0, 5.0), List.of(5.0, 5.0)).pValue()).isEqualTo(1.0);
         assertThat(RepeatTest.of(List.of(5.0, 5.0), List.of(6.0, 6.0)).pValue()).isEqualTo(0.0);
