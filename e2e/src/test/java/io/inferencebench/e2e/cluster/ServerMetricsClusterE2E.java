@@ -321,18 +321,7 @@ class ServerMetricsClusterE2E {
         createRun(ns, run("loss", "sim", 4, 40, ""));
 
         // two seconds into the first stage
-        Runs.awaitOrEnd(
-                client,
-                ns,
-                "loss",
-                Duration.ofMinutes(2),
-                r -> {
-                    List<String> starts =
-                            r.getStatus() == null ? null : r.getStatus().getStageStartTimes();
-                    return starts != null
-                            && !starts.isEmpty()
-                            && Instant.now().isAfter(Instant.parse(starts.get(0)).plusSeconds(2));
-                });
+        awaitIntoFirstStage(ns, "loss", 2);
         assertThat(phase(ns, "loss")).isEqualTo(Phase.RUNNING);
         // kill replica b: no replacement (scaled to 0) and no graceful shutdown
         client.apps().deployments().inNamespace(ns).withName("sim-b").scale(0);
@@ -1312,18 +1301,7 @@ class ServerMetricsClusterE2E {
                         .runner(2, null)
                         .metricsEverySecond("")
                         .yaml());
-        Runs.awaitOrEnd(
-                client,
-                ns,
-                "follow",
-                Duration.ofMinutes(2),
-                r -> {
-                    List<String> starts =
-                            r.getStatus() == null ? null : r.getStatus().getStageStartTimes();
-                    return starts != null
-                            && !starts.isEmpty()
-                            && Instant.now().isAfter(Instant.parse(starts.get(0)).plusSeconds(5));
-                });
+        awaitIntoFirstStage(ns, "follow", 5);
         assertThat(phase(ns, "follow")).isEqualTo(Phase.RUNNING);
         String victimIp = podOfAddress.keySet().stream().sorted().findFirst().orElseThrow();
         String victim = podOfAddress.get(victimIp);
@@ -1493,6 +1471,23 @@ class ServerMetricsClusterE2E {
                 .load(Integer.toString(rate), prompts, 4)
                 .metricsEverySecond(metricsExtra)
                 .yaml();
+    }
+
+    /** Waits until run {@code name} is {@code seconds} into its first stage (or has ended). */
+    private static void awaitIntoFirstStage(String ns, String name, int seconds) {
+        Runs.awaitOrEnd(
+                client,
+                ns,
+                name,
+                Duration.ofMinutes(2),
+                r -> {
+                    List<String> starts =
+                            r.getStatus() == null ? null : r.getStatus().getStageStartTimes();
+                    return starts != null
+                            && !starts.isEmpty()
+                            && Instant.now()
+                                    .isAfter(Instant.parse(starts.get(0)).plusSeconds(seconds));
+                });
     }
 
     private static void createRun(String ns, String yaml) {

@@ -31,6 +31,21 @@ class SpreadTest {
                 InetAddress.getByName(address));
     }
 
+    /**
+     * A transport for http://model.example:8000 on {@code loops} loops (10 connections each, 5 s
+     * timeout) that spreads its requests over {@code addresses}.
+     */
+    private static HttpTransport spreading(int loops, InetSocketAddress... addresses) {
+        return new HttpTransport(
+                "http://model.example:8000",
+                Map.of(),
+                loops,
+                10,
+                Duration.ofSeconds(5),
+                TlsOptions.VERIFY,
+                new Spread(List.of(addresses), 0));
+    }
+
     /** A port of {@code address} that nothing listens on (it refuses connections). */
     private static int closedPort(String address) throws Exception {
         try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
@@ -102,18 +117,10 @@ class SpreadTest {
         int closedPort = closedPort("127.0.0.3");
         try (StubServer live = counting("127.0.0.2", new ConcurrentLinkedQueue<>());
                 HttpTransport transport =
-                        new HttpTransport(
-                                "http://model.example:8000",
-                                Map.of(),
+                        spreading(
                                 1,
-                                10,
-                                Duration.ofSeconds(5),
-                                TlsOptions.VERIFY,
-                                new Spread(
-                                        List.of(
-                                                new InetSocketAddress("127.0.0.3", closedPort),
-                                                new InetSocketAddress("127.0.0.2", live.port())),
-                                        0))) {
+                                new InetSocketAddress("127.0.0.3", closedPort),
+                                new InetSocketAddress("127.0.0.2", live.port()))) {
             HttpTransport.PreparedRequest request =
                     transport.preparePost("/v1/x", "text/plain", "{}".getBytes());
             List<String> outcomes = new ArrayList<>();
@@ -137,18 +144,10 @@ class SpreadTest {
     void whenEveryAddressRefusesTheRequestFailsAsAConnectFailure() throws Exception {
         int[] closed = {closedPort("127.0.0.3"), closedPort("127.0.0.4")};
         try (HttpTransport transport =
-                new HttpTransport(
-                        "http://model.example:8000",
-                        Map.of(),
+                spreading(
                         1,
-                        10,
-                        Duration.ofSeconds(5),
-                        TlsOptions.VERIFY,
-                        new Spread(
-                                List.of(
-                                        new InetSocketAddress("127.0.0.3", closed[0]),
-                                        new InetSocketAddress("127.0.0.4", closed[1])),
-                                0))) {
+                        new InetSocketAddress("127.0.0.3", closed[0]),
+                        new InetSocketAddress("127.0.0.4", closed[1]))) {
             HttpTransport.PreparedRequest request =
                     transport.preparePost("/v1/x", "text/plain", "{}".getBytes());
             Outcome outcome = new Outcome();
