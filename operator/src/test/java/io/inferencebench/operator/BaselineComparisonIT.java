@@ -231,6 +231,74 @@ class BaselineComparisonIT {
         assertThat(events("BaselineNotFound").getFirst().getType()).isEqualTo("Warning");
     }
 
+    /**
+     * {@code runNames}: four earlier runs of an unchanged target pooled as repeats, so a single run
+     * is judged against their spread (a BenchmarkSchedule's {@code noiseFloorRuns} writes the
+     * same). Runs 0.2 % apart make a tight floor: the same latencies are no change and 30 % slower
+     * a regression; runs 4 % apart cannot rule out a 5 % change, so 1 % slower is inconclusive,
+     * Regressed Unknown, naming what the noise hides.
+     */
+    @Test
+    void severalEarlierRunsPooledAreTheNoiseFloorASingleRunIsJudgedBy() throws Exception {
+        String quiet = pooledHistory("quiet", 1.000, 1.002, 0.998, 1.001);
+        finishedRun("same-as-quiet", quiet, 1.0);
+        BenchmarkRunStatus same = awaitStatus("same-as-quiet", regressedIs("False"));
+        assertThat(same.getComparison().getBaseline())
+                .isEqualTo("runs/quiet-0,quiet-1,quiet-2,quiet-3");
+        assertThat(same.getComparison().getVerdict())
+                .isEqualTo(RunComparison.NO_SIGNIFICANT_CHANGE);
+        assertThat(same.getComparison().getStages())
+                .as("four runs of one rate are that stage's repeats, not four stages")
+                .singleElement();
+
+        finishedRun("slower-than-quiet", quiet, 1.3);
+        BenchmarkRunStatus slower = awaitStatus("slower-than-quiet", regressedIs("True"));
+        assertThat(slower.getComparison().getVerdict()).isEqualTo(RunComparison.REGRESSION);
+        assertThat(slower.condition(ConditionTypes.REGRESSED).orElseThrow().getMessage())
+                .startsWith("regressed against runs/quiet-0,quiet-1,quiet-2,quiet-3; worst:");
+
+        String noisy = pooledHistory("noisy", 1.00, 1.04, 0.96, 1.03);
+        finishedRun("one-percent", noisy, 1.01);
+        BenchmarkRunStatus onePercent = awaitStatus("one-percent", regressedIs("Unknown"));
+        Condition undecided = onePercent.condition(ConditionTypes.REGRESSED).orElseThrow();
+        assertThat(undecided.getReason()).isEqualTo(RunComparison.INCONCLUSIVE);
+        assertThat(undecided.getMessage()).startsWith("inconclusive against runs/noisy-0,");
+        assertThat(onePercent.getComparison().getNotes())
+                .anySatisfy(
+                        note ->
+                                assertThat(note)
+                                        .startsWith("inconclusive: stage 1 ")
+                                        .contains(
+                                                "can be told from the noise of 4 baseline and 1"
+                                                        + " candidate repeats"));
+
+        // One pooled run missing: the condition names the field and the run; retried.
+        finishedRun("gap", "{runNames: [quiet-0, gone]}", 1.0);
+        Condition gap =
+                awaitStatus("gap", s -> s.condition(ConditionTypes.REGRESSED).isPresent())
+                        .condition(ConditionTypes.REGRESSED)
+                        .orElseThrow();
+        assertThat(gap.getStatus()).isEqualTo("Unknown");
+        assertThat(gap.getReason()).isEqualTo("BaselineNotFound");
+        assertThat(gap.getMessage())
+                .isEqualTo(
+                        "spec.baseline.runNames: BenchmarkRun gone not found in namespace "
+                                + namespace);
+    }
+
+    /**
+     * Finished runs {@code <prefix>-0..} whose latencies are scaled by {@code slowdowns}, as the
+     * {@code spec.baseline} that pools them.
+     */
+    private String pooledHistory(String prefix, double... slowdowns) throws Exception {
+        List<String> names = new java.util.ArrayList<>();
+        for (int i = 0; i < slowdowns.length; i++) {
+            names.add(prefix + "-" + i);
+            finishedRun(names.getLast(), null, slowdowns[i]);
+        }
+        return "{runNames: [" + String.join(", ", names) + "]}";
+    }
+
     private Map<String, String> stageDone(String uid, double slowdown) {
         StageResult result =
                 RunParts.slowedStage(

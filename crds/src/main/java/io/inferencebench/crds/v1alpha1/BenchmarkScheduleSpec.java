@@ -16,6 +16,18 @@ import io.fabric8.generator.annotation.ValidationRule;
         message = "set the baseline in spec.baseline or in spec.template.baseline, not both",
         fieldPath = ".template.baseline",
         reason = "FieldValueForbidden")
+@ValidationRule(
+        value =
+                "!has(self.baseline) || !has(self.baseline.noiseFloorRuns)"
+                        + " || self.baseline.noiseFloorRuns <= (has(self.historyLimit) ?"
+                        + " self.historyLimit : "
+                        + BenchmarkScheduleSpec.DEFAULT_HISTORY_LIMIT
+                        + ")",
+        message =
+                "baseline.noiseFloorRuns is more than historyLimit: the schedule never keeps that"
+                        + " many runs",
+        fieldPath = ".baseline.noiseFloorRuns",
+        reason = "FieldValueInvalid")
 public class BenchmarkScheduleSpec {
 
     /** Finished runs kept when {@code historyLimit} is not set. */

@@ -23,15 +23,17 @@ public class RunComparison {
      */
     public static final String INCONCLUSIVE = "Inconclusive";
 
-    @JsonPropertyDescription("What was compared with: run/NAME or configmap/NAME.")
+    @JsonPropertyDescription(
+            "What was compared with: run/NAME, runs/NAME,NAME,... (spec.baseline.runNames) or"
+                    + " configmap/NAME.")
     private String baseline;
 
     @JsonPropertyDescription(
             "Regression (some stage's metric significantly worse), Improvement (none worse, some"
-                    + " better), NoSignificantChange, or Inconclusive (with load.repeats: none"
-                    + " significant, but the noise between repeats could hide a change of a"
-                    + " metric's threshold; the notes name it and the change the repeats can"
-                    + " detect). Significant: beyond the metric's relative threshold and the runs'"
+                    + " better), NoSignificantChange, or Inconclusive (with load.repeats or several"
+                    + " baseline runs: none significant, but the noise between repeats could hide a"
+                    + " change of a metric's threshold; the notes name it and the change the"
+                    + " repeats can detect). Significant: beyond the metric's relative threshold and the runs'"
                     + " noise.")
     private String verdict;
 

@@ -15,7 +15,8 @@ import java.util.TreeMap;
 
 /**
  * Reads the profiles a run's {@code spec.baseline} names: the earlier BenchmarkRun's {@code
- * status.profiles}, or every key of the ConfigMap (in key order, one LPG profile each).
+ * status.profiles}, several runs' pooled, or every key of the ConfigMap (in key order, one LPG
+ * profile each).
  */
 public final class BaselineProfiles {
 
@@ -40,49 +41,17 @@ public final class BaselineProfiles {
      * The baseline's profiles, or why there are none.
      *
      * @param run the run whose {@code spec.baseline} is set
-     * @return the profiles with a label ({@code run/NAME}, {@code configmap/NAME}), or a reason
+     * @return the profiles with a label ({@code run/NAME}, {@code runs/NAME,NAME,...}, {@code
+     *     configmap/NAME}), or a reason
      */
     public Result read(BenchmarkRun run) {
         BaselineSpec baseline = run.getSpec().getBaseline();
         String namespace = run.getMetadata().getNamespace();
         if (baseline.getRunName() != null) {
-            String label = "run/" + baseline.getRunName();
-            BenchmarkRun earlier =
-                    client.resources(BenchmarkRun.class)
-                            .inNamespace(namespace)
-                            .withName(baseline.getRunName())
-                            .get();
-            if (earlier == null) {
-                return Result.unavailable(
-                        label,
-                        NOT_FOUND,
-                        "spec.baseline.runName: BenchmarkRun "
-                                + baseline.getRunName()
-                                + " not found in namespace "
-                                + namespace);
-            }
-            Phase phase =
-                    earlier.getStatus() == null || earlier.getStatus().getPhase() == null
-                            ? Phase.PENDING
-                            : earlier.getStatus().getPhase();
-            if (!phase.isTerminal()) {
-                return Result.unavailable(
-                        label,
-                        NOT_FINISHED,
-                        "baseline run " + baseline.getRunName() + " is " + phase.wireName());
-            }
-            List<JsonNode> profiles = earlier.getStatus().getProfiles();
-            if (profiles == null || profiles.isEmpty()) {
-                return Result.unavailable(
-                        label,
-                        INVALID,
-                        "baseline run "
-                                + baseline.getRunName()
-                                + " ("
-                                + phase.wireName()
-                                + ") has no stage profiles");
-            }
-            return Result.of(label, profiles);
+            return readRun(namespace, baseline.getRunName(), "spec.baseline.runName");
+        }
+        if (baseline.getRunNames() != null) {
+            return readRuns(namespace, baseline.getRunNames());
         }
         String name = baseline.getConfigMapRef().getName();
         String label = "configmap/" + name;
@@ -117,6 +86,53 @@ public final class BaselineProfiles {
                                 + name
                                 + " is not a JSON LPG profile");
             }
+        }
+        return Result.of(label, profiles);
+    }
+
+    /**
+     * The profiles of several earlier runs, pooled in the order named: each run's stages follow the
+     * one before's, so a rate every run has is seen once per run, which the comparison reads as
+     * that stage's repeats. The first run that is missing, unfinished or empty is the reason.
+     */
+    private Result readRuns(String namespace, List<String> names) {
+        String label = "runs/" + String.join(",", names);
+        List<JsonNode> pooled = new ArrayList<>();
+        for (String name : names) {
+            Result one = readRun(namespace, name, "spec.baseline.runNames");
+            if (!one.available()) {
+                return Result.unavailable(label, one.reason(), one.message());
+            }
+            pooled.addAll(one.profiles());
+        }
+        return Result.of(label, pooled);
+    }
+
+    /** One finished run's {@code status.profiles}; {@code field} names where it was given. */
+    private Result readRun(String namespace, String name, String field) {
+        String label = "run/" + name;
+        BenchmarkRun earlier =
+                client.resources(BenchmarkRun.class).inNamespace(namespace).withName(name).get();
+        if (earlier == null) {
+            return Result.unavailable(
+                    label,
+                    NOT_FOUND,
+                    field + ": BenchmarkRun " + name + " not found in namespace " + namespace);
+        }
+        Phase phase =
+                earlier.getStatus() == null || earlier.getStatus().getPhase() == null
+                        ? Phase.PENDING
+                        : earlier.getStatus().getPhase();
+        if (!phase.isTerminal()) {
+            return Result.unavailable(
+                    label, NOT_FINISHED, "baseline run " + name + " is " + phase.wireName());
+        }
+        List<JsonNode> profiles = earlier.getStatus().getProfiles();
+        if (profiles == null || profiles.isEmpty()) {
+            return Result.unavailable(
+                    label,
+                    INVALID,
+                    "baseline run " + name + " (" + phase.wireName() + ") has no stage profiles");
         }
         return Result.of(label, profiles);
     }

@@ -2,6 +2,7 @@ package io.inferencebench.operator.schedule;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.inferencebench.crds.v1alpha1.BaselineSpec;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.BenchmarkSchedule;
 import io.inferencebench.crds.v1alpha1.BenchmarkScheduleSpec;
@@ -214,7 +215,11 @@ public class BenchmarkScheduleReconciler implements Reconciler<BenchmarkSchedule
                             + StatusAggregator.format(at)
                             + " (concurrencyPolicy Replace)");
         }
-        BenchmarkRun run = ScheduledRun.desired(schedule, at, baseline(schedule, runs));
+        BenchmarkRun run =
+                ScheduledRun.desired(
+                        schedule,
+                        at,
+                        ScheduleBaselineChoice.choose(spec(schedule).getBaseline(), runs));
         try {
             BenchmarkRun created = client.resource(run).create();
             runs.add(created);
@@ -255,24 +260,6 @@ public class BenchmarkScheduleReconciler implements Reconciler<BenchmarkSchedule
                                         s -> s.setLastScheduleTime(StatusAggregator.format(at))));
     }
 
-    /** The baseline run for a new run, or {@code null} (none yet, or the template's own). */
-    private static String baseline(BenchmarkSchedule schedule, List<BenchmarkRun> runs) {
-        ScheduleBaseline policy = spec(schedule).getBaseline();
-        if (policy == null) {
-            return null;
-        }
-        if (policy.getRunName() != null) {
-            return policy.getRunName();
-        }
-        return runs.stream()
-                .filter(r -> phase(r) == Phase.SUCCEEDED)
-                .max(
-                        Comparator.comparing(ScheduledRun::scheduledAt)
-                                .thenComparing(r -> r.getMetadata().getName()))
-                .map(r -> r.getMetadata().getName())
-                .orElse(null);
-    }
-
     private void prune(BenchmarkSchedule schedule, List<BenchmarkRun> runs) {
         List<ScheduleHistory.Entry> entries =
                 runs.stream()
@@ -282,10 +269,7 @@ public class BenchmarkScheduleReconciler implements Reconciler<BenchmarkSchedule
                                                 r.getMetadata().getName(),
                                                 ScheduledRun.scheduledAt(r),
                                                 finished(r),
-                                                r.getSpec() == null
-                                                                || r.getSpec().getBaseline() == null
-                                                        ? null
-                                                        : r.getSpec().getBaseline().getRunName()))
+                                                baselineRuns(r)))
                         .toList();
         ScheduleBaseline policy = spec(schedule).getBaseline();
         Set<String> pinned =
@@ -304,6 +288,20 @@ public class BenchmarkScheduleReconciler implements Reconciler<BenchmarkSchedule
                                 runs.remove(r);
                             });
         }
+    }
+
+    /** The runs a run's {@code spec.baseline} names (one, several, or none). */
+    private static java.util.Set<String> baselineRuns(BenchmarkRun run) {
+        BaselineSpec baseline = run.getSpec() == null ? null : run.getSpec().getBaseline();
+        if (baseline == null) {
+            return java.util.Set.of();
+        }
+        if (baseline.getRunNames() != null) {
+            return java.util.Set.copyOf(baseline.getRunNames());
+        }
+        return baseline.getRunName() == null
+                ? java.util.Set.of()
+                : java.util.Set.of(baseline.getRunName());
     }
 
     private void verdict(

@@ -8,7 +8,7 @@ import java.util.Set;
 
 /**
  * Which of a schedule's runs to delete so that at most {@code historyLimit} remain: the oldest
- * finished ones first. Running runs are never deleted, nor the baseline of a run still running (its
+ * finished ones first. Running runs are never deleted, nor any baseline of a run still running (its
  * comparison is made when it finishes; a finished run keeps its comparison in status).
  */
 public final class ScheduleHistory {
@@ -21,9 +21,16 @@ public final class ScheduleHistory {
      * @param name run name
      * @param scheduledAt the fire time it was created for
      * @param finished whether it reached a terminal phase
-     * @param baseline {@code spec.baseline.runName}, or {@code null}
+     * @param baselines the runs its {@code spec.baseline} names ({@code runName} or {@code
+     *     runNames}), empty when none
      */
-    public record Entry(String name, Instant scheduledAt, boolean finished, String baseline) {}
+    public record Entry(String name, Instant scheduledAt, boolean finished, Set<String> baselines) {
+
+        /** Defensive copy. */
+        public Entry {
+            baselines = baselines == null ? Set.of() : Set.copyOf(baselines);
+        }
+    }
 
     /**
      * The runs to delete.
@@ -48,7 +55,7 @@ public final class ScheduleHistory {
             boolean neededAsBaseline =
                     oldestFirst.stream()
                             .filter(r -> !r.finished())
-                            .anyMatch(r -> candidate.name().equals(r.baseline()));
+                            .anyMatch(r -> r.baselines().contains(candidate.name()));
             if (neededAsBaseline) {
                 continue;
             }

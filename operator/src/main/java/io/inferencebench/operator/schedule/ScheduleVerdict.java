@@ -84,8 +84,8 @@ public record ScheduleVerdict(String run, String verdict, String regressingStatu
                             + name
                             + " is inconclusive"
                             + against
-                            + ": the noise between its repeats could hide a change of a"
-                            + " threshold"
+                            + ": the noise between repeats (or between the baseline's runs)"
+                            + " could hide a change of a threshold"
                             + worst);
         }
         if (run.getSpec() == null || run.getSpec().getBaseline() == null) {

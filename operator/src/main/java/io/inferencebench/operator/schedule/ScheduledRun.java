@@ -43,18 +43,18 @@ public final class ScheduledRun {
      *
      * @param schedule the owner
      * @param scheduledAt the fire time
-     * @param baselineRun the run to compare with, or {@code null} (the template's own baseline, if
-     *     any, then stays)
+     * @param baseline what to compare with, or {@code null} (the template's own baseline, if any,
+     *     then stays)
      * @return the run to create
      */
     public static BenchmarkRun desired(
-            BenchmarkSchedule schedule, Instant scheduledAt, String baselineRun) {
+            BenchmarkSchedule schedule, Instant scheduledAt, BaselineSpec baseline) {
         String name = schedule.getMetadata().getName();
         BenchmarkRunSpec spec =
                 JSON.convertValue(
                         JSON.valueToTree(schedule.getSpec().getTemplate()), BenchmarkRunSpec.class);
-        if (baselineRun != null) {
-            spec.setBaseline(BaselineSpec.run(baselineRun));
+        if (baseline != null) {
+            spec.setBaseline(baseline);
         }
         BenchmarkRun run = new BenchmarkRun();
         run.setMetadata(

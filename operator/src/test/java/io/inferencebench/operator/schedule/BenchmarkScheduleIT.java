@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.inferencebench.crds.v1alpha1.BaselineSpec;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
 import io.inferencebench.crds.v1alpha1.BenchmarkSchedule;
@@ -186,11 +187,17 @@ class BenchmarkScheduleIT {
         status.setMessage(phase.wireName() + " at " + Instant.now());
         if (regressed != null) {
             RunComparison comparison = new RunComparison();
-            comparison.setBaseline("run/" + run.getSpec().getBaseline().getRunName());
+            BaselineSpec baseline = run.getSpec().getBaseline();
+            comparison.setBaseline(
+                    baseline.getRunNames() == null
+                            ? "run/" + baseline.getRunName()
+                            : "runs/" + String.join(",", baseline.getRunNames()));
             comparison.setVerdict(
-                    "True".equals(regressed)
-                            ? RunComparison.REGRESSION
-                            : RunComparison.NO_SIGNIFICANT_CHANGE);
+                    switch (regressed) {
+                        case "True" -> RunComparison.REGRESSION;
+                        case "False" -> RunComparison.NO_SIGNIFICANT_CHANGE;
+                        default -> RunComparison.INCONCLUSIVE;
+                    });
             comparison.setWorstMetric(worstMetric);
             status.setComparison(comparison);
             status.setConditions(
@@ -317,6 +324,72 @@ class BenchmarkScheduleIT {
         assertThat(runNames()).containsExactlyInAnyOrder(run4, run5);
         assertThat(counter("nightly")).isEqualTo(1.0);
         assertThat(events("Regressed")).hasSize(1);
+    }
+
+    /**
+     * {@code noiseFloorRuns: 3}: each run is compared with the one before until three have
+     * succeeded, then with the last three at once; while it runs, all three are kept beyond the
+     * history limit; an inconclusive verdict leaves Regressing Unknown.
+     */
+    @Test
+    void aNoiseFloorScheduleComparesWithItsLastSucceededRunsOnceThreeHaveSucceeded() {
+        Instant t1 =
+                createScheduleAtNextMinute(
+                        "floor",
+                        """
+                  schedule: "* * * * *"
+                  historyLimit: 3
+                  baseline: {policy: previousSucceeded, noiseFloorRuns: 3}
+                """);
+        String run1 = ScheduledRun.name("floor", t1);
+        assertThat(awaitRun(run1).getSpec().getBaseline()).isNull();
+        // Each step: the clock moves to the next fire time, then a run's status changes, which
+        // wakes the schedule.
+        String run2 = nextRun("floor", t1, 1);
+        setStatus(run1, Phase.SUCCEEDED, null, null);
+        assertThat(awaitRun(run2).getSpec().getBaseline()).isEqualTo(BaselineSpec.run(run1));
+        String run3 = nextRun("floor", t1, 2);
+        setStatus(run2, Phase.SUCCEEDED, "False", "stage 1 ttft_ms p50 +0.5 %");
+        assertThat(awaitRun(run3).getSpec().getBaseline())
+                .as("two succeeded: too few for a noise floor")
+                .isEqualTo(BaselineSpec.run(run2));
+        String run4 = nextRun("floor", t1, 3);
+        setStatus(run3, Phase.SUCCEEDED, "False", "stage 1 ttft_ms p50 -0.3 %");
+        assertThat(awaitRun(run4).getSpec().getBaseline())
+                .isEqualTo(BaselineSpec.runs(List.of(run3, run2, run1)));
+        // Four runs over a limit of three, yet the oldest is part of run4's noise floor.
+        awaitStatus("floor", s -> run4.equals(s.getLastRun()));
+        assertThat(runNames()).containsExactlyInAnyOrder(run1, run2, run3, run4);
+
+        setStatus(run4, Phase.SUCCEEDED, "Unknown", "stage 1 ttft_ms p50 +1.0 % (not significant)");
+        BenchmarkScheduleStatus status =
+                awaitStatus("floor", s -> RunComparison.INCONCLUSIVE.equals(s.getLastVerdict()));
+        assertThat(status.condition(ConditionTypes.REGRESSING))
+                .hasValueSatisfying(
+                        c -> {
+                            assertThat(c.getStatus()).isEqualTo("Unknown");
+                            assertThat(c.getReason()).isEqualTo(RunComparison.INCONCLUSIVE);
+                            assertThat(c.getMessage())
+                                    .contains(
+                                            run4
+                                                    + " is inconclusive against runs/"
+                                                    + run3
+                                                    + ","
+                                                    + run2
+                                                    + ","
+                                                    + run1);
+                        });
+        assertThat(events("Regressed")).isEmpty();
+        // Compared, run4 no longer needs them: the oldest goes.
+        awaitGone(run1);
+        assertThat(runNames()).containsExactlyInAnyOrder(run2, run3, run4);
+    }
+
+    /** Moves the clock {@code minutes} past {@code t1} and returns the run due then. */
+    private String nextRun(String schedule, Instant t1, int minutes) {
+        Instant due = t1.plusSeconds(60L * minutes);
+        clock.jumpTo(due.plusSeconds(1));
+        return ScheduledRun.name(schedule, due);
     }
 
     @Test

@@ -48,8 +48,9 @@ class ScheduleVerdictTest {
         assertThat(v.regressed()).isFalse();
         assertThat(v.message())
                 .isEqualTo(
-                        "run sweep is inconclusive against run/nightly-1: the noise between its"
-                                + " repeats could hide a change of a threshold");
+                        "run sweep is inconclusive against run/nightly-1: the noise between"
+                                + " repeats (or between the baseline's runs) could hide a change of"
+                                + " a threshold");
     }
 
     @Test
