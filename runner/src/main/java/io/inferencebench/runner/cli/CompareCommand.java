@@ -49,20 +49,19 @@ public final class CompareCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
     @Parameters(
-            index = "0",
-            paramLabel = "BASELINE",
-            description =
-                    "The reference run: an LPG profile file (either dialect), another tool's"
-                            + " result file (vllm bench serve --save-result JSON, AIPerf's"
-                            + " profile_export_aiperf.json, inference-perf's stage report or"
-                            + " BR0.2, GuideLLM's benchmarks.json) or a result directory.")
-    Path baseline;
-
-    @Parameters(
-            index = "1",
-            paramLabel = "CANDIDATE",
-            description = "The run to judge: a file or directory as for BASELINE.")
-    Path candidate;
+            arity = "2..*",
+            paramLabel = "BASELINE... CANDIDATE",
+            description = {
+                "The reference run, then the run to judge, each an LPG profile file (either"
+                        + " dialect), another tool's result file (vllm bench serve --save-result"
+                        + " JSON, AIPerf's profile_export_aiperf.json, inference-perf's stage"
+                        + " report or BR0.2, GuideLLM's benchmarks.json) or a result directory.",
+                "Several reference runs of one unchanged target (e.g. the last nights) are"
+                        + " pooled: each run's stages count as repeats of the same stages, so"
+                        + " the spread between them is the noise floor the candidate is judged"
+                        + " by."
+            })
+    List<Path> runs = new ArrayList<>();
 
     @Option(
             names = "--threshold",
@@ -100,20 +99,35 @@ public final class CompareCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         ComparisonOptions options = options(thresholds, alpha).withTailsInVerdict(tails);
-        if (output != null) {
-            ProfileInputs.refuseOutputOverInput(
-                    "--output",
-                    output,
-                    List.of(
-                            new ProfileInputs.Input("BASELINE", baseline),
-                            new ProfileInputs.Input("CANDIDATE", candidate)));
+        List<ProfileInputs.Input> inputs = new ArrayList<>();
+        for (int i = 0; i < runs.size(); i++) {
+            inputs.add(new ProfileInputs.Input(role(i), runs.get(i)));
         }
-        List<LabeledProfile> base = ProfileInputs.profiles("BASELINE", baseline);
-        List<LabeledProfile> cand = ProfileInputs.profiles("CANDIDATE", candidate);
-        checkOneRun("BASELINE", baseline, base);
-        checkOneRun("CANDIDATE", candidate, cand);
-        out.println("baseline:  " + TerminalText.oneLine(describe(baseline, base)));
-        out.println("candidate: " + TerminalText.oneLine(describe(candidate, cand)));
+        if (output != null) {
+            ProfileInputs.refuseOutputOverInput("--output", output, inputs);
+        }
+        List<LabeledProfile> base = new ArrayList<>();
+        List<LabeledProfile> cand = List.of();
+        for (ProfileInputs.Input input : inputs) {
+            List<LabeledProfile> profiles = ProfileInputs.profiles(input.what(), input.path());
+            checkOneRun(input.what(), input.path(), profiles);
+            boolean candidateRun = input == inputs.getLast();
+            if (candidateRun && inputs.size() > 2) {
+                out.println(
+                        "baseline:  "
+                                + (inputs.size() - 1)
+                                + " runs pooled: each run's stages are repeats of the same"
+                                + " stages");
+            }
+            out.println(
+                    (candidateRun ? "candidate: " : "baseline:  ")
+                            + TerminalText.oneLine(describe(input.path(), profiles)));
+            if (candidateRun) {
+                cand = profiles;
+            } else {
+                base.addAll(profiles);
+            }
+        }
         Comparison comparison;
         try {
             comparison = ProfileComparison.compareLabeled(base, cand, options);
@@ -127,6 +141,17 @@ public final class CompareCommand implements Callable<Integer> {
         }
         out.flush();
         return comparison.regressions().isEmpty() ? 0 : Main.EXIT_RESULTS_FAILED;
+    }
+
+    /**
+     * How the {@code i}th path is named in messages: BASELINE (BASELINE 2, ... when there are
+     * several), CANDIDATE for the last.
+     */
+    private String role(int i) {
+        if (i == runs.size() - 1) {
+            return "CANDIDATE";
+        }
+        return runs.size() > 2 ? "BASELINE " + (i + 1) : "BASELINE";
     }
 
     /** What a run is: its path, the tool that wrote it and the LPG dialect of a profile. */

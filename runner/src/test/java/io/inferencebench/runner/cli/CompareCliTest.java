@@ -233,6 +233,68 @@ class CompareCliTest {
                         ttftMs));
     }
 
+    /**
+     * Several baseline runs before the candidate are pooled: each run's stage at a rate is a repeat
+     * of it, so the candidate is judged against the spread between those runs. Three runs 0.2 %
+     * apart: the same TTFT is no change, 30 % slower a regression; three runs 4 % apart cannot rule
+     * out a 5 % change, so 1 % slower is inconclusive.
+     */
+    @Test
+    void severalBaselineRunsArePooledAsTheNoiseFloor(@TempDir Path tmp) throws Exception {
+        List<String> quiet = nights(tmp, "quiet", 100, 100.2, 99.8);
+        Path same = tmp.resolve("same");
+        profile(same, "s.json", 20, 0, 100.1);
+        Outcome o = compare(quiet, same);
+        assertThat(o.code()).as(o.out() + o.err()).isZero();
+        assertThat(o.out())
+                .contains("baseline:  " + quiet.get(1) + " (")
+                .contains(
+                        "baseline:  3 runs pooled: each run's stages are repeats of the same"
+                                + " stages\ncandidate: "
+                                + same)
+                .contains("3 baseline repeats and one candidate run")
+                .contains("verdict: no significant change");
+
+        Path slower = tmp.resolve("slower");
+        profile(slower, "s.json", 20, 0, 130);
+        o = compare(quiet, slower);
+        assertThat(o.code()).as(o.out() + o.err()).isEqualTo(1);
+        assertThat(o.out()).contains("verdict: regression");
+
+        List<String> noisy = nights(tmp, "noisy", 100, 104, 96);
+        Path onePercent = tmp.resolve("one-percent");
+        profile(onePercent, "s.json", 20, 0, 101);
+        o = compare(noisy, onePercent);
+        assertThat(o.code()).as(o.out() + o.err()).isZero();
+        assertThat(o.out())
+                .contains("verdict: inconclusive")
+                .contains("can be told from the noise of 3 baseline and 1 candidate repeats");
+
+        // A pooled run holding two runs is refused as a lone baseline is, naming which.
+        profile(tmp.resolve("noisy-2"), "extra.json", 20, 1, 100);
+        o = compare(noisy, onePercent);
+        assertThat(o.code()).as(o.out() + o.err()).isEqualTo(2);
+        assertThat(o.err()).contains("BASELINE 2: ").contains("holds more than one run");
+    }
+
+    /** One-stage runs {@code <prefix>-1..} at 20 req/s with these median TTFTs (ms). */
+    private static List<String> nights(Path tmp, String prefix, double... ttftMs) throws Exception {
+        List<String> dirs = new java.util.ArrayList<>();
+        for (int i = 0; i < ttftMs.length; i++) {
+            Path dir = tmp.resolve(prefix + "-" + (i + 1));
+            profile(dir, "n.json", 20, 0, ttftMs[i]);
+            dirs.add(dir.toString());
+        }
+        return dirs;
+    }
+
+    private static Outcome compare(List<String> baselines, Path candidate) throws Exception {
+        List<String> argv = new java.util.ArrayList<>(List.of("compare"));
+        argv.addAll(baselines);
+        argv.add(candidate.toString());
+        return SimServer.cli(argv.toArray(String[]::new));
+    }
+
     @Test
     void aStageIsComparedWithTheStageOfItsRateNotTheStageAtItsPosition(@TempDir Path tmp)
             throws Exception {
