@@ -134,6 +134,46 @@ class RepeatComparisonTest {
     }
 
     @Test
+    void oneRunsTailAgainstRepeatsDecidesOnlyWithTails() {
+        // 3 % of the one run's first tokens twice as late (a pause of its client): its TTFT p99
+        // doubles while its median stays, far outside ten quiet repeats' spread.
+        List<JsonNode> baseline = run(10, 40, 0.005, 31);
+        Random random = new Random(35);
+        List<JsonNode> paused = new ArrayList<>();
+        for (double rate : new double[] {5, 10}) {
+            ObjectNode profile =
+                    ProfileComparisonTest.stage(
+                            rate, REQUESTS, 40, 8, 30, random, 0.03, SLO_TTFT_MS);
+            ((ObjectNode) profile.get("metrics")).put("stage_index", paused.size());
+            paused.add(profile);
+        }
+        Comparison c = compare(baseline, paused);
+        MetricComparison p99 = metric(c, 0, "ttft_p99");
+        assertThat(p99.test()).isEqualTo(MetricComparison.TEST_REPEATS);
+        assertThat(p99.regressed()).isTrue();
+        assertThat(metric(c, 0, "ttft_p50").regressed()).isFalse();
+        assertThat(c.verdict()).as("%s", c.notes()).isEqualTo(Verdict.NO_SIGNIFICANT_CHANGE);
+        assertThat(c.notes())
+                .anySatisfy(n -> assertThat(n).contains("p90/p99 change(s) are not part of"));
+        Comparison withTails =
+                ProfileComparison.compare(
+                        baseline, paused, ComparisonOptions.defaults().withTailsInVerdict(true));
+        assertThat(withTails.verdict()).isEqualTo(Verdict.REGRESSION);
+        // repeated on both sides, the tails decide without being asked
+        List<JsonNode> pausedThrice = new ArrayList<>();
+        for (int r = 0; r < 3; r++) {
+            for (double rate : new double[] {5, 10}) {
+                ObjectNode profile =
+                        ProfileComparisonTest.stage(
+                                rate, REQUESTS, 40, 8, 30, random, 0.03, SLO_TTFT_MS);
+                ((ObjectNode) profile.get("metrics")).put("stage_index", pausedThrice.size());
+                pausedThrice.add(profile);
+            }
+        }
+        assertThat(compare(baseline, pausedThrice).verdict()).isEqualTo(Verdict.REGRESSION);
+    }
+
+    @Test
     void theSameRunsWithoutRepeatsAreJudgedRequestByRequestAsBefore() {
         Comparison c = compare(run(1, 40, 0.01, 21), run(1, 40, 0.01, 22));
         MetricComparison ttft = metric(c, 0, "ttft_p50");
