@@ -46,6 +46,15 @@ public final class ConditionTypes {
      */
     public static final String LOAD_BALANCED = "LoadBalanced";
 
+    /**
+     * With {@code spec.workload.prefixCache}: True when every stage started from the declared state
+     * on every ready endpoint and the replicas' own prefix-cache counters agree; False naming the
+     * stages and endpoints that were not reset, or the replicas whose counters show cached prompts
+     * a cold cache could not hold; Unknown when the resets were acknowledged but the servers expose
+     * no prefix-cache counters to check them by.
+     */
+    public static final String CACHE_STATE_VERIFIED = "CacheStateVerified";
+
     /** Every stage met {@code spec.slo}; only present when an SLO is set. */
     public static final String SLO_MET = "SloMet";
 

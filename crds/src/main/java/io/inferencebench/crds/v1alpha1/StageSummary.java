@@ -123,8 +123,25 @@ public class StageSummary {
                     + " names it).")
     private String prefixCacheState;
 
-    @JsonPropertyDescription("The endpoints whose prefix cache was not reset, and why.")
+    @JsonPropertyDescription(
+            "The endpoints whose prefix cache was not reset, and why; or the replicas whose own"
+                    + " counters contradict the declared state (prefixCacheVerified false).")
     private String prefixCacheMessage;
+
+    @JsonPropertyDescription(
+            "Each replica's prefix-cache hit rate over the stage window, by its own counters"
+                    + " (vLLM's prefix_cache_hits_total over prefix_cache_queries_total), keyed by"
+                    + " replica; absent without those counters.")
+    private java.util.Map<String, Double> prefixCacheHitRateByReplica;
+
+    @JsonPropertyDescription(
+            "With spec.workload.prefixCache: true when every ready endpoint was reset before the"
+                    + " stage and no replica's own counters contradict it; false when an endpoint"
+                    + " was not reset, or when a replica found more than 5 % of its prompt tokens"
+                    + " cached in a stage whose prompts share no prefix (random prompts without"
+                    + " conversations: from an empty cache they can hit nothing), naming it in"
+                    + " prefixCacheMessage; absent when the replicas' counters were not read.")
+    private Boolean prefixCacheVerified;
 
     @JsonPropertyDescription("Failed requests as a share of finished (completed + failed) ones.")
     private Double failureRatio;
@@ -336,6 +353,23 @@ public class StageSummary {
 
     public void setPrefixCacheState(String prefixCacheState) {
         this.prefixCacheState = prefixCacheState;
+    }
+
+    public java.util.Map<String, Double> getPrefixCacheHitRateByReplica() {
+        return prefixCacheHitRateByReplica;
+    }
+
+    public void setPrefixCacheHitRateByReplica(
+            java.util.Map<String, Double> prefixCacheHitRateByReplica) {
+        this.prefixCacheHitRateByReplica = prefixCacheHitRateByReplica;
+    }
+
+    public Boolean getPrefixCacheVerified() {
+        return prefixCacheVerified;
+    }
+
+    public void setPrefixCacheVerified(Boolean prefixCacheVerified) {
+        this.prefixCacheVerified = prefixCacheVerified;
     }
 
     public String getPrefixCacheMessage() {

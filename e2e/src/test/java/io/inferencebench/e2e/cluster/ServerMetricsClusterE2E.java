@@ -1066,7 +1066,18 @@ class ServerMetricsClusterE2E {
         for (StageSummary stage : stages) {
             assertThat(stage.getPrefixCacheState()).isEqualTo("cold");
             assertThat(stage.getPrefixCacheMessage()).isNull();
+            // Random prompts share no block: each replica's own counters show an empty cache.
+            assertThat(stage.getPrefixCacheVerified()).isTrue();
+            assertThat(stage.getPrefixCacheHitRateByReplica())
+                    .hasSize(3)
+                    .allSatisfy((replica, rate) -> assertThat(rate).as(replica).isZero());
         }
+        assertThat(cold.getStatus().condition(ConditionTypes.CACHE_STATE_VERIFIED))
+                .hasValueSatisfying(
+                        c -> {
+                            assertThat(c.getStatus()).isEqualTo("True");
+                            assertThat(c.getReason()).isEqualTo("Verified");
+                        });
         // Random prompts share no block within a stage; the second stage repeats the first's
         // prompts, and the reset before it leaves nothing to hit.
         assertThat(stages.get(1).getPrefixCacheHitRate()).isEqualTo(0.0);
@@ -1080,6 +1091,7 @@ class ServerMetricsClusterE2E {
         createRun(ns, prefixCacheRun("warm", "pfx", ""));
         BenchmarkRun warm = awaitPhase(ns, "warm", Duration.ofMinutes(3), Phase.SUCCEEDED);
         assertThat(warm.getStatus().getStagePrefixCache()).isNull();
+        assertThat(warm.getStatus().condition(ConditionTypes.CACHE_STATE_VERIFIED)).isEmpty();
         StageSummary warmSecond = warm.getStatus().getResults().get(1);
         assertThat(warmSecond.getPrefixCacheState()).isNull();
         assertThat(warmSecond.getPrefixCacheHitRate()).isEqualTo(0.75);
@@ -1100,6 +1112,77 @@ class ServerMetricsClusterE2E {
         }
         assertThat(refused.getStatus().getProfiles().get(0).at("/dimensions/prefix_cache").asText())
                 .isEqualTo("undeclared");
+        assertThat(refused.getStatus().condition(ConditionTypes.CACHE_STATE_VERIFIED))
+                .hasValueSatisfying(
+                        c -> {
+                            assertThat(c.getStatus()).isEqualTo("False");
+                            assertThat(c.getReason()).isEqualTo("NotReset");
+                            assertThat(c.getMessage())
+                                    .startsWith("stage 1: ")
+                                    .contains(":8000: POST /reset_prefix_cache answered HTTP 404");
+                        });
+
+        // Conversations on a cold cache: every turn repeats its history, so hits are expected and
+        // each replica's rate is reported; every replica is reset before each of the two stages.
+        createRun(ns, coldConversationRun("cold-conv", "pfx"));
+        BenchmarkRun conv = awaitPhase(ns, "cold-conv", Duration.ofMinutes(4), Phase.SUCCEEDED);
+        for (String replica : replicas) {
+            assertThat(counter(replica, "modelsim_prefix_cache_resets_total"))
+                    .as("resets of %s: two runs of two stages", replica)
+                    .isEqualTo(4.0);
+        }
+        for (StageSummary stage : conv.getStatus().getResults()) {
+            assertThat(stage.getPrefixCacheState()).isEqualTo("cold");
+            assertThat(stage.getPrefixCacheVerified()).isTrue();
+            assertThat(stage.getPrefixCacheHitRateByReplica()).hasSize(3);
+        }
+        JsonNode convProfile = conv.getStatus().getProfiles().get(1);
+        assertThat(convProfile.at("/metrics/prefix_cache/by_replica").size()).isEqualTo(3);
+        assertThat(convProfile.at("/metrics/prefix_cache/hits").asLong()).isPositive();
+        assertThat(conv.getStatus().condition(ConditionTypes.CACHE_STATE_VERIFIED))
+                .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
+    }
+
+    /**
+     * Two stages of 6 conversations of 3 turns (20-word questions, 6-token replies, chat API)
+     * spread over the Service's endpoints, on a cold prefix cache.
+     */
+    private static String coldConversationRun(String name, String service) {
+        return """
+                apiVersion: inferencebench.io/v1alpha1
+                kind: BenchmarkRun
+                metadata: {name: %s}
+                spec:
+                  target:
+                    service: {name: %s, port: %d}
+                    backend: vllm
+                    api: chat
+                    model: %s
+                    readinessTimeout: 2m
+                    balance: endpoints
+                  workload:
+                    dataset:
+                      type: random
+                      inputTokens: {type: fixed, mean: 20}
+                      outputTokens: {type: fixed, mean: 6}
+                      conversation: {turns: 3, thinkTime: 50ms}
+                    ignoreEos: true
+                    prefixCache: {state: cold}
+                  load:
+                    stages:
+                      - {concurrency: 3, numPrompts: 6}
+                      - {concurrency: 3, numPrompts: 6}
+                    requestTimeout: 30s
+                  runner:
+                    parallelism: 1
+                    startTimeout: 4m
+                    resources:
+                      requests: {cpu: 100m, memory: 256Mi}
+                      limits: {memory: 768Mi}
+                  metrics:
+                    interval: 1s
+                """
+                .formatted(name, service, RunYaml.PORT, MODEL);
     }
 
     @Test

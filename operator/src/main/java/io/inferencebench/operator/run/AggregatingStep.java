@@ -5,6 +5,7 @@ import io.inferencebench.crds.v1alpha1.ConditionTypes;
 import io.inferencebench.crds.v1alpha1.Phase;
 import io.inferencebench.crds.v1alpha1.ResourceNames;
 import io.inferencebench.crds.v1alpha1.StageSummary;
+import io.inferencebench.operator.CacheStateCondition;
 import io.inferencebench.operator.LoadBalancedCondition;
 import io.inferencebench.operator.LoadDeliveredCondition;
 import io.inferencebench.operator.StatusAggregator;
@@ -39,6 +40,14 @@ public final class AggregatingStep implements RunStep {
                     balance.status(),
                     balance.reason(),
                     balance.message());
+        }
+        CacheStateCondition cache = CacheStateCondition.of(results);
+        if (cache != null) {
+            status.condition(
+                    ConditionTypes.CACHE_STATE_VERIFIED,
+                    cache.status(),
+                    cache.reason(),
+                    cache.message());
         }
         if (run.getSpec().getSlo() != null && results != null) {
             boolean met = results.stream().allMatch(r -> Boolean.TRUE.equals(r.getSloMet()));

@@ -107,7 +107,8 @@ public final class StageAssembly {
                 status,
                 stage,
                 assembled.profile() instanceof ObjectNode document ? document : null,
-                assembled.result());
+                assembled.result(),
+                StageCacheState.reuseFree(run));
         if (assembled.profile() instanceof ObjectNode document) {
             markRepeat(run, stage, document);
             EnvironmentFingerprint.annotate(
