@@ -84,6 +84,7 @@ public final class ConditionTypes {
                     SERVER_METRICS_COLLECTED,
                     LOAD_DELIVERED,
                     LOAD_BALANCED,
+                    CACHE_STATE_VERIFIED,
                     SLO_MET,
                     REGRESSED,
                     RESULTS_STORED);

@@ -61,19 +61,82 @@ final class Runs {
     static BenchmarkRun awaitPhase(
             KubernetesClient client, String ns, String name, Duration atMost, Phase... wanted) {
         List<Phase> phases = List.of(wanted);
-        await().atMost(atMost)
-                .pollInterval(Duration.ofMillis(250))
-                .ignoreExceptions()
-                .until(
-                        () -> {
-                            Phase phase = phase(client, ns, name);
-                            return phase != null && (phases.contains(phase) || ended(phase));
-                        });
+        try {
+            await().atMost(atMost)
+                    .pollInterval(Duration.ofMillis(250))
+                    .ignoreExceptions()
+                    .until(
+                            () -> {
+                                Phase phase = phase(client, ns, name);
+                                return phase != null && (phases.contains(phase) || ended(phase));
+                            });
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError(
+                    "run "
+                            + name
+                            + " is not "
+                            + phases
+                            + " after "
+                            + atMost
+                            + ": "
+                            + describe(get(client, ns, name))
+                            + "\noperator log (last lines):\n"
+                            + operatorLog(client),
+                    e);
+        }
         BenchmarkRun run = get(client, ns, name);
         assertThat(run.getStatus().getPhase())
                 .as("phase of %s (message: %s)", name, run.getStatus().getMessage())
                 .isIn(phases);
         return run;
+    }
+
+    /** A run's phase, message and conditions, for a failure message. */
+    static String describe(BenchmarkRun run) {
+        if (run == null) {
+            return "missing";
+        }
+        if (run.getStatus() == null) {
+            return "no status";
+        }
+        StringBuilder b =
+                new StringBuilder()
+                        .append(run.getStatus().getPhase())
+                        .append(" (")
+                        .append(run.getStatus().getMessage())
+                        .append(')');
+        if (run.getStatus().getConditions() != null) {
+            run.getStatus()
+                    .getConditions()
+                    .forEach(
+                            c ->
+                                    b.append("; ")
+                                            .append(c.getType())
+                                            .append('=')
+                                            .append(c.getStatus())
+                                            .append(' ')
+                                            .append(c.getReason())
+                                            .append(": ")
+                                            .append(c.getMessage()));
+        }
+        return b.toString();
+    }
+
+    /** The last 60 lines the operator logged, or why they could not be read. */
+    static String operatorLog(KubernetesClient client) {
+        try {
+            return client.pods().inNamespace(ChartCluster.SYSTEM).list().getItems().stream()
+                    .map(
+                            pod ->
+                                    client.pods()
+                                            .inNamespace(ChartCluster.SYSTEM)
+                                            .withName(pod.getMetadata().getName())
+                                            .tailingLines(60)
+                                            .getLog())
+                    .collect(java.util.stream.Collectors.joining("\n"));
+        } catch (RuntimeException e) {
+            return "(not read: " + e.getMessage() + ")";
+        }
     }
 
     /**

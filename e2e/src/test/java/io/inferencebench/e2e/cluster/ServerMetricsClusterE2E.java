@@ -1124,7 +1124,15 @@ class ServerMetricsClusterE2E {
 
         // Conversations on a cold cache: every turn repeats its history, so hits are expected and
         // each replica's rate is reported; every replica is reset before each of the two stages.
-        createRun(ns, coldConversationRun("cold-conv", "pfx"));
+        createRun(
+                ns,
+                conversationRun(
+                        "cold-conv",
+                        "pfx",
+                        "    balance: endpoints\n",
+                        "    prefixCache: {state: cold}\n",
+                        "      - {concurrency: 3, numPrompts: 6}\n".repeat(2),
+                        1));
         BenchmarkRun conv = awaitPhase(ns, "cold-conv", Duration.ofMinutes(4), Phase.SUCCEEDED);
         for (String replica : replicas) {
             assertThat(counter(replica, "modelsim_prefix_cache_resets_total"))
@@ -1144,10 +1152,18 @@ class ServerMetricsClusterE2E {
     }
 
     /**
-     * Two stages of 6 conversations of 3 turns (20-word questions, 6-token replies, chat API)
-     * spread over the Service's endpoints, on a cold prefix cache.
+     * Conversations of 3 turns (20-word questions, 6-token replies, 50 ms to think, chat API)
+     * against Service {@code service}; {@code targetExtra} and {@code workloadExtra} are further
+     * lines (indented four spaces) under {@code spec.target} and {@code spec.workload}, {@code
+     * stages} the lines of {@code spec.load.stages}.
      */
-    private static String coldConversationRun(String name, String service) {
+    private static String conversationRun(
+            String name,
+            String service,
+            String targetExtra,
+            String workloadExtra,
+            String stages,
+            int parallelism) {
         return """
                 apiVersion: inferencebench.io/v1alpha1
                 kind: BenchmarkRun
@@ -1159,22 +1175,18 @@ class ServerMetricsClusterE2E {
                     api: chat
                     model: %s
                     readinessTimeout: 2m
-                    balance: endpoints
-                  workload:
+                %s  workload:
                     dataset:
                       type: random
                       inputTokens: {type: fixed, mean: 20}
                       outputTokens: {type: fixed, mean: 6}
                       conversation: {turns: 3, thinkTime: 50ms}
                     ignoreEos: true
-                    prefixCache: {state: cold}
-                  load:
+                %s  load:
                     stages:
-                      - {concurrency: 3, numPrompts: 6}
-                      - {concurrency: 3, numPrompts: 6}
-                    requestTimeout: 30s
+                %s    requestTimeout: 30s
                   runner:
-                    parallelism: 1
+                    parallelism: %d
                     startTimeout: 4m
                     resources:
                       requests: {cpu: 100m, memory: 256Mi}
@@ -1182,7 +1194,15 @@ class ServerMetricsClusterE2E {
                   metrics:
                     interval: 1s
                 """
-                .formatted(name, service, RunYaml.PORT, MODEL);
+                .formatted(
+                        name,
+                        service,
+                        RunYaml.PORT,
+                        MODEL,
+                        targetExtra,
+                        workloadExtra,
+                        stages,
+                        parallelism);
     }
 
     @Test
@@ -1299,38 +1319,13 @@ class ServerMetricsClusterE2E {
                 .deploy(client, ns, Duration.ofMinutes(2));
         createRun(
                 ns,
-                """
-                apiVersion: inferencebench.io/v1alpha1
-                kind: BenchmarkRun
-                metadata: {name: conversations}
-                spec:
-                  target:
-                    service: {name: conv-sim, port: %d}
-                    backend: vllm
-                    api: chat
-                    model: %s
-                    readinessTimeout: 2m
-                  workload:
-                    dataset:
-                      type: random
-                      inputTokens: {type: fixed, mean: 20}
-                      outputTokens: {type: fixed, mean: 6}
-                      conversation: {turns: 3, thinkTime: 50ms}
-                    ignoreEos: true
-                  load:
-                    stages:
-                      - {concurrency: 4, numPrompts: 8}
-                    requestTimeout: 30s
-                  runner:
-                    parallelism: 2
-                    startTimeout: 4m
-                    resources:
-                      requests: {cpu: 100m, memory: 256Mi}
-                      limits: {memory: 768Mi}
-                  metrics:
-                    interval: 1s
-                """
-                        .formatted(RunYaml.PORT, MODEL));
+                conversationRun(
+                        "conversations",
+                        "conv-sim",
+                        "",
+                        "",
+                        "      - {concurrency: 4, numPrompts: 8}\n",
+                        2));
         BenchmarkRun run = awaitPhase(ns, "conversations", Duration.ofMinutes(4), Phase.SUCCEEDED);
         StageSummary stage = run.getStatus().getResults().get(0);
         // 8 sessions of 3 turns, 4 from each pod.

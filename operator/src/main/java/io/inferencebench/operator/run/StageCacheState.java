@@ -1,17 +1,15 @@
 package io.inferencebench.operator.run;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.StageSummary;
 import io.inferencebench.operator.EventRecorder;
 import io.inferencebench.operator.StatusAggregator;
+import io.inferencebench.profile.cache.ColdCacheCheck;
 import io.inferencebench.profile.cache.PrefixCacheReset;
+import io.inferencebench.profile.lpg.PrefixCacheHits;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 
 /**
  * The prefix-cache state each stage starts from, with {@code spec.workload.prefixCache}: just
@@ -100,9 +98,11 @@ final class StageCacheState {
             int colon = line.indexOf(": ");
             notReset = colon < 0 ? line : line.substring(colon + 2);
         }
-        JsonNode byReplica =
-                profile == null ? null : profile.at("/metrics/prefix_cache/by_replica");
-        Verification check = verify(notReset, byReplica, reuseFree);
+        PrefixCacheHits hits =
+                profile == null
+                        ? null
+                        : PrefixCacheHits.fromProfile(profile.at("/metrics/prefix_cache"));
+        ColdCacheCheck.Verification check = ColdCacheCheck.verify(notReset, hits, reuseFree);
         result.setPrefixCacheMessage(check.message());
         result.setPrefixCacheVerified(check.verified());
         result.setPrefixCacheHitRateByReplica(check.hitRates().isEmpty() ? null : check.hitRates());
@@ -110,15 +110,6 @@ final class StageCacheState {
             dimensions.put("prefix_cache", state);
         }
     }
-
-    /**
-     * The largest share of a replica's prompt tokens that may be found cached in a stage whose
-     * prompts share no prefix before the declared cold state counts as contradicted: a chat
-     * template's first tokens or two random prompts that happen to begin alike may fill a block, a
-     * cache that kept the previous stage's prompts finds most of them (three quarters of a 16-token
-     * prompt in blocks of 4).
-     */
-    static final double UNEXPLAINED_HIT_TOLERANCE = 0.05;
 
     /**
      * Whether a run's prompts share no prefix within a stage, so that a replica starting from an
@@ -129,66 +120,5 @@ final class StageCacheState {
         var dataset = run.getSpec().getWorkload().getDataset();
         return dataset.getType() == io.inferencebench.crds.v1alpha1.DatasetType.RANDOM
                 && dataset.getConversation() == null;
-    }
-
-    /**
-     * A stage's declared state against the replicas' counters.
-     *
-     * @param verified {@code true}, {@code false}, or {@code null} when no counters were read
-     * @param message why not verified, or {@code null}
-     * @param hitRates each replica's hit rate (replica id → rate), in replica order
-     */
-    record Verification(Boolean verified, String message, Map<String, Double> hitRates) {}
-
-    /**
-     * Checks one stage.
-     *
-     * @param notReset the endpoints not reset before the stage and why, or {@code null} when all
-     *     were
-     * @param byReplica the profile's {@code metrics.prefix_cache.by_replica}, or {@code null}
-     * @param reuseFree whether the stage's prompts share no prefix
-     */
-    static Verification verify(String notReset, JsonNode byReplica, boolean reuseFree) {
-        Map<String, Double> rates = new LinkedHashMap<>();
-        List<String> contradicting = new ArrayList<>();
-        if (byReplica != null && byReplica.isObject()) {
-            byReplica
-                    .fields()
-                    .forEachRemaining(
-                            e -> {
-                                JsonNode rate = e.getValue().get("hit_rate");
-                                if (rate == null || !rate.isNumber()) {
-                                    return;
-                                }
-                                rates.put(e.getKey(), rate.asDouble());
-                                if (reuseFree && rate.asDouble() > UNEXPLAINED_HIT_TOLERANCE) {
-                                    contradicting.add(
-                                            String.format(
-                                                    Locale.ROOT,
-                                                    "replica %s found %.1f %% of its prompt"
-                                                            + " tokens cached (%d of %d)",
-                                                    e.getKey(),
-                                                    100 * rate.asDouble(),
-                                                    e.getValue().path("hits").asLong(),
-                                                    e.getValue().path("queries").asLong()));
-                                }
-                            });
-        }
-        if (notReset != null) {
-            return new Verification(false, notReset, rates);
-        }
-        if (!contradicting.isEmpty()) {
-            return new Verification(
-                    false,
-                    String.join("; ", contradicting)
-                            + String.format(
-                                    Locale.ROOT,
-                                    ", more than %.0f %%, where the stage's random prompts share no"
-                                            + " prefix: its cache was not empty when the stage"
-                                            + " began",
-                                    100 * UNEXPLAINED_HIT_TOLERANCE),
-                    rates);
-        }
-        return new Verification(rates.isEmpty() ? null : true, null, rates);
     }
 }

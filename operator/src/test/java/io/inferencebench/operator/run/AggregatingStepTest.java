@@ -113,6 +113,34 @@ class AggregatingStepTest {
     }
 
     @Test
+    void aDeclaredCacheStateIsVerifiedOrContradictedAndTheRunStillSucceeds() {
+        StageSummary cold = stage(1, true, LoadVerdict.DELIVERED, null);
+        cold.setPrefixCacheState("cold");
+        cold.setPrefixCacheVerified(true);
+        cold.setPrefixCacheHitRateByReplica(java.util.Map.of("sim-a", 0.0));
+        StageSummary kept = stage(2, true, LoadVerdict.DELIVERED, null);
+        kept.setPrefixCacheState("cold");
+        kept.setPrefixCacheVerified(false);
+        kept.setPrefixCacheMessage("replica sim-a found 75.0 % of its prompt tokens cached");
+        RunTurn turn = Turns.sweep().status(aggregating(cold, kept)).build();
+        step.step(turn);
+        var verified = condition(decided(turn), ConditionTypes.CACHE_STATE_VERIFIED);
+        assertThat(verified.getStatus()).isEqualTo("False");
+        assertThat(verified.getReason()).isEqualTo("UnexpectedHits");
+        assertThat(verified.getMessage()).startsWith("stage 2: replica sim-a found 75.0 %");
+        assertThat(decided(turn).getPhase()).isEqualTo(Phase.SUCCEEDED);
+
+        RunTurn undeclared =
+                Turns.sweep()
+                        .status(aggregating(stage(1, true, LoadVerdict.DELIVERED, null)))
+                        .build();
+        step.step(undeclared);
+        assertThat(decided(undeclared).condition(ConditionTypes.CACHE_STATE_VERIFIED))
+                .as("no declared state: nothing to verify")
+                .isEmpty();
+    }
+
+    @Test
     void tooManyFailuresInAnyStageIsTheRunsReasonAndEveryUndeliveredStageIsNamed() {
         RunTurn turn =
                 Turns.sweep()

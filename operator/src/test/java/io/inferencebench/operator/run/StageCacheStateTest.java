@@ -148,65 +148,6 @@ class StageCacheStateTest {
                 .isTrue();
     }
 
-    /** A profile's {@code metrics.prefix_cache.by_replica}: replica → hits of 960 queries. */
-    private static com.fasterxml.jackson.databind.JsonNode byReplica(long a, long b) {
-        var json = new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode();
-        json.putObject("sim-a").put("hits", a).put("queries", 960).put("hit_rate", a / 960.0);
-        json.putObject("sim-b").put("hits", b).put("queries", 960).put("hit_rate", b / 960.0);
-        return json;
-    }
-
-    @Test
-    void aColdStageIsVerifiedByEachReplicasOwnCounters() {
-        StageCacheState.Verification v = StageCacheState.verify(null, byReplica(0, 16), true);
-        assertThat(v.verified()).isTrue();
-        assertThat(v.message()).isNull();
-        assertThat(v.hitRates())
-                .containsExactly(Map.entry("sim-a", 0.0), Map.entry("sim-b", 16 / 960.0));
-    }
-
-    @Test
-    void hitsARandomStageCannotProduceContradictTheResetNamingTheReplica() {
-        StageCacheState.Verification v = StageCacheState.verify(null, byReplica(0, 720), true);
-        assertThat(v.verified()).isFalse();
-        assertThat(v.message())
-                .startsWith("replica sim-b found 75.0 % of its prompt tokens cached (720 of 960)")
-                .contains("more than 5 %")
-                .doesNotContain("sim-a");
-        // At the tolerance itself: a template's block, not a kept cache.
-        assertThat(StageCacheState.verify(null, byReplica(0, 48), true).verified()).isTrue();
-    }
-
-    @Test
-    void aWorkloadThatRepeatsPrefixesIsNotHeldToZeroHits() {
-        StageCacheState.Verification v = StageCacheState.verify(null, byReplica(600, 720), false);
-        assertThat(v.verified()).isTrue();
-        assertThat(v.hitRates()).hasSize(2);
-    }
-
-    @Test
-    void anEndpointNotResetIsNotVerifiedWhateverTheCountersSay() {
-        StageCacheState.Verification v =
-                StageCacheState.verify("10.0.0.7:8000: refused", byReplica(0, 0), true);
-        assertThat(v.verified()).isFalse();
-        assertThat(v.message()).isEqualTo("10.0.0.7:8000: refused");
-    }
-
-    @Test
-    void withoutCountersNothingIsVerified() {
-        StageCacheState.Verification v = StageCacheState.verify(null, null, true);
-        assertThat(v.verified()).isNull();
-        assertThat(v.hitRates()).isEmpty();
-        assertThat(
-                        StageCacheState.verify(
-                                        null,
-                                        com.fasterxml.jackson.databind.node.MissingNode
-                                                .getInstance(),
-                                        true)
-                                .verified())
-                .isNull();
-    }
-
     @Test
     void onlyRandomPromptsWithoutConversationsAreReuseFree() {
         assertThat(StageCacheState.reuseFree(coldSweep().build().run())).isTrue();

@@ -63,6 +63,31 @@ public record PrefixCacheHits(long hits, long queries, Map<String, PrefixCacheHi
         return new PrefixCacheHits(total.hits(), total.queries(), byReplica);
     }
 
+    /**
+     * The counts a profile's {@code metrics.prefix_cache} holds (as {@link ReplicaSections} writes
+     * them), or {@code null} when the node is missing or has no counts.
+     */
+    public static PrefixCacheHits fromProfile(com.fasterxml.jackson.databind.JsonNode prefixCache) {
+        if (prefixCache == null
+                || !prefixCache.path("hits").isNumber()
+                || !prefixCache.path("queries").isNumber()) {
+            return null;
+        }
+        Map<String, PrefixCacheHits> byReplica = new TreeMap<>();
+        prefixCache
+                .path("by_replica")
+                .properties()
+                .forEach(
+                        e -> {
+                            PrefixCacheHits one = fromProfile(e.getValue());
+                            if (one != null) {
+                                byReplica.put(e.getKey(), one);
+                            }
+                        });
+        return new PrefixCacheHits(
+                prefixCache.path("hits").asLong(), prefixCache.path("queries").asLong(), byReplica);
+    }
+
     private static PrefixCacheHits of(List<ServerMetricSummary> summaries) {
         Double hits = increase(summaries, HITS);
         Double queries = increase(summaries, QUERIES);

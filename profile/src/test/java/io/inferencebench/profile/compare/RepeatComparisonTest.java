@@ -139,14 +139,7 @@ class RepeatComparisonTest {
         // doubles while its median stays, far outside ten quiet repeats' spread.
         List<JsonNode> baseline = run(10, 40, 0.005, 31);
         Random random = new Random(35);
-        List<JsonNode> paused = new ArrayList<>();
-        for (double rate : new double[] {5, 10}) {
-            ObjectNode profile =
-                    ProfileComparisonTest.stage(
-                            rate, REQUESTS, 40, 8, 30, random, 0.03, SLO_TTFT_MS);
-            ((ObjectNode) profile.get("metrics")).put("stage_index", paused.size());
-            paused.add(profile);
-        }
+        List<JsonNode> paused = paused(1, random);
         Comparison c = compare(baseline, paused);
         MetricComparison p99 = metric(c, 0, "ttft_p99");
         assertThat(p99.test()).isEqualTo(MetricComparison.TEST_REPEATS);
@@ -160,17 +153,25 @@ class RepeatComparisonTest {
                         baseline, paused, ComparisonOptions.defaults().withTailsInVerdict(true));
         assertThat(withTails.verdict()).isEqualTo(Verdict.REGRESSION);
         // repeated on both sides, the tails decide without being asked
-        List<JsonNode> pausedThrice = new ArrayList<>();
-        for (int r = 0; r < 3; r++) {
+        assertThat(compare(baseline, paused(3, random)).verdict()).isEqualTo(Verdict.REGRESSION);
+    }
+
+    /**
+     * A run at 5 and 10 req/s, {@code repeats} times over, whose first 3 % of first tokens in each
+     * stage came twice as late.
+     */
+    private static List<JsonNode> paused(int repeats, Random random) {
+        List<JsonNode> stages = new ArrayList<>();
+        for (int r = 0; r < repeats; r++) {
             for (double rate : new double[] {5, 10}) {
                 ObjectNode profile =
                         ProfileComparisonTest.stage(
                                 rate, REQUESTS, 40, 8, 30, random, 0.03, SLO_TTFT_MS);
-                ((ObjectNode) profile.get("metrics")).put("stage_index", pausedThrice.size());
-                pausedThrice.add(profile);
+                ((ObjectNode) profile.get("metrics")).put("stage_index", stages.size());
+                stages.add(profile);
             }
         }
-        assertThat(compare(baseline, pausedThrice).verdict()).isEqualTo(Verdict.REGRESSION);
+        return stages;
     }
 
     @Test

@@ -54,6 +54,10 @@ final class CommandLineSession implements AutoCloseable {
     private LiveMetrics metrics;
     private ServerMetricsSource serverMetrics;
     private PrefixCacheReset cacheReset;
+
+    /** Whether the stages' prompts share no prefix (a cold cache can then hit nothing). */
+    private boolean reuseFree;
+
     private Interrupts interrupts;
     private PreparedPrompts prepared;
     private String modelName;
@@ -167,6 +171,7 @@ final class CommandLineSession implements AutoCloseable {
         if (serverMetrics != null) {
             err.println("server metrics: " + serverMetrics.describe());
         }
+        reuseFree = plan.dataset().reuseFree();
         if (cacheReset != null) {
             err.println(
                     "prefix cache: reset before every stage at "
@@ -288,6 +293,7 @@ final class CommandLineSession implements AutoCloseable {
                         transport,
                         serverMetrics,
                         cacheReset,
+                        reuseFree,
                         resultFiles,
                         context(start),
                         progress,

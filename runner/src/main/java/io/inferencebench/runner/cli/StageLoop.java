@@ -1,6 +1,8 @@
 package io.inferencebench.runner.cli;
 
+import io.inferencebench.profile.cache.ColdCacheCheck;
 import io.inferencebench.profile.cache.PrefixCacheReset;
+import io.inferencebench.profile.lpg.PrefixCacheHits;
 import io.inferencebench.profile.lpg.ProfileContext;
 import io.inferencebench.profile.lpg.Repeats;
 import io.inferencebench.profile.lpg.StageResult;
@@ -73,6 +75,7 @@ final class StageLoop {
     private final HttpTransport transport;
     private final ServerMetricsSource serverMetrics;
     private final PrefixCacheReset cacheReset;
+    private final boolean reuseFree;
     private final ResultFiles resultFiles;
     private final ProfileContext context;
     private final Progress progress;
@@ -84,6 +87,7 @@ final class StageLoop {
             HttpTransport transport,
             ServerMetricsSource serverMetrics,
             PrefixCacheReset cacheReset,
+            boolean reuseFree,
             ResultFiles resultFiles,
             ProfileContext context,
             Progress progress,
@@ -93,6 +97,7 @@ final class StageLoop {
         this.transport = transport;
         this.serverMetrics = serverMetrics;
         this.cacheReset = cacheReset;
+        this.reuseFree = reuseFree;
         this.resultFiles = resultFiles;
         this.context = context;
         this.progress = progress;
@@ -154,6 +159,7 @@ final class StageLoop {
                 }
                 ServerMetricsReport serverReport =
                         serverMetrics == null ? null : serverMetrics.stageFinished();
+                warnIfNotCold(stage, serverReport);
                 if (i == 0) {
                     result.warmupExcluded = warmupSent;
                 }
@@ -195,6 +201,7 @@ final class StageLoop {
             return context;
         }
         PrefixCacheReset.Round round = cacheReset.resetAll();
+        lastResetComplete = round.failures().isEmpty();
         if (!round.failures().isEmpty()) {
             err.printf(
                     "warning: stage %d: prefix cache not reset (%s); the stage's cache state is"
@@ -203,6 +210,28 @@ final class StageLoop {
             err.flush();
         }
         return context.withDimension("prefix_cache", round.state());
+    }
+
+    /** Whether the last reset round reached every server (set before each stage). */
+    private boolean lastResetComplete;
+
+    /**
+     * After a stage that every server said it started cold: a warning when a scraped replica's own
+     * counters contradict it ({@link ColdCacheCheck}), e.g. a replica missing from {@code
+     * --reset-prefix-cache} that still held the previous stage's prompts.
+     */
+    private void warnIfNotCold(int stage, ServerMetricsReport serverReport) {
+        if (cacheReset == null || serverReport == null || !lastResetComplete) {
+            return;
+        }
+        ColdCacheCheck.Verification check =
+                ColdCacheCheck.verify(null, PrefixCacheHits.of(serverReport), reuseFree);
+        if (Boolean.FALSE.equals(check.verified())) {
+            err.printf(
+                    "warning: stage %d: the prefix cache was reset but was not cold: %s%n",
+                    stage, TerminalText.oneLine(check.message()));
+            err.flush();
+        }
     }
 
     private ResultFiles.Written write(

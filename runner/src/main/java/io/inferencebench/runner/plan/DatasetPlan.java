@@ -39,6 +39,14 @@ public record DatasetPlan(
         return type.tokensMadeUp();
     }
 
+    /**
+     * Whether a stage's prompts share no prefix, so that a cold prefix cache can find nothing in
+     * them: random synthetic prompts without conversations (whose turns repeat their history).
+     */
+    public boolean reuseFree() {
+        return type == DatasetType.RANDOM && conversation == null;
+    }
+
     /** Whether the prompts are synthetic (no file to read). */
     public boolean synthetic() {
         return type.synthetic();

@@ -51,7 +51,12 @@ class PrefixCacheResetCliTest {
                         Integer.toString(GROUPS),
                         Integer.toString(PROMPTS),
                         results.toString());
-        return Stream.concat(Arrays.stream(run), Arrays.stream(extra)).toArray(String[]::new);
+        return with(run, extra);
+    }
+
+    /** {@code argv} and then {@code extra}. */
+    private static String[] with(String[] argv, String... extra) {
+        return Stream.concat(Arrays.stream(argv), Arrays.stream(extra)).toArray(String[]::new);
     }
 
     private static List<JsonNode> profiles(Path results) throws Exception {
@@ -127,6 +132,55 @@ class PrefixCacheResetCliTest {
                                                         .asDouble())
                                         .isEqualTo(COLD_HITS);
                             });
+        }
+    }
+
+    /**
+     * The reset sent to the wrong replica: every server asked acknowledged it, but the one under
+     * load still holds the first stage's random prompts, which a cold cache could not hit; its own
+     * counters say so and the run warns, naming it. Resetting the right one, no warning.
+     */
+    @Test
+    void aReplicaWhoseCountersContradictTheResetIsNamed(@TempDir Path dir) throws Exception {
+        try (SimServer a = new SimServer(dir.resolve("a.log"), "--enable-prefix-caching");
+                SimServer b = new SimServer(dir.resolve("b.log"), "--enable-prefix-caching")) {
+            String[] randomSweep =
+                    argv(
+                            "run --base-url %s --backend openai --model sim --ignore-eos"
+                                    + " --dataset-name random --random-input-len 64"
+                                    + " --random-output-len 2 --num-prompts 20 --request-rate inf,inf"
+                                    + " --max-concurrency 4 --seed 3 --progress none --cooldown 0"
+                                    + " --scrape-metrics %s/metrics",
+                            a.baseUrl, a.baseUrl);
+            SimServer.Outcome wrong =
+                    SimServer.cli(
+                            with(
+                                    randomSweep,
+                                    "--result-dir",
+                                    dir.resolve("wrong").toString(),
+                                    "--reset-prefix-cache",
+                                    b.baseUrl));
+            assertThat(wrong.code()).as(wrong.err()).isZero();
+            String replicaA = a.baseUrl.substring("http://".length());
+            assertThat(wrong.err())
+                    .doesNotContain("warning: stage 1:")
+                    .contains(
+                            "warning: stage 2: the prefix cache was reset but was not cold:"
+                                    + " replica "
+                                    + replicaA
+                                    + " found 75.0 % of its prompt tokens cached (960 of 1280),"
+                                    + " more than 5 %");
+
+            SimServer.Outcome right =
+                    SimServer.cli(
+                            with(
+                                    randomSweep,
+                                    "--result-dir",
+                                    dir.resolve("right").toString(),
+                                    "--reset-prefix-cache",
+                                    a.baseUrl));
+            assertThat(right.code()).as(right.err()).isZero();
+            assertThat(right.err()).doesNotContain("warning");
         }
     }
 
