@@ -36,6 +36,17 @@ public enum DatasetType {
         return synthetic() || this == TRACE;
     }
 
+    /**
+     * Whether a stage's prompts share no prefix, so that an empty prefix cache can find nothing in
+     * them: random synthetic prompts without conversations (whose turns repeat their history); not
+     * shared prefixes, traces (whose hashes say what repeats) or files (which may repeat a prompt).
+     *
+     * @param conversations whether the prompts are the turns of conversations
+     */
+    public boolean sharesNoPrefix(boolean conversations) {
+        return this == RANDOM && !conversations;
+    }
+
     /** The value as written in YAML. */
     public String wireName() {
         return name().toLowerCase(java.util.Locale.ROOT);

@@ -111,14 +111,9 @@ final class StageCacheState {
         }
     }
 
-    /**
-     * Whether a run's prompts share no prefix within a stage, so that a replica starting from an
-     * empty cache can find nothing in it: random synthetic prompts, not conversations (each turn
-     * repeats the history), shared prefixes or traces (whose hashes say what repeats).
-     */
+    /** Whether a run's prompts share no prefix within a stage ({@code sharesNoPrefix}). */
     static boolean reuseFree(BenchmarkRun run) {
         var dataset = run.getSpec().getWorkload().getDataset();
-        return dataset.getType() == io.inferencebench.crds.v1alpha1.DatasetType.RANDOM
-                && dataset.getConversation() == null;
+        return dataset.getType().sharesNoPrefix(dataset.getConversation() != null);
     }
 }

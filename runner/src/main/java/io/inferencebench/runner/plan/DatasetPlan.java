@@ -39,12 +39,9 @@ public record DatasetPlan(
         return type.tokensMadeUp();
     }
 
-    /**
-     * Whether a stage's prompts share no prefix, so that a cold prefix cache can find nothing in
-     * them: random synthetic prompts without conversations (whose turns repeat their history).
-     */
+    /** Whether a stage's prompts share no prefix ({@link DatasetType#sharesNoPrefix}). */
     public boolean reuseFree() {
-        return type == DatasetType.RANDOM && conversation == null;
+        return type.sharesNoPrefix(conversation != null);
     }
 
     /** Whether the prompts are synthetic (no file to read). */

@@ -54,6 +54,22 @@ class PrefixCacheResetCliTest {
         return with(run, extra);
     }
 
+    /**
+     * Two stages of the same 64-token random prompts against {@code loaded}, scraping it, with the
+     * prefix cache of {@code reset} reset before each.
+     */
+    private static SimServer.Outcome randomSweep(SimServer loaded, SimServer reset, Path results) {
+        return SimServer.cli(
+                argv(
+                        "run --base-url %s --backend openai --model sim --ignore-eos"
+                                + " --dataset-name random --random-input-len 64"
+                                + " --random-output-len 2 --num-prompts 20 --request-rate inf,inf"
+                                + " --max-concurrency 4 --seed 3 --progress none --cooldown 0"
+                                + " --scrape-metrics %s/metrics --reset-prefix-cache %s"
+                                + " --result-dir %s",
+                        loaded.baseUrl, loaded.baseUrl, reset.baseUrl, results.toString()));
+    }
+
     /** {@code argv} and then {@code extra}. */
     private static String[] with(String[] argv, String... extra) {
         return Stream.concat(Arrays.stream(argv), Arrays.stream(extra)).toArray(String[]::new);
@@ -144,22 +160,7 @@ class PrefixCacheResetCliTest {
     void aReplicaWhoseCountersContradictTheResetIsNamed(@TempDir Path dir) throws Exception {
         try (SimServer a = new SimServer(dir.resolve("a.log"), "--enable-prefix-caching");
                 SimServer b = new SimServer(dir.resolve("b.log"), "--enable-prefix-caching")) {
-            String[] randomSweep =
-                    argv(
-                            "run --base-url %s --backend openai --model sim --ignore-eos"
-                                    + " --dataset-name random --random-input-len 64"
-                                    + " --random-output-len 2 --num-prompts 20 --request-rate inf,inf"
-                                    + " --max-concurrency 4 --seed 3 --progress none --cooldown 0"
-                                    + " --scrape-metrics %s/metrics",
-                            a.baseUrl, a.baseUrl);
-            SimServer.Outcome wrong =
-                    SimServer.cli(
-                            with(
-                                    randomSweep,
-                                    "--result-dir",
-                                    dir.resolve("wrong").toString(),
-                                    "--reset-prefix-cache",
-                                    b.baseUrl));
+            SimServer.Outcome wrong = randomSweep(a, b, dir.resolve("wrong"));
             assertThat(wrong.code()).as(wrong.err()).isZero();
             String replicaA = a.baseUrl.substring("http://".length());
             assertThat(wrong.err())
@@ -171,14 +172,7 @@ class PrefixCacheResetCliTest {
                                     + " found 75.0 % of its prompt tokens cached (960 of 1280),"
                                     + " more than 5 %");
 
-            SimServer.Outcome right =
-                    SimServer.cli(
-                            with(
-                                    randomSweep,
-                                    "--result-dir",
-                                    dir.resolve("right").toString(),
-                                    "--reset-prefix-cache",
-                                    a.baseUrl));
+            SimServer.Outcome right = randomSweep(a, a, dir.resolve("right"));
             assertThat(right.code()).as(right.err()).isZero();
             assertThat(right.err()).doesNotContain("warning");
         }
