@@ -3,6 +3,7 @@ package io.inferencebench.e2e;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.LifecycleBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
@@ -64,6 +65,7 @@ public final class SimulatorDeployment {
     private String image = IMAGE;
     private boolean restricted;
     private String readinessPath = "/ready";
+    private Integer preStopSleepSeconds;
     private final Map<String, String> requests = new LinkedHashMap<>();
     private final Map<String, String> limits = new LinkedHashMap<>();
 
@@ -150,6 +152,17 @@ public final class SimulatorDeployment {
     /** The readiness probe's path (default {@code /ready}). */
     public SimulatorDeployment readinessPath(String path) {
         this.readinessPath = path;
+        return this;
+    }
+
+    /**
+     * A {@code preStop} sleep of {@code seconds}: a deleted replica goes on serving that long
+     * before it is told to stop (SIGTERM), while its removal from the Service's endpoints reaches
+     * the clients, as production servers behind a Service are set up to stop without refusing
+     * anyone.
+     */
+    public SimulatorDeployment preStopSleep(int seconds) {
+        this.preStopSleepSeconds = seconds;
         return this;
     }
 
@@ -252,6 +265,16 @@ public final class SimulatorDeployment {
                             .withNewCapabilities()
                             .withDrop("ALL")
                             .endCapabilities()
+                            .build());
+        }
+        if (preStopSleepSeconds != null) {
+            container.setLifecycle(
+                    new LifecycleBuilder()
+                            .withNewPreStop()
+                            .withNewSleep()
+                            .withSeconds(preStopSleepSeconds.longValue())
+                            .endSleep()
+                            .endPreStop()
                             .build());
         }
         if (!requests.isEmpty() || !limits.isEmpty()) {

@@ -24,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -1122,6 +1123,63 @@ class ServerMetricsClusterE2E {
                                     .contains(":8000: POST /reset_prefix_cache answered HTTP 404");
                         });
 
+        // One replica of three refusing the reset: every stage is undeclared and names that
+        // replica alone; the two that reset count one reset per stage.
+        cluster.simulator("pfx-mix", MODEL)
+                .replicas(2)
+                .podLabel("resets", "yes")
+                .extraArgs("--enable-prefix-caching")
+                .deploy(client, ns, Duration.ofMinutes(2));
+        cluster.simulator("pfx-mix-refusing", MODEL)
+                .appLabel("pfx-mix")
+                .podLabel("resets", "no")
+                .service(null)
+                .extraArgs("--enable-prefix-caching", "--refuse-cache-reset")
+                .deploy(client, ns, Duration.ofMinutes(2));
+        String refusing = null;
+        List<String> resetting = new ArrayList<>();
+        for (Pod pod :
+                client.pods().inNamespace(ns).withLabel("app", "pfx-mix").list().getItems()) {
+            String ip = pod.getStatus().getPodIP();
+            if ("no".equals(pod.getMetadata().getLabels().get("resets"))) {
+                refusing = ip;
+            } else {
+                resetting.add(ip);
+            }
+        }
+        assertThat(refusing).isNotNull();
+        assertThat(resetting).hasSize(2);
+        createRun(ns, prefixCacheRun("one-refused", "pfx-mix", "    prefixCache: {state: cold}"));
+        BenchmarkRun oneRefused =
+                awaitPhase(ns, "one-refused", Duration.ofMinutes(3), Phase.SUCCEEDED);
+        for (StageSummary stage : oneRefused.getStatus().getResults()) {
+            assertThat(stage.getPrefixCacheState()).isEqualTo("undeclared");
+            assertThat(stage.getPrefixCacheVerified()).isFalse();
+            assertThat(stage.getPrefixCacheMessage())
+                    .contains(refusing + ":8000: POST /reset_prefix_cache answered HTTP 404")
+                    .doesNotContain(resetting.get(0) + ":")
+                    .doesNotContain(resetting.get(1) + ":");
+        }
+        for (String ip : resetting) {
+            assertThat(
+                            counter(
+                                    "http://" + ip + ":8000/metrics",
+                                    "modelsim_prefix_cache_resets_total"))
+                    .as("resets of %s: one before each stage", ip)
+                    .isEqualTo(2.0);
+        }
+        String refusingReplica = refusing;
+        assertThat(oneRefused.getStatus().condition(ConditionTypes.CACHE_STATE_VERIFIED))
+                .hasValueSatisfying(
+                        c -> {
+                            assertThat(c.getStatus()).isEqualTo("False");
+                            assertThat(c.getReason()).isEqualTo("NotReset");
+                            assertThat(c.getMessage())
+                                    .contains("stage 1: ")
+                                    .contains("stage 2: ")
+                                    .contains(refusingReplica + ":8000");
+                        });
+
         // Conversations on a cold cache: every turn repeats its history, so hits are expected and
         // each replica's rate is reported; every replica is reset before each of the two stages.
         createRun(
@@ -1360,16 +1418,31 @@ class ServerMetricsClusterE2E {
      * {@code balance: endpoints} follows the Service while a stage runs: one of three replicas is
      * deleted 5 s into a 20 s stage (its Deployment starts a replacement). The runner pods stop
      * sending to it and start sending to the replacement once the operator lists the change, the
-     * profile says when each left and joined, every request is sent and answered (a connection the
-     * deleted replica refused goes to the next one), the replicas there throughout got exactly what
-     * their own counters say they served, and only they are judged for balance.
+     * profile says when each left and joined, every request is sent and answered, the replicas
+     * there throughout got exactly what their own counters say they served, and only they are
+     * judged for balance.
+     *
+     * <p>The replicas stop as a server behind a Service is set up to: a {@code preStop} sleep keeps
+     * the deleted one serving while its removal reaches the runners (about a second through the
+     * operator's control ConfigMap). Without one, the replica closes its listener and its idle
+     * keep-alive connections at once while the runners still send to it: a request written on such
+     * a connection is lost by the server (counted as {@code reset}; never retried, since the server
+     * may have read it, RFC 9112 9.3.1), and how many depends on that second's timing (1 to 6 were
+     * seen here), so the figure would say nothing about the runner. A refused connection is still
+     * taken to the next replica ({@code SpreadTest}).
      */
     @Test
     @Order(9)
     void aReplicaDeletedMidStageIsFollowedAndNothingIsLost() throws Exception {
         String ns = NS_BALANCE;
         int prompts = 400;
-        Map<String, String> podOfAddress = threeReplicas(ns, "follow");
+        cluster.simulator("follow", MODEL)
+                .replicas(3)
+                .timeToFirstToken(5)
+                .interTokenLatency(1)
+                .preStopSleep(8)
+                .deploy(client, ns, Duration.ofMinutes(2));
+        Map<String, String> podOfAddress = replicaAddresses(ns, "follow");
         createRun(
                 ns,
                 RunYaml.named("follow")
@@ -1416,16 +1489,16 @@ class ServerMetricsClusterE2E {
                         + "\nreplica_balance = "
                         + metrics.get("replica_balance")
                         + ", failures = "
-                        + metrics.get("failures"));
+                        + metrics.get("failures")
+                        + ", errors_by_class = "
+                        + metrics.get("errors_by_class"));
 
-        // every request was sent and accounted for; a request the deleted replica refused went
-        // to the next one. At most one may fail: a keep-alive connection the stopping replica
-        // closed at the instant a request was written on it (RFC 9112, 9.3.1; never retried,
-        // since the server may have read it).
+        // every request was sent and answered
         assertThat(metrics.get("requests_sent").asLong()).isEqualTo(prompts);
-        assertThat(metrics.get("completed").asLong() + metrics.get("failures").asLong())
+        assertThat(metrics.get("completed").asLong())
+                .as("errors %s", metrics.get("errors_by_class"))
                 .isEqualTo(prompts);
-        assertThat(metrics.get("failures").asLong()).isLessThanOrEqualTo(1);
+        assertThat(metrics.get("failures").asLong()).isZero();
 
         // the deleted replica left, its replacement joined, both while the stage ran
         String port = ":" + RunYaml.PORT;
@@ -1512,6 +1585,11 @@ class ServerMetricsClusterE2E {
                 .timeToFirstToken(5)
                 .interTokenLatency(1)
                 .deploy(client, ns, Duration.ofMinutes(2));
+        return replicaAddresses(ns, name);
+    }
+
+    /** Pod name by pod IP of the three pods labelled {@code app=name}. */
+    private static Map<String, String> replicaAddresses(String ns, String name) {
         Map<String, String> podOfAddress = new java.util.HashMap<>();
         for (Pod pod : client.pods().inNamespace(ns).withLabel("app", name).list().getItems()) {
             podOfAddress.put(pod.getStatus().getPodIP(), pod.getMetadata().getName());
