@@ -2,6 +2,7 @@ package io.inferencebench.profile.compare;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.inferencebench.profile.lpg.LoadVerdict;
 import io.inferencebench.profile.lpg.LpgProfileWriter;
 import io.inferencebench.profile.lpg.RequestRate;
 import io.inferencebench.profile.stats.HistogramBucket;
@@ -17,8 +18,12 @@ final class ComparedStage {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    /** Achieved rate below this share of the requested one: the load was not delivered. */
-    private static final double MIN_DELIVERED_SHARE = 0.95;
+    /**
+     * Achieved rate below this share of the drawn schedule's rate (the requested one for a profile
+     * without it): the load was not delivered. The runner's own judgement's limit ({@link
+     * LoadVerdict#MAX_RATE_SHORTFALL}).
+     */
+    private static final double MIN_DELIVERED_SHARE = 1 - LoadVerdict.MAX_RATE_SHORTFALL;
 
     final String label;
     final JsonNode metrics;
@@ -228,6 +233,23 @@ final class ComparedStage {
                 || !Double.isFinite(rate)
                 || (meaningful != null && !meaningful.asBoolean(true))) {
             return null;
+        }
+        // A random schedule (Poisson, gamma) draws fewer or more arrivals than the nominal rate:
+        // the client is held to the schedule it drew, as the runner judges it; to the nominal
+        // rate only where the profile has no schedule (another tool's file).
+        Double drawn = number("scheduled_rate");
+        if (drawn != null && drawn > 0) {
+            if (achieved >= MIN_DELIVERED_SHARE * drawn) {
+                return null;
+            }
+            return String.format(
+                    Locale.ROOT,
+                    "%s: achieved %.3g req/s of the %.3g its schedule drew (%s requested): the load"
+                            + " was not delivered, its latencies do not describe that rate",
+                    label,
+                    achieved,
+                    drawn,
+                    rateText(rate));
         }
         if (achieved < MIN_DELIVERED_SHARE * rate) {
             return String.format(

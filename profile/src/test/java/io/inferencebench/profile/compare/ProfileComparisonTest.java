@@ -2,6 +2,7 @@ package io.inferencebench.profile.compare;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -500,6 +501,44 @@ class ProfileComparisonTest {
                 .hasMessageContaining("metrics");
         assertThatThrownBy(() -> ComparisonOptions.defaults().withThreshold(Metric.ITL, -1))
                 .hasMessageContaining("itl threshold");
+    }
+
+    /**
+     * A random schedule that drew 17.4 req/s where 20 were asked for, sent on time, is delivered:
+     * the client is held to the schedule it drew (issue: every Poisson stage of 100 requests was
+     * noted "not delivered" by compare). The same achieved rate against a schedule that drew 20
+     * req/s, or in a file without the drawn rate (another tool's), is not.
+     */
+    @Test
+    void deliveryIsJudgedAgainstTheScheduleTheStageDrew() {
+        ObjectNode poisson = profile(20, 100, 50, 10, 99 / 17.4, 1);
+        assertThat(poisson.at("/metrics/achieved_rate").asDouble()).isCloseTo(17.4, within(1e-6));
+        ((ObjectNode) poisson.get("metrics")).put("scheduled_rate", 17.41);
+        Comparison drewLess = compareDefaults(poisson, poisson.deepCopy());
+        assertThat(drewLess.notes()).noneMatch(n -> n.contains("not delivered"));
+
+        ObjectNode fellBehind = poisson.deepCopy();
+        ((ObjectNode) fellBehind.get("metrics")).put("scheduled_rate", 20.02);
+        assertThat(compareDefaults(poisson, fellBehind).notes())
+                .anySatisfy(
+                        n ->
+                                assertThat(n)
+                                        .endsWith(
+                                                ": achieved 17.4 req/s of the 20.0 its schedule"
+                                                        + " drew (20.0 requested): the load was not"
+                                                        + " delivered, its latencies do not describe"
+                                                        + " that rate"));
+
+        ObjectNode noSchedule = poisson.deepCopy();
+        ((ObjectNode) noSchedule.get("metrics")).remove("scheduled_rate");
+        assertThat(compareDefaults(poisson, noSchedule).notes())
+                .anySatisfy(
+                        n ->
+                                assertThat(n)
+                                        .endsWith(
+                                                ": achieved 17.4 of 20.0 req/s requested: the load"
+                                                        + " was not delivered, its latencies do not"
+                                                        + " describe that rate"));
     }
 
     /** The profile with a declared cache state and, when not null, a measured hit rate. */
