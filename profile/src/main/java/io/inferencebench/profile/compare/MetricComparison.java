@@ -58,13 +58,19 @@ public record MetricComparison(
      * @param baseline the baseline's repeats
      * @param candidate the candidate's repeats
      * @param standardError the standard error of the difference of the means
-     * @param degreesOfFreedom Welch–Satterthwaite degrees of freedom
+     * @param degreesOfFreedom Welch–Satterthwaite degrees of freedom ({@code n - 1} when paired)
      */
     public record Repeats(
             int baseline, int candidate, double standardError, double degreesOfFreedom) {}
 
     /** Test name of a statistic judged across repeats: Welch's t-test on each repeat's value. */
     public static final String TEST_REPEATS = "welch-repeats";
+
+    /**
+     * Test name of a statistic judged across repeats that drew the same schedules pair by pair (the
+     * same seed): a paired t-test of the differences, repeat by repeat.
+     */
+    public static final String TEST_PAIRED_REPEATS = "paired-repeats";
 
     /** Test name of a latency median: Mann–Whitney U over the two histograms. */
     public static final String TEST_MANN_WHITNEY = "mann-whitney";

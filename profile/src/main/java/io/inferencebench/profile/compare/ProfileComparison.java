@@ -144,8 +144,13 @@ public final class ProfileComparison {
             } else if (baseUsable.size() == 1 && candUsable.size() == 1) {
                 metrics = compareStage(baseUsable.get(0), candUsable.get(0), options, notes);
             } else {
-                notes.add(repeatsNote(i + 1, b, baseUsable.size(), candUsable.size()));
-                metrics = compareRepeats(baseUsable, candUsable, options, notes);
+                List<List<ComparedStage>> pairs = sameSchedules(baseUsable, candUsable);
+                notes.add(
+                        repeatsNote(i + 1, b, baseUsable.size(), candUsable.size(), pairs != null));
+                metrics =
+                        pairs != null
+                                ? compareRepeats(pairs.get(0), pairs.get(1), true, options, notes)
+                                : compareRepeats(baseUsable, candUsable, false, options, notes);
             }
             stages.add(
                     new StageComparison(
@@ -549,20 +554,80 @@ public final class ProfileComparison {
         return all;
     }
 
+    /**
+     * The two sides' repeats in pairs that drew the same schedule, each side in its repeats' order:
+     * as many a side (two or more), each pair with the same requests due and the same drawn rate to
+     * the last bit (one seed's schedule), and the draws differing between repeats (a random
+     * schedule, whose draw pairing cancels); else {@code null}. Repeats that all drew one schedule
+     * (constant arrivals) have no draw to cancel and keep Welch's test and its degrees of freedom;
+     * a stage without a drawn schedule (a closed loop, another tool's file) is never paired.
+     */
+    static List<List<ComparedStage>> sameSchedules(
+            List<ComparedStage> base, List<ComparedStage> cand) {
+        if (base.size() != cand.size() || base.size() < 2) {
+            return null;
+        }
+        List<ComparedStage> b = inRepeatOrder(base);
+        List<ComparedStage> c = inRepeatOrder(cand);
+        for (int i = 0; i < b.size(); i++) {
+            Double rateB = b.get(i).number("scheduled_rate");
+            Double rateC = c.get(i).number("scheduled_rate");
+            Long dueB = b.get(i).count("requests_due");
+            Long dueC = c.get(i).count("requests_due");
+            if (rateB == null || !rateB.equals(rateC) || dueB == null || !dueB.equals(dueC)) {
+                return null;
+            }
+        }
+        boolean drawsDiffer =
+                b.stream().map(stage -> stage.number("scheduled_rate")).distinct().count() > 1;
+        return drawsDiffer ? List.of(b, c) : null;
+    }
+
+    /** Repeats ordered by their number ({@code dimensions.repeat}, "2/3"), else as given. */
+    private static List<ComparedStage> inRepeatOrder(List<ComparedStage> stages) {
+        List<ComparedStage> ordered = new ArrayList<>(stages);
+        if (stages.stream().allMatch(s -> repeatNumber(s) > 0)) {
+            ordered.sort(java.util.Comparator.comparingInt(ProfileComparison::repeatNumber));
+        }
+        return ordered;
+    }
+
+    private static int repeatNumber(ComparedStage s) {
+        String repeat = s.dimensions.path("repeat").asText("");
+        int slash = repeat.indexOf('/');
+        try {
+            return slash > 0 ? Integer.parseInt(repeat.substring(0, slash)) : 0;
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
     /** How a stage judged across repeats is described in the notes. */
-    private static String repeatsNote(int stage, ComparedStage b, int base, int cand) {
+    private static String repeatsNote(
+            int stage, ComparedStage b, int base, int cand, boolean paired) {
         String how =
-                base > 1 && cand > 1
-                        ? (base == cand
-                                        ? base + " repeats a side"
-                                        : base + " baseline and " + cand + " candidate repeats")
-                                + ", each statistic judged across them (Welch's t-test on each"
-                                + " repeat's value: the noise between runs, not between requests)"
-                        : (base > 1
-                                        ? base + " baseline repeats and one candidate run"
-                                        : "one baseline run and " + cand + " candidate repeats")
-                                + ", each statistic judged against the repeats' noise (the one"
-                                + " run's value against their spread: a prediction interval)";
+                paired
+                        ? base
+                                + " repeats a side that drew the same schedules pair by pair (the"
+                                + " same seed), each statistic judged repeat by repeat (a paired"
+                                + " t-test: what a random schedule moves, as a Poisson stage's"
+                                + " throughput, cancels in each pair)"
+                        : base > 1 && cand > 1
+                                ? (base == cand
+                                                ? base + " repeats a side"
+                                                : base
+                                                        + " baseline and "
+                                                        + cand
+                                                        + " candidate repeats")
+                                        + ", each statistic judged across them (Welch's t-test on each"
+                                        + " repeat's value: the noise between runs, not between requests)"
+                                : (base > 1
+                                                ? base + " baseline repeats and one candidate run"
+                                                : "one baseline run and "
+                                                        + cand
+                                                        + " candidate repeats")
+                                        + ", each statistic judged against the repeats' noise (the one"
+                                        + " run's value against their spread: a prediction interval)";
         return "stage " + stage + " (" + b.keyText() + "): " + how;
     }
 
@@ -574,6 +639,7 @@ public final class ProfileComparison {
     private static List<MetricComparison> compareRepeats(
             List<ComparedStage> base,
             List<ComparedStage> cand,
+            boolean paired,
             ComparisonOptions options,
             Set<String> notes) {
         List<MetricComparison> out = new ArrayList<>();
@@ -584,6 +650,7 @@ public final class ProfileComparison {
                             out,
                             base,
                             cand,
+                            paired,
                             m.key() + "_" + stat,
                             m,
                             stat,
@@ -597,6 +664,7 @@ public final class ProfileComparison {
                 out,
                 base,
                 cand,
+                paired,
                 Metric.OUTPUT_THROUGHPUT.key(),
                 Metric.OUTPUT_THROUGHPUT,
                 "value",
@@ -607,6 +675,7 @@ public final class ProfileComparison {
                 out,
                 base,
                 cand,
+                paired,
                 "goodput",
                 Metric.GOODPUT,
                 "value",
@@ -620,6 +689,7 @@ public final class ProfileComparison {
             List<MetricComparison> out,
             List<ComparedStage> baseStages,
             List<ComparedStage> candStages,
+            boolean paired,
             String name,
             Metric metric,
             String statistic,
@@ -645,7 +715,7 @@ public final class ProfileComparison {
                             + " candidate), so it is not compared");
             return;
         }
-        RepeatTest test = RepeatTest.of(base, cand);
+        RepeatTest test = paired ? RepeatTest.paired(base, cand) : RepeatTest.of(base, cand);
         out.add(
                 cell(
                         name,
@@ -654,7 +724,9 @@ public final class ProfileComparison {
                         test.baselineMean(),
                         test.candidateMean(),
                         options,
-                        MetricComparison.TEST_REPEATS,
+                        paired
+                                ? MetricComparison.TEST_PAIRED_REPEATS
+                                : MetricComparison.TEST_REPEATS,
                         test.pValue(),
                         null,
                         new MetricComparison.Repeats(

@@ -50,6 +50,30 @@ record RepeatTest(
         return new RepeatTest(mb, mc, se, df);
     }
 
+    /**
+     * The paired test of two sides' repeat values, {@code baseline.get(i)} with {@code
+     * candidate.get(i)}: a t-test of the differences ({@code n - 1} degrees of freedom). For
+     * repeats that drew the same schedule pair by pair (the same seed): what the schedule's
+     * randomness moves (a Poisson schedule's throughput follows the arrivals it drew) moves both
+     * values of a pair alike and cancels in their difference.
+     *
+     * @throws IllegalArgumentException unless both sides have the same number, two or more
+     */
+    static RepeatTest paired(List<Double> baseline, List<Double> candidate) {
+        int n = baseline.size();
+        if (n < 2 || candidate.size() != n) {
+            throw new IllegalArgumentException(
+                    "a paired test over repeats needs as many values a side, two or more");
+        }
+        List<Double> differences = new java.util.ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            differences.add(candidate.get(i) - baseline.get(i));
+        }
+        double meanDifference = mean(differences);
+        double se = Math.sqrt(variance(differences, meanDifference) / n);
+        return new RepeatTest(mean(baseline), mean(candidate), se, n - 1);
+    }
+
     /** Two-sided p-value of "the means are equal"; 1 when both sides are constant and equal. */
     double pValue() {
         double diff = candidateMean - baselineMean;

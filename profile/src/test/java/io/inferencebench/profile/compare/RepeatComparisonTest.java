@@ -184,6 +184,83 @@ class RepeatComparisonTest {
         assertThat(c.verdict()).isNotEqualTo(Verdict.INCONCLUSIVE);
     }
 
+    /**
+     * 8 repeats of one stage at a nominal 40 req/s whose Poisson schedule drew its own rate each
+     * repeat (seed {@code scheduleSeed}: 40 req/s ± 12 %, 100 requests, the stage's throughput
+     * following the arrivals drawn), served with TTFT {@code ttft} ms and a run-to-run factor of 1
+     * % drawn from {@code serverSeed}.
+     */
+    private static List<JsonNode> poissonRepeats(long scheduleSeed, long serverSeed, double ttft) {
+        Random schedule = new Random(scheduleSeed);
+        Random server = new Random(serverSeed);
+        List<JsonNode> stages = new ArrayList<>();
+        for (int r = 0; r < 8; r++) {
+            double drawn = 40 * (1 + 0.12 * schedule.nextGaussian());
+            double run = 1 + 0.01 * server.nextGaussian();
+            ObjectNode profile =
+                    ProfileComparisonTest.stage(
+                            40, 100, ttft * run, 5 * run, 99 / drawn, server, 0, SLO_TTFT_MS);
+            ObjectNode metrics = (ObjectNode) profile.get("metrics");
+            metrics.put("stage_index", r);
+            metrics.put("requests_due", 100);
+            metrics.put("scheduled_rate", drawn);
+            ObjectNode dimensions =
+                    profile.has("dimensions")
+                            ? (ObjectNode) profile.get("dimensions")
+                            : profile.putObject("dimensions");
+            dimensions.put("repeat", (r + 1) + "/8");
+            stages.add(profile);
+        }
+        return stages;
+    }
+
+    /**
+     * Measured on the simulator (bench/repeat_pairs.py): repeats of a Poisson stage draw 29 to 49
+     * req/s where 40 were asked, and each repeat's throughput follows its draw, so Welch's test
+     * over the repeats could not rule out a 13 to 18 % throughput change between two runs of one
+     * unchanged server and every such comparison was inconclusive. Runs with the same seed draw the
+     * same schedules repeat by repeat: paired, the draw cancels.
+     */
+    @Test
+    void repeatsThatDrewTheSameSchedulesArePairedSoTheDrawIsNotNoise() {
+        List<JsonNode> baseline = poissonRepeats(5, 1, 40);
+        Comparison paired = compare(baseline, poissonRepeats(5, 2, 40));
+        assertThat(paired.verdict())
+                .as("%s", paired.notes())
+                .isEqualTo(Verdict.NO_SIGNIFICANT_CHANGE);
+        MetricComparison throughput = metric(paired, 0, "output_throughput");
+        assertThat(throughput.test()).isEqualTo(MetricComparison.TEST_PAIRED_REPEATS);
+        assertThat(throughput.repeats().degreesOfFreedom()).isEqualTo(7);
+        assertThat(throughput.detectable()).isLessThan(0.05);
+        assertThat(metric(paired, 0, "ttft_p50").test())
+                .isEqualTo(MetricComparison.TEST_PAIRED_REPEATS);
+        assertThat(paired.notes())
+                .anySatisfy(n -> assertThat(n).contains("drew the same schedules pair by pair"));
+
+        // other draws (another seed): judged side against side, the draw is noise
+        Comparison unpaired = compare(baseline, poissonRepeats(6, 2, 40));
+        MetricComparison welch = metric(unpaired, 0, "output_throughput");
+        assertThat(welch.test()).isEqualTo(MetricComparison.TEST_REPEATS);
+        assertThat(welch.detectable()).isGreaterThan(0.05);
+        assertThat(unpaired.verdict()).isEqualTo(Verdict.INCONCLUSIVE);
+
+        // repeats that all drew one schedule (constant arrivals) have no draw to cancel
+        List<JsonNode> constant = poissonRepeats(5, 1, 40);
+        List<JsonNode> constantToo = poissonRepeats(5, 2, 40);
+        for (List<JsonNode> side : List.of(constant, constantToo)) {
+            for (JsonNode stage : side) {
+                ((ObjectNode) stage.get("metrics")).put("scheduled_rate", 40.0);
+            }
+        }
+        assertThat(metric(compare(constant, constantToo), 0, "ttft_p50").test())
+                .isEqualTo(MetricComparison.TEST_REPEATS);
+
+        // paired, a first token 10 % later is a regression
+        Comparison slower = compare(baseline, poissonRepeats(5, 3, 44));
+        assertThat(slower.verdict()).as("%s", slower.notes()).isEqualTo(Verdict.REGRESSION);
+        assertThat(metric(slower, 0, "ttft_p50").regressed()).isTrue();
+    }
+
     private static MetricComparison metric(Comparison c, int stage, String name) {
         return c.stages().get(stage).metrics().stream()
                 .filter(m -> m.name().equals(name))
