@@ -38,7 +38,7 @@ REUSE = False
 
 
 def one_run(d: Path, ttft_ms: float, rates: str, prompts: int, timeout: float, seed: int = 1,
-            repeats: int = 1) -> Path:
+            repeats: int = 1, extra: tuple[str, ...] = ()) -> Path:
     """One runner run of the sweep (every stage `repeats` times) against a fresh simulator; returns
     its result directory (with --reuse, the one an earlier call left, run again only when it is
     missing)."""
@@ -52,7 +52,7 @@ def one_run(d: Path, ttft_ms: float, rates: str, prompts: int, timeout: float, s
             "--model", pb.MODEL, "--ignore-eos", "--progress", "none", "--result-dir", str(out),
             "--dataset-name", "random", "--random-input-len", str(pb.INPUT_LEN),
             "--random-output-len", "16", "--request-rate", rates, "--num-prompts", str(prompts),
-            "--seed", str(seed), "--num-warmups", "10"] + (["--repeats", str(repeats)] if repeats > 1 else [])
+            "--seed", str(seed), "--num-warmups", "10"] + (["--repeats", str(repeats)] if repeats > 1 else []) + list(extra)
         res = pb.timed(cmd, d, timeout)
     if res["rc"] != 0:
         raise RuntimeError(f"run in {d} failed: {res} {(d / 'stderr.txt').read_text()[-2000:]}")

@@ -42,6 +42,7 @@ def main() -> None:
     ap.add_argument("--changed-repeats", type=int, default=3, help="repeats of the slowed pairs' runs")
     ap.add_argument("--rates", default="40")
     ap.add_argument("--prompts", type=int, default=100, help="requests per stage and repeat")
+    ap.add_argument("--arrival", default="poisson", help="the runner's --arrival (poisson, constant)")
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--out", default="repeat-pairs", help="folder under bench/results")
     ap.add_argument("--reuse", action="store_true", help="compare the runs an earlier call left")
@@ -56,15 +57,15 @@ def main() -> None:
             seed = 100 + len(rows)
             tag = f"{kind.replace(' ', '').replace('%', 'pct')}-{p + 1}"
             base = nf.one_run(out / "runs" / tag / "baseline", TTFT_MS, a.rates, a.prompts, a.timeout,
-                              seed, repeats)
+                              seed, repeats, ("--arrival", a.arrival))
             cand = nf.one_run(out / "runs" / tag / "candidate", round(TTFT_MS * factor, 3), a.rates,
-                              a.prompts, a.timeout, seed, repeats)
+                              a.prompts, a.timeout, seed, repeats, ("--arrival", a.arrival))
             result = nf.compare([base], cand, out / "compare" / tag)
             rows.append({"candidate": kind, "pair": p + 1, "seed": seed, "repeats": repeats, **result})
             pb.log(f"{kind} #{p + 1}: {result['verdict']} (ttft_p50 {nf.pct(result['ttft_p50_change'])},"
                    f" detects ±{nf.pct(result['ttft_p50_detectable'], sign=False)})")
     (out / "repeat-pairs.json").write_text(json.dumps(
-        {"repeats": a.repeats, "changed_repeats": a.changed_repeats, "rates": a.rates, "prompts": a.prompts, "rows": rows}, indent=2))
+        {"repeats": a.repeats, "changed_repeats": a.changed_repeats, "arrival": a.arrival, "rates": a.rates, "prompts": a.prompts, "rows": rows}, indent=2))
     print("| candidate | repeats a side | pairs | verdicts | TTFT p50 change, stage 1 (min to max) "
           "| detectable TTFT p50 change (min to max) |")
     print("|---|---|---|---|---|---|")
