@@ -238,29 +238,25 @@ final class ComparedStage {
         // the client is held to the schedule it drew, as the runner judges it; to the nominal
         // rate only where the profile has no schedule (another tool's file).
         Double drawn = number("scheduled_rate");
-        if (drawn != null && drawn > 0) {
-            if (achieved >= MIN_DELIVERED_SHARE * drawn) {
-                return null;
-            }
-            return String.format(
-                    Locale.ROOT,
-                    "%s: achieved %.3g req/s of the %.3g its schedule drew (%s requested): the load"
-                            + " was not delivered, its latencies do not describe that rate",
-                    label,
-                    achieved,
-                    drawn,
-                    rateText(rate));
+        boolean hasDraw = drawn != null && drawn > 0;
+        if (achieved >= MIN_DELIVERED_SHARE * (hasDraw ? drawn : rate)) {
+            return null;
         }
-        if (achieved < MIN_DELIVERED_SHARE * rate) {
-            return String.format(
-                    Locale.ROOT,
-                    "%s: achieved %.3g of %s req/s requested: the load was not delivered, its"
-                            + " latencies do not describe that rate",
-                    label,
-                    achieved,
-                    rateText(rate));
-        }
-        return null;
+        String against =
+                hasDraw
+                        ? String.format(
+                                Locale.ROOT,
+                                "req/s of the %.3g its schedule drew (%s requested)",
+                                drawn,
+                                rateText(rate))
+                        : "of " + rateText(rate) + " req/s requested";
+        return String.format(
+                Locale.ROOT,
+                "%s: achieved %.3g %s: the load was not delivered, its latencies do not describe"
+                        + " that rate",
+                label,
+                achieved,
+                against);
     }
 
     /**

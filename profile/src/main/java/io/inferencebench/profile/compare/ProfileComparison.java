@@ -557,29 +557,29 @@ public final class ProfileComparison {
     /** How a stage judged across repeats is described in the notes. */
     private static String repeatsNote(
             int stage, ComparedStage b, int base, int cand, boolean paired) {
-        String how =
-                paired
-                        ? base
-                                + " repeats a side that drew the same schedules pair by pair (the"
-                                + " same seed), each statistic judged repeat by repeat (a paired"
-                                + " t-test: what a random schedule moves, as a Poisson stage's"
-                                + " throughput, cancels in each pair)"
-                        : base > 1 && cand > 1
-                                ? (base == cand
-                                                ? base + " repeats a side"
-                                                : base
-                                                        + " baseline and "
-                                                        + cand
-                                                        + " candidate repeats")
-                                        + ", each statistic judged across them (Welch's t-test on each"
-                                        + " repeat's value: the noise between runs, not between requests)"
-                                : (base > 1
-                                                ? base + " baseline repeats and one candidate run"
-                                                : "one baseline run and "
-                                                        + cand
-                                                        + " candidate repeats")
-                                        + ", each statistic judged against the repeats' noise (the one"
-                                        + " run's value against their spread: a prediction interval)";
+        String how;
+        if (paired) {
+            how =
+                    base
+                            + " repeats a side that drew the same schedules pair by pair (the same"
+                            + " seed), each statistic judged repeat by repeat (a paired t-test: what"
+                            + " a random schedule moves, as a Poisson stage's throughput, cancels in"
+                            + " each pair)";
+        } else if (base > 1 && cand > 1) {
+            how =
+                    (base == cand
+                                    ? base + " repeats a side"
+                                    : base + " baseline and " + cand + " candidate repeats")
+                            + ", each statistic judged across them (Welch's t-test on each repeat's"
+                            + " value: the noise between runs, not between requests)";
+        } else {
+            how =
+                    (base > 1
+                                    ? base + " baseline repeats and one candidate run"
+                                    : "one baseline run and " + cand + " candidate repeats")
+                            + ", each statistic judged against the repeats' noise (the one run's"
+                            + " value against their spread: a prediction interval)";
+        }
         return "stage " + stage + " (" + b.keyText() + "): " + how;
     }
 
