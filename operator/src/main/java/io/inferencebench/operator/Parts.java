@@ -46,6 +46,16 @@ public final class Parts {
         }
 
         /**
+         * How this part's pod warmed the endpoints before a stage (the first pod of a warm run).
+         *
+         * @param stage 1-based stage
+         * @return {@link PartReport#WARMED} or why not, if reported
+         */
+        public Optional<String> stageWarmed(int stage) {
+            return Optional.ofNullable(data.get(PartReport.stageWarmedKey(stage)));
+        }
+
+        /**
          * The model this part's pod sends requests with (given or discovered).
          *
          * @return the model, if the pod reported it

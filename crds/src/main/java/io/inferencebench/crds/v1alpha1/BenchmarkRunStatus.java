@@ -44,8 +44,16 @@ public class BenchmarkRunStatus {
     @JsonPropertyDescription(
             "With spec.workload.prefixCache: the state each stage started from, in stage order:"
                     + " cold (every ready endpoint reset just before its barrier), or undeclared"
-                    + " followed by the endpoints that were not reset and why.")
+                    + " followed by the endpoints that were not reset and why. With state warm,"
+                    + " warm where every endpoint was reset; whether the first runner warmed them"
+                    + " all before the barrier is in the stage's result.")
     private List<String> stagePrefixCache;
+
+    @JsonPropertyDescription(
+            "With spec.workload.prefixCache.state warm: the endpoints (base URLs, comma-separated)"
+                    + " reset before each stage, in stage order, which the first runner pod warms"
+                    + " with the workload's shared prefixes before the stage's barrier.")
+    private List<String> stageWarmTargets;
 
     @JsonPropertyDescription("Current stage for display, e.g. 2/3.")
     private String stage;
@@ -175,6 +183,14 @@ public class BenchmarkRunStatus {
 
     public void setStagePrefixCache(List<String> stagePrefixCache) {
         this.stagePrefixCache = stagePrefixCache;
+    }
+
+    public List<String> getStageWarmTargets() {
+        return stageWarmTargets;
+    }
+
+    public void setStageWarmTargets(List<String> stageWarmTargets) {
+        this.stageWarmTargets = stageWarmTargets;
     }
 
     public String getStage() {

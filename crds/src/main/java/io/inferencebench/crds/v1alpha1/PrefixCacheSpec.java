@@ -19,7 +19,13 @@ public class PrefixCacheSpec {
          * /reset_prefix_cache, SGLang POST /flush_cache).
          */
         @JsonProperty("cold")
-        COLD;
+        COLD,
+        /**
+         * Holding the workload's shared prefixes: after the reset each one is sent alone to every
+         * ready endpoint before the stage starts (prefix_repetition prompts only).
+         */
+        @JsonProperty("warm")
+        WARM;
 
         /** The value as written in YAML. */
         public String wireName() {
@@ -32,7 +38,11 @@ public class PrefixCacheSpec {
                     + " is emptied (vLLM POST /reset_prefix_cache, which vLLM serves when started"
                     + " with VLLM_SERVER_DEV_MODE=1; SGLang POST /flush_cache). A stage whose"
                     + " endpoints were not all reset says so: status.results[].prefixCacheState"
-                    + " undeclared, with prefixCacheMessage naming them.")
+                    + " undeclared, with prefixCacheMessage naming them. warm: after that reset"
+                    + " each shared prefix of the workload (dataset type prefix_repetition) is"
+                    + " sent alone, asking for one token, to every ready endpoint before the"
+                    + " stage starts, so each of its requests finds its prefix cached whichever"
+                    + " replica serves it.")
     @Required
     private State state;
 

@@ -135,6 +135,14 @@ public class StageSummary {
     private java.util.Map<String, Double> prefixCacheHitRateByReplica;
 
     @JsonPropertyDescription(
+            "The prefix-cache hit rate the workload implies for each replica, counted in tokens:"
+                    + " 0 for a cold stage of prompts that share no prefix, each prompt's prefix"
+                    + " share for a warm stage of prefix_repetition prompts; absent where it"
+                    + " depends on which replica served which prompt first. A replica further"
+                    + " from it than the stated tolerance makes prefixCacheVerified false.")
+    private Double prefixCacheImpliedHitRate;
+
+    @JsonPropertyDescription(
             "With spec.workload.prefixCache: true when every ready endpoint was reset before the"
                     + " stage and no replica's own counters contradict it; false when an endpoint"
                     + " was not reset, or when a replica found more than 5 % of its prompt tokens"
@@ -353,6 +361,14 @@ public class StageSummary {
 
     public void setPrefixCacheState(String prefixCacheState) {
         this.prefixCacheState = prefixCacheState;
+    }
+
+    public Double getPrefixCacheImpliedHitRate() {
+        return prefixCacheImpliedHitRate;
+    }
+
+    public void setPrefixCacheImpliedHitRate(Double prefixCacheImpliedHitRate) {
+        this.prefixCacheImpliedHitRate = prefixCacheImpliedHitRate;
     }
 
     public java.util.Map<String, Double> getPrefixCacheHitRateByReplica() {

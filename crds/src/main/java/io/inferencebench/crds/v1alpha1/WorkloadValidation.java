@@ -28,9 +28,26 @@ final class WorkloadValidation {
         List<String> problems = new ArrayList<>();
         models(workload.getModels(), prefix + ".models", problems);
         if (workload.getPrefixCache() != null && workload.getPrefixCache().getState() == null) {
-            problems.add(prefix + ".prefixCache.state: is required (cold)");
+            problems.add(prefix + ".prefixCache.state: is required (cold or warm)");
         }
         DatasetSpec dataset = workload.getDataset();
+        if (workload.getPrefixCache() != null
+                && workload.getPrefixCache().getState() == PrefixCacheSpec.State.WARM
+                && (dataset == null || dataset.getType() != DatasetType.PREFIX_REPETITION)) {
+            problems.add(
+                    prefix
+                            + ".prefixCache.state: warm needs dataset.type prefix_repetition, whose"
+                            + " shared prefixes are what a warm cache holds; other prompts declare"
+                            + " none (use cold)");
+        }
+        if (workload.getPrefixCache() != null
+                && workload.getPrefixCache().getState() == PrefixCacheSpec.State.WARM
+                && workload.getModels() != null) {
+            problems.add(
+                    prefix
+                            + ".prefixCache.state: warm is not with models: a server caches each"
+                            + " model's or adapter's prefixes apart, and the warming sends one");
+        }
         if (dataset == null) {
             return problems;
         }

@@ -45,6 +45,20 @@ public final class PartReport {
 
     private PartReport() {}
 
+    /** Value of {@link #stageWarmedKey} when every endpoint took every prefix in time. */
+    public static final String WARMED = "warmed";
+
+    /**
+     * Key of how the first runner pod warmed the endpoints before stage n ({@code
+     * workload.prefixCache.state: warm}): {@value #WARMED}, or why the stage did not start warm.
+     *
+     * @param stage 1-based stage number
+     * @return {@code stage-<n>-warmed}
+     */
+    public static String stageWarmedKey(int stage) {
+        return "stage-" + stage + "-warmed";
+    }
+
     /**
      * Key of a finished stage's result (the profile library's StageResult as JSON).
      *

@@ -77,6 +77,15 @@ public record RunnerWorkOrder(
     }
 
     /**
+     * Control ConfigMap key with {@code workload.prefixCache.state: warm}: the endpoints (base
+     * URLs, comma-separated) whose prefix cache was reset before stage n and which the first runner
+     * pod warms before its barrier, published with the barrier.
+     */
+    public static String stageWarmKey(int stage) {
+        return "stage-" + stage + "-warm";
+    }
+
+    /**
      * Control ConfigMap key of a capacity search: the request rate (req/s, all runner pods
      * together) of stage n, decided after stage n - 1 and published with its barrier.
      */

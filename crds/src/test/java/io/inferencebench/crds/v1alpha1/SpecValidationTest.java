@@ -350,7 +350,23 @@ class SpecValidationTest {
         assertThat(SpecValidation.validateWorkload(workload, "spec.workload")).isEmpty();
         workload.setPrefixCache(new PrefixCacheSpec());
         assertThat(SpecValidation.validateWorkload(workload, "spec.workload"))
-                .containsExactly("spec.workload.prefixCache.state: is required (cold)");
+                .containsExactly("spec.workload.prefixCache.state: is required (cold or warm)");
+    }
+
+    @Test
+    void aWarmPrefixCacheNeedsPrefixesToHoldAndOneModel() {
+        WorkloadSpec workload = new WorkloadSpec();
+        workload.setPrefixCache(PrefixCacheSpec.of(PrefixCacheSpec.State.WARM));
+        DatasetSpec dataset = new DatasetSpec();
+        dataset.setType(DatasetType.RANDOM);
+        workload.setDataset(dataset);
+        assertThat(SpecValidation.validateWorkload(workload, "spec.workload"))
+                .containsExactly(
+                        "spec.workload.prefixCache.state: warm needs dataset.type"
+                                + " prefix_repetition, whose shared prefixes are what a warm cache"
+                                + " holds; other prompts declare none (use cold)");
+        dataset.setType(DatasetType.PREFIX_REPETITION);
+        assertThat(SpecValidation.validateWorkload(workload, "spec.workload")).isEmpty();
     }
 
     @Test

@@ -1207,6 +1207,128 @@ class ServerMetricsClusterE2E {
         assertThat(convProfile.at("/metrics/prefix_cache/hits").asLong()).isPositive();
         assertThat(conv.getStatus().condition(ConditionTypes.CACHE_STATE_VERIFIED))
                 .hasValueSatisfying(c -> assertThat(c.getStatus()).isEqualTo("True"));
+
+        // A warm state: after each reset the first of two runner pods sends the 4 shared prefixes
+        // to each of the three replicas before the barrier. Every prompt then finds its prefix's
+        // 10 blocks of 4 cached (40 of its 48 tokens) on whichever replica serves it, and the
+        // warming itself is outside the stage's window.
+        Map<String, double[]> before = new java.util.HashMap<>();
+        for (String replica : replicas) {
+            before.put(
+                    replica,
+                    new double[] {
+                        counter(replica, "vllm:prefix_cache_queries_total"),
+                        counter(replica, "vllm:prefix_cache_hits_total")
+                    });
+        }
+        createRun(ns, warmPrefixRun("warm-prefixes", "pfx"));
+        BenchmarkRun warmRun =
+                awaitPhase(ns, "warm-prefixes", Duration.ofMinutes(4), Phase.SUCCEEDED);
+        assertThat(warmRun.getStatus().getStagePrefixCache()).containsExactly("warm", "warm");
+        assertThat(warmRun.getStatus().getStageWarmTargets())
+                .hasSize(2)
+                .allSatisfy(targets -> assertThat(targets.split(",")).hasSize(3));
+        Map<String, Long> windowQueries = new java.util.HashMap<>();
+        Map<String, Long> windowHits = new java.util.HashMap<>();
+        for (int i = 0; i < 2; i++) {
+            StageSummary stage = warmRun.getStatus().getResults().get(i);
+            assertThat(stage.getPrefixCacheState()).isEqualTo("warm");
+            assertThat(stage.getPrefixCacheMessage()).isNull();
+            assertThat(stage.getPrefixCacheVerified()).isTrue();
+            assertThat(stage.getPrefixCacheImpliedHitRate()).isEqualTo(40 / 48.0);
+            JsonNode profile = warmRun.getStatus().getProfiles().get(i);
+            assertThat(profile.at("/dimensions/prefix_cache").asText()).isEqualTo("warm");
+            assertThat(profile.at("/metrics/prefix_cache/implied_hit_rate").asDouble())
+                    .isEqualTo(40 / 48.0);
+            assertThat(profile.at("/metrics/prefix_cache/queries").asLong()).isEqualTo(24L * 48);
+            assertThat(profile.at("/metrics/prefix_cache/hits").asLong()).isEqualTo(24L * 40);
+            profile.at("/metrics/prefix_cache/by_replica")
+                    .properties()
+                    .forEach(
+                            e -> {
+                                windowQueries.merge(
+                                        e.getKey(),
+                                        e.getValue().path("queries").asLong(),
+                                        Long::sum);
+                                windowHits.merge(
+                                        e.getKey(), e.getValue().path("hits").asLong(), Long::sum);
+                            });
+        }
+        // Profiles name a replica by its pod.
+        Map<String, String> podOfAddress = replicaAddresses(ns, "pfx");
+        for (String replica : replicas) {
+            String id =
+                    podOfAddress.get(
+                            replica.substring(
+                                    "http://".length(),
+                                    replica.length() - ":8000/metrics".length()));
+            assertThat(counter(replica, "modelsim_prefix_cache_resets_total"))
+                    .as("resets of %s: three runs of two stages", replica)
+                    .isEqualTo(6.0);
+            // Outside the windows: one runner's warming, 4 prefixes of 40 tokens before each of
+            // the 2 stages, none of them cached after the reset.
+            assertThat(
+                            counter(replica, "vllm:prefix_cache_queries_total")
+                                    - before.get(replica)[0]
+                                    - windowQueries.getOrDefault(id, 0L))
+                    .as("warming queries of %s", replica)
+                    .isEqualTo(2.0 * 4 * 40);
+            assertThat(
+                            counter(replica, "vllm:prefix_cache_hits_total")
+                                    - before.get(replica)[1]
+                                    - windowHits.getOrDefault(id, 0L))
+                    .as("warming hits of %s", replica)
+                    .isZero();
+        }
+        assertThat(warmRun.getStatus().condition(ConditionTypes.CACHE_STATE_VERIFIED))
+                .hasValueSatisfying(
+                        c -> {
+                            assertThat(c.getStatus()).isEqualTo("True");
+                            assertThat(c.getMessage())
+                                    .contains("started from the declared warm prefix cache")
+                                    .contains("against 83.3 % implied");
+                        });
+    }
+
+    /**
+     * Two stages of 24 prefix_repetition prompts (4 prefixes of 40 tokens, 8-token questions) from
+     * two runner pods against Service {@code service}, each stage starting warm.
+     */
+    private static String warmPrefixRun(String name, String service) {
+        return """
+                apiVersion: inferencebench.io/v1alpha1
+                kind: BenchmarkRun
+                metadata: {name: %s}
+                spec:
+                  target:
+                    service: {name: %s, port: %d}
+                    backend: vllm
+                    api: completions
+                    model: %s
+                    readinessTimeout: 2m
+                  workload:
+                    dataset:
+                      type: prefix_repetition
+                      prefixRepetition: {prefixTokens: 40, suffixTokens: 8, prefixes: 4}
+                      outputTokens: {type: fixed, mean: 4}
+                      seed: 7
+                    ignoreEos: true
+                    prefixCache: {state: warm}
+                  load:
+                    requestRates: [30, 31]
+                    numPrompts: 24
+                    cooldown: 0s
+                    requestTimeout: 30s
+                  runner:
+                    parallelism: 2
+                    startTimeout: 4m
+                    resources:
+                      requests: {cpu: 100m, memory: 256Mi}
+                      limits: {memory: 768Mi}
+                  metrics:
+                    interval: 1s
+                """
+                .formatted(name, service, RunYaml.PORT, MODEL);
     }
 
     /**

@@ -104,6 +104,14 @@ public class ControlConfigMapDependent
                 data.put(RunnerWorkOrder.stageStartKey(i + 1), starts.get(i));
             }
         }
+        List<String> warm = run.getStatus() == null ? null : run.getStatus().getStageWarmTargets();
+        if (warm != null) {
+            for (int i = 0; i < warm.size(); i++) {
+                if (!warm.get(i).isEmpty()) {
+                    data.put(RunnerWorkOrder.stageWarmKey(i + 1), warm.get(i));
+                }
+            }
+        }
         CapacityStatus capacity = run.getStatus() == null ? null : run.getStatus().getCapacity();
         if (capacity != null) {
             List<CapacityStatus.Probe> probes = capacity.getProbes();

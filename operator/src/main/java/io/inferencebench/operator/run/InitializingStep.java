@@ -67,7 +67,8 @@ public final class InitializingStep implements RunStep {
         if (parts.allReady(parallelism)) {
             // Before the barrier is set from the clock: the reset takes a moment.
             StageCacheState.beforeBarrier(turn, cluster, 1);
-            Instant start = clock.instant().plus(FIRST_BARRIER_LEAD);
+            Instant start =
+                    clock.instant().plus(FIRST_BARRIER_LEAD).plus(StageCacheState.warmingLead(run));
             status.condition(
                     ConditionTypes.RUNNERS_READY,
                     true,

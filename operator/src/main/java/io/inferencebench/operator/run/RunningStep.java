@@ -106,7 +106,10 @@ public final class RunningStep implements RunStep {
         // profile) took a while on a busy node, and a barrier set from the older instant could
         // already be near or past, leaving no time for its start scrape.
         Instant next =
-                clock.instant().plus(run.getSpec().getLoad().cooldownValue()).plus(BARRIER_LEAD);
+                clock.instant()
+                        .plus(run.getSpec().getLoad().cooldownValue())
+                        .plus(BARRIER_LEAD)
+                        .plus(StageCacheState.warmingLead(run));
         List<String> starts = new ArrayList<>(status.view().getStageStartTimes());
         starts.add(StatusAggregator.format(next));
         windows.windowStarts(run, Instant.parse(starts.getLast()).toEpochMilli());

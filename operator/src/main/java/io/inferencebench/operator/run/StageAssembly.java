@@ -105,10 +105,15 @@ public final class StageAssembly {
                         run, stage, stageParts, model, keys, Instant.parse(start), serverMetrics);
         StageCacheState.annotate(
                 status,
+                run,
                 stage,
                 assembled.profile() instanceof ObjectNode document ? document : null,
                 assembled.result(),
-                StageCacheState.reuseFree(run));
+                turn.parts().all().stream()
+                        .filter(p -> p.index() == 0)
+                        .flatMap(p -> p.stageWarmed(stage).stream())
+                        .findFirst()
+                        .orElse(null));
         if (assembled.profile() instanceof ObjectNode document) {
             markRepeat(run, stage, document);
             EnvironmentFingerprint.annotate(

@@ -7,10 +7,14 @@ import static io.inferencebench.operator.run.Turns.NOW;
 import static io.inferencebench.operator.run.Turns.decided;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.inferencebench.crds.v1alpha1.BenchmarkRun;
 import io.inferencebench.crds.v1alpha1.BenchmarkRunStatus;
 import io.inferencebench.crds.v1alpha1.StageSummary;
 import io.inferencebench.crds.workorder.PartReport;
+import io.inferencebench.crds.workorder.RunnerWorkOrder;
 import io.inferencebench.operator.EventRecorder;
+import io.inferencebench.operator.dependent.ControlConfigMapDependent;
+import io.inferencebench.profile.cache.CacheStateCheck;
 import io.inferencebench.profile.cache.PrefixCacheReset;
 import java.time.Instant;
 import java.util.List;
@@ -149,8 +153,9 @@ class StageCacheStateTest {
     }
 
     @Test
-    void onlyRandomPromptsWithoutConversationsAreReuseFree() {
-        assertThat(StageCacheState.reuseFree(coldSweep().build().run())).isTrue();
+    void onlyRandomPromptsWithoutConversationsImplyNoHitsOnAColdCache() {
+        assertThat(StageCacheState.implied(coldSweep().build().run()))
+                .isEqualTo(CacheStateCheck.COLD_REUSE_FREE);
         RunTurn conversation =
                 Turns.run(
                                 """
@@ -166,6 +171,115 @@ class StageCacheStateTest {
                                   cooldown: 0s
                                 """)
                         .build();
-        assertThat(StageCacheState.reuseFree(conversation.run())).isFalse();
+        assertThat(StageCacheState.implied(conversation.run())).isNull();
+        assertThat(StageCacheState.implied(warmSweep().build().run()))
+                .isEqualTo(CacheStateCheck.warmImplied(100, 20));
+    }
+
+    private static Turns warmSweep() {
+        return Turns.run(
+                """
+                target: {service: {name: vllm, port: 8000}, model: google/gemma-7b}
+                workload:
+                  prefixCache: {state: warm}
+                  dataset:
+                    type: prefix_repetition
+                    prefixRepetition: {prefixTokens: 100, suffixTokens: 20, prefixes: 4}
+                load: {requestRates: [5, 10], numPrompts: 100, cooldown: 0s}
+                runner: {parallelism: 2}
+                """);
+    }
+
+    private static final PrefixCacheReset.Round TWO_RESET =
+            new PrefixCacheReset.Round(
+                    List.of(
+                            new PrefixCacheReset.Outcome(
+                                    "http://10.0.0.1:8000", "/reset_prefix_cache", null),
+                            new PrefixCacheReset.Outcome(
+                                    "http://10.0.0.2:8000", "/reset_prefix_cache", null)));
+
+    @Test
+    void aWarmStageNamesTheEndpointsResetForTheFirstRunnerToWarmWithTimeForIt() {
+        cluster.cacheResets = TWO_RESET;
+        InitializingStep step =
+                new InitializingStep(
+                        cluster, windows, new RunGuards(cluster), new SearchStep(), CLOCK);
+        Map<String, String> ready =
+                Map.of(PartReport.STATE, PartReport.STATE_READY, PartReport.RUN_UID, Turns.UID);
+        RunTurn turn = warmSweep().part(0, ready).part(1, ready).build();
+
+        step.step(turn);
+
+        BenchmarkRunStatus status = decided(turn);
+        assertThat(status.getStagePrefixCache()).containsExactly("warm");
+        assertThat(status.getStageWarmTargets())
+                .containsExactly("http://10.0.0.1:8000,http://10.0.0.2:8000");
+        assertThat(Instant.parse(status.getStageStartTimes().getFirst()))
+                .isEqualTo(
+                        NOW.plus(InitializingStep.FIRST_BARRIER_LEAD)
+                                .plus(StageCacheState.WARMING_LEAD));
+        // Published with the barrier, where the runners read it.
+        BenchmarkRun published = turn.run();
+        published.setStatus(status);
+        assertThat(ControlConfigMapDependent.desired(published).getData())
+                .containsEntry(
+                        RunnerWorkOrder.stageWarmKey(1),
+                        "http://10.0.0.1:8000,http://10.0.0.2:8000")
+                .containsKey(RunnerWorkOrder.stageStartKey(1));
+
+        // A cold run's barrier has no such lead and no such key.
+        BenchmarkRunStatus cold = decided(runningStep(coldSweep(), ready));
+        assertThat(cold.getStageWarmTargets()).isNull();
+        assertThat(Instant.parse(cold.getStageStartTimes().getFirst()))
+                .isEqualTo(NOW.plus(InitializingStep.FIRST_BARRIER_LEAD));
+    }
+
+    private RunTurn runningStep(Turns turns, Map<String, String> ready) {
+        RunTurn turn = turns.part(0, ready).part(1, ready).build();
+        new InitializingStep(cluster, windows, new RunGuards(cluster), new SearchStep(), CLOCK)
+                .step(turn);
+        return turn;
+    }
+
+    /** Stage 1 of the warm sweep finished, the first runner having said {@code warmed}. */
+    private StageSummary warmStageOne(String warmed) {
+        Map<String, String> first = new java.util.LinkedHashMap<>(SweepStages.stageDone(1, 0, 2.5));
+        if (warmed != null) {
+            first.put(PartReport.stageWarmedKey(1), warmed);
+        }
+        RunTurn turn =
+                warmSweep()
+                        .status(runningWith(List.of("warm"), STAGE_ONE))
+                        .part(0, first)
+                        .part(1, SweepStages.stageDone(1, 1, 2.5))
+                        .build();
+        running.step(turn);
+        return decided(turn).getResults().getFirst();
+    }
+
+    @Test
+    void aStageTheFirstRunnerWarmedStartedWarmAndCarriesTheImpliedRate() {
+        StageSummary first = warmStageOne(PartReport.WARMED);
+        assertThat(first.getPrefixCacheState()).isEqualTo("warm");
+        assertThat(first.getPrefixCacheMessage()).isNull();
+        assertThat(first.getPrefixCacheImpliedHitRate()).isEqualTo(100 / 120.0);
+    }
+
+    @Test
+    void aStageNotWarmedInTimeStartedUndeclaredSayingWhy() {
+        String late =
+                "the warming of 2 endpoint(s) with 4 prefixes took 10400 ms and ended 400 ms"
+                        + " after the stage's barrier";
+        StageSummary first = warmStageOne(late);
+        assertThat(first.getPrefixCacheState()).isEqualTo("undeclared");
+        assertThat(first.getPrefixCacheVerified()).isFalse();
+        assertThat(first.getPrefixCacheMessage()).isEqualTo("not warmed: " + late);
+        assertThat(io.inferencebench.operator.CacheStateCondition.of(List.of(first)).reason())
+                .isEqualTo("NotWarmed");
+
+        StageSummary unreported = warmStageOne(null);
+        assertThat(unreported.getPrefixCacheState()).isEqualTo("undeclared");
+        assertThat(unreported.getPrefixCacheMessage())
+                .isEqualTo("not warmed: the first runner reported no warming before the stage");
     }
 }

@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import io.inferencebench.crds.v1alpha1.PrefixCacheSpec;
 import io.inferencebench.runner.plan.PlanResolver;
 import io.inferencebench.runner.plan.PlanTarget;
 import io.inferencebench.runner.plan.RunPlan;
@@ -17,9 +18,13 @@ import java.util.Map;
  * @param plan what the engine runs
  * @param baseUrl the server's base URL
  * @param requestHeaders the plan's headers plus the API key of {@code --api-key-file}
+ * @param prefixCacheState the config's {@code workload.prefixCache.state}, or {@code null}
  */
 public record CommandLinePlan(
-        RunPlan plan, String baseUrl, Map<String, String> requestHeaders, boolean coldPrefixCache) {
+        RunPlan plan,
+        String baseUrl,
+        Map<String, String> requestHeaders,
+        PrefixCacheSpec.State prefixCacheState) {
 
     /**
      * Resolves the flags over the config.
@@ -39,7 +44,7 @@ public record CommandLinePlan(
         String baseUrl = target.baseUrl(file.target, err);
         PlanTarget planTarget = target.layOver(file.target, baseUrl, err);
         RunPlan plan;
-        boolean coldPrefixCache;
+        PrefixCacheSpec.State prefixCacheState;
         try {
             var workloadSpec = workload.layOver(file.workload);
             boolean conversations = workloadSpec.getDataset().getConversation() != null;
@@ -80,7 +85,10 @@ public record CommandLinePlan(
             }
             var sloSpec = slo.layOver(file.slo);
             // workload.prefixCache of a BenchmarkRun: here, the base URL is reset before stages.
-            coldPrefixCache = workloadSpec.getPrefixCache() != null;
+            prefixCacheState =
+                    workloadSpec.getPrefixCache() == null
+                            ? null
+                            : workloadSpec.getPrefixCache().getState();
             plan =
                     PlanResolver.resolve(
                             planTarget,
@@ -99,6 +107,6 @@ public record CommandLinePlan(
         }
         Map<String, String> headers = new LinkedHashMap<>(plan.headers());
         headers.putAll(target.credentials());
-        return new CommandLinePlan(plan, baseUrl, headers, coldPrefixCache);
+        return new CommandLinePlan(plan, baseUrl, headers, prefixCacheState);
     }
 }

@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import io.inferencebench.profile.cache.CacheStateCheck;
 import io.inferencebench.profile.cache.PrefixCacheReset;
 import io.inferencebench.profile.lpg.ProfileContext;
 import io.inferencebench.profile.text.TerminalText;
@@ -16,7 +17,9 @@ import io.inferencebench.runner.engine.StagePlan;
 import io.inferencebench.runner.http.HttpTransport;
 import io.inferencebench.runner.http.Spread;
 import io.inferencebench.runner.metrics.ServerMetricsSource;
+import io.inferencebench.runner.plan.PromptSource;
 import io.inferencebench.runner.plan.RunPlan;
+import io.inferencebench.runner.session.PrefixWarmup;
 import io.inferencebench.runner.session.RunSession;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -54,6 +57,12 @@ final class CommandLineSession implements AutoCloseable {
     private LiveMetrics metrics;
     private ServerMetricsSource serverMetrics;
     private PrefixCacheReset cacheReset;
+
+    /** Warms the reset servers before each stage ({@code --warm-prefix-cache}), or null. */
+    private PrefixWarmup cacheWarmup;
+
+    /** The hit rate a warm stage's workload implies ({@link CacheStateCheck#warmImplied}). */
+    private CacheStateCheck.Implied impliedWarm;
 
     /** Whether the stages' prompts share no prefix (a cold cache can then hit nothing). */
     private boolean reuseFree;
@@ -125,7 +134,18 @@ final class CommandLineSession implements AutoCloseable {
         if (!serverMetricsProblems.isEmpty()) {
             throw new Main.UsageError(String.join("; ", serverMetricsProblems));
         }
-        flags.prefixCache.targets(baseUrl, resolved.coldPrefixCache());
+        flags.prefixCache.targets(baseUrl, resolved.prefixCacheState());
+        boolean warm = flags.prefixCache.warm(resolved.prefixCacheState());
+        if (warm && plan.dataset().prefixes() == null) {
+            throw new Main.UsageError(
+                    "--warm-prefix-cache: needs --dataset-name prefix_repetition, whose shared"
+                            + " prefixes are what a warm cache holds; other prompts declare none");
+        }
+        if (warm && plan.models() != null) {
+            throw new Main.UsageError(
+                    "--warm-prefix-cache: not with --model-mix: a server caches each model's or"
+                            + " adapter's prefixes apart, and the warming sends one");
+        }
         flags.workload.checkPromptFormat();
         // Before any request is sent: a run whose results cannot be written is not started.
         resultFiles = flags.output.prepareResultFiles();
@@ -161,7 +181,7 @@ final class CommandLineSession implements AutoCloseable {
         cacheReset =
                 flags.prefixCache.open(
                         baseUrl,
-                        resolved.coldPrefixCache(),
+                        resolved.prefixCacheState(),
                         plan.wire().backend(),
                         requestHeaders,
                         plan.tls());
@@ -174,7 +194,9 @@ final class CommandLineSession implements AutoCloseable {
         reuseFree = plan.dataset().reuseFree();
         if (cacheReset != null) {
             err.println(
-                    "prefix cache: reset before every stage at "
+                    "prefix cache: reset "
+                            + (warm ? "and warmed " : "")
+                            + "before every stage at "
                             + TerminalText.oneLine(String.join(", ", cacheReset.targets())));
         }
         // From here on Ctrl-C stops the run gracefully: during discovery and the client warm-up
@@ -195,6 +217,30 @@ final class CommandLineSession implements AutoCloseable {
                                 ? 0
                                 : plan.dataset().conversation().turns());
         errors = new ErrorSampler(RequestFields.extensions(plan.wire().api(), params));
+        if (warm) {
+            cacheWarmup =
+                    new PrefixWarmup(
+                            PromptSource.warmingPrompts(
+                                    plan.dataset(),
+                                    plan.datasetSize(),
+                                    PromptSource.tokens(
+                                            prepared.serverTokenizer(),
+                                            prepared.tokenIds(),
+                                            tokenizer)),
+                            plan.wire().protocol(),
+                            params,
+                            plan.wire().path(),
+                            requestHeaders,
+                            cacheReset.targets().stream()
+                                            .anyMatch(t -> t.regionMatches(true, 0, "https:", 0, 6))
+                                    ? plan.tls().jdkContext()
+                                    : null,
+                            plan.requestTimeout());
+            impliedWarm =
+                    CacheStateCheck.warmImplied(
+                            plan.dataset().prefixes().prefixTokens(),
+                            plan.dataset().prefixes().suffixTokens());
+        }
         try {
             session =
                     new RunSession(
@@ -293,7 +339,8 @@ final class CommandLineSession implements AutoCloseable {
                         transport,
                         serverMetrics,
                         cacheReset,
-                        reuseFree,
+                        cacheWarmup,
+                        reuseFree ? CacheStateCheck.COLD_REUSE_FREE : impliedWarm,
                         resultFiles,
                         context(start),
                         progress,

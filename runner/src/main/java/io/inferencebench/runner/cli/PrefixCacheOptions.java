@@ -1,5 +1,6 @@
 package io.inferencebench.runner.cli;
 
+import io.inferencebench.crds.v1alpha1.PrefixCacheSpec;
 import io.inferencebench.profile.cache.PrefixCacheReset;
 import io.inferencebench.runner.http.TlsOptions;
 import java.time.Duration;
@@ -8,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Option;
 
-/** The {@code run} command's prefix-cache flag (a picocli mixin). */
+/** The {@code run} command's prefix-cache flags (a picocli mixin). */
 final class PrefixCacheOptions {
 
     /** Value picocli gives {@code --reset-prefix-cache} when no URL follows it. */
@@ -29,13 +30,36 @@ final class PrefixCacheOptions {
                             + " when a server refused.")
     String resetUrls;
 
+    @Option(
+            names = "--warm-prefix-cache",
+            description =
+                    "After each reset, send every shared prefix of the workload alone (asking for"
+                            + " one token) to each server reset, so each stage starts warm: its"
+                            + " requests find their prefix cached. Needs --dataset-name"
+                            + " prefix_repetition; resets the base URL unless"
+                            + " --reset-prefix-cache names the servers. Profiles say"
+                            + " prefix_cache: warm, or undeclared when a server refused.")
+    boolean warm;
+
+    /**
+     * Whether stages start warm: the flag, or the config's {@code workload.prefixCache.state:
+     * warm}.
+     *
+     * @param declared the config's state, or {@code null}
+     */
+    boolean warm(PrefixCacheSpec.State declared) {
+        return warm || declared == PrefixCacheSpec.State.WARM;
+    }
+
     /**
      * The servers to reset, checked, in order; without the flag the base URL when the config
-     * declares {@code workload.prefixCache}, else none.
+     * declares {@code workload.prefixCache} or {@code --warm-prefix-cache} is given, else none.
+     *
+     * @param declared the config's state, or {@code null}
      */
-    List<String> targets(String baseUrl, boolean declaredCold) {
+    List<String> targets(String baseUrl, PrefixCacheSpec.State declared) {
         if (resetUrls == null) {
-            return declaredCold ? List.of(baseUrl.replaceAll("/+$", "")) : List.of();
+            return declared != null || warm ? List.of(baseUrl.replaceAll("/+$", "")) : List.of();
         }
         List<String> targets = new ArrayList<>();
         for (String part : resetUrls.split(",", -1)) {
@@ -50,15 +74,15 @@ final class PrefixCacheOptions {
     }
 
     /**
-     * The reset the flag (or the config's {@code workload.prefixCache}) asks for, or {@code null}.
+     * The reset the flags (or the config's {@code workload.prefixCache}) ask for, or {@code null}.
      */
     PrefixCacheReset open(
             String baseUrl,
-            boolean declaredCold,
+            PrefixCacheSpec.State declared,
             String backend,
             Map<String, String> headers,
             TlsOptions tls) {
-        List<String> targets = targets(baseUrl, declaredCold);
+        List<String> targets = targets(baseUrl, declared);
         return targets.isEmpty()
                 ? null
                 : new PrefixCacheReset(

@@ -1,6 +1,7 @@
 package io.inferencebench.runner.cli;
 
 import io.inferencebench.profile.br.BenchmarkReportWriter;
+import io.inferencebench.profile.cache.CacheStateCheck;
 import io.inferencebench.profile.lpg.LpgDialect;
 import io.inferencebench.profile.lpg.LpgProfileWriter;
 import io.inferencebench.profile.lpg.ProfileContext;
@@ -115,9 +116,23 @@ final class ResultFiles {
             ProfileContext context,
             ServerMetricsReport serverReport,
             java.util.function.Consumer<String> beforeRetry) {
-        String json =
-                LpgProfileWriter.toJson(
-                        LpgProfileWriter.write(result, context, serverReport, dialect));
+        return write(result, context, serverReport, null, beforeRetry);
+    }
+
+    /**
+     * As {@link #write(StageResult, ProfileContext, ServerMetricsReport,
+     * java.util.function.Consumer)}, with the stage's declared prefix-cache state checked ({@link
+     * CacheStateCheck#annotate}), or {@code null}.
+     */
+    Written write(
+            StageResult result,
+            ProfileContext context,
+            ServerMetricsReport serverReport,
+            CacheStateCheck.Verification cacheCheck,
+            java.util.function.Consumer<String> beforeRetry) {
+        var node = LpgProfileWriter.write(result, context, serverReport, dialect);
+        CacheStateCheck.annotate(node, cacheCheck);
+        String json = LpgProfileWriter.toJson(node);
         String name = fileName(result, context);
         String stem = name.substring(0, name.length() - ".json".length());
         Written profile = create(stem, ".json", json, beforeRetry);

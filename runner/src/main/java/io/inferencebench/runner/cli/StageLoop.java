@@ -1,6 +1,6 @@
 package io.inferencebench.runner.cli;
 
-import io.inferencebench.profile.cache.ColdCacheCheck;
+import io.inferencebench.profile.cache.CacheStateCheck;
 import io.inferencebench.profile.cache.PrefixCacheReset;
 import io.inferencebench.profile.lpg.PrefixCacheHits;
 import io.inferencebench.profile.lpg.ProfileContext;
@@ -13,6 +13,7 @@ import io.inferencebench.runner.engine.LoadEngine;
 import io.inferencebench.runner.engine.StagePlan;
 import io.inferencebench.runner.http.HttpTransport;
 import io.inferencebench.runner.metrics.ServerMetricsSource;
+import io.inferencebench.runner.session.PrefixWarmup;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -75,7 +76,8 @@ final class StageLoop {
     private final HttpTransport transport;
     private final ServerMetricsSource serverMetrics;
     private final PrefixCacheReset cacheReset;
-    private final boolean reuseFree;
+    private final PrefixWarmup cacheWarmup;
+    private final CacheStateCheck.Implied impliedHits;
     private final ResultFiles resultFiles;
     private final ProfileContext context;
     private final Progress progress;
@@ -87,7 +89,8 @@ final class StageLoop {
             HttpTransport transport,
             ServerMetricsSource serverMetrics,
             PrefixCacheReset cacheReset,
-            boolean reuseFree,
+            PrefixWarmup cacheWarmup,
+            CacheStateCheck.Implied impliedHits,
             ResultFiles resultFiles,
             ProfileContext context,
             Progress progress,
@@ -97,7 +100,8 @@ final class StageLoop {
         this.transport = transport;
         this.serverMetrics = serverMetrics;
         this.cacheReset = cacheReset;
-        this.reuseFree = reuseFree;
+        this.cacheWarmup = cacheWarmup;
+        this.impliedHits = impliedHits;
         this.resultFiles = resultFiles;
         this.context = context;
         this.progress = progress;
@@ -159,7 +163,7 @@ final class StageLoop {
                 }
                 ServerMetricsReport serverReport =
                         serverMetrics == null ? null : serverMetrics.stageFinished();
-                warnIfNotCold(stage, serverReport);
+                CacheStateCheck.Verification cacheCheck = checkCacheState(stage, serverReport);
                 if (i == 0) {
                     result.warmupExcluded = warmupSent;
                 }
@@ -178,7 +182,7 @@ final class StageLoop {
                 }
                 results.add(result);
                 serverReports.add(serverReport);
-                ResultFiles.Written written = write(result, stageContext, serverReport);
+                ResultFiles.Written written = write(result, stageContext, serverReport, cacheCheck);
                 files.add(written);
                 progress.stageDone(plans.get(i), result, errors.take());
             }
@@ -193,54 +197,77 @@ final class StageLoop {
     }
 
     /**
-     * Empties the servers' prefix caches when asked to; the stage's profile context then says
-     * whether the stage started cold or from an undeclared state.
+     * Empties the servers' prefix caches when asked to, then warms them when asked to; the stage's
+     * profile context then says whether the stage started cold, warm or from an undeclared state.
      */
     private ProfileContext resetPrefixCache(int stage) throws InterruptedException {
         if (cacheReset == null) {
             return context;
         }
         PrefixCacheReset.Round round = cacheReset.resetAll();
-        lastResetComplete = round.failures().isEmpty();
+        List<String> failures = new ArrayList<>();
         if (!round.failures().isEmpty()) {
+            failures.add("not reset (" + round.describeFailures() + ")");
+        }
+        if (cacheWarmup != null) {
+            PrefixWarmup.Round warming = cacheWarmup.warmAll(cacheReset.targets());
+            if (!warming.failures().isEmpty()) {
+                failures.add("not warmed (" + warming.describeFailures() + ")");
+            }
+        }
+        lastStateDeclared = failures.isEmpty();
+        if (!failures.isEmpty()) {
             err.printf(
-                    "warning: stage %d: prefix cache not reset (%s); the stage's cache state is"
-                            + " undeclared%n",
-                    stage, TerminalText.oneLine(round.describeFailures()));
+                    "warning: stage %d: prefix cache %s; the stage's cache state is undeclared%n",
+                    stage, TerminalText.oneLine(String.join(", ", failures)));
             err.flush();
         }
-        return context.withDimension("prefix_cache", round.state());
+        String declared = cacheWarmup != null ? "warm" : "cold";
+        return context.withDimension("prefix_cache", lastStateDeclared ? declared : "undeclared");
     }
 
-    /** Whether the last reset round reached every server (set before each stage). */
-    private boolean lastResetComplete;
+    /** Whether the last reset (and warming) reached every server (set before each stage). */
+    private boolean lastStateDeclared;
 
     /**
-     * After a stage that every server said it started cold: a warning when a scraped replica's own
-     * counters contradict it ({@link ColdCacheCheck}), e.g. a replica missing from {@code
-     * --reset-prefix-cache} that still held the previous stage's prompts.
+     * After a stage that every server said it started cold or warm: its scraped replicas' own
+     * counters held to the rate the workload implies ({@link CacheStateCheck}), with a warning when
+     * they contradict it, e.g. a replica missing from {@code --reset-prefix-cache} that still held
+     * the previous stage's prompts.
+     *
+     * @return the check, for the profile; {@code null} without a declared state or counters
      */
-    private void warnIfNotCold(int stage, ServerMetricsReport serverReport) {
-        if (cacheReset == null || serverReport == null || !lastResetComplete) {
-            return;
+    private CacheStateCheck.Verification checkCacheState(
+            int stage, ServerMetricsReport serverReport) {
+        if (cacheReset == null || serverReport == null || !lastStateDeclared) {
+            return null;
         }
-        ColdCacheCheck.Verification check =
-                ColdCacheCheck.verify(null, PrefixCacheHits.of(serverReport), reuseFree);
+        CacheStateCheck.Verification check =
+                CacheStateCheck.verify(null, PrefixCacheHits.of(serverReport), impliedHits);
         if (Boolean.FALSE.equals(check.verified())) {
             err.printf(
-                    "warning: stage %d: the prefix cache was reset but was not cold: %s%n",
-                    stage, TerminalText.oneLine(check.message()));
+                    "warning: stage %d: the prefix cache was %s: %s%n",
+                    stage,
+                    cacheWarmup != null
+                            ? "reset and warmed but was not warm"
+                            : "reset but was not cold",
+                    TerminalText.oneLine(check.message()));
             err.flush();
         }
+        return check;
     }
 
     private ResultFiles.Written write(
-            StageResult result, ProfileContext stageContext, ServerMetricsReport serverReport) {
+            StageResult result,
+            ProfileContext stageContext,
+            ServerMetricsReport serverReport,
+            CacheStateCheck.Verification cacheCheck) {
         ResultFiles.Written written =
                 resultFiles.write(
                         result,
                         stageContext,
                         serverReport,
+                        cacheCheck,
                         reason -> {
                             err.printf(
                                     "warning: stage %d: profile write failed (%s);"

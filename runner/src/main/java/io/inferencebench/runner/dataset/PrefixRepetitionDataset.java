@@ -39,13 +39,7 @@ public final class PrefixRepetitionDataset {
     public static List<Prompt> generate(
             int count, Shape shape, LengthDistribution output, SyntheticTokens tokens, long seed)
             throws IOException, InterruptedException {
-        // Only as many prefixes as there are prompts are ever sent; each pod draws the same ones.
-        int used = Math.min(shape.prefixes(), count);
-        SplittableRandom shared = new SplittableRandom(shape.seed()).split();
-        List<SyntheticTokens.Run> prefixes = new ArrayList<>(used);
-        for (int g = 0; g < used; g++) {
-            prefixes.add(tokens.make(shape.prefixTokens(), shared));
-        }
+        List<SyntheticTokens.Run> prefixes = prefixes(count, shape, tokens);
         SplittableRandom random = new SplittableRandom(seed);
         int[] group = new int[count];
         for (int i = 0; i < count; i++) {
@@ -64,5 +58,34 @@ public final class PrefixRepetitionDataset {
             prompts.add(tokens.prompt(List.of(prefixes.get(group[i]), suffix), outLen, random));
         }
         return prompts;
+    }
+
+    /**
+     * The prefixes {@code count} prompts of {@code shape} share, each alone as a prompt asking for
+     * one output token: what a warm prefix cache holds before a stage ({@code prefixCache.state:
+     * warm}). The same tokens as the prompts' prefixes on every runner, drawn from the run's seed.
+     */
+    public static List<Prompt> warmingPrompts(int count, Shape shape, SyntheticTokens tokens)
+            throws IOException, InterruptedException {
+        List<Prompt> prompts = new ArrayList<>();
+        // Only a prefix's own run: a text prompt of one run is not trimmed or topped up.
+        SplittableRandom unused = new SplittableRandom(shape.seed());
+        for (SyntheticTokens.Run prefix : prefixes(count, shape, tokens)) {
+            prompts.add(tokens.prompt(List.of(prefix), 1, unused));
+        }
+        return prompts;
+    }
+
+    private static List<SyntheticTokens.Run> prefixes(
+            int count, Shape shape, SyntheticTokens tokens)
+            throws IOException, InterruptedException {
+        // Only as many prefixes as there are prompts are ever sent; each pod draws the same ones.
+        int used = Math.min(shape.prefixes(), count);
+        SplittableRandom shared = new SplittableRandom(shape.seed()).split();
+        List<SyntheticTokens.Run> prefixes = new ArrayList<>(used);
+        for (int g = 0; g < used; g++) {
+            prefixes.add(tokens.make(shape.prefixTokens(), shared));
+        }
+        return prefixes;
     }
 }

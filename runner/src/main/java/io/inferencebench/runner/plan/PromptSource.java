@@ -160,6 +160,21 @@ public final class PromptSource {
                 : RandomDataset.local(tokenIds, tokenizer);
     }
 
+    /**
+     * What warms a prefix cache before each stage ({@code prefixCache.state: warm}): the shared
+     * prefixes of the {@code count} prompts of a prefix_repetition dataset, each alone as a prompt;
+     * empty for a dataset that declares no shared prefix.
+     *
+     * @param tokens how the prompts' synthetic tokens were made ({@link #tokens})
+     */
+    public static List<Prompt> warmingPrompts(
+            DatasetPlan dataset, int count, SyntheticTokens tokens)
+            throws IOException, InterruptedException {
+        return dataset.type() == DatasetType.PREFIX_REPETITION
+                ? PrefixRepetitionDataset.warmingPrompts(count, dataset.prefixes(), tokens)
+                : List.of();
+    }
+
     private static List<Prompt> synthetic(
             DatasetPlan dataset, int count, SyntheticTokens tokens, long seed)
             throws IOException, InterruptedException {

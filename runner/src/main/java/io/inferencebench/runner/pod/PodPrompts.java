@@ -27,8 +27,10 @@ final class PodPrompts {
      *
      * @param prompts its prompts, in order
      * @param trace the trace read and this pod's share of it, or {@code null}
+     * @param warming the shared prefixes the first pod warms the endpoints with before each stage
+     *     ({@link PodCacheWarming}), empty on other pods and without a warm state
      */
-    record Prepared(List<Prompt> prompts, PromptSource.TracePrompts trace) {}
+    record Prepared(List<Prompt> prompts, PromptSource.TracePrompts trace, List<Prompt> warming) {}
 
     /**
      * Prepares this pod's prompts (a trace's: this pod's share of its requests).
@@ -92,7 +94,16 @@ final class PodPrompts {
         if (prompts.isEmpty()) {
             throw new PodFailure("the dataset yielded no prompts after filtering");
         }
-        return new Prepared(prompts, null);
+        List<Prompt> warming =
+                PodCacheWarming.warms(order, index)
+                        ? PromptSource.warmingPrompts(
+                                plan.dataset(),
+                                // every prefix any pod may send: each draws them from the run's
+                                // seed
+                                plan.dataset().prefixes().prefixes(),
+                                PromptSource.tokens(server, tokenIds, tokenizer))
+                        : List.of();
+        return new Prepared(prompts, null, warming);
     }
 
     /** This pod's share of the trace's requests: positions index, index + pods, ... */
@@ -132,6 +143,6 @@ final class PodPrompts {
                             + order.parallelism()
                             + " runner pods; lower spec.runner.parallelism");
         }
-        return new Prepared(read.prompts(), read);
+        return new Prepared(read.prompts(), read, List.of());
     }
 }

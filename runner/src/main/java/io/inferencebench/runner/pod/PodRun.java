@@ -20,6 +20,7 @@ import io.inferencebench.runner.http.HttpTransport;
 import io.inferencebench.runner.http.Spread;
 import io.inferencebench.runner.http.TlsOptions;
 import io.inferencebench.runner.plan.RunPlan;
+import io.inferencebench.runner.session.PrefixWarmup;
 import io.inferencebench.runner.session.RunSession;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -226,6 +227,21 @@ public final class PodRun {
                             tracker);
             LoadEngine engine = session.engine();
             engine.setSettleBeforeStage(false);
+            PodCacheWarming warming =
+                    prepared.warming().isEmpty()
+                            ? null
+                            : new PodCacheWarming(
+                                    new PrefixWarmup(
+                                            prepared.warming(),
+                                            plan.wire().protocol(),
+                                            plan.generation(model),
+                                            path,
+                                            headers,
+                                            order.baseUrl().regionMatches(true, 0, "https:", 0, 6)
+                                                    ? tls(plan, order).jdkContext()
+                                                    : null,
+                                            timeout),
+                                    clock);
             String jitChange = session.prepareJvm();
             if (jitChange != null) {
                 log("%s", jitChange);
@@ -287,6 +303,17 @@ public final class PodRun {
                     label = stage + "/" + plans.size();
                 }
                 Instant start = StartBarrier.parse(key, startText);
+                String warmed = null;
+                if (warming != null) {
+                    Map<String, String> published = control.awaitAny(d -> true);
+                    if (published == null) {
+                        return cancelled(control.stopReason(), i);
+                    }
+                    warmed = warming.beforeBarrier(published, stage, start);
+                    log(
+                            "stage %s: prefix cache warming (%d prefixes): %s",
+                            label, warming.prefixes(), TerminalText.oneLine(warmed));
+                }
                 if (stagePlan != null) {
                     engine.prepareStage(stagePlan);
                 }
@@ -306,6 +333,9 @@ public final class PodRun {
                 running.put(PartReport.STATE, PartReport.STATE_RUNNING);
                 running.put(PartReport.STAGE, Integer.toString(stage));
                 running.put(PartReport.PROGRESS, tracker.snapshot().toJson());
+                if (warmed != null) {
+                    running.put(PartReport.stageWarmedKey(stage), warmed);
+                }
                 StageShare stageShare = share;
                 StagePlan thisStage = stagePlan;
                 Future<StageResult> future =
@@ -365,6 +395,9 @@ public final class PodRun {
                     // durable in the run, so the part drops it (null deletes the key in a merge
                     // patch) and holds at most two results however many stages the run has.
                     done.put(PartReport.stageResultKey(stage - 2), null);
+                    if (warming != null) {
+                        done.put(PartReport.stageWarmedKey(stage - 2), null);
+                    }
                 }
                 done.put(PartReport.STAGES_DONE, Integer.toString(stage));
                 done.put(PartReport.PROGRESS, finalProgress(stage, result).toJson());

@@ -170,7 +170,15 @@ class DeliveryJudgementCliTest {
             assertThat(o.code()).as(context).isEqualTo(1);
             return;
         }
-        assertThat(o.code()).as(context).isZero();
+        if (capacity.get("outcome").asText().equals("indeterminate")) {
+            // The top probes stayed too short to judge even when grown (how many microseconds 10
+            // requests at 65k req/s take depends on the machine's moment): undecided, said so,
+            // exit 1; the rate it reports is still one a passing probe achieved.
+            assertThat(o.code()).as(context).isEqualTo(1);
+            assertThat(o.out() + o.err()).as(context).contains("outcome indeterminate");
+        } else {
+            assertThat(o.code()).as(context).isZero();
+        }
         double max = capacity.get("max_request_rate").asDouble();
         assertThat(max).as(context).isLessThanOrEqualTo(capacity.get("passing_rate").asDouble());
         // never above what the passing probes achieved (to four significant digits)

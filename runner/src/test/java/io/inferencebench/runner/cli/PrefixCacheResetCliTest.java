@@ -244,6 +244,141 @@ class PrefixCacheResetCliTest {
         }
     }
 
+    /** Hits a warm stage gives: every prompt finds its prefix's full blocks (96 of 100 tokens). */
+    private static final double WARMED_PREFIX_HITS = (double) PROMPTS * (PREFIX / BLOCK) * BLOCK;
+
+    /**
+     * {@code --warm-prefix-cache}: after each reset every prefix is sent alone to both replicas,
+     * outside the stage's window, so each stage's every prompt finds its prefix cached: the hits
+     * the server counts in the window are exactly those a warm cache implies, the profile says warm
+     * and holds the implied rate beside the measured one.
+     */
+    @Test
+    void everyStageOfASweepStartsWarmOnEveryReplica(@TempDir Path dir) throws Exception {
+        try (SimServer a = new SimServer(dir.resolve("a.log"), "--enable-prefix-caching");
+                SimServer b = new SimServer(dir.resolve("b.log"), "--enable-prefix-caching")) {
+            SimServer.Outcome o =
+                    SimServer.cli(
+                            sweep(
+                                    a.baseUrl,
+                                    dir.resolve("warm"),
+                                    "--reset-prefix-cache",
+                                    a.baseUrl + "," + b.baseUrl,
+                                    "--warm-prefix-cache",
+                                    "--scrape-metrics",
+                                    a.baseUrl + "/metrics," + b.baseUrl + "/metrics"));
+            assertThat(o.code()).as(o.err()).isZero();
+            assertThat(o.err())
+                    .contains(
+                            "prefix cache: reset and warmed before every stage at "
+                                    + a.baseUrl
+                                    + ", "
+                                    + b.baseUrl)
+                    .doesNotContain("warning");
+            for (SimServer replica : List.of(a, b)) {
+                assertThat(replica.counter("modelsim_prefix_cache_resets_total")).isEqualTo(2.0);
+            }
+            // Each replica was sent the 4 prefixes before each stage (none cached after the
+            // reset); only a got the load, every prompt of it hitting its prefix.
+            double warming = 2.0 * GROUPS * PREFIX;
+            assertThat(b.counter("vllm:prefix_cache_queries_total")).isEqualTo(warming);
+            assertThat(b.counter("vllm:prefix_cache_hits_total")).isZero();
+            assertThat(a.counter("vllm:prefix_cache_queries_total"))
+                    .isEqualTo(warming + 2.0 * PROMPTS * (PREFIX + SUFFIX));
+            assertThat(a.counter("vllm:prefix_cache_hits_total"))
+                    .isEqualTo(2 * WARMED_PREFIX_HITS)
+                    .isGreaterThan(2 * COLD_HITS);
+            List<JsonNode> warm = profiles(dir.resolve("warm"));
+            assertThat(warm).hasSize(2);
+            String replicaA = a.baseUrl.substring("http://".length());
+            assertThat(warm)
+                    .allSatisfy(
+                            p -> {
+                                assertThat(p.at("/dimensions/prefix_cache").asText())
+                                        .isEqualTo("warm");
+                                // The window holds the stage's requests only, not the warming.
+                                JsonNode cache = p.at("/metrics/prefix_cache");
+                                assertThat(cache.path("hits").asDouble())
+                                        .isEqualTo(WARMED_PREFIX_HITS);
+                                assertThat(cache.path("queries").asInt())
+                                        .isEqualTo(PROMPTS * (PREFIX + SUFFIX));
+                                assertThat(
+                                                cache.at("/by_replica/" + replicaA + "/hit_rate")
+                                                        .asDouble())
+                                        .isEqualTo(
+                                                WARMED_PREFIX_HITS / (PROMPTS * (PREFIX + SUFFIX)));
+                                assertThat(cache.path("implied_hit_rate").asDouble())
+                                        .isEqualTo((double) PREFIX / (PREFIX + SUFFIX));
+                                assertThat(cache.path("verified").asBoolean()).isTrue();
+                                assertThat(p.at("/metrics/completed").asInt()).isEqualTo(PROMPTS);
+                            });
+        }
+    }
+
+    /**
+     * A replica that caches none of the prefixes contradicts a warm state (here its blocks of 128
+     * tokens, vLLM's on CPU, are longer than the 120-token prompts): its counters say so, the run
+     * warns naming it, and the profile says the state was not verified.
+     */
+    @Test
+    void aReplicaThatCachesNothingContradictsTheWarmState(@TempDir Path dir) throws Exception {
+        try (SimServer sim =
+                new SimServer(
+                        dir.resolve("sim.log"), "--enable-prefix-caching", "--block-size", "128")) {
+            SimServer.Outcome o =
+                    SimServer.cli(
+                            sweep(
+                                    sim.baseUrl,
+                                    dir.resolve("results"),
+                                    "--warm-prefix-cache",
+                                    "--scrape-metrics",
+                                    sim.baseUrl + "/metrics"));
+            assertThat(o.code()).as(o.err()).isZero();
+            String replica = sim.baseUrl.substring("http://".length());
+            assertThat(o.err())
+                    .contains(
+                            "warning: stage 1: the prefix cache was reset and warmed but was not"
+                                    + " warm: replica "
+                                    + replica
+                                    + " found 0.0 % of its prompt tokens cached (0 of 4800),"
+                                    + " less than the 83.3 % implied by more than 26.7 %");
+            assertThat(profiles(dir.resolve("results")))
+                    .allSatisfy(
+                            p -> {
+                                assertThat(p.at("/dimensions/prefix_cache").asText())
+                                        .isEqualTo("warm");
+                                assertThat(p.at("/metrics/prefix_cache/verified").asBoolean())
+                                        .isFalse();
+                                assertThat(p.at("/metrics/prefix_cache/message").asText())
+                                        .startsWith("replica " + replica + " found 0.0 %");
+                            });
+        }
+    }
+
+    @Test
+    void aWarmCacheNeedsSharedPrefixesToHold(@TempDir Path dir) throws Exception {
+        SimServer.Outcome o =
+                SimServer.cli(
+                        argv(
+                                "run --base-url http://127.0.0.1:9 --num-prompts 1"
+                                        + " --warm-prefix-cache"));
+        assertThat(o.code()).as(o.err()).isEqualTo(2);
+        assertThat(o.err())
+                .contains(
+                        "--warm-prefix-cache: needs --dataset-name prefix_repetition, whose"
+                                + " shared prefixes are what a warm cache holds");
+        Path config = dir.resolve("run.yaml");
+        Files.writeString(config, "workload:\n  prefixCache: {state: warm}\n");
+        o =
+                SimServer.cli(
+                        argv(
+                                "run --base-url http://127.0.0.1:9 --num-prompts 1 --config %s",
+                                config.toString()));
+        assertThat(o.code()).as(o.err()).isEqualTo(2);
+        assertThat(o.err())
+                .contains("workload.prefixCache.state: warm needs dataset.type prefix_repetition");
+    }
+
     @Test
     void aBadResetUrlIsRefusedBeforeAnythingIsSent() {
         SimServer.Outcome o =

@@ -14,8 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code run --dataset-name prefix_repetition} against model-sim with its prefix cache: the hits
- * the server counts are exactly those the workload implies, and the flags name themselves when
- * refused.
+ * the server counts are exactly those the workload implies, on a cold cache, a cache holding every
+ * prompt and a warm one ({@code --warm-prefix-cache}), and the flags name themselves when refused.
  */
 class PrefixRepetitionCliTest {
 
@@ -67,6 +67,22 @@ class PrefixRepetitionCliTest {
                     .isEqualTo((double) prompts * (prefix + suffix));
             assertThat(sim.counter("vllm:prefix_cache_hits_total") - hits)
                     .isEqualTo((double) prompts * ((prefix + suffix - 1) / BLOCK) * BLOCK);
+
+            // With --warm-prefix-cache the cache is emptied, then each of the 8 prefixes sent alone
+            // (100 tokens, none cached after the reset): every one of the 400 prompts then hits
+            // its prefix's 6 full blocks, the first of each group included.
+            double queriesBefore = sim.counter("vllm:prefix_cache_queries_total");
+            double hitsBefore = sim.counter("vllm:prefix_cache_hits_total");
+            run[run.length - 1] = dir.resolve("warm").toString();
+            String[] warm = java.util.Arrays.copyOf(run, run.length + 1);
+            warm[run.length] = "--warm-prefix-cache";
+            o = SimServer.cli(warm);
+            assertThat(o.code()).as(o.err()).isZero();
+            assertThat(sim.counter("modelsim_prefix_cache_resets_total")).isEqualTo(1.0);
+            assertThat(sim.counter("vllm:prefix_cache_queries_total") - queriesBefore)
+                    .isEqualTo((double) groups * prefix + prompts * (prefix + suffix));
+            assertThat(sim.counter("vllm:prefix_cache_hits_total") - hitsBefore)
+                    .isEqualTo((double) prompts * (prefix / BLOCK) * BLOCK);
 
             List<Path> files;
             try (Stream<Path> s = Files.list(results)) {

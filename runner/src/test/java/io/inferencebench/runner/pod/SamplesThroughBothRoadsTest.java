@@ -182,6 +182,44 @@ class SamplesThroughBothRoadsTest {
         assertThat(prompts).hasSize(sent);
     }
 
+    @Test
+    void theWarmSharedPrefixSamplesFirstPodWarmsWithExactlyThePrefixesEveryPodSends()
+            throws Exception {
+        Path sample = Path.of("..", "config", "samples", "vllm-shared-prefix-warm.yaml");
+        BenchmarkRunSpec spec = spec(sample);
+        var shape = spec.getWorkload().getDataset().getPrefixRepetition();
+        int parallelism = spec.getRunner().getParallelism();
+        RunnerWorkOrder order = workOrder(spec, parallelism);
+        java.util.Set<List<Integer>> sentPrefixes = new java.util.HashSet<>();
+        for (int index = 0; index < parallelism; index++) {
+            RunPlan pod = PodWorkload.plan(order, index);
+            int size = PodWorkload.datasetSize(order, index, pod);
+            for (var prompt :
+                    io.inferencebench.runner.plan.PromptSource.load(
+                            pod.dataset(), null, size, true, null, pod.dataset().seed())) {
+                sentPrefixes.add(
+                        java.util.Arrays.stream(prompt.tokenIds(), 0, shape.getPrefixTokens())
+                                .boxed()
+                                .toList());
+            }
+            assertThat(PodCacheWarming.warms(order, index)).isEqualTo(index == 0);
+        }
+        RunPlan first = PodWorkload.plan(order, 0);
+        java.util.Set<List<Integer>> warmed = new java.util.HashSet<>();
+        for (var prompt :
+                io.inferencebench.runner.plan.PromptSource.warmingPrompts(
+                        first.dataset(),
+                        first.dataset().prefixes().prefixes(),
+                        io.inferencebench.runner.dataset.RandomDataset.local(true, null))) {
+            assertThat(prompt.maxTokens()).isEqualTo(1);
+            warmed.add(java.util.Arrays.stream(prompt.tokenIds()).boxed().toList());
+        }
+        assertThat(warmed).hasSize(shape.getPrefixes()).isEqualTo(sentPrefixes);
+        // A cold sample's pods warm nothing.
+        BenchmarkRunSpec cold = spec(Path.of("..", "config", "samples", "vllm-shared-prefix.yaml"));
+        assertThat(PodCacheWarming.warms(workOrder(cold, 2), 0)).isFalse();
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("fixedStageSamples")
     void theSamplesPodsTogetherSendWhatTheCommandLineSends(Path sample) throws Exception {
