@@ -16,6 +16,7 @@ writes bench/results/repeat-pairs/repeat-pairs.json (every comparison).
 Usage:
     python3 bench/repeat_pairs.py --pairs 20
     python3 bench/repeat_pairs.py --pairs 20 --reuse   # compare the same runs again
+    python3 bench/repeat_pairs.py --pairs 20 --arrival constant --cooldown 1s
 Needs the runner jar (make build) and model-sim (built by e2e/scripts/provision-model-sim.sh).
 """
 
@@ -43,12 +44,14 @@ def main() -> None:
     ap.add_argument("--rates", default="40")
     ap.add_argument("--prompts", type=int, default=100, help="requests per stage and repeat")
     ap.add_argument("--arrival", default="poisson", help="the runner's --arrival (poisson, constant)")
+    ap.add_argument("--cooldown", default=None, help="the runner's --cooldown between repeats (its default: 5s)")
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--out", default="repeat-pairs", help="folder under bench/results")
     ap.add_argument("--reuse", action="store_true", help="compare the runs an earlier call left")
     a = ap.parse_args()
     nf.REUSE = a.reuse
     out = pb.RESULTS / a.out
+    extra = ("--arrival", a.arrival) + (("--cooldown", a.cooldown) if a.cooldown else ())
     rows = []
     plan = [("unchanged", 1.0, a.pairs, a.repeats), ("ttft +10 %", 1.10, a.changed_pairs, a.changed_repeats),
             ("ttft +1 %", 1.01, a.changed_pairs, a.changed_repeats)]
@@ -57,15 +60,15 @@ def main() -> None:
             seed = 100 + len(rows)
             tag = f"{kind.replace(' ', '').replace('%', 'pct')}-{p + 1}"
             base = nf.one_run(out / "runs" / tag / "baseline", TTFT_MS, a.rates, a.prompts, a.timeout,
-                              seed, repeats, ("--arrival", a.arrival))
+                              seed, repeats, extra)
             cand = nf.one_run(out / "runs" / tag / "candidate", round(TTFT_MS * factor, 3), a.rates,
-                              a.prompts, a.timeout, seed, repeats, ("--arrival", a.arrival))
+                              a.prompts, a.timeout, seed, repeats, extra)
             result = nf.compare([base], cand, out / "compare" / tag)
             rows.append({"candidate": kind, "pair": p + 1, "seed": seed, "repeats": repeats, **result})
             pb.log(f"{kind} #{p + 1}: {result['verdict']} (ttft_p50 {nf.pct(result['ttft_p50_change'])},"
                    f" detects ±{nf.pct(result['ttft_p50_detectable'], sign=False)})")
     (out / "repeat-pairs.json").write_text(json.dumps(
-        {"repeats": a.repeats, "changed_repeats": a.changed_repeats, "arrival": a.arrival, "rates": a.rates, "prompts": a.prompts, "rows": rows}, indent=2))
+        {"repeats": a.repeats, "changed_repeats": a.changed_repeats, "arrival": a.arrival, "cooldown": a.cooldown, "rates": a.rates, "prompts": a.prompts, "rows": rows}, indent=2))
     print("| candidate | repeats a side | pairs | verdicts | TTFT p50 change, stage 1 (min to max) "
           "| detectable TTFT p50 change (min to max) |")
     print("|---|---|---|---|---|---|")

@@ -46,6 +46,13 @@ public class PrefixCacheSpec {
     @Required
     private State state;
 
+    @JsonPropertyDescription(
+            "Whether every ready endpoint's prefix cache is emptied before each stage (default"
+                    + " true). false only with state warm: the prefixes are then sent on top of"
+                    + " what the caches hold (an earlier stage's prompts too), so a stage may find"
+                    + " more cached than the workload implies; a cold state needs the reset.")
+    private Boolean reset;
+
     /** A spec with the given state. */
     public static PrefixCacheSpec of(State state) {
         PrefixCacheSpec spec = new PrefixCacheSpec();
@@ -59,5 +66,18 @@ public class PrefixCacheSpec {
 
     public void setState(State state) {
         this.state = state;
+    }
+
+    /** Whether the caches are emptied before each stage: {@link #getReset()}, true when unset. */
+    public boolean resetsBeforeStage() {
+        return reset == null || reset;
+    }
+
+    public Boolean getReset() {
+        return reset;
+    }
+
+    public void setReset(Boolean reset) {
+        this.reset = reset;
     }
 }

@@ -30,6 +30,14 @@ final class WorkloadValidation {
         if (workload.getPrefixCache() != null && workload.getPrefixCache().getState() == null) {
             problems.add(prefix + ".prefixCache.state: is required (cold or warm)");
         }
+        if (workload.getPrefixCache() != null
+                && workload.getPrefixCache().getState() == PrefixCacheSpec.State.COLD
+                && !workload.getPrefixCache().resetsBeforeStage()) {
+            problems.add(
+                    prefix
+                            + ".prefixCache.reset: false is not with state cold: a cache that is"
+                            + " not emptied before a stage is not known to be cold");
+        }
         DatasetSpec dataset = workload.getDataset();
         if (workload.getPrefixCache() != null
                 && workload.getPrefixCache().getState() == PrefixCacheSpec.State.WARM

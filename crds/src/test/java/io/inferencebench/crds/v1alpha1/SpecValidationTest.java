@@ -367,6 +367,14 @@ class SpecValidationTest {
                                 + " holds; other prompts declare none (use cold)");
         dataset.setType(DatasetType.PREFIX_REPETITION);
         assertThat(SpecValidation.validateWorkload(workload, "spec.workload")).isEmpty();
+        // Warm on top of what the caches hold: allowed; a cold cache needs its reset.
+        workload.getPrefixCache().setReset(false);
+        assertThat(SpecValidation.validateWorkload(workload, "spec.workload")).isEmpty();
+        workload.getPrefixCache().setState(PrefixCacheSpec.State.COLD);
+        assertThat(SpecValidation.validateWorkload(workload, "spec.workload"))
+                .containsExactly(
+                        "spec.workload.prefixCache.reset: false is not with state cold: a cache"
+                                + " that is not emptied before a stage is not known to be cold");
     }
 
     @Test

@@ -68,6 +68,17 @@ final class RunYaml {
         return set("input", input, "output", output);
     }
 
+    /**
+     * Prompts of the prefix_repetition dataset instead of random ones: {@code prefixes} shared
+     * prefixes of {@code prefixTokens}, each prompt's own {@code suffixTokens} after one.
+     */
+    RunYaml prefixRepetition(int prefixTokens, int suffixTokens, int prefixes) {
+        return set(
+                "shape",
+                "      type: prefix_repetition\n      prefixRepetition: {prefixTokens: %d, suffixTokens: %d, prefixes: %d}\n"
+                        .formatted(prefixTokens, suffixTokens, prefixes));
+    }
+
     /** {@code rates} as {@code spec.load.requestRates}' items (e.g. {@code "4, 8"}). */
     RunYaml load(String rates, int numPrompts, int warmupRequests) {
         return set("rates", rates, "prompts", numPrompts, "warmup", warmupRequests);
@@ -128,9 +139,7 @@ final class RunYaml {
                     readinessTimeout: %s
                 %s  workload:
                     dataset:
-                      type: random
-                      inputTokens: {type: fixed, mean: %d}
-                      outputTokens: {type: fixed, mean: %d}
+                %s      outputTokens: {type: fixed, mean: %d}
                       seed: 7
                     streaming: true
                     ignoreEos: true
@@ -152,7 +161,10 @@ final class RunYaml {
                         values.get("model"),
                         values.get("readinessTimeout"),
                         values.get("targetExtra"),
-                        values.get("input"),
+                        values.getOrDefault(
+                                "shape",
+                                "      type: random\n      inputTokens: {type: fixed, mean: %d}\n"
+                                        .formatted(values.get("input"))),
                         values.get("output"),
                         values.get("workloadExtra"),
                         values.get("rates"),

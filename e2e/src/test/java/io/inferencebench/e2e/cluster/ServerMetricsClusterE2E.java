@@ -1295,40 +1295,15 @@ class ServerMetricsClusterE2E {
      * two runner pods against Service {@code service}, each stage starting warm.
      */
     private static String warmPrefixRun(String name, String service) {
-        return """
-                apiVersion: inferencebench.io/v1alpha1
-                kind: BenchmarkRun
-                metadata: {name: %s}
-                spec:
-                  target:
-                    service: {name: %s, port: %d}
-                    backend: vllm
-                    api: completions
-                    model: %s
-                    readinessTimeout: 2m
-                  workload:
-                    dataset:
-                      type: prefix_repetition
-                      prefixRepetition: {prefixTokens: 40, suffixTokens: 8, prefixes: 4}
-                      outputTokens: {type: fixed, mean: 4}
-                      seed: 7
-                    ignoreEos: true
-                    prefixCache: {state: warm}
-                  load:
-                    requestRates: [30, 31]
-                    numPrompts: 24
-                    cooldown: 0s
-                    requestTimeout: 30s
-                  runner:
-                    parallelism: 2
-                    startTimeout: 4m
-                    resources:
-                      requests: {cpu: 100m, memory: 256Mi}
-                      limits: {memory: 768Mi}
-                  metrics:
-                    interval: 1s
-                """
-                .formatted(name, service, RunYaml.PORT, MODEL);
+        return RunYaml.named(name)
+                .target(service, MODEL)
+                .prefixRepetition(40, 8, 4)
+                .tokens(0, 4)
+                .workloadExtra("    prefixCache: {state: warm}")
+                .load("30, 31", 24, 0)
+                .runner(2, null)
+                .metricsEverySecond("")
+                .yaml();
     }
 
     /**

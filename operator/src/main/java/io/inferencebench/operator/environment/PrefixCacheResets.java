@@ -30,8 +30,22 @@ public final class PrefixCacheResets {
 
     /** Resets every endpoint of the run's target, one after the other. */
     public PrefixCacheReset.Round reset(BenchmarkRun run) throws InterruptedException {
+        PrefixCacheReset.Round endpoints = endpoints(run);
+        if (!endpoints.failures().isEmpty()) {
+            return endpoints;
+        }
+        List<String> targets =
+                endpoints.outcomes().stream().map(PrefixCacheReset.Outcome::target).toList();
+        String backend = run.getSpec().getTarget().getBackend().wireName();
+        return new PrefixCacheReset(targets, backend, Map.of(), null, TIMEOUT).resetAll();
+    }
+
+    /**
+     * The endpoints a reset would go to, none of them reset ({@code prefixCache.reset: false}):
+     * each as an outcome without a path, or one failure saying why there are none.
+     */
+    public PrefixCacheReset.Round endpoints(BenchmarkRun run) {
         TargetSpec target = run.getSpec().getTarget();
-        String backend = target.getBackend().wireName();
         if (target.getTls() != null) {
             return refused(
                     RunnerWorkOrderDependent.baseUrl(run),
@@ -53,7 +67,8 @@ public final class PrefixCacheResets {
                         "the Service has no ready endpoint to reset");
             }
         }
-        return new PrefixCacheReset(targets, backend, Map.of(), null, TIMEOUT).resetAll();
+        return new PrefixCacheReset.Round(
+                targets.stream().map(t -> new PrefixCacheReset.Outcome(t, null, null)).toList());
     }
 
     private static PrefixCacheReset.Round refused(String target, String why) {

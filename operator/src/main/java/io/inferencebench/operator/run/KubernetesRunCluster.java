@@ -100,4 +100,9 @@ public final class KubernetesRunCluster implements RunCluster {
     public PrefixCacheReset.Round resetPrefixCache(BenchmarkRun run) throws InterruptedException {
         return prefixCaches.reset(run);
     }
+
+    @Override
+    public PrefixCacheReset.Round prefixCacheEndpoints(BenchmarkRun run) {
+        return prefixCaches.endpoints(run);
+    }
 }

@@ -76,6 +76,13 @@ public interface RunCluster {
     io.inferencebench.profile.cache.PrefixCacheReset.Round resetPrefixCache(BenchmarkRun run)
             throws InterruptedException;
 
+    /**
+     * The ready endpoints behind the run's target, none of them reset.
+     *
+     * @see io.inferencebench.operator.environment.PrefixCacheResets#endpoints
+     */
+    io.inferencebench.profile.cache.PrefixCacheReset.Round prefixCacheEndpoints(BenchmarkRun run);
+
     /** Deletes the run (its {@code ttlSecondsAfterFinished} passed). */
     void delete(BenchmarkRun run);
 }

@@ -55,17 +55,19 @@ final class StageCacheState {
     }
 
     /**
-     * Resets the target's prefix caches before {@code stage} when the run declares a state, and
-     * names the endpoints to warm when it is warm.
+     * Resets the target's prefix caches before {@code stage} when the run declares a state (unless
+     * {@code prefixCache.reset} is false), and names the endpoints to warm when it is warm.
      */
     static void beforeBarrier(RunTurn turn, RunCluster cluster, int stage) {
         BenchmarkRun run = turn.run();
         if (run.getSpec().getWorkload().getPrefixCache() == null) {
             return;
         }
+        boolean resets = run.getSpec().getWorkload().getPrefixCache().resetsBeforeStage();
         PrefixCacheReset.Round round;
         try {
-            round = cluster.resetPrefixCache(run);
+            // prefixCache.reset false (warm only): the endpoints to warm, none emptied
+            round = resets ? cluster.resetPrefixCache(run) : cluster.prefixCacheEndpoints(run);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             round =
@@ -81,7 +83,12 @@ final class StageCacheState {
                     run,
                     EventRecorder.WARNING,
                     NOT_RESET,
-                    "stage " + stage + ": prefix cache not reset: " + round.describeFailures());
+                    "stage "
+                            + stage
+                            + (resets
+                                    ? ": prefix cache not reset: "
+                                    : ": prefix cache not warmed: ")
+                            + round.describeFailures());
         }
         String targets =
                 round.outcomes().stream()

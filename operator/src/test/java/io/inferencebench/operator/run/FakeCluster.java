@@ -134,4 +134,15 @@ final class FakeCluster implements RunCluster {
         cacheResetCalls++;
         return cacheResets;
     }
+
+    int cacheEndpointCalls;
+
+    @Override
+    public PrefixCacheReset.Round prefixCacheEndpoints(BenchmarkRun run) {
+        cacheEndpointCalls++;
+        return new PrefixCacheReset.Round(
+                cacheResets.outcomes().stream()
+                        .map(o -> new PrefixCacheReset.Outcome(o.target(), null, null))
+                        .toList());
+    }
 }

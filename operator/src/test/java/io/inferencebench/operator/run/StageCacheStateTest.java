@@ -234,6 +234,32 @@ class StageCacheStateTest {
                 .isEqualTo(NOW.plus(InitializingStep.FIRST_BARRIER_LEAD));
     }
 
+    @Test
+    void aWarmStateWithoutTheResetWarmsEveryReadyEndpointAndEmptiesNone() {
+        cluster.cacheResets = TWO_RESET;
+        Map<String, String> ready =
+                Map.of(PartReport.STATE, PartReport.STATE_READY, PartReport.RUN_UID, Turns.UID);
+        RunTurn turn =
+                runningStep(
+                        Turns.run(
+                                """
+                                target: {service: {name: vllm, port: 8000}, model: google/gemma-7b}
+                                workload:
+                                  prefixCache: {state: warm, reset: false}
+                                  dataset: {type: prefix_repetition}
+                                load: {requestRates: [5, 10], numPrompts: 100, cooldown: 0s}
+                                runner: {parallelism: 2}
+                                """),
+                        ready);
+
+        BenchmarkRunStatus status = decided(turn);
+        assertThat(cluster.cacheResetCalls).isZero();
+        assertThat(cluster.cacheEndpointCalls).isEqualTo(1);
+        assertThat(status.getStagePrefixCache()).containsExactly("warm");
+        assertThat(status.getStageWarmTargets())
+                .containsExactly("http://10.0.0.1:8000,http://10.0.0.2:8000");
+    }
+
     private RunTurn runningStep(Turns turns, Map<String, String> ready) {
         RunTurn turn = turns.part(0, ready).part(1, ready).build();
         new InitializingStep(cluster, windows, new RunGuards(cluster), new SearchStep(), CLOCK)

@@ -1,10 +1,6 @@
 package io.inferencebench.profile.cache;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -80,9 +76,7 @@ public final class PrefixCacheReset {
 
     private final List<String> targets;
     private final List<String> paths;
-    private final Map<String, String> headers;
-    private final Duration timeout;
-    private final HttpClient client;
+    private final ServerPost server;
     private final Map<String, String> pathThatWorked = new ConcurrentHashMap<>();
 
     /**
@@ -107,16 +101,7 @@ public final class PrefixCacheReset {
                 "sglang".equals(backend.toLowerCase(Locale.ROOT))
                         ? List.of(SGLANG_PATH, VLLM_PATH)
                         : List.of(VLLM_PATH, SGLANG_PATH);
-        this.headers = Map.copyOf(headers);
-        this.timeout = timeout;
-        HttpClient.Builder builder =
-                HttpClient.newBuilder()
-                        .connectTimeout(timeout)
-                        .version(HttpClient.Version.HTTP_1_1);
-        if (sslContext != null) {
-            builder.sslContext(sslContext);
-        }
-        this.client = builder.build();
+        this.server = new ServerPost(headers, sslContext, timeout);
     }
 
     /** The servers this resets, in order. */
@@ -144,7 +129,7 @@ public final class PrefixCacheReset {
         for (String path : order) {
             int status;
             try {
-                status = post(target + path);
+                status = server.post(target + path, null);
             } catch (IOException e) {
                 // Unreachable: asking at another path would not help.
                 return new Outcome(
@@ -168,14 +153,5 @@ public final class PrefixCacheReset {
                             + " only when started with VLLM_SERVER_DEV_MODE=1)";
         }
         return new Outcome(target, null, failure);
-    }
-
-    private int post(String url) throws IOException, InterruptedException {
-        HttpRequest.Builder request =
-                HttpRequest.newBuilder(URI.create(url))
-                        .timeout(timeout)
-                        .POST(HttpRequest.BodyPublishers.noBody());
-        headers.forEach(request::header);
-        return client.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 }

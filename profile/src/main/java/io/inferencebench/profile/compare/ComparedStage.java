@@ -261,7 +261,8 @@ final class ComparedStage {
 
     /**
      * The prefix-cache state the stage declared ({@code cold} when every server was reset before
-     * it, {@code undeclared} when one refused), {@code "not declared"} when the run did not ask.
+     * it, {@code warm} when each was then sent the shared prefixes, {@code undeclared} when one
+     * refused), {@code "not declared"} when the run did not ask.
      */
     String cacheState() {
         String state = dimensions.path("prefix_cache").asText("");

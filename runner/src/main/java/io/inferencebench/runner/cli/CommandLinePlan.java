@@ -18,13 +18,13 @@ import java.util.Map;
  * @param plan what the engine runs
  * @param baseUrl the server's base URL
  * @param requestHeaders the plan's headers plus the API key of {@code --api-key-file}
- * @param prefixCacheState the config's {@code workload.prefixCache.state}, or {@code null}
+ * @param prefixCache the config's {@code workload.prefixCache}, or {@code null}
  */
 public record CommandLinePlan(
         RunPlan plan,
         String baseUrl,
         Map<String, String> requestHeaders,
-        PrefixCacheSpec.State prefixCacheState) {
+        PrefixCacheSpec prefixCache) {
 
     /**
      * Resolves the flags over the config.
@@ -44,7 +44,7 @@ public record CommandLinePlan(
         String baseUrl = target.baseUrl(file.target, err);
         PlanTarget planTarget = target.layOver(file.target, baseUrl, err);
         RunPlan plan;
-        PrefixCacheSpec.State prefixCacheState;
+        PrefixCacheSpec prefixCache;
         try {
             var workloadSpec = workload.layOver(file.workload);
             boolean conversations = workloadSpec.getDataset().getConversation() != null;
@@ -85,10 +85,7 @@ public record CommandLinePlan(
             }
             var sloSpec = slo.layOver(file.slo);
             // workload.prefixCache of a BenchmarkRun: here, the base URL is reset before stages.
-            prefixCacheState =
-                    workloadSpec.getPrefixCache() == null
-                            ? null
-                            : workloadSpec.getPrefixCache().getState();
+            prefixCache = workloadSpec.getPrefixCache();
             plan =
                     PlanResolver.resolve(
                             planTarget,
@@ -107,6 +104,6 @@ public record CommandLinePlan(
         }
         Map<String, String> headers = new LinkedHashMap<>(plan.headers());
         headers.putAll(target.credentials());
-        return new CommandLinePlan(plan, baseUrl, headers, prefixCacheState);
+        return new CommandLinePlan(plan, baseUrl, headers, prefixCache);
     }
 }

@@ -58,6 +58,9 @@ final class CommandLineSession implements AutoCloseable {
     private ServerMetricsSource serverMetrics;
     private PrefixCacheReset cacheReset;
 
+    /** The servers whose prefix cache the stages' declared state is established on, or none. */
+    private List<String> cacheTargets = List.of();
+
     /** Warms the reset servers before each stage ({@code --warm-prefix-cache}), or null. */
     private PrefixWarmup cacheWarmup;
 
@@ -134,8 +137,8 @@ final class CommandLineSession implements AutoCloseable {
         if (!serverMetricsProblems.isEmpty()) {
             throw new Main.UsageError(String.join("; ", serverMetricsProblems));
         }
-        flags.prefixCache.targets(baseUrl, resolved.prefixCacheState());
-        boolean warm = flags.prefixCache.warm(resolved.prefixCacheState());
+        cacheTargets = flags.prefixCache.targets(baseUrl, resolved.prefixCache());
+        boolean warm = flags.prefixCache.warm(resolved.prefixCache());
         if (warm && plan.dataset().prefixes() == null) {
             throw new Main.UsageError(
                     "--warm-prefix-cache: needs --dataset-name prefix_repetition, whose shared"
@@ -181,7 +184,7 @@ final class CommandLineSession implements AutoCloseable {
         cacheReset =
                 flags.prefixCache.open(
                         baseUrl,
-                        resolved.prefixCacheState(),
+                        resolved.prefixCache(),
                         plan.wire().backend(),
                         requestHeaders,
                         plan.tls());
@@ -192,12 +195,14 @@ final class CommandLineSession implements AutoCloseable {
             err.println("server metrics: " + serverMetrics.describe());
         }
         reuseFree = plan.dataset().reuseFree();
-        if (cacheReset != null) {
+        if (!cacheTargets.isEmpty()) {
             err.println(
-                    "prefix cache: reset "
-                            + (warm ? "and warmed " : "")
-                            + "before every stage at "
-                            + TerminalText.oneLine(String.join(", ", cacheReset.targets())));
+                    "prefix cache: "
+                            + (cacheReset == null
+                                    ? "warmed (not reset)"
+                                    : warm ? "reset and warmed" : "reset")
+                            + " before every stage at "
+                            + TerminalText.oneLine(String.join(", ", cacheTargets)));
         }
         // From here on Ctrl-C stops the run gracefully: during discovery and the client warm-up
         // as well as in a stage.
@@ -231,7 +236,7 @@ final class CommandLineSession implements AutoCloseable {
                             params,
                             plan.wire().path(),
                             requestHeaders,
-                            cacheReset.targets().stream()
+                            cacheTargets.stream()
                                             .anyMatch(t -> t.regionMatches(true, 0, "https:", 0, 6))
                                     ? plan.tls().jdkContext()
                                     : null,
@@ -338,6 +343,7 @@ final class CommandLineSession implements AutoCloseable {
                         session.engine(),
                         transport,
                         serverMetrics,
+                        cacheTargets,
                         cacheReset,
                         cacheWarmup,
                         reuseFree ? CacheStateCheck.COLD_REUSE_FREE : impliedWarm,

@@ -45,19 +45,26 @@ final class PrefixCacheOptions {
      * Whether stages start warm: the flag, or the config's {@code workload.prefixCache.state:
      * warm}.
      *
-     * @param declared the config's state, or {@code null}
+     * @param declared the config's {@code workload.prefixCache}, or {@code null}
      */
-    boolean warm(PrefixCacheSpec.State declared) {
-        return warm || declared == PrefixCacheSpec.State.WARM;
+    boolean warm(PrefixCacheSpec declared) {
+        return warm || (declared != null && declared.getState() == PrefixCacheSpec.State.WARM);
     }
 
     /**
-     * The servers to reset, checked, in order; without the flag the base URL when the config
-     * declares {@code workload.prefixCache} or {@code --warm-prefix-cache} is given, else none.
+     * The servers to reset (and warm), checked, in order; without the flag the base URL when the
+     * config declares {@code workload.prefixCache} or {@code --warm-prefix-cache} is given, else
+     * none.
      *
-     * @param declared the config's state, or {@code null}
+     * @param declared the config's {@code workload.prefixCache}, or {@code null}
+     * @throws Main.UsageError when the flag names servers to reset and the config says not to
      */
-    List<String> targets(String baseUrl, PrefixCacheSpec.State declared) {
+    List<String> targets(String baseUrl, PrefixCacheSpec declared) {
+        if (resetUrls != null && declared != null && !declared.resetsBeforeStage()) {
+            throw new Main.UsageError(
+                    "--reset-prefix-cache: not with the config's workload.prefixCache.reset false,"
+                            + " which keeps what the caches hold (the base URL is warmed)");
+        }
         if (resetUrls == null) {
             return declared != null || warm ? List.of(baseUrl.replaceAll("/+$", "")) : List.of();
         }
@@ -74,16 +81,17 @@ final class PrefixCacheOptions {
     }
 
     /**
-     * The reset the flags (or the config's {@code workload.prefixCache}) ask for, or {@code null}.
+     * The reset the flags (or the config's {@code workload.prefixCache}) ask for, or {@code null};
+     * none where the config says {@code reset: false}.
      */
     PrefixCacheReset open(
             String baseUrl,
-            PrefixCacheSpec.State declared,
+            PrefixCacheSpec declared,
             String backend,
             Map<String, String> headers,
             TlsOptions tls) {
         List<String> targets = targets(baseUrl, declared);
-        return targets.isEmpty()
+        return targets.isEmpty() || (declared != null && !declared.resetsBeforeStage())
                 ? null
                 : new PrefixCacheReset(
                         targets,

@@ -75,6 +75,7 @@ final class StageLoop {
     private final LoadEngine engine;
     private final HttpTransport transport;
     private final ServerMetricsSource serverMetrics;
+    private final List<String> cacheTargets;
     private final PrefixCacheReset cacheReset;
     private final PrefixWarmup cacheWarmup;
     private final CacheStateCheck.Implied impliedHits;
@@ -88,6 +89,7 @@ final class StageLoop {
             LoadEngine engine,
             HttpTransport transport,
             ServerMetricsSource serverMetrics,
+            List<String> cacheTargets,
             PrefixCacheReset cacheReset,
             PrefixWarmup cacheWarmup,
             CacheStateCheck.Implied impliedHits,
@@ -99,6 +101,7 @@ final class StageLoop {
         this.engine = engine;
         this.transport = transport;
         this.serverMetrics = serverMetrics;
+        this.cacheTargets = cacheTargets;
         this.cacheReset = cacheReset;
         this.cacheWarmup = cacheWarmup;
         this.impliedHits = impliedHits;
@@ -201,16 +204,18 @@ final class StageLoop {
      * profile context then says whether the stage started cold, warm or from an undeclared state.
      */
     private ProfileContext resetPrefixCache(int stage) throws InterruptedException {
-        if (cacheReset == null) {
+        if (cacheReset == null && cacheWarmup == null) {
             return context;
         }
-        PrefixCacheReset.Round round = cacheReset.resetAll();
         List<String> failures = new ArrayList<>();
-        if (!round.failures().isEmpty()) {
-            failures.add("not reset (" + round.describeFailures() + ")");
+        if (cacheReset != null) {
+            PrefixCacheReset.Round round = cacheReset.resetAll();
+            if (!round.failures().isEmpty()) {
+                failures.add("not reset (" + round.describeFailures() + ")");
+            }
         }
         if (cacheWarmup != null) {
-            PrefixWarmup.Round warming = cacheWarmup.warmAll(cacheReset.targets());
+            PrefixWarmup.Round warming = cacheWarmup.warmAll(cacheTargets);
             if (!warming.failures().isEmpty()) {
                 failures.add("not warmed (" + warming.describeFailures() + ")");
             }
@@ -239,7 +244,9 @@ final class StageLoop {
      */
     private CacheStateCheck.Verification checkCacheState(
             int stage, ServerMetricsReport serverReport) {
-        if (cacheReset == null || serverReport == null || !lastStateDeclared) {
+        if ((cacheReset == null && cacheWarmup == null)
+                || serverReport == null
+                || !lastStateDeclared) {
             return null;
         }
         CacheStateCheck.Verification check =
@@ -248,9 +255,11 @@ final class StageLoop {
             err.printf(
                     "warning: stage %d: the prefix cache was %s: %s%n",
                     stage,
-                    cacheWarmup != null
-                            ? "reset and warmed but was not warm"
-                            : "reset but was not cold",
+                    cacheWarmup == null
+                            ? "reset but was not cold"
+                            : cacheReset == null
+                                    ? "warmed but was not warm"
+                                    : "reset and warmed but was not warm",
                     TerminalText.oneLine(check.message()));
             err.flush();
         }

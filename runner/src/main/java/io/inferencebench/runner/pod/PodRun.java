@@ -309,10 +309,14 @@ public final class PodRun {
                     if (published == null) {
                         return cancelled(control.stopReason(), i);
                     }
+                    long warmingStart = System.nanoTime();
                     warmed = warming.beforeBarrier(published, stage, start);
                     log(
-                            "stage %s: prefix cache warming (%d prefixes): %s",
-                            label, warming.prefixes(), TerminalText.oneLine(warmed));
+                            "stage %s: prefix cache warming (%d prefixes, %d ms): %s",
+                            label,
+                            warming.prefixes(),
+                            (System.nanoTime() - warmingStart) / 1_000_000,
+                            TerminalText.oneLine(warmed));
                 }
                 if (stagePlan != null) {
                     engine.prepareStage(stagePlan);

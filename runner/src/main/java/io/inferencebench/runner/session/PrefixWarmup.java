@@ -1,13 +1,10 @@
 package io.inferencebench.runner.session;
 
+import io.inferencebench.profile.cache.ServerPost;
 import io.inferencebench.runner.backend.GenerationParams;
 import io.inferencebench.runner.backend.Protocol;
 import io.inferencebench.runner.dataset.Prompt;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -68,10 +65,8 @@ public final class PrefixWarmup {
     }
 
     private final String path;
-    private final Map<String, String> headers;
     private final List<byte[]> bodies;
-    private final Duration timeout;
-    private final HttpClient client;
+    private final ServerPost server;
 
     /**
      * @param prompts the shared prefixes, each alone ({@code PromptSource.warmingPrompts})
@@ -99,16 +94,7 @@ public final class PrefixWarmup {
         }
         this.bodies = List.copyOf(encoded);
         this.path = path;
-        this.headers = Map.copyOf(headers);
-        this.timeout = timeout;
-        HttpClient.Builder builder =
-                HttpClient.newBuilder()
-                        .connectTimeout(timeout)
-                        .version(HttpClient.Version.HTTP_1_1);
-        if (sslContext != null) {
-            builder.sslContext(sslContext);
-        }
-        this.client = builder.build();
+        this.server = new ServerPost(headers, sslContext, timeout);
     }
 
     /** How many prefixes each target is sent. */
@@ -145,7 +131,7 @@ public final class PrefixWarmup {
         for (byte[] body : bodies) {
             int status;
             try {
-                status = post(url, body);
+                status = server.post(url, body);
             } catch (IOException e) {
                 return new Outcome(
                         target,
@@ -173,20 +159,5 @@ public final class PrefixWarmup {
             warmed++;
         }
         return new Outcome(target, warmed, null);
-    }
-
-    private int post(String url, byte[] body) throws IOException, InterruptedException {
-        HttpRequest.Builder request =
-                HttpRequest.newBuilder(URI.create(url))
-                        .timeout(timeout)
-                        .header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofByteArray(body));
-        headers.forEach(
-                (name, value) -> {
-                    if (!name.equalsIgnoreCase("Content-Type")) {
-                        request.header(name, value);
-                    }
-                });
-        return client.send(request.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 }

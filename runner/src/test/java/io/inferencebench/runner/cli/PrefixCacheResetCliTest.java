@@ -355,6 +355,69 @@ class PrefixCacheResetCliTest {
         }
     }
 
+    /**
+     * A config declaring {@code prefixCache: {state: warm, reset: false}}: nothing is emptied, the
+     * prefixes are sent on top of what the cache holds. The second stage then finds the first
+     * stage's whole prompts (it sends the same ones), more than the warm state implies, and no
+     * reset is counted.
+     */
+    @Test
+    void aWarmStateWithoutTheResetWarmsOnTopOfWhatTheCacheHolds(@TempDir Path dir)
+            throws Exception {
+        try (SimServer sim = new SimServer(dir.resolve("sim.log"), "--enable-prefix-caching")) {
+            Path config = dir.resolve("run.yaml");
+            Files.writeString(config, "workload:\n  prefixCache: {state: warm, reset: false}\n");
+            SimServer.Outcome o =
+                    SimServer.cli(
+                            sweep(
+                                    sim.baseUrl,
+                                    dir.resolve("results"),
+                                    "--config",
+                                    config.toString(),
+                                    "--scrape-metrics",
+                                    sim.baseUrl + "/metrics"));
+            assertThat(o.code()).as(o.err()).isZero();
+            assertThat(o.err())
+                    .contains(
+                            "prefix cache: warmed (not reset) before every stage at " + sim.baseUrl)
+                    .doesNotContain("warning");
+            assertThat(sim.counter("modelsim_prefix_cache_resets_total")).isZero();
+            // Stage 1: every prompt finds its prefix; stage 2 finds whole prompts (and the
+            // warming before it finds the prefixes stage 1 left).
+            assertThat(sim.counter("vllm:prefix_cache_hits_total"))
+                    .isEqualTo(WARMED_PREFIX_HITS + GROUPS * (PREFIX / BLOCK) * BLOCK + WARM_HITS);
+            List<JsonNode> profiles = profiles(dir.resolve("results"));
+            assertThat(profiles).hasSize(2);
+            assertThat(profiles)
+                    .allSatisfy(
+                            p -> {
+                                assertThat(p.at("/dimensions/prefix_cache").asText())
+                                        .isEqualTo("warm");
+                                assertThat(p.at("/metrics/prefix_cache/verified").asBoolean())
+                                        .isTrue();
+                            });
+            // In the windows: stage 1 its prefixes, stage 2 its whole prompts (files in name
+            // order).
+            assertThat(profiles.stream().map(p -> p.at("/metrics/prefix_cache/hits").asDouble()))
+                    .containsExactlyInAnyOrder(WARMED_PREFIX_HITS, WARM_HITS);
+
+            // Naming servers to reset contradicts the config.
+            o =
+                    SimServer.cli(
+                            sweep(
+                                    sim.baseUrl,
+                                    dir.resolve("refused"),
+                                    "--config",
+                                    config.toString(),
+                                    "--reset-prefix-cache"));
+            assertThat(o.code()).as(o.err()).isEqualTo(2);
+            assertThat(o.err())
+                    .contains(
+                            "--reset-prefix-cache: not with the config's"
+                                    + " workload.prefixCache.reset false");
+        }
+    }
+
     @Test
     void aWarmCacheNeedsSharedPrefixesToHold(@TempDir Path dir) throws Exception {
         SimServer.Outcome o =
