@@ -236,10 +236,7 @@ final class CommandLineSession implements AutoCloseable {
                             params,
                             plan.wire().path(),
                             requestHeaders,
-                            cacheTargets.stream()
-                                            .anyMatch(t -> t.regionMatches(true, 0, "https:", 0, 6))
-                                    ? plan.tls().jdkContext()
-                                    : null,
+                            PrefixCacheOptions.sslContext(cacheTargets, plan.tls()),
                             plan.requestTimeout());
             impliedWarm =
                     CacheStateCheck.warmImplied(

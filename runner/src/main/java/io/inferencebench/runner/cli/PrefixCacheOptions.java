@@ -94,12 +94,16 @@ final class PrefixCacheOptions {
         return targets.isEmpty() || (declared != null && !declared.resetsBeforeStage())
                 ? null
                 : new PrefixCacheReset(
-                        targets,
-                        backend,
-                        headers,
-                        targets.stream().anyMatch(t -> t.regionMatches(true, 0, "https:", 0, 6))
-                                ? tls.jdkContext()
-                                : null,
-                        TIMEOUT);
+                        targets, backend, headers, sslContext(targets, tls), TIMEOUT);
+    }
+
+    /**
+     * The load's certificate checks where a cache target is https (the reset's and the warming's),
+     * {@code null} (the JVM's default trust, unused) where none is.
+     */
+    static javax.net.ssl.SSLContext sslContext(List<String> targets, TlsOptions tls) {
+        return targets.stream().anyMatch(t -> t.regionMatches(true, 0, "https:", 0, 6))
+                ? tls.jdkContext()
+                : null;
     }
 }
