@@ -15,7 +15,9 @@ import java.util.Map;
  * @param tailsInVerdict whether significant p90/p99 changes decide the verdict too; by default they
  *     are reported but do not: the tests treat a run's requests as independent, while a few seconds
  *     of a busy client machine delay a run's slowest requests together, so two runs of one
- *     unchanged server differ "significantly" in their tails (seen: p99 +88 %, p = 1e-5)
+ *     unchanged server differ "significantly" in their tails (seen: p99 +88 %, p = 1e-5); the
+ *     repeats of one run share that run's machine too, so a test over them misses it as well (seen:
+ *     ITL p99 +84 % across 10 repeats a side of an unchanged server)
  */
 public record ComparisonOptions(
         double defaultThreshold,

@@ -202,14 +202,15 @@ public final class ProfileComparison {
         if (tailsLeftOut > 0) {
             notes.add(
                     tailsLeftOut
-                            + " significant p90/p99 change(s) are not part of the verdict: a"
-                            + " busy client machine moves a single run's tail (--tails includes"
-                            + " them)");
+                            + " significant p90/p99 change(s) are not part of the verdict: the"
+                            + " state of the client machine during a run moves its tail, and the"
+                            + " run's repeats alike, beyond what the repeats' spread shows"
+                            + " (--tails includes them)");
         }
         List<String> undecided = new ArrayList<>();
         for (StageComparison st : stages) {
             for (MetricComparison m : st.metrics()) {
-                if (m.inconclusive() && decidesInconclusive(m, options)) {
+                if (m.inconclusive() && decidesVerdict(m, options)) {
                     undecided.add(
                             String.format(
                                     Locale.ROOT,
@@ -472,32 +473,23 @@ public final class ProfileComparison {
     }
 
     /**
-     * Whether a statistic counts toward the verdict: tail percentiles only when asked, or when both
-     * sides have repeats. Across repeats the test sees the noise between runs, which is what moves
-     * a tail. One run against the other side's repeats (a prediction interval) does not: a single
-     * run's tail is one draw of a heavy-tailed figure (a pause of the client machine moves it by
-     * several per cent), which a normal interval from a few quiet runs places far too confidently;
-     * measured on the simulator, an unchanged run's TTFT p99 8.7 % above seven quiet nights
-     * (bench/noise_floor.py).
+     * Whether a statistic counts toward the verdict: tail percentiles only when asked ({@code
+     * --tails}). Neither road to a tail's noise bounds the noise between runs. A single run's tail
+     * is one draw of a heavy-tailed figure, which a normal interval from a few quiet runs places
+     * far too confidently (an unchanged run's TTFT p99 8.7 % above seven quiet nights,
+     * bench/noise_floor.py). And the repeats inside one run share that run's machine, so their
+     * spread understates how far the next run's tail may move: of 20 pairs of unchanged runs of 10
+     * repeats each, 3 had tails "significantly" worse, by up to 84 % (ITL p99), every repeat of the
+     * candidate run alike, while no median moved beyond its noise (bench/repeat_pairs.py). The same
+     * holds for "inconclusive": a tail left undecided by its noise does not make the verdict
+     * inconclusive unless tails are asked for.
      */
     static boolean decidesVerdict(MetricComparison m, ComparisonOptions options) {
-        MetricComparison.Repeats repeats = m.repeats();
-        boolean repeatedOnBothSides =
-                repeats != null && repeats.baseline() > 1 && repeats.candidate() > 1;
-        return options.tailsInVerdict()
-                || repeatedOnBothSides
-                || !(m.statistic().equals("p90") || m.statistic().equals("p99"));
+        return options.tailsInVerdict() || !isTail(m);
     }
 
-    /**
-     * Whether a statistic the noise leaves undecided makes the verdict inconclusive: the ones that
-     * decide by default (medians, throughput, goodput), tails only with {@code --tails}. A tail's
-     * spread across a few repeats is wide; it still decides when it changed significantly, but
-     * requiring it to rule out its threshold would leave nearly every comparison undecided.
-     */
-    static boolean decidesInconclusive(MetricComparison m, ComparisonOptions options) {
-        return options.tailsInVerdict()
-                || !(m.statistic().equals("p90") || m.statistic().equals("p99"));
+    private static boolean isTail(MetricComparison m) {
+        return m.statistic().equals("p90") || m.statistic().equals("p99");
     }
 
     /** The cell decided: beyond the noise when its p-value is below the per-test level. */
