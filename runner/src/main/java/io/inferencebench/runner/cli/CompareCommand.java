@@ -37,9 +37,11 @@ import picocli.CommandLine.Spec;
             "A change counts only when it is beyond the relative threshold AND beyond the runs'"
                     + " sampling noise (Mann-Whitney U and quantile tests over the profiles'"
                     + " histograms). p90/p99 changes are shown but decide the verdict only with"
-                    + " --tails: a busy client machine moves a single run's tail.",
+                    + " --tails: a busy client machine moves a run's tail, and its repeats'"
+                    + " alike.",
             "Runs with repeats (run --repeats N) are judged across them: each repeat's value of"
-                    + " each statistic, Welch's t-test, tails included. Where that noise could"
+                    + " each statistic, Welch's t-test (tails shown; with --tails they decide"
+                    + " too). Where that noise could"
                     + " hide a change of the threshold, the verdict is inconclusive and says what"
                     + " change the repeats can detect.",
             "Exit codes: 0 no regression (inconclusive included), 1 regression, 2 bad input."
