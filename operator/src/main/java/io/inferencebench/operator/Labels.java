@@ -34,6 +34,22 @@ public final class Labels {
     public static final String PROFILE = "profile";
     public static final String SERVER_METRICS = "server-metrics";
 
+    /** The start of a selector of what the operator manages of one component. */
+    private static final String MANAGED_COMPONENT =
+            MANAGED_BY + "=" + OPERATOR + "," + COMPONENT + "=";
+
+    /** Selects the control ConfigMaps (the informer of {@code ControlConfigMapDependent}). */
+    public static final String CONTROL_SELECTOR = MANAGED_COMPONENT + CONTROL;
+
+    /** Selects the runner Jobs (the informer of {@code RunnerJobDependent}). */
+    public static final String RUNNER_SELECTOR = MANAGED_COMPONENT + RUNNER;
+
+    /**
+     * Selects the runner work orders: the runner's ConfigMaps that are not parts (the informer of
+     * {@code RunnerWorkOrderDependent}).
+     */
+    public static final String WORK_ORDER_SELECTOR = RUNNER_SELECTOR + ",!" + PART_INDEX;
+
     /** On runs a BenchmarkSchedule created: the schedule's name. */
     public static final String SCHEDULE = "inferencebench.io/schedule";
 

@@ -28,17 +28,7 @@ import java.util.TreeMap;
  * the only thing the operator tells them after launch, so no network path from operator to pods is
  * needed.
  */
-@KubernetesDependent(
-        informer =
-                @Informer(
-                        labelSelector =
-                                Labels.MANAGED_BY
-                                        + "="
-                                        + Labels.OPERATOR
-                                        + ","
-                                        + Labels.COMPONENT
-                                        + "="
-                                        + Labels.CONTROL))
+@KubernetesDependent(informer = @Informer(labelSelector = Labels.CONTROL_SELECTOR))
 public class ControlConfigMapDependent
         extends CRUDKubernetesDependentResource<ConfigMap, BenchmarkRun> {
 

@@ -40,17 +40,7 @@ import java.util.List;
  * spec.runner.parallelism}, no retries (a restarted runner would break the stage barriers), pods
  * admitted by Pod Security {@code restricted}.
  */
-@KubernetesDependent(
-        informer =
-                @Informer(
-                        labelSelector =
-                                Labels.MANAGED_BY
-                                        + "="
-                                        + Labels.OPERATOR
-                                        + ","
-                                        + Labels.COMPONENT
-                                        + "="
-                                        + Labels.RUNNER))
+@KubernetesDependent(informer = @Informer(labelSelector = Labels.RUNNER_SELECTOR))
 public class RunnerJobDependent extends CRUDKubernetesDependentResource<Job, BenchmarkRun> {
 
     /** Where the work order is mounted in runner pods. */

@@ -23,19 +23,7 @@ import java.util.List;
 import java.util.Map;
 
 /** The runner work order, ConfigMap {@code <run>-runner}: what every runner pod reads at start. */
-@KubernetesDependent(
-        informer =
-                @Informer(
-                        labelSelector =
-                                Labels.MANAGED_BY
-                                        + "="
-                                        + Labels.OPERATOR
-                                        + ","
-                                        + Labels.COMPONENT
-                                        + "="
-                                        + Labels.RUNNER
-                                        + ",!"
-                                        + Labels.PART_INDEX))
+@KubernetesDependent(informer = @Informer(labelSelector = Labels.WORK_ORDER_SELECTOR))
 public class RunnerWorkOrderDependent
         extends CRUDKubernetesDependentResource<ConfigMap, BenchmarkRun> {
 
