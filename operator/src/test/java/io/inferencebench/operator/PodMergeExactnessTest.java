@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.inferencebench.profile.br.BenchmarkReportWriter;
 import io.inferencebench.profile.lpg.LpgProfileWriter;
+import io.inferencebench.profile.lpg.PartJson;
 import io.inferencebench.profile.lpg.ProfileContext;
 import io.inferencebench.profile.lpg.StageResult;
 import io.inferencebench.profile.stats.MetricRecorder;
@@ -28,13 +29,13 @@ import org.junit.jupiter.api.Test;
  *
  * <p>The same 6,000 seeded requests with heavy-tailed latencies are recorded once in one {@link
  * StageResult} and once split unevenly across 7 pods, each pod's result taken through the JSON the
- * runner writes into its part ConfigMap and the operator parses back ({@link
- * ProfileAssembly#parse}), then merged as the operator merges them. A part carries no raw samples
- * (a ConfigMap holds 1 MiB), so what the test proves is: with one pod every percentile is the same
- * double; across pods, a percentile the single process took from its histogram (a metric past its
- * exact-sample cap, here ITL with about 220,000 gaps) is the same double, and one the single
- * process computed exactly from its samples is within one histogram bucket of it, 2^-10 of its
- * value; min, max and counts are always exact.
+ * runner writes into its part ConfigMap ({@link PartJson}) and the operator parses back ({@link
+ * ProfileAssembly#parse}), then merged as the operator merges them. A part carries its recorders'
+ * raw samples while they fit, so every percentile is the same double as the single process's: from
+ * the samples where it held them, from the merged histogram (whose bucket counts add) where it was
+ * past its cap (ITL, about 220,000 gaps). A part without samples (a pod's stage too large for them)
+ * can only place a percentile the single process computed from its samples within one histogram
+ * bucket, 2^-10 of its value; min, max and counts are always exact.
  */
 class PodMergeExactnessTest {
 
@@ -55,7 +56,7 @@ class PodMergeExactnessTest {
         0, 0.1, 1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9, 100
     };
 
-    /** As the runner pod writes its stage result (PodRun). */
+    /** A stage result's JSON without samples, as a part too large for them carries it. */
     private static final ObjectMapper POD_JSON =
             new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
@@ -82,10 +83,36 @@ class PodMergeExactnessTest {
     }
 
     @Test
-    void sevenPodsGiveTheSingleProcessHistogramPercentilesBitForBitAndItsExactOnesWithinABucket()
+    void sevenPodsGiveEveryPercentileOfTheSingleProcessBitForBit() throws JsonProcessingException {
+        StageResult single = recordAll(requests(new Random(25)));
+        StageResult merged = mergedAcrossPods(requests(new Random(25)), new Random(4), true);
+
+        assertThat(single.itlMs.exact()).isFalse();
+        Map<String, MetricRecorder> singleRecorders = single.recorders();
+        merged.recorders()
+                .forEach(
+                        (name, m) -> {
+                            MetricRecorder s = singleRecorders.get(name);
+                            assertThat(m.count()).as(name).isEqualTo(s.count()).isPositive();
+                            // exact where the single process was: every pod carried its samples
+                            assertThat(m.exact()).as(name).isEqualTo(s.exact());
+                            for (double p : PERCENTILES) {
+                                assertBitForBit(name + " p" + p, m.percentile(p), s.percentile(p));
+                            }
+                            assertBitForBit(name + " median", m.median(), s.median());
+                            assertThat(m.mean())
+                                    .as(name)
+                                    .isCloseTo(s.mean(), within(s.mean() * 1e-12));
+                        });
+        assertProfileFigures(lpgFigures(single), lpgFigures(merged), path -> true);
+        assertProfileFigures(reportFigures(single), reportFigures(merged), path -> true);
+    }
+
+    @Test
+    void partsWithoutSamplesGiveTheHistogramPercentilesBitForBitAndTheExactOnesWithinABucket()
             throws JsonProcessingException {
         StageResult single = recordAll(requests(new Random(25)));
-        StageResult merged = mergedAcrossPods(requests(new Random(25)), new Random(4));
+        StageResult merged = mergedAcrossPods(requests(new Random(25)), new Random(4), false);
 
         // The regimes the claim distinguishes are both present: ITL past the cap, the rest exact.
         assertThat(single.itlMs.count()).isGreaterThan(MetricRecorder.DEFAULT_SAMPLE_CAP);
@@ -139,10 +166,10 @@ class PodMergeExactnessTest {
     }
 
     @Test
-    void everyPercentileOfTheProfileAndTheBenchmarkReportFollowsTheSameRule()
+    void withoutSamplesEveryPercentileOfTheProfileAndTheBenchmarkReportFollowsTheSameRule()
             throws JsonProcessingException {
         List<SimulatedRequest> requests = requests(new Random(27));
-        StageResult merged = mergedAcrossPods(requests, new Random(5));
+        StageResult merged = mergedAcrossPods(requests, new Random(5), false);
         StageResult single = recordAll(requests);
         assertThat(single.itlMs.exact()).isFalse();
 
@@ -304,9 +331,11 @@ class PodMergeExactnessTest {
 
     /**
      * Each request to one pod, drawn by {@link #POD_WEIGHTS}; each pod's result through the part
-     * ConfigMap's JSON, then merged.
+     * ConfigMap's JSON (with its samples as the runner writes it, or without as a part too large
+     * for them is), then merged.
      */
-    private static StageResult mergedAcrossPods(List<SimulatedRequest> requests, Random random)
+    private static StageResult mergedAcrossPods(
+            List<SimulatedRequest> requests, Random random, boolean withSamples)
             throws JsonProcessingException {
         int totalWeight = 0;
         for (int w : POD_WEIGHTS) {
@@ -327,7 +356,9 @@ class PodMergeExactnessTest {
         List<StageResult> parts = new ArrayList<>();
         for (StageResult pod : pods) {
             assertThat(pod.completed).isPositive();
-            parts.add(ProfileAssembly.parse(POD_JSON.writeValueAsString(pod)));
+            String json = withSamples ? PartJson.write(pod) : POD_JSON.writeValueAsString(pod);
+            assertThat(json.contains("\"samples\"")).isEqualTo(withSamples);
+            parts.add(ProfileAssembly.parse(json));
         }
         return StageResult.merge(parts);
     }

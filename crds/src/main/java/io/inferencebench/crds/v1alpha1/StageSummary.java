@@ -168,7 +168,7 @@ public class StageSummary {
     private Boolean sloMet;
 
     @JsonPropertyDescription(
-            "How statistics were computed: exact (one runner, all samples) or merged (moments and histograms merged across runners; percentiles within 0.1 %).")
+            "How statistics were computed: exact (one runner, all samples) or merged (across runners: moments exact; a percentile exact where every runner sent that metric's samples, else from the merged histograms, within 0.1 %).")
     private String statistics;
 
     @JsonPropertyDescription("Key of this stage's profile in the output ConfigMap.")

@@ -3,6 +3,7 @@ package io.inferencebench.profile.stats;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.zip.DataFormatException;
 import java.util.zip.Deflater;
+import java.util.zip.Inflater;
 import org.HdrHistogram.DoubleHistogram;
 import org.HdrHistogram.DoubleHistogramIterationValue;
 
@@ -66,6 +68,13 @@ public final class MetricRecorder {
 
     /** Default exact-sample cap: 100,000 values (800 KB of raw samples at most). */
     public static final int DEFAULT_SAMPLE_CAP = 100_000;
+
+    /**
+     * The most raw samples a snapshot is restored with (8 MB): a snapshot claiming more (its cap is
+     * its own word) is restored from its histogram, so a part cannot make the reader allocate at
+     * will.
+     */
+    static final int MAX_RESTORED_SAMPLES = 1_000_000;
 
     private static final int SIGNIFICANT_DIGITS = 3;
     private static final int INITIAL_CAPACITY = 64;
@@ -499,6 +508,23 @@ public final class MetricRecorder {
      */
     @JsonValue
     public RecorderSnapshot snapshot() {
+        return snapshot(false);
+    }
+
+    /**
+     * The snapshot with the raw samples while this recorder still has them and holds at most {@code
+     * maxSamples} values; else the same as {@link #snapshot()}. Restored, such a snapshot is a
+     * recorder with the same samples, so merging several of them is exact as long as the total
+     * stays within the cap (what a single process recording all the values would hold).
+     *
+     * @param maxSamples the most samples to include
+     * @return the snapshot
+     */
+    public RecorderSnapshot snapshotWithSamples(int maxSamples) {
+        return snapshot(samples != null && count > 0 && count <= maxSamples);
+    }
+
+    private RecorderSnapshot snapshot(boolean withSamples) {
         Map<String, Double> exactQuantiles = null;
         if (count > 0 && exact()) {
             exactQuantiles = new LinkedHashMap<>();
@@ -524,12 +550,74 @@ public final class MetricRecorder {
                 max(),
                 exactSampleCap,
                 encoded,
-                exactQuantiles);
+                exactQuantiles,
+                withSamples ? encodeSamples(samples, (int) count) : null);
+    }
+
+    /** The first {@code n} samples as {@link RecorderSnapshot#samples()} carries them. */
+    private static String encodeSamples(double[] values, int n) {
+        ByteBuffer raw = ByteBuffer.allocate(n * Double.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < n; i++) {
+            raw.putDouble(values[i]);
+        }
+        Deflater deflater = new Deflater(Deflater.BEST_SPEED);
+        try {
+            deflater.setInput(raw.array());
+            deflater.finish();
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(n * 4 + 64);
+            byte[] chunk = new byte[8192];
+            while (!deflater.finished()) {
+                out.write(chunk, 0, deflater.deflate(chunk));
+            }
+            return Base64.getEncoder().encodeToString(out.toByteArray());
+        } finally {
+            deflater.end();
+        }
     }
 
     /**
-     * Restores a recorder from a snapshot. The result has no raw samples: if the snapshot was exact
-     * its standard quantiles stay exact until something else is recorded or merged in.
+     * The samples a snapshot carries, or {@code null} when they are not {@code count} finite values
+     * (a snapshot from elsewhere is then restored without them).
+     */
+    private static double[] decodeSamples(String encoded, long count) {
+        if (encoded == null || count > MAX_RESTORED_SAMPLES) {
+            return null;
+        }
+        Inflater inflater = new Inflater();
+        try {
+            inflater.setInput(Base64.getDecoder().decode(encoded));
+            byte[] raw = new byte[(int) count * Double.BYTES];
+            int read = 0;
+            while (read < raw.length && !inflater.finished()) {
+                int n = inflater.inflate(raw, read, raw.length - read);
+                if (n == 0 && (inflater.needsInput() || inflater.needsDictionary())) {
+                    return null;
+                }
+                read += n;
+            }
+            if (read != raw.length || !inflater.finished() || inflater.getRemaining() > 0) {
+                return null;
+            }
+            double[] values = new double[(int) count];
+            ByteBuffer.wrap(raw).order(ByteOrder.LITTLE_ENDIAN).asDoubleBuffer().get(values);
+            for (double v : values) {
+                if (!Double.isFinite(v)) {
+                    return null;
+                }
+            }
+            return values;
+        } catch (DataFormatException | IllegalArgumentException e) {
+            return null;
+        } finally {
+            inflater.end();
+        }
+    }
+
+    /**
+     * Restores a recorder from a snapshot. With the snapshot's raw samples (all of them, within the
+     * cap) the result is the recorder that held them: exact, and exact when merged. Without, the
+     * result has no raw samples: if the snapshot was exact its standard quantiles stay exact until
+     * something else is recorded or merged in.
      *
      * @param snapshot a snapshot from {@link #snapshot()}
      * @return the restored recorder
@@ -563,7 +651,14 @@ public final class MetricRecorder {
                         "recorder snapshot has a corrupt histogram: " + e.getMessage(), e);
             }
         }
-        if (snapshot.exactQuantiles() != null) {
+        double[] samples =
+                snapshot.count() <= r.exactSampleCap
+                        ? decodeSamples(snapshot.samples(), snapshot.count())
+                        : null;
+        if (samples != null) {
+            r.samples = samples;
+            r.samplesSorted = false;
+        } else if (snapshot.exactQuantiles() != null) {
             r.restoredExactQuantiles = Map.copyOf(snapshot.exactQuantiles());
         }
         return r;

@@ -7,7 +7,9 @@ import java.util.Map;
  * Compact, Jackson-friendly serial form of a {@link MetricRecorder}: exact moments, a compressed
  * HdrHistogram and, while the recorder was exact, the exact standard quantiles.
  *
- * <p>A snapshot of a million values is a few kilobytes: raw samples are never included.
+ * <p>A snapshot of a million values is a few kilobytes. Raw samples are included only where asked
+ * ({@link MetricRecorder#snapshotWithSamples}: a runner pod's part, so that the operator's merge of
+ * several pods is exact); a profile's snapshot never carries them.
  *
  * @param count number of recorded values
  * @param sum sum of the values
@@ -20,6 +22,10 @@ import java.util.Map;
  *     empty)
  * @param exactQuantiles exact values of {@link MetricRecorder#STANDARD_QUANTILES} keyed by name,
  *     present only when the recorder was exact
+ * @param samples the recorder's raw samples, all {@code count} of them in no particular order:
+ *     base64 of their deflated IEEE 754 bits, 8 bytes each, little-endian (every bit kept: a
+ *     percentile of them is the same double); present only in a snapshot taken with samples of a
+ *     recorder that still had them
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RecorderSnapshot(
@@ -31,7 +37,34 @@ public record RecorderSnapshot(
         double max,
         int sampleCap,
         String histogram,
-        Map<String, Double> exactQuantiles) {
+        Map<String, Double> exactQuantiles,
+        String samples) {
+
+    /**
+     * A snapshot without raw samples.
+     *
+     * @param count see the record
+     * @param sum see the record
+     * @param mean see the record
+     * @param m2 see the record
+     * @param min see the record
+     * @param max see the record
+     * @param sampleCap see the record
+     * @param histogram see the record
+     * @param exactQuantiles see the record
+     */
+    public RecorderSnapshot(
+            long count,
+            double sum,
+            double mean,
+            double m2,
+            double min,
+            double max,
+            int sampleCap,
+            String histogram,
+            Map<String, Double> exactQuantiles) {
+        this(count, sum, mean, m2, min, max, sampleCap, histogram, exactQuantiles, null);
+    }
 
     /**
      * Whether this snapshot carries exact quantiles.

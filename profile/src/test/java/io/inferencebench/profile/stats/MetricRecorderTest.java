@@ -275,6 +275,85 @@ class MetricRecorderTest {
     }
 
     @Test
+    void aSnapshotWithSamplesRestoresARecorderWhoseMergeIsExact() throws Exception {
+        java.util.Random random = new java.util.Random(7);
+        double[] all = new double[3_000];
+        for (int i = 0; i < all.length; i++) {
+            // heavy-tailed, every bit of the mantissa used
+            all[i] = 20 * Math.exp(random.nextGaussian() * 0.8);
+        }
+        MetricRecorder single = recordAll(all, MetricRecorder.DEFAULT_SAMPLE_CAP);
+        MetricRecorder a = recordAll(Arrays.copyOfRange(all, 0, 700), 100_000);
+        MetricRecorder b = recordAll(Arrays.copyOfRange(all, 700, all.length), 100_000);
+
+        String withSamples = JSON.writeValueAsString(a.snapshotWithSamples(10_000));
+        assertThat(JSON.readTree(withSamples).has("samples")).isTrue();
+        assertThat(JSON.readTree(JSON.writeValueAsString(a)).has("samples"))
+                .as("a profile's snapshot carries no samples")
+                .isFalse();
+        MetricRecorder restoredA =
+                MetricRecorder.fromSnapshot(JSON.readValue(withSamples, RecorderSnapshot.class));
+        MetricRecorder restoredB = MetricRecorder.fromSnapshot(b.snapshotWithSamples(10_000));
+        MetricRecorder merged = new MetricRecorder().merge(restoredA).merge(restoredB);
+
+        assertThat(merged.exact()).isTrue();
+        for (double p : new double[] {0, 0.1, 1, 10, 25, 50, 75, 90, 95, 99, 99.9, 100}) {
+            assertThat(Double.doubleToRawLongBits(merged.percentile(p)))
+                    .as("p%s: %s against %s", p, merged.percentile(p), single.percentile(p))
+                    .isEqualTo(Double.doubleToRawLongBits(single.percentile(p)));
+        }
+        assertThat(merged.median()).isEqualTo(single.median());
+        // without samples the same merge places percentiles within their buckets only
+        MetricRecorder bucketed =
+                new MetricRecorder()
+                        .merge(MetricRecorder.fromSnapshot(a.snapshot()))
+                        .merge(MetricRecorder.fromSnapshot(b.snapshot()));
+        assertThat(bucketed.exact()).isFalse();
+        assertThat(bucketed.percentile(99)).isNotEqualTo(single.percentile(99));
+    }
+
+    @Test
+    void samplesAreLeftOutPastTheLimitAndARecorderPastItsCapHasNone() {
+        MetricRecorder r = recordAll(new double[] {1, 2, 3, 4}, 10);
+        assertThat(r.snapshotWithSamples(4).samples()).isNotNull();
+        assertThat(r.snapshotWithSamples(3).samples()).isNull();
+        MetricRecorder pastCap = recordAll(new double[] {1, 2, 3, 4}, 3);
+        assertThat(pastCap.snapshotWithSamples(Integer.MAX_VALUE).samples()).isNull();
+        assertThat(new MetricRecorder(5).snapshotWithSamples(10).samples()).isNull();
+    }
+
+    @Test
+    void samplesThatDoNotMatchTheSnapshotAreIgnoredNotTrusted() {
+        MetricRecorder r = recordAll(new double[] {5, 1, 4, 2, 3}, 10);
+        RecorderSnapshot good = r.snapshotWithSamples(10);
+        RecorderSnapshot other = recordAll(new double[] {9, 9, 9}, 10).snapshotWithSamples(10);
+        List<String> wrong =
+                List.of(other.samples(), "not base64!", "bm90IGRlZmxhdGVk", good.samples() + "AA");
+        for (String samples : wrong) {
+            RecorderSnapshot bad =
+                    new RecorderSnapshot(
+                            good.count(),
+                            good.sum(),
+                            good.mean(),
+                            good.m2(),
+                            good.min(),
+                            good.max(),
+                            good.sampleCap(),
+                            good.histogram(),
+                            good.exactQuantiles(),
+                            samples);
+            MetricRecorder restored = MetricRecorder.fromSnapshot(bad);
+            // restored from its exact quantiles as a snapshot without samples is
+            assertThat(restored.percentile(50)).as(samples).isEqualTo(3.0);
+            assertThat(restored.merge(recordAll(new double[] {6}, 10)).exact())
+                    .as(samples)
+                    .isFalse();
+        }
+        assertThat(MetricRecorder.fromSnapshot(good).merge(recordAll(new double[] {6}, 10)).exact())
+                .isTrue();
+    }
+
+    @Test
     void corruptSnapshotHistogramIsAClearError() {
         RecorderSnapshot bad =
                 new RecorderSnapshot(3, 6, 2, 2, 1, 3, 10, "bm90IGEgaGlzdG9ncmFt", null);

@@ -8,6 +8,7 @@ import io.inferencebench.crds.workorder.PartReport;
 import io.inferencebench.crds.workorder.ProgressReport;
 import io.inferencebench.crds.workorder.RunnerWorkOrder;
 import io.inferencebench.crds.workorder.StageShare;
+import io.inferencebench.profile.lpg.PartJson;
 import io.inferencebench.profile.lpg.StageResult;
 import io.inferencebench.profile.stats.MetricRecorder;
 import io.inferencebench.profile.text.TerminalText;
@@ -454,8 +455,12 @@ public final class PodRun {
         return r;
     }
 
+    /**
+     * The stage result for the part: with its recorders' raw samples where they fit ({@link
+     * PartJson}), so that the operator's merge of the pods' results is exact.
+     */
     static String stageResultJson(StageResult result, int stage) throws IOException {
-        String json = JSON.writeValueAsString(result);
+        String json = PartJson.write(result);
         int bytes = json.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > PartReporter.MAX_STAGE_RESULT_BYTES) {
             throw new PodFailure(
