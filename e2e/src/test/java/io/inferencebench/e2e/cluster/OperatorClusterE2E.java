@@ -150,6 +150,8 @@ class OperatorClusterE2E {
             assertThat(result.getSent()).isEqualTo(sent);
             assertThat(result.getCompleted()).isEqualTo(sent);
             assertThat(result.getStatistics()).isEqualTo("merged");
+            // every pod's part carried its samples through the API server: the merge is exact
+            assertThat(profile.at("/metrics/statistics_mode").asText()).isEqualTo("exact");
         }
         assertThat(status.getResults().get(0).getRequestRate()).isEqualTo(4.0);
         assertThat(status.getResults().get(1).getRequestRate()).isEqualTo(8.0);
