@@ -41,32 +41,6 @@ public record RecorderSnapshot(
         String samples) {
 
     /**
-     * A snapshot without raw samples.
-     *
-     * @param count see the record
-     * @param sum see the record
-     * @param mean see the record
-     * @param m2 see the record
-     * @param min see the record
-     * @param max see the record
-     * @param sampleCap see the record
-     * @param histogram see the record
-     * @param exactQuantiles see the record
-     */
-    public RecorderSnapshot(
-            long count,
-            double sum,
-            double mean,
-            double m2,
-            double min,
-            double max,
-            int sampleCap,
-            String histogram,
-            Map<String, Double> exactQuantiles) {
-        this(count, sum, mean, m2, min, max, sampleCap, histogram, exactQuantiles, null);
-    }
-
-    /**
      * Whether this snapshot carries exact quantiles.
      *
      * @return {@code true} when {@link #exactQuantiles()} is present

@@ -356,7 +356,7 @@ class MetricRecorderTest {
     @Test
     void corruptSnapshotHistogramIsAClearError() {
         RecorderSnapshot bad =
-                new RecorderSnapshot(3, 6, 2, 2, 1, 3, 10, "bm90IGEgaGlzdG9ncmFt", null);
+                new RecorderSnapshot(3, 6, 2, 2, 1, 3, 10, "bm90IGEgaGlzdG9ncmFt", null, null);
         assertThatThrownBy(() -> MetricRecorder.fromSnapshot(bad))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("corrupt histogram");
